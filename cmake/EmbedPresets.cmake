@@ -1,0 +1,12 @@
+# Writes OUT, a C++ source holding every preset JSON file in DIR as a string literal.
+file(GLOB presets ${DIR}/*.json)
+list(SORT presets)
+set(body "// Generated from resources/presets by cmake/EmbedPresets.cmake. Do not edit.\n#include <string>\n#include <utility>\n#include <vector>\nnamespace rbm::detail {\nconst std::vector<std::pair<std::string, std::string>>& embedded_presets() {\n  static const std::vector<std::pair<std::string, std::string>> all = {\n")
+foreach(f ${presets})
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${f} text)
+  string(APPEND body "    {\"${name}\", R\"rbmpreset(${text})rbmpreset\"},\n")
+endforeach()
+string(APPEND body "  };\n  return all;\n}\n}  // namespace rbm::detail\n")
+file(WRITE ${OUT}.tmp "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})
