@@ -1,0 +1,203 @@
+#include "cli_command.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace rbm::cli {
+
+std::map<std::string, Command>& commands() {
+    static std::map<std::string, Command> c;
+    return c;
+}
+
+Args::Args(std::string command, std::vector<std::string> positional_names, std::vector<Option> options,
+           std::string summary)
+    : command_(std::move(command)),
+      summary_(std::move(summary)),
+      positional_names_(std::move(positional_names)),
+      options_(std::move(options)) {}
+
+void Args::parse(const std::vector<std::string>& argv) {
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a == "--help" || a == "-h") {
+            help_ = true;
+            return;
+        }
+        if (a.size() > 2 && a.rfind("--", 0) == 0) {
+            std::string name = a.substr(2), value;
+            bool inline_value = false;
+            if (auto eq = name.find('='); eq != std::string::npos) {
+                value = name.substr(eq + 1);
+                name = name.substr(0, eq);
+                inline_value = true;
+            }
+            const Option* opt = nullptr;
+            for (const auto& o : options_)
+                if (o.name == name) opt = &o;
+            if (!opt) throw InputError("rbmscope-cli " + command_ + ": unknown option --" + name + " (see --help)");
+            if (opt->value.empty()) {
+                if (inline_value) throw InputError("--" + name + " takes no value");
+                values_[name] = "1";
+            } else {
+                if (!inline_value) {
+                    if (i + 1 >= argv.size()) throw InputError("--" + name + " needs a value (" + opt->value + ")");
+                    value = argv[++i];
+                }
+                values_[name] = value;
+            }
+        } else {
+            positional_values_.push_back(a);
+        }
+    }
+    if (positional_values_.size() < positional_names_.size())
+        throw InputError("rbmscope-cli " + command_ + ": missing " + positional_names_[positional_values_.size()] +
+                         " (see --help)");
+    if (positional_values_.size() > positional_names_.size())
+        throw InputError("rbmscope-cli " + command_ + ": unexpected argument '" +
+                         positional_values_[positional_names_.size()] + "'");
+}
+
+std::string Args::usage() const {
+    std::ostringstream os;
+    os << "usage: rbmscope-cli " << command_;
+    for (const auto& p : positional_names_) os << ' ' << p;
+    if (!options_.empty()) os << " [options]";
+    os << "\n\n" << summary_ << "\n";
+    if (!options_.empty()) {
+        os << "\noptions:\n";
+        for (const auto& o : options_) {
+            std::string left = "  --" + o.name + (o.value.empty() ? "" : " " + o.value);
+            if (left.size() < 30) left.resize(30, ' ');
+            else left += "\n" + std::string(30, ' ');
+            os << left << o.help << "\n";
+        }
+    }
+    return os.str();
+}
+
+bool Args::has(const std::string& name) const { return values_.count(name) > 0; }
+
+std::string Args::get(const std::string& name, const std::string& fallback) const {
+    auto it = values_.find(name);
+    return it == values_.end() ? fallback : it->second;
+}
+std::optional<std::string> Args::get(const std::string& name) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) return std::nullopt;
+    return it->second;
+}
+
+namespace {
+bool parse_ll(const std::string& s, long long& out) {
+    const char* b = s.data();
+    const char* e = b + s.size();
+    auto [p, ec] = std::from_chars(b, e, out);
+    return ec == std::errc() && p == e && !s.empty();
+}
+bool parse_double(const std::string& s, double& out) {
+    if (s.empty()) return false;
+    std::size_t pos = 0;
+    try {
+        out = std::stod(s, &pos);
+    } catch (...) {
+        return false;
+    }
+    return pos == s.size() && std::isfinite(out);
+}
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char ch : s) {
+        if (ch == ',') {
+            out.push_back(cur);
+            cur.clear();
+        } else if (ch != ' ') {
+            cur += ch;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+}  // namespace
+
+long long Args::get_int(const std::string& name, long long fallback, long long min_value, long long max_value) const {
+    auto v = get(name);
+    if (!v) return fallback;
+    long long x;
+    if (!parse_ll(*v, x) || x < min_value || x > max_value)
+        throw InputError("--" + name + " expects an integer from " + std::to_string(min_value) + " to " +
+                         std::to_string(max_value) + ", got '" + *v + "'");
+    return x;
+}
+
+double Args::get_double(const std::string& name, double fallback) const {
+    auto v = get(name);
+    if (!v) return fallback;
+    double x;
+    if (!parse_double(*v, x)) throw InputError("--" + name + " expects a finite number, got '" + *v + "'");
+    return x;
+}
+
+std::uint64_t Args::get_seed(const std::string& name, std::uint64_t fallback) const {
+    auto v = get(name);
+    if (!v) return fallback;
+    std::uint64_t x;
+    const char* b = v->data();
+    auto [p, ec] = std::from_chars(b, b + v->size(), x);
+    if (ec != std::errc() || p != b + v->size() || v->empty())
+        throw InputError("--" + name + " expects a non-negative integer seed, got '" + *v + "'");
+    return x;
+}
+
+std::vector<double> Args::get_doubles(const std::string& name) const {
+    std::vector<double> out;
+    auto v = get(name);
+    if (!v) return out;
+    for (const auto& part : split(*v)) {
+        double x;
+        if (!parse_double(part, x))
+            throw InputError("--" + name + " expects a comma-separated list of numbers, got '" + part + "'");
+        out.push_back(x);
+    }
+    return out;
+}
+
+std::vector<long long> Args::get_ints(const std::string& name, long long min_value) const {
+    std::vector<long long> out;
+    auto v = get(name);
+    if (!v) return out;
+    for (const auto& part : split(*v)) {
+        long long x;
+        if (!parse_ll(part, x) || x < min_value)
+            throw InputError("--" + name + " expects a comma-separated list of integers >= " +
+                             std::to_string(min_value) + ", got '" + part + "'");
+        out.push_back(x);
+    }
+    return out;
+}
+
+std::string Args::get_choice(const std::string& name, const std::string& fallback,
+                             const std::vector<std::string>& choices) const {
+    const std::string v = get(name, fallback);
+    for (const auto& c : choices)
+        if (c == v) return v;
+    std::string list;
+    for (const auto& c : choices) list += (list.empty() ? "" : "|") + c;
+    throw InputError("--" + name + " must be one of " + list + ", got '" + v + "'");
+}
+
+json to_json(const Vec& v) { return json(std::vector<double>(v.data(), v.data() + v.size())); }
+json to_json(const Mat& m) {
+    json rows = json::array();
+    for (Index r = 0; r < m.rows(); ++r) {
+        json row = json::array();
+        for (Index c = 0; c < m.cols(); ++c) row.push_back(m(r, c));
+        rows.push_back(row);
+    }
+    return rows;
+}
+json to_json(const RowMat& m) { return to_json(Mat(m)); }
+
+}  // namespace rbm::cli

@@ -1,0 +1,82 @@
+#pragma once
+// rbmscope-cli plumbing: each subcommand lives in its own cmd_*.cpp and registers itself with
+// REGISTER_COMMAND, so adding a command touches no other file.
+//
+// Contract (SPEC §8): success prints exactly one JSON object on stdout, exit 0; bad input
+// prints one line on stderr, exit 2; never a crash.
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rbmscope/types.hpp"
+
+namespace rbm::cli {
+
+using nlohmann::json;
+
+// Parsed arguments: positionals and --key value / --flag options, checked against a spec.
+class Args {
+public:
+    struct Option {
+        std::string name;   // without dashes
+        std::string value;  // placeholder shown in help, empty for a flag
+        std::string help;
+    };
+    Args(std::string command, std::vector<std::string> positional_names, std::vector<Option> options,
+         std::string summary);
+    // Throws InputError for unknown options, missing values or missing positionals.
+    void parse(const std::vector<std::string>& argv);
+    bool help_requested() const { return help_; }
+    std::string usage() const;
+
+    const std::string& positional(std::size_t i) const { return positional_values_.at(i); }
+    bool has(const std::string& name) const;
+    bool flag(const std::string& name) const { return has(name); }
+    std::string get(const std::string& name, const std::string& fallback) const;
+    std::optional<std::string> get(const std::string& name) const;
+    // Typed getters: InputError "--steps expects an integer >= 1, got 'x'".
+    long long get_int(const std::string& name, long long fallback, long long min_value,
+                      long long max_value = (1LL << 53)) const;
+    double get_double(const std::string& name, double fallback) const;
+    std::uint64_t get_seed(const std::string& name, std::uint64_t fallback) const;
+    std::vector<double> get_doubles(const std::string& name) const;  // comma-separated
+    std::vector<long long> get_ints(const std::string& name, long long min_value) const;
+    // One of `choices` (InputError listing them otherwise).
+    std::string get_choice(const std::string& name, const std::string& fallback,
+                           const std::vector<std::string>& choices) const;
+
+private:
+    std::string command_, summary_;
+    std::vector<std::string> positional_names_;
+    std::vector<Option> options_;
+    std::vector<std::string> positional_values_;
+    std::map<std::string, std::string> values_;
+    bool help_ = false;
+};
+
+struct Command {
+    std::string name;
+    std::string summary;
+    // Returns the JSON object to print. Throw InputError for bad input. A command that writes
+    // non-JSON output on request (e.g. --format csv) may print it itself and return null.
+    std::function<json(const std::vector<std::string>& argv)> run;
+};
+
+std::map<std::string, Command>& commands();
+struct Registrar {
+    explicit Registrar(Command c) { commands()[c.name] = std::move(c); }
+};
+
+// JSON helpers
+json to_json(const Vec& v);
+json to_json(const Mat& m);
+json to_json(const RowMat& m);
+
+}  // namespace rbm::cli
+
+#define RBM_CLI_CAT2(a, b) a##b
+#define RBM_CLI_CAT(a, b) RBM_CLI_CAT2(a, b)
+#define REGISTER_COMMAND(...) static ::rbm::cli::Registrar RBM_CLI_CAT(rbm_cli_registrar_, __LINE__)(::rbm::cli::Command{__VA_ARGS__})
