@@ -7,8 +7,10 @@
 // All methods work on rows [begin, end) of a chain matrix X (one chain per row, chain r draws
 // only from rngs[r]) and are called concurrently on disjoint row ranges, so they must be
 // const and thread-safe.
+#include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rbmscope/rng.hpp"
 #include "rbmscope/types.hpp"
@@ -48,6 +50,17 @@ public:
     // Perfect transitions (SPEC §4): exact samples from p_beta.
     virtual bool can_sample_exactly() const { return false; }
     virtual void sample_exact(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const;
+
+    // Exponential-family view (SPEC §2.3), when the path has one: knots beta_r with natural
+    // parameters eta_r and moments s_r. The optimal binned schedule (Theorem 3) gives segment r
+    // a share of the steps proportional to sqrt((eta_{r+1}-eta_r)'(s_{r+1}-s_r)).
+    struct Knot {
+        double beta = 0;
+        Vec eta, s;
+    };
+    virtual std::vector<Knot> knots() const { return {}; }
+    // Cost functional F = (eta_1-eta_0)'(s_1-s_0)/2 (Theorem 2); NaN when not known.
+    virtual double cost_functional() const { return std::numeric_limits<double>::quiet_NaN(); }
 };
 
 using PathPtr = std::shared_ptr<const AnnealingPath>;
