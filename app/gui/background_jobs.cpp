@@ -1,0 +1,76 @@
+#include "background_jobs.hpp"
+
+#include <QMetaObject>
+#include <QPointer>
+
+#include "rbmscope/types.hpp"
+
+namespace rbmscope {
+
+BackgroundJobs::BackgroundJobs(QObject* parent) : QObject(parent) {}
+
+BackgroundJobs::~BackgroundJobs() {
+    cancelAll();
+    arena_.execute([this] { group_->wait(); });
+}
+
+std::pair<std::uint64_t, BackgroundJobs::CancelFlag> BackgroundJobs::begin(const QString& channel) {
+    Channel& c = channels_[channel];
+    if (c.flag) c.flag->store(true);
+    c.flag = std::make_shared<std::atomic<bool>>(false);
+    ++c.generation;
+    if (!c.running) {
+        c.running = true;
+        Q_EMIT runningChanged(channel, true);
+    }
+    return {c.generation, c.flag};
+}
+
+void BackgroundJobs::enqueue(std::function<void()> task) {
+    arena_.execute([this, &task] { group_->run(std::move(task)); });
+}
+
+void BackgroundJobs::post(const QString& channel, std::uint64_t generation, std::function<void()> onGui) {
+    QPointer<BackgroundJobs> self(this);
+    QMetaObject::invokeMethod(
+        this,
+        [self, channel, generation, onGui = std::move(onGui)] {
+            if (!self) return;
+            auto it = self->channels_.find(channel);
+            if (it == self->channels_.end() || it->second.generation != generation) return;  // stale
+            it->second.running = false;
+            Q_EMIT self->runningChanged(channel, false);
+            if (onGui) onGui();
+        },
+        Qt::QueuedConnection);
+}
+
+void BackgroundJobs::cancel(const QString& channel) {
+    auto it = channels_.find(channel);
+    if (it == channels_.end()) return;
+    if (it->second.flag) it->second.flag->store(true);
+    ++it->second.generation;  // whatever arrives now is stale
+    if (it->second.running) {
+        it->second.running = false;
+        Q_EMIT runningChanged(channel, false);
+    }
+}
+
+void BackgroundJobs::cancelAll() {
+    for (auto& [name, c] : channels_)
+        if (c.flag) c.flag->store(true);
+}
+
+bool BackgroundJobs::isRunning(const QString& channel) const {
+    auto it = channels_.find(channel);
+    return it != channels_.end() && it->second.running;
+}
+
+std::uint64_t BackgroundJobs::generation(const QString& channel) const {
+    auto it = channels_.find(channel);
+    return it == channels_.end() ? 0 : it->second.generation;
+}
+
+bool BackgroundJobs::isCancelled(const std::exception& e) { return dynamic_cast<const rbm::Cancelled*>(&e) != nullptr; }
+
+}  // namespace rbmscope

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and launches rbmscope on the default preset.
+# Extra arguments go to the app (e.g. --preset two-gaussians).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/build.sh"
+app="$root/build/app/gui/rbmscope"
+if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+  echo "rbmscope: no display found; rendering the main window offscreen to rbmscope-screenshot.png instead."
+  echo "          (On a desktop, run scripts/run.sh from a graphical session to get the live window.)"
+  QT_QPA_PLATFORM=offscreen exec "$app" --preset four-mode --screenshot "$PWD/rbmscope-screenshot.png" "$@"
+fi
+exec "$app" --preset four-mode "$@"

@@ -1,0 +1,210 @@
+#include "heatmap_view.hpp"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <cmath>
+
+#include "colormap.hpp"
+
+namespace rbmscope {
+
+QVector<double> niceTicks(double lo, double hi, int target) {
+    QVector<double> out;
+    if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return out;
+    const double raw = (hi - lo) / std::max(1, target);
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    const double norm = raw / mag;
+    const double step = (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
+    for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
+    return out;
+}
+
+HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(false);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void HeatmapView::setImage(const QImage& image, const QRectF& domain, double vmin, double vmax, const QString& scaleLabel) {
+    image_ = image;
+    domain_ = domain;
+    vmin_ = vmin;
+    vmax_ = vmax;
+    scaleLabel_ = scaleLabel;
+    update();
+}
+void HeatmapView::setTitle(const QString& title) {
+    title_ = title;
+    update();
+}
+void HeatmapView::setParticles(const QVector<QPointF>& points) {
+    particles_ = points;
+    update();
+}
+void HeatmapView::setMarkers(const QVector<QPointF>& modes) {
+    markers_ = modes;
+    update();
+}
+void HeatmapView::setArrows(const QPointF& origin, const QVector<QPointF>& vectors) {
+    arrowOrigin_ = origin;
+    arrows_ = vectors;
+    update();
+}
+void HeatmapView::clearOverlays() {
+    particles_.clear();
+    markers_.clear();
+    arrows_.clear();
+    update();
+}
+
+QRect HeatmapView::plotRect() const {
+    const int left = 54, right = 86, top = title_.isEmpty() ? 12 : 30, bottom = 40;
+    QRect r(left, top, std::max(10, width() - left - right), std::max(10, height() - top - bottom));
+    // Keep model units square so shapes (covariances, arrows) are not distorted.
+    const double sx = r.width() / domain_.width(), sy = r.height() / domain_.height();
+    const double s = std::min(sx, sy);
+    const int w = int(domain_.width() * s), h = int(domain_.height() * s);
+    return QRect(r.left() + (r.width() - w) / 2, r.top() + (r.height() - h) / 2, w, h);
+}
+
+QPointF HeatmapView::toWidget(const QPointF& m) const {
+    const QRect p = plotRect();
+    return {p.left() + (m.x() - domain_.left()) / domain_.width() * p.width(),
+            p.bottom() + 1 - (m.y() - domain_.top()) / domain_.height() * p.height()};
+}
+
+QPointF HeatmapView::toModel(const QPointF& w) const {
+    const QRect p = plotRect();
+    return {domain_.left() + (w.x() - p.left()) / p.width() * domain_.width(),
+            domain_.top() + (p.bottom() + 1 - w.y()) / p.height() * domain_.height()};
+}
+
+void HeatmapView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().window());
+    p.setRenderHint(QPainter::Antialiasing, true);
+    const QRect plot = plotRect();
+    const QColor fg = palette().windowText().color();
+
+    if (!title_.isEmpty()) {
+        QFont f = font();
+        f.setBold(true);
+        p.setFont(f);
+        p.setPen(fg);
+        p.drawText(QRect(0, 4, width(), 22), Qt::AlignHCenter | Qt::AlignVCenter, title_);
+        p.setFont(font());
+    }
+    if (!image_.isNull()) {
+        p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+        p.drawImage(plot, image_);
+    } else {
+        p.fillRect(plot, QColor(40, 40, 48));
+        p.setPen(Qt::white);
+        p.drawText(plot, Qt::AlignCenter, tr("computing…"));
+    }
+    p.setPen(QPen(fg, 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(plot.adjusted(0, 0, -1, -1));
+
+    // Axes ticks in model units.
+    const QFontMetrics fm(font());
+    for (double t : niceTicks(domain_.left(), domain_.right())) {
+        const double x = toWidget({t, domain_.top()}).x();
+        p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 5));
+        const QString s = QString::number(t, 'g', 4);
+        p.drawText(QPointF(x - fm.horizontalAdvance(s) / 2.0, plot.bottom() + 6 + fm.ascent()), s);
+    }
+    for (double t : niceTicks(domain_.top(), domain_.bottom())) {
+        const double y = toWidget({domain_.left(), t}).y();
+        p.drawLine(QPointF(plot.left() - 5, y), QPointF(plot.left(), y));
+        const QString s = QString::number(t, 'g', 4);
+        p.drawText(QPointF(plot.left() - 8 - fm.horizontalAdvance(s), y + fm.ascent() / 2.0 - 1), s);
+    }
+    p.drawText(QRect(plot.left(), plot.bottom() + 20, plot.width(), 18), Qt::AlignHCenter, QStringLiteral("v₁"));
+    p.save();
+    p.translate(12, plot.center().y());
+    p.rotate(-90);
+    p.drawText(QRect(-40, -8, 80, 18), Qt::AlignHCenter, QStringLiteral("v₂"));
+    p.restore();
+
+    // Overlays, clipped to the plot.
+    p.save();
+    p.setClipRect(plot);
+    if (!particles_.isEmpty()) {
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(255, 255, 255, 150));
+        const double r = particles_.size() > 2000 ? 1.2 : 2.0;
+        for (const auto& pt : particles_) p.drawEllipse(toWidget(pt), r, r);
+    }
+    for (const auto& m : markers_) {
+        const QPointF c = toWidget(m);
+        p.setPen(QPen(QColor(255, 80, 80), 2));
+        p.drawLine(c + QPointF(-6, -6), c + QPointF(6, 6));
+        p.drawLine(c + QPointF(-6, 6), c + QPointF(6, -6));
+    }
+    for (int i = 0; i < arrows_.size(); ++i) {
+        const QPointF a = toWidget(arrowOrigin_), b = toWidget(arrowOrigin_ + arrows_[i]);
+        const QColor col = QColor::fromHsv((i * 97 + 20) % 360, 200, 255);
+        p.setPen(QPen(col, 2.5));
+        p.drawLine(a, b);
+        const QPointF d = b - a;
+        const double len = std::hypot(d.x(), d.y());
+        if (len > 1) {
+            const QPointF u = d / len, n(-u.y(), u.x());
+            QPainterPath head;
+            head.moveTo(b);
+            head.lineTo(b - 12 * u + 5 * n);
+            head.lineTo(b - 12 * u - 5 * n);
+            head.closeSubpath();
+            p.fillPath(head, col);
+        }
+        p.setPen(Qt::white);
+        p.drawText(b + QPointF(6, -6), QStringLiteral("h%1").arg(i + 1));
+    }
+    p.restore();
+
+    // Colour bar.
+    const QRect bar(plot.right() + 18, plot.top(), 14, plot.height());
+    QImage grad(1, 256, QImage::Format_RGB32);
+    for (int i = 0; i < 256; ++i) grad.setPixel(0, 255 - i, viridisTable()[i]);
+    p.drawImage(bar, grad);
+    p.setPen(fg);
+    p.drawRect(bar.adjusted(0, 0, -1, -1));
+    for (double t : niceTicks(vmin_, vmax_, 5)) {
+        const double y = bar.bottom() - (t - vmin_) / (vmax_ - vmin_) * bar.height();
+        p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
+        p.drawText(QPointF(bar.right() + 6, y + fm.ascent() / 2.0 - 1), QString::number(t, 'g', 3));
+    }
+    if (!scaleLabel_.isEmpty()) {
+        p.save();
+        p.translate(width() - 6, bar.center().y());
+        p.rotate(-90);
+        p.drawText(QRect(-bar.height() / 2, -14, bar.height(), 16), Qt::AlignHCenter, scaleLabel_);
+        p.restore();
+    }
+}
+
+void HeatmapView::mousePressEvent(QMouseEvent* e) {
+    dragging_ = -1;
+    for (int i = 0; i < arrows_.size(); ++i) {
+        const QPointF tip = toWidget(arrowOrigin_ + arrows_[i]);
+        if (QLineF(tip, e->position()).length() < 12) dragging_ = i;
+    }
+    if (dragging_ < 0) QWidget::mousePressEvent(e);
+}
+
+void HeatmapView::mouseMoveEvent(QMouseEvent* e) {
+    if (dragging_ < 0) return QWidget::mouseMoveEvent(e);
+    const QPointF m = toModel(e->position());
+    arrows_[dragging_] = m - arrowOrigin_;
+    update();
+    Q_EMIT arrowDragged(dragging_, m);
+}
+
+void HeatmapView::mouseReleaseEvent(QMouseEvent* e) {
+    if (dragging_ >= 0) Q_EMIT arrowDragFinished(dragging_);
+    dragging_ = -1;
+    QWidget::mouseReleaseEvent(e);
+}
+
+}  // namespace rbmscope

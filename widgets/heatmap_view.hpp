@@ -1,0 +1,61 @@
+#pragma once
+// A 2-D density heatmap in model units: the image, axes with ticks, a colour bar, and optional
+// overlays (sample particles, marked modes, hidden-unit weight arrows). It only paints what it is
+// given; images are computed elsewhere (off the GUI thread) and handed over by value.
+#include <QImage>
+#include <QPointF>
+#include <QRectF>
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+namespace rbmscope {
+
+class HeatmapView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeatmapView(QWidget* parent = nullptr);
+
+    // domain: the model-unit rectangle the image covers (x0..x1, y0..y1).
+    void setImage(const QImage& image, const QRectF& domain, double vmin, double vmax, const QString& scaleLabel);
+    void setTitle(const QString& title);
+    void setParticles(const QVector<QPointF>& points);
+    void setMarkers(const QVector<QPointF>& modes);
+    // Arrows from `origin` along each vector (e.g. sigma∘W_j for each hidden unit).
+    void setArrows(const QPointF& origin, const QVector<QPointF>& vectors);
+    void clearOverlays();
+
+    QRectF domain() const { return domain_; }
+    const QImage& image() const { return image_; }
+    QRect plotRect() const;                     // where the image is drawn
+    QPointF toWidget(const QPointF& model) const;
+    QPointF toModel(const QPointF& widget) const;
+
+    QSize sizeHint() const override { return {560, 480}; }
+    QSize minimumSizeHint() const override { return {200, 180}; }
+
+Q_SIGNALS:
+    // The user dragged the tip of arrow `index` to `modelPoint` (model units).
+    void arrowDragged(int index, QPointF modelPoint);
+    void arrowDragFinished(int index);
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void mousePressEvent(QMouseEvent*) override;
+    void mouseMoveEvent(QMouseEvent*) override;
+    void mouseReleaseEvent(QMouseEvent*) override;
+
+private:
+    QImage image_;
+    QRectF domain_{-1, -1, 2, 2};
+    double vmin_ = 0, vmax_ = 1;
+    QString scaleLabel_, title_;
+    QVector<QPointF> particles_, markers_, arrows_;
+    QPointF arrowOrigin_;
+    int dragging_ = -1;
+};
+
+// "Nice" tick positions covering [lo, hi] with about `target` ticks.
+QVector<double> niceTicks(double lo, double hi, int target = 6);
+
+}  // namespace rbmscope
