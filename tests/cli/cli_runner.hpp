@@ -1,0 +1,59 @@
+#pragma once
+// Runs the real rbmscope-cli binary for CLI tests: exit code, stdout, stderr.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace rbm::test {
+
+struct CliResult {
+    int exit_code = -1;
+    std::string out, err;
+    nlohmann::json json() const { return nlohmann::json::parse(out); }
+    int stderr_lines() const {
+        int n = 0;
+        for (char c : err) n += c == '\n';
+        return n;
+    }
+};
+
+inline std::filesystem::path temp_dir() {
+    static const std::filesystem::path dir = [] {
+        auto d = std::filesystem::temp_directory_path() / ("rbmscope-cli-test-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(d);
+        return d;
+    }();
+    return dir;
+}
+
+// args is appended to the binary path as is (quote paths yourself if they contain spaces).
+inline CliResult run_cli(const std::string& args) {
+    const auto err_path = temp_dir() / "stderr.txt";
+    const std::string cmd = std::string("'") + RBMSCOPE_CLI + "' " + args + " 2>'" + err_path.string() + "'";
+    CliResult r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = ::pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream e(err_path);
+    std::stringstream ss;
+    ss << e.rdbuf();
+    r.err = ss.str();
+    return r;
+}
+
+inline std::string write_temp(const std::string& name, const std::string& text) {
+    const auto path = temp_dir() / name;
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+}  // namespace rbm::test
