@@ -253,7 +253,8 @@ TEST_CASE("info and presets describe the bundled models") {
     const auto p = test::run_cli("presets");
     CHECK_MSG(p.exit_code == 0, p.err);
     std::set<std::string> names;
-    for (const auto& e : p.json()["presets"]) names.insert(e["preset"].get<std::string>());
+    const json listing = p.json();
+    for (const auto& e : listing["presets"]) names.insert(e["preset"].get<std::string>());
     for (const char* want : {"four-mode", "two-gaussians", "leaky-2d", "bars-and-stripes"}) CHECK(names.count(want) == 1);
     const auto i = test::run_cli("info bars-and-stripes");
     CHECK_MSG(i.exit_code == 0, i.err);

@@ -1,6 +1,7 @@
 #pragma once
 // Model files (SPEC §8): JSON (.json) and NumPy (.npz archive of arrays, or a single .npy
 // holding W). Every problem is an InputError naming the file, the key and what was expected.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
