@@ -1,0 +1,189 @@
+// rbmscope-cli pt: parallel tempering with the reversible, single-pair, DEO and lifted schemes,
+// fixed / user / adaptive ladders, round-trip rates against the theory (SPEC §6, §8).
+#include <iostream>
+#include <sstream>
+
+#include "cli_command.hpp"
+#include "rbmscope/model_io.hpp"
+#include "rbmscope/parallel.hpp"
+#include "rbmscope/presets.hpp"
+#include "rbmscope/pt.hpp"
+
+namespace rbm::cli {
+namespace {
+
+const char* prediction_formula(PtScheme s) {
+    switch (s) {
+        case PtScheme::Deo: return "1/(2 + 2E), E = sum_k r_k/(1-r_k), all replicas (Syed et al. 2021)";
+        case PtScheme::Reversible: return "1/(2N + 2E), E = sum_k r_k/(1-r_k), all replicas";
+        case PtScheme::Single: return "1/(N^2 + N E), E = sum_k r_k/(1-r_k), all replicas";
+        case PtScheme::Lifted:
+            return "1/(2N (1 + E)), E = sum_k r_k/(1-r_k), the lifted replica alone (compare lifted_round_trip_rate)";
+    }
+    return "?";
+}
+
+std::vector<double> ladder_from_args(const Args& a) {
+    if (a.has("betas")) {
+        for (const char* other : {"ladder", "replicas", "gamma", "beta-min"})
+            if (a.has(other))
+                throw InputError(std::string("--betas gives the ladder itself; drop --") + other);
+        const std::vector<double> b = a.get_doubles("betas");
+        validate_ladder(b);
+        return b;
+    }
+    const std::string kind = a.get_choice("ladder", "geometric", {"geometric", "linear"});
+    const Index replicas = a.get_int("replicas", 7, 2, 65535);
+    if (kind == "geometric") {
+        if (a.has("beta-min")) throw InputError("--beta-min applies to --ladder linear; the geometric ladder starts at gamma^N");
+        return geometric_ladder(replicas, a.get_double("gamma", 0.7));
+    }
+    if (a.has("gamma")) throw InputError("--gamma applies to --ladder geometric only");
+    return linear_ladder(replicas, a.get_double("beta-min", 0.0));
+}
+
+std::string trajectory_csv(const IndexHistory& h) {
+    std::ostringstream os;
+    os << "scan,chain";
+    for (Index k = 0; k < h.rungs(); ++k) os << ",rung_" << k;
+    os << '\n';
+    for (Index i = 0; i < h.size(); ++i)
+        for (Index c = 0; c < h.chains(); ++c) {
+            os << h.scan(i) + 1 << ',' << c;
+            for (Index k = 0; k < h.rungs(); ++k) os << ',' << h.replica_at(i, c, k);
+            os << '\n';
+        }
+    return os.str();
+}
+
+json run_pt_command(const std::vector<std::string>& argv) {
+    Args a("pt", {"MODEL"},
+           {{"scheme", "S", "reversible | single | deo (default) | lifted (see below)"},
+            {"chains", "N", "independent PT runs, each a full ladder; statistics are pooled (default 8)"},
+            {"sweeps", "T", "scans of the (final) run: one Gibbs sweep per replica + one swap step (default 2000)"},
+            {"seed", "S", "random seed (default 1)"},
+            {"betas", "LIST", "the ladder itself: comma-separated, strictly increasing, ending at 1"},
+            {"ladder", "L", "geometric (default: beta_k = gamma^(N-k), beta_0 = gamma^N) or linear"},
+            {"replicas", "R", "replicas = ladder points beta_0..beta_N, R = N + 1 (default 7: the paper's N = 6)"},
+            {"gamma", "G", "ratio of the geometric ladder, 0 < G < 1 (default 0.7)"},
+            {"beta-min", "B", "first beta of the linear ladder (default 0: the reference itself)"},
+            {"adaptive", "ROUNDS", "tune the ladder in ROUNDS rounds first (see below)"},
+            {"kernel", "K", "leaky RBMs: exact-mh (default) or paper-gibbs (not exact for p*(v), SPEC 1.3)"},
+            {"reference-scale", "S", "GRBM: multiply the reference standard deviations by S (default 1)"},
+            {"trajectory", "FILE", "write the replica index process as CSV (see below)"},
+            {"trajectory-chains", "K", "chains written to --trajectory (default: all, at most 16)"},
+            {"threads", "T", "worker threads; results do not depend on it"}},
+           "Parallel tempering between a tractable reference (beta = 0) and the model (beta = 1) on the\n"
+           "joint (v,h), p_beta ∝ f_ref^(1-beta) f_model^beta (SPEC 2.5, 6). References: GRBM a diagonal\n"
+           "Gaussian matched to the model with uniform hidden units; BRBM zero weights and biases (beta\n"
+           "scales W, b, c); leaky N(b, I) (swaps on the v-marginal); gaussian its anneal_from Gaussian,\n"
+           "else N(0, 25 I), with exact draws as local moves.\n"
+           "Prints per pair the swap acceptance 1 - r_k (r_k = mean rejection probability, evaluated for\n"
+           "every pair at every swap step), round trips (reference -> target -> reference) and restarts\n"
+           "(reference -> target) of all replicas and chains, the measured round-trip rate (all replicas\n"
+           "together, per scan and chain) next to the theory for the scheme, the barrier Lambda = sum r_k,\n"
+           "the local barrier lambda(beta) (derivative of the monotone-cubic cumulative barrier) and the\n"
+           "recommended N = ceil(2 Lambda).\n"
+           "\n"
+           "Schemes: reversible = stochastic even-odd (each swap step proposes all even or all odd pairs,\n"
+           "drawn at random); single = one pair drawn at random per step; deo = deterministic even-odd\n"
+           "(even pairs at even scans, odd at odd); lifted = one lifted replica (the one starting at the\n"
+           "reference) proposes a swap in its direction, keeps it on acceptance and turns on rejection or\n"
+           "at an end; the other replicas move only when it passes them (Kadan et al. 4.2.2).\n"
+           "--adaptive R: R tuning rounds of doubling length (ceil(T/2^R) ... ceil(T/2) scans), each\n"
+           "re-placing the betas at equal steps of the cumulative barrier (same number of replicas, same\n"
+           "ends); every statistic then comes from a final run of T scans on the tuned ladder.\n"
+           "--trajectory FILE: CSV with columns scan,chain,rung_0..rung_N; rung_k holds the id of the\n"
+           "replica at beta_k after that scan (replica i starts at rung i; scans count from 1 over all\n"
+           "rounds). Long runs keep every 2^j-th scan so that the record stays under 32 MB.");
+    a.parse(argv);
+    if (a.help_requested()) {
+        std::cout << a.usage();
+        return nullptr;
+    }
+    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
+    PtOptions o;
+    o.scheme = parse_pt_scheme(a.get("scheme", "deo"));
+    o.chains = a.get_int("chains", 8, 1, 1'000'000);
+    o.scans = a.get_int("sweeps", 2000, 1, 1'000'000'000);
+    o.seed = a.get_seed("seed", 1);
+    o.betas = ladder_from_args(a);
+    o.adaptive_rounds = static_cast<int>(a.get_int("adaptive", 0, 0, 30));
+    o.reference.grbm_scale = a.get_double("reference-scale", 1.0);
+    if (!(o.reference.grbm_scale > 0)) throw InputError("--reference-scale must be > 0, got " + a.get("reference-scale", ""));
+    o.reference.leaky_kernel =
+        a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs" ? LeakyKernel::PaperGibbs
+                                                                                        : LeakyKernel::ExactMH;
+    const auto trajectory = a.get("trajectory");
+    if (trajectory && trajectory->empty()) throw InputError("--trajectory needs a file name");
+    o.history_chains = trajectory ? a.get_int("trajectory-chains", std::min<Index>(o.chains, 16), 1, o.chains) : 0;
+    if (!trajectory && a.has("trajectory-chains")) throw InputError("--trajectory-chains needs --trajectory");
+    o.sample_chains = 0;
+    o.window = 0;
+    validate(o);
+    const Model m = resolve_model_argument(a.positional(0));
+    const PtResult r = run_pt(m, o);
+    const PtStats& s = r.stats;
+
+    json j;
+    j["scheme"] = pt_scheme_name(o.scheme);
+    j["kind"] = kind_name(m.kind());
+    j["family"] = r.description;
+    j["kernel"] = r.kernel;
+    j["chains"] = o.chains;
+    j["sweeps"] = o.scans;
+    j["seed"] = o.seed;
+    j["replicas"] = r.betas.size();
+    j["betas"] = r.betas;
+    j["swap_acceptance"] = s.acceptance();
+    j["rejection"] = s.rejection;
+    j["swaps_proposed"] = s.proposed;
+    j["swaps_accepted"] = s.accepted;
+    j["round_trips"] = s.total_round_trips();
+    j["restarts"] = s.total_restarts();
+    j["round_trips_per_replica"] = s.round_trips;
+    j["restarts_per_replica"] = s.restarts;
+    j["round_trip_rate"] = s.round_trip_rate();
+    j["predicted_round_trip_rate"] = s.predicted_round_trip_rate();
+    j["prediction"] = prediction_formula(o.scheme);
+    if (o.scheme == PtScheme::Lifted) {
+        j["lifted_round_trips"] = s.lifted_round_trips;
+        j["lifted_round_trip_rate"] = s.lifted_round_trip_rate();
+    }
+    const BarrierProfile profile = barrier_profile(r.betas, s.rejection);
+    j["barrier"] = profile.total();
+    json grid_beta = json::array(), grid_lambda = json::array();
+    const double b0 = r.betas.front();
+    for (int i = 0; i <= 50; ++i) {
+        const double beta = b0 + (1.0 - b0) * i / 50.0;
+        grid_beta.push_back(beta);
+        grid_lambda.push_back(profile.local(beta));
+    }
+    j["local_barrier"] = {{"beta", grid_beta}, {"lambda", grid_lambda}};
+    j["cumulative_barrier"] = profile.cumulative.y();
+    j["recommended_n"] = recommended_n(profile.total());
+    j["recommended_replicas"] = recommended_n(profile.total()) + 1;
+    if (o.adaptive_rounds > 0) {
+        json rounds = json::array();
+        for (const auto& rd : r.rounds)
+            rounds.push_back({{"betas", rd.betas}, {"rejection", rd.rejection}, {"barrier", rd.barrier}, {"sweeps", rd.scans}});
+        j["adaptive_rounds"] = rounds;
+    }
+    if (trajectory) {
+        write_file_atomically(*trajectory, trajectory_csv(r.history));
+        j["trajectory"] = {{"file", *trajectory},
+                           {"format", "scan,chain,rung_0..rung_N (replica id at each rung)"},
+                           {"chains", r.history.chains()},
+                           {"scans_recorded", r.history.size()},
+                           {"stride", r.history.stride()}};
+    }
+    j["seconds"] = r.seconds;
+    return j;
+}
+
+}  // namespace
+
+REGISTER_COMMAND("pt", "parallel tempering: swap rates, round trips vs theory, barrier, adaptive ladder",
+                 run_pt_command);
+
+}  // namespace rbm::cli
