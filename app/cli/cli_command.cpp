@@ -39,7 +39,7 @@ void Args::parse(const std::vector<std::string>& argv) {
             if (!opt) throw InputError("rbmscope-cli " + command_ + ": unknown option --" + name + " (see --help)");
             if (opt->value.empty()) {
                 if (inline_value) throw InputError("--" + name + " takes no value");
-                values_[name] = "1";
+                values_[name] = std::string(1, '1');  // not = "1": GCC 12 -Wrestrict false positive
             } else {
                 if (!inline_value) {
                     if (i + 1 >= argv.size()) throw InputError("--" + name + " needs a value (" + opt->value + ")");
