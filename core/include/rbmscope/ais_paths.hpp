@@ -25,8 +25,11 @@ struct VisibleMoments {
 VisibleMoments target_moments(const Model& model, const MomentSource& src);
 
 // ---- geometric paths on the joint energy (SPEC §2.1) ----
-PathPtr make_grbm_geometric_path(const Grbm& m, const DiagGaussianBase& base, const std::string& base_label);
-PathPtr make_brbm_geometric_path(const Brbm& m, const Vec& base_visible_bias, const std::string& base_label);
+// float32: the two products with W per step in single precision (weights still accumulate in double).
+PathPtr make_grbm_geometric_path(const Grbm& m, const DiagGaussianBase& base, const std::string& base_label,
+                                 bool float32 = false);
+PathPtr make_brbm_geometric_path(const Brbm& m, const Vec& base_visible_bias, const std::string& base_label,
+                                 bool float32 = false);
 // Two normalized Gaussians (the moment-averaging toy). Intermediate distributions are Gaussian,
 // so perfect transitions are exact draws; the MCMC kernel is a coordinate-wise Gibbs sweep.
 enum class GaussianPathKind { Geometric, MomentAveraging };
@@ -62,6 +65,7 @@ struct PathRequest {
     MasOptions mas;
     LeakyKernel leaky_kernel = LeakyKernel::ExactMH;
     double cov_floor_scale = 1e-3;
+    bool float32 = false;             // --precision float32: geometric GRBM/BRBM paths only
 };
 // InputError for every combination that makes no sense (e.g. cov on a BRBM), naming it.
 PathPtr build_path(const Model& target, const PathRequest& request);

@@ -1,0 +1,245 @@
+// rbmscope-cli ais: one AIS run (SPEC §2-4, §8) with its estimates and diagnostics.
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "ais_cli.hpp"
+#include "rbmscope/ais_runner.hpp"
+#include "rbmscope/exact.hpp"
+#include "rbmscope/parallel.hpp"
+#include "rbmscope/presets.hpp"
+
+namespace rbm::cli {
+
+std::vector<Args::Option> ais_path_options() {
+    return {{"from", "BASE_MODEL", "explicit start distribution (model file or preset), e.g. one gaussian annealed into another"},
+            {"data", "FILE", "CSV of visible vectors (one per row): target moments / base rate from data"},
+            {"moments", "auto|exact|gibbs", "where target moments come from (default auto: exact when enumerable)"},
+            {"moment-chains", "N", "Gibbs chains for target moments (default 100)"},
+            {"moment-steps", "T", "Gibbs steps after burn-in for target moments (default 5000)"},
+            {"moment-burn-in", "B", "Gibbs burn-in for target moments (default 100)"},
+            {"kernel", "exact-mh|paper-gibbs", "transition kernel of the leaky paths (default exact-mh)"},
+            {"knots", "b1,b2,...", "MAS knots strictly inside (0,1) (--path moments; default 0.1,...,0.9)"}};
+}
+
+RowMat read_data_rows(const std::string& file, Index n_visible, bool binary) {
+    std::ifstream in(file);
+    if (!in) throw InputError("cannot open data file '" + file + "'");
+    std::vector<std::vector<double>> rows;
+    std::string line;
+    long long lineno = 0;
+    bool first = true;
+    while (std::getline(in, line)) {
+        ++lineno;
+        for (char& ch : line)
+            if (ch == ',' || ch == ';' || ch == '\t' || ch == '\r') ch = ' ';
+        std::istringstream ls(line);
+        std::string tok;
+        std::vector<double> row;
+        bool numeric = true;
+        while (ls >> tok) {
+            if (tok[0] == '#') break;
+            std::size_t pos = 0;
+            double x = 0;
+            try {
+                x = std::stod(tok, &pos);
+            } catch (...) {
+                pos = 0;
+            }
+            if (pos != tok.size() || !std::isfinite(x)) {
+                numeric = false;
+                break;
+            }
+            row.push_back(x);
+        }
+        if (!numeric && first) {  // a header line
+            first = false;
+            continue;
+        }
+        if (!numeric) throw InputError("data file '" + file + "' line " + std::to_string(lineno) + ": '" + tok + "' is not a number");
+        if (row.empty()) continue;
+        first = false;
+        if (static_cast<Index>(row.size()) != n_visible)
+            throw InputError("data file '" + file + "' line " + std::to_string(lineno) + " has " + std::to_string(row.size()) +
+                             " values, the model " + std::to_string(n_visible) + " visible units");
+        if (binary)
+            for (std::size_t i = 0; i < row.size(); ++i)
+                if (row[i] != 0.0 && row[i] != 1.0) {
+                    std::ostringstream os;
+                    os << "data file '" << file << "' line " << lineno << " column " << i + 1 << " is " << row[i]
+                       << "; a BRBM needs 0/1 values";
+                    throw InputError(os.str());
+                }
+        rows.push_back(std::move(row));
+    }
+    if (rows.empty()) throw InputError("data file '" + file + "' has no data rows");
+    RowMat X(static_cast<Index>(rows.size()), n_visible);
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        for (Index i = 0; i < n_visible; ++i) X(static_cast<Index>(r), i) = rows[r][static_cast<std::size_t>(i)];
+    return X;
+}
+
+PathRequest ais_path_request(const Args& a, const Model& target, const std::string& path, const std::string& base,
+                             std::uint64_t seed) {
+    PathRequest req;
+    req.path = path;
+    req.base = base;
+    if (auto f = a.get("from")) req.from = resolve_model_argument(*f);
+    const std::string src = a.get_choice("moments", "auto", {"auto", "exact", "gibbs"});
+    req.moments.kind = src == "exact" ? MomentSource::Kind::Exact
+                       : src == "gibbs" ? MomentSource::Kind::Gibbs
+                                        : MomentSource::Kind::Auto;
+    req.moments.gibbs_chains = a.get_int("moment-chains", 100, 1, 1'000'000);
+    req.moments.gibbs_steps = a.get_int("moment-steps", 5000, 1, 1'000'000'000);
+    req.moments.gibbs_burn_in = a.get_int("moment-burn-in", 100, 0, 1'000'000'000);
+    req.moments.seed = seed;
+    req.mas.seed = seed;
+    if (auto d = a.get("data")) {
+        if (a.has("moments"))
+            throw InputError("--data and --moments both say where the target moments come from; give one");
+        req.moments.kind = MomentSource::Kind::Data;
+        req.moments.data = read_data_rows(*d, target.n_visible(), target.kind() == ModelKind::Brbm);
+    }
+    const bool leaky_path = path == "leaky" || path == "energy" || target.kind() == ModelKind::Leaky;
+    if (a.has("kernel")) {
+        if (!leaky_path) throw InputError("--kernel chooses the leaky RBM kernel; it does not apply to --path " + path);
+        req.leaky_kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs"
+                               ? LeakyKernel::PaperGibbs
+                               : LeakyKernel::ExactMH;
+    }
+    if (a.has("knots")) {
+        if (path != "moments") throw InputError("--knots are the MAS knots; they only apply to --path moments");
+        req.mas.knots = a.get_doubles("knots");
+        double prev = 0;
+        for (std::size_t i = 0; i < req.mas.knots.size(); ++i) {
+            const double k = req.mas.knots[i];
+            if (!(k > prev && k < 1))
+                throw InputError("--knots must increase strictly inside (0, 1); knot " + std::to_string(i + 1) + " is " +
+                                 std::to_string(k));
+            prev = k;
+        }
+    }
+    return req;
+}
+
+namespace {
+
+json histogram_json(const Histogram& h) { return {{"lo", h.lo}, {"hi", h.hi}, {"counts", h.counts}}; }
+
+json run_ais_command(const std::vector<std::string>& argv) {
+    std::vector<Args::Option> opts{
+        {"path", "P", "geometric (default) | cov | moments | leaky | energy"},
+        {"base", "B", "moment (default) | sigma | uniform | data"},
+        {"schedule", "S", "linear (default) | sigmoid | four-period | piecewise | binned | geometric | list"},
+        {"steps", "K", "annealing steps (default 1000; piecewise: 14500 unless given)"},
+        {"chains", "N", "AIS chains (default 100)"},
+        {"seed", "S", "seed (default 1); results do not depend on --threads"},
+        {"threads", "T", "worker threads"},
+        {"perfect", "", "perfect transitions: exact draws from every intermediate distribution"},
+        {"reverse", "", "also run reverse AIS from exact target samples (a stochastic upper bound)"},
+        {"precision", "float64|float32", "products with W (geometric GRBM/BRBM paths; weights always sum in double)"},
+        {"betas", "b0,b1,...", "the schedule as a list (implies --schedule list): 0 first, 1 last, increasing"},
+        {"geometric-start", "B1", "first nonzero beta of --schedule geometric (default 1e-4)"},
+        {"checkpoints", "C", "betas at which the running estimate is recorded (default 50)"},
+        {"log-weights", "", "also print every chain's log weight"}};
+    for (auto& o : ais_path_options()) opts.push_back(o);
+    Args a("ais", {"MODEL"}, opts,
+           "Annealed importance sampling estimate of log Z (SPEC §2-4): log_z with +-3 sigma bounds\n"
+           "(log_z_low is null when it does not exist), a bootstrap 95% interval, the effective\n"
+           "sample size, the log-weight histogram and the running estimate of log Z_beta. With\n"
+           "--reverse also the reverse (upper) estimate. exact_log_z is given when it is known.");
+    a.parse(argv);
+    if (a.help_requested()) {
+        std::cout << a.usage();
+        return nullptr;
+    }
+    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
+    const std::string path = a.get_choice("path", "geometric", {"geometric", "cov", "moments", "leaky", "energy"});
+    const std::string base = a.get_choice("base", "moment", {"moment", "sigma", "uniform", "data"});
+    const std::string precision = a.get_choice("precision", "float64", {"float64", "float32"});
+    std::string kind = a.get("schedule", a.has("betas") ? "list" : "linear");
+    ScheduleRequest sreq;
+    sreq.kind = kind;
+    sreq.steps = a.get_int("steps", kind == "piecewise" || kind == "list" ? 0 : 1000, kind == "list" ? 0 : 1, 1LL << 40);
+    if (a.has("betas") && kind != "list") throw InputError("--betas is the schedule itself: use it with --schedule list");
+    if (kind == "list") {
+        if (!a.has("betas")) throw InputError("--schedule list needs --betas b0,b1,...");
+        sreq.list = a.get_doubles("betas");
+    }
+    sreq.geometric_start = a.get_double("geometric-start", 1e-4);
+    AisOptions o;
+    o.chains = a.get_int("chains", 100, 1, 1LL << 31);
+    o.seed = a.get_seed("seed", 1);
+    o.perfect = a.flag("perfect");
+    o.reverse = a.flag("reverse");
+    o.checkpoints = static_cast<int>(a.get_int("checkpoints", 50, 1, 100000));
+
+    const Model model = resolve_model_argument(a.positional(0));
+    PathRequest preq = ais_path_request(a, model, path, base, o.seed);
+    preq.float32 = precision == "float32";
+    const PathPtr p = build_path(model, preq);
+    const Schedule schedule = make_schedule(sreq, p.get());
+    const AisResult r = run_ais(*p, schedule, o);
+    const AisEstimate& e = r.estimate;
+
+    json j;
+    j["log_z"] = e.log_z;
+    j["log_z_low"] = e.log_z_low ? json(*e.log_z_low) : json(nullptr);
+    j["log_z_low_exists"] = e.log_z_low.has_value();
+    j["log_z_high"] = e.log_z_high;
+    j["ci95"] = {e.ci95_low, e.ci95_high};
+    j["bootstrap_sd"] = e.bootstrap_sd;
+    j["ess"] = e.ess;
+    j["ess_fraction"] = e.ess_fraction;
+    j["log_w_mean"] = e.log_w_mean;
+    j["log_w_var"] = e.log_w_var;
+    j["log_z0"] = r.log_z0;
+    if (has_exact_log_z(model)) {
+        const double ex = exact_log_z(model);
+        j["exact_log_z"] = ex;
+        j["error"] = e.log_z - ex;
+    }
+    j["path"] = path;
+    j["path_name"] = r.path_name;
+    j["base"] = base;
+    j["kernel"] = r.kernel;
+    j["schedule"] = kind;
+    j["steps"] = r.steps;
+    j["chains"] = o.chains;
+    j["seed"] = o.seed;
+    j["perfect"] = o.perfect;
+    j["precision"] = precision;
+    j["notes"] = r.notes;
+    j["complete"] = r.complete;
+    if (std::isfinite(r.cost_functional)) j["cost_functional"] = r.cost_functional;
+    j["histogram"] = histogram_json(e.histogram);
+    json running = json::array();
+    for (const auto& pt : r.running) running.push_back({pt.beta, pt.log_z});
+    j["running"] = running;
+    j["seconds"] = r.seconds;
+    j["chain_sweeps_per_s"] = r.chain_sweeps_per_s;
+    if (r.reverse) {
+        const ReverseAisResult& v = *r.reverse;
+        json rj;
+        rj["complete"] = v.complete;
+        if (v.log_z_upper) {
+            rj["log_z_upper"] = *v.log_z_upper;
+            rj["ci95"] = {v.ci95_low, v.ci95_high};
+            rj["ess"] = v.ess;
+            rj["ess_fraction"] = v.ess_fraction;
+            rj["log_w_mean"] = v.log_w_mean;
+            rj["log_w_var"] = v.log_w_var;
+            rj["sandwich"] = {e.log_z, *v.log_z_upper};
+        }
+        j["reverse"] = rj;
+    }
+    if (a.flag("log-weights")) j["log_weights"] = to_json(r.log_weights);
+    return j;
+}
+
+}  // namespace
+
+REGISTER_COMMAND("ais", "annealed importance sampling estimate of log Z (forward, reverse, perfect)", run_ais_command);
+
+}  // namespace rbm::cli

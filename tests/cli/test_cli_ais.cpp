@@ -1,0 +1,162 @@
+// rbmscope-cli ais / ais-sweep: the JSON contract of SPEC §8, agreement with exact log Z,
+// thread-count independence through the binary, and bad input (exit 2, one stderr line).
+#include <cmath>
+
+#include "../core/check.hpp"
+#include "cli_runner.hpp"
+
+using namespace rbm;
+using nlohmann::json;
+
+namespace {
+
+void expect_one_line_error(const test::CliResult& r, const char* what, const char* fragment) {
+    CHECK_MSG(r.exit_code == 2, what << ": exit " << r.exit_code << " stderr '" << r.err << "'");
+    CHECK_MSG(r.stderr_lines() == 1, what << ": stderr '" << r.err << "'");
+    CHECK_MSG(r.out.empty(), what << ": stdout '" << r.out << "'");
+    CHECK_MSG(r.err.find(fragment) != std::string::npos, what << ": stderr '" << r.err << "' lacks '" << fragment << "'");
+}
+
+const char* kGauss3 =
+    R"({"format": "rbmscope-model", "version": 1, "kind": "gaussian", "mean": [0, 0, 0],
+        "cov": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]})";
+const char* kGaussStart =
+    R"({"format": "rbmscope-model", "version": 1, "kind": "gaussian", "mean": [-10, 0],
+        "cov": [[1, -0.85], [-0.85, 1]]})";
+const char* kDiagBase =
+    R"({"format": "rbmscope-model", "version": 1, "kind": "gaussian", "mean": [2, 2],
+        "cov": [[5, 0], [0, 5]]})";
+
+}  // namespace
+
+TEST_CASE("ais: contract keys, exact comparison, reverse sandwich") {
+    const auto r = test::run_cli("ais four-mode --steps 200 --chains 400 --seed 3 --reverse --checkpoints 5");
+    CHECK_MSG(r.exit_code == 0, r.err);
+    if (r.exit_code != 0) return;
+    const json j = r.json();
+    for (const char* key : {"log_z", "log_z_low", "log_z_high", "ci95", "ess", "log_w_mean", "log_w_var", "log_z0",
+                            "ess_fraction", "exact_log_z", "path", "kernel", "schedule", "steps", "chains", "seed", "notes",
+                            "log_z_low_exists", "reverse", "cost_functional", "histogram", "running", "seconds",
+                            "chain_sweeps_per_s", "bootstrap_sd", "complete"})
+        CHECK_MSG(j.contains(key), key);
+    const double lz = j["log_z"].get<double>(), ex = j["exact_log_z"].get<double>();
+    CHECK(std::fabs(lz - ex) <= std::max(4 * j["bootstrap_sd"].get<double>(), 0.02));
+    CHECK(j["ci95"].size() == 2 && j["ci95"][0].get<double>() <= lz && lz <= j["ci95"][1].get<double>());
+    CHECK(j["log_z_low_exists"].get<bool>() && j["log_z_low"].get<double>() < lz && lz < j["log_z_high"].get<double>());
+    CHECK(j["running"].size() == 5 && j["running"][4][0].get<double>() == 1.0);
+    CHECK(j["histogram"]["counts"].size() == 40);
+    CHECK(j["steps"] == 200 && j["chains"] == 400 && j["seed"] == 3 && j["schedule"] == "linear");
+    const json& rev = j["reverse"];
+    CHECK(rev["complete"].get<bool>());
+    CHECK(std::fabs(rev["log_z_upper"].get<double>() - ex) <= 0.05);
+    CHECK(rev["sandwich"].size() == 2);
+}
+
+TEST_CASE("ais: same result at 1 and 2 threads; schedules, --betas, --from, presets' anneal_from") {
+    const std::string args = "ais bars-and-stripes --base uniform --steps 30 --chains 300 --seed 5 --schedule sigmoid";
+    const auto a = test::run_cli(args + " --threads 1"), b = test::run_cli(args + " --threads 2");
+    CHECK_MSG(a.exit_code == 0 && b.exit_code == 0, a.err << b.err);
+    if (a.exit_code == 0 && b.exit_code == 0) {
+        CHECK(a.json()["log_z"] == b.json()["log_z"]);
+        CHECK(a.json()["ci95"] == b.json()["ci95"]);
+    }
+    const auto l = test::run_cli("ais four-mode --betas 0,0.1,0.3,0.6,1 --chains 50 --log-weights");
+    CHECK_MSG(l.exit_code == 0, l.err);
+    if (l.exit_code == 0) {
+        CHECK(l.json()["schedule"] == "list" && l.json()["steps"] == 4);
+        CHECK(l.json()["log_weights"].size() == 50);
+    }
+    // float32 products: same estimate within its error, not the same bits.
+    const auto f64 = test::run_cli("ais four-mode --steps 100 --chains 500 --seed 4");
+    const auto f32 = test::run_cli("ais four-mode --steps 100 --chains 500 --seed 4 --precision float32");
+    CHECK_MSG(f64.exit_code == 0 && f32.exit_code == 0, f64.err << f32.err);
+    if (f64.exit_code == 0 && f32.exit_code == 0) {
+        const double d = f32.json()["log_z"].get<double>() - f64.json()["log_z"].get<double>();
+        CHECK(d != 0.0 && std::fabs(d) < 1e-3);
+        CHECK(f32.json()["precision"] == "float32");
+    }
+    for (const char* s : {"four-period", "piecewise --steps 300", "geometric", "binned"}) {
+        const auto r = test::run_cli(std::string("ais four-mode --chains 20 --steps 40 --schedule ") + s);
+        CHECK_MSG(r.exit_code == 0, s << ": " << r.err);
+    }
+    // The two-Gaussians preset anneals from its stored start; an explicit --from of the same
+    // start gives the same numbers.
+    const std::string start = test::write_temp("gauss_start.json", kGaussStart);
+    const auto stored = test::run_cli("ais two-gaussians --path moments --perfect --steps 25 --chains 2000");
+    const auto given = test::run_cli("ais two-gaussians --path moments --perfect --steps 25 --chains 2000 --from '" + start + "'");
+    CHECK_MSG(stored.exit_code == 0 && given.exit_code == 0, stored.err << given.err);
+    if (stored.exit_code == 0 && given.exit_code == 0) {
+        CHECK(stored.json()["log_z"] == given.json()["log_z"]);
+        CHECK(std::fabs(stored.json()["log_z"].get<double>()) < 2.0);
+        CHECK(stored.json()["exact_log_z"].get<double>() == 0.0);
+    }
+    // A diagonal Gaussian --from for a GRBM is the geometric path's base.
+    const auto diag = test::run_cli("ais four-mode --from '" + test::write_temp("diag.json", kDiagBase) +
+                                    "' --steps 100 --chains 200");
+    CHECK_MSG(diag.exit_code == 0, diag.err);
+    if (diag.exit_code == 0) CHECK(diag.json()["path_name"].get<std::string>().find("given diagonal Gaussian") != std::string::npos);
+    // Base rate from a data file (BRBM).
+    std::string csv = "# 4x4 images\n";
+    for (int r = 0; r < 6; ++r) csv += "1,1,1,1,0,0,0,0,1,1,1,1,0,0,0,0\n0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1\n";
+    const auto data = test::run_cli("ais bars-and-stripes --base data --data '" + test::write_temp("bas.csv", csv) +
+                                    "' --steps 30 --chains 50");
+    CHECK_MSG(data.exit_code == 0, data.err);
+    if (data.exit_code == 0) CHECK(data.json()["path_name"].get<std::string>().find("data (12 rows)") != std::string::npos);
+}
+
+TEST_CASE("ais: bad input -> exit 2 and one line naming the problem") {
+    const std::string g3 = test::write_temp("gauss3.json", kGauss3);
+    expect_one_line_error(test::run_cli("ais four-mode --betas 0,0.5,0.4,1"), "non-increasing betas",
+                          "not increasing at step 2: 0.5 then 0.4");
+    expect_one_line_error(test::run_cli("ais four-mode --chains 0"), "zero chains", "--chains");
+    expect_one_line_error(test::run_cli("ais four-mode --steps 0"), "zero steps", "--steps");
+    expect_one_line_error(test::run_cli("ais four-mode --from '" + g3 + "'"), "wrong --from dimension",
+                          "the base model has 3 visible units, the target 2");
+    expect_one_line_error(test::run_cli("ais bars-and-stripes --path cov"), "cov on a BRBM",
+                          "--path cov (AISC) needs a GRBM target, but the model is a brbm");
+    expect_one_line_error(test::run_cli("ais four-mode --path sideways"), "unknown path", "--path must be one of");
+    expect_one_line_error(test::run_cli("ais four-mode --path leaky"), "leaky on a GRBM", "needs a leaky RBM target");
+    expect_one_line_error(test::run_cli("ais four-mode --base uniform"), "uniform base on a GRBM", "--base uniform is for BRBMs");
+    expect_one_line_error(test::run_cli("ais four-mode --precision float32 --path cov"), "float32 on cov",
+                          "float32 is available for the geometric GRBM/BRBM paths only, not --path cov");
+    expect_one_line_error(test::run_cli("ais four-mode --precision float16"), "float16", "--precision must be one of");
+    expect_one_line_error(test::run_cli("ais four-mode --kernel paper-gibbs"), "kernel on a GRBM", "--kernel");
+    expect_one_line_error(test::run_cli("ais four-mode --base data"), "data base without data", "--data FILE");
+    expect_one_line_error(test::run_cli("ais four-mode --schedule binned --path cov --steps 5"), "binned without knots",
+                          "knots");
+    expect_one_line_error(test::run_cli("ais four-mode --chains 10 --steps 3 --schedule four-period"), "four-period K<4",
+                          "at least 4 steps");
+    expect_one_line_error(test::run_cli("ais bars-and-stripes --data '" + test::write_temp("bad.csv", "1,0,2\n") + "'"),
+                          "bad data columns", "has 3 values, the model 16 visible units");
+    expect_one_line_error(test::run_cli("ais two-gaussians --steps 10 --chains 10 --from four-mode"), "brbm-ish from",
+                          "a gaussian target anneals from a gaussian");
+}
+
+TEST_CASE("ais-sweep: json and csv tables over methods and K") {
+    const auto r = test::run_cli("ais-sweep four-mode --methods geometric:moment,geometric:sigma --steps 10,40 --chains 100 "
+                                 "--repeats 3 --seed 2");
+    CHECK_MSG(r.exit_code == 0, r.err);
+    if (r.exit_code == 0) {
+        const json j = r.json();
+        CHECK(j["results"].size() == 4);
+        for (const auto& row : j["results"])
+            for (const char* key : {"method", "steps", "log_z_mean", "log_z_sd", "ci95_low_mean", "ci95_high_mean", "ess_mean"})
+                CHECK_MSG(row.contains(key), key);
+        CHECK(j["results"][1]["steps"] == 40 && j["results"][2]["method"] == "geometric:sigma");
+        CHECK(j.contains("exact_log_z"));
+        // Repeat 0 of a sweep is `ais --seed S`.
+        const auto one = test::run_cli("ais-sweep four-mode --steps 10 --chains 100 --repeats 1 --seed 2");
+        const auto single = test::run_cli("ais four-mode --steps 10 --chains 100 --seed 2");
+        CHECK(one.json()["results"][0]["log_z_mean"] == single.json()["log_z"]);
+    }
+    const auto c = test::run_cli("ais-sweep four-mode --steps 10,20,30 --chains 50 --repeats 2 --format csv");
+    CHECK_MSG(c.exit_code == 0, c.err);
+    int lines = 0;
+    for (char ch : c.out) lines += ch == '\n';
+    CHECK(lines == 4);
+    CHECK(c.out.rfind("method,path,base,steps,chains,repeats,log_z_mean,log_z_sd", 0) == 0);
+    expect_one_line_error(test::run_cli("ais-sweep four-mode --methods geometric:wobbly"), "bad method", "unknown base 'wobbly'");
+    expect_one_line_error(test::run_cli("ais-sweep four-mode --steps 10,0"), "zero steps in sweep", "--steps");
+}
+
+RBM_TEST_MAIN
