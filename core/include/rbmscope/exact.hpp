@@ -12,6 +12,9 @@ namespace rbm {
 
 struct ExactOptions {
     double max_configurations = 16777216.0;  // 2^24
+    // BRBM: which layer to enumerate; Auto takes the smaller one (the hidden layer on a tie).
+    enum class Layer { Auto, Visible, Hidden };
+    Layer brbm_layer = Layer::Auto;
 };
 
 // Number of configurations an exact computation would enumerate (may be astronomically
@@ -41,8 +44,10 @@ struct HiddenMoments {
 };
 HiddenMoments exact_hidden_moments(const Model& model, const ExactOptions& opts = {});
 
-// `count` independent exact samples of v (GRBM, BRBM by enumeration; gaussian; leaky with
-// cL = 1 (a Gaussian)); deterministic for a seed whatever the thread count.
+// `count` independent exact samples of v (GRBM, BRBM by enumeration; gaussian; leaky by rejection
+// from its leakiness-1 Gaussian envelope, refused when the acceptance rate is below 1e-4);
+// deterministic for a seed whatever the thread count (sample r uses stream r of
+// ChainRngs(seed, count, StreamPurpose::Exact)).
 RowMat exact_samples(const Model& model, Index count, std::uint64_t seed, const ExactOptions& opts = {});
 
 // GRBM helpers shared with mean field and AIS.
@@ -51,7 +56,9 @@ RowMat exact_samples(const Model& model, Index count, std::uint64_t seed, const 
 double grbm_hidden_log_z(const Grbm& m, const ExactOptions& opts = {});
 
 // Leaky RBM closed forms (SPEC §1.3).
-double leaky_log_z_gaussian_case(const Leaky& m);    // leakiness == 1, any W, b, c
+// log Z of the same W, b, c at leakiness 1 (the model's log Z when leakiness == 1; otherwise the
+// AIS-Leaky base, an upper bound): the leakiness is not read.
+double leaky_log_z_gaussian_case(const Leaky& m);
 double leaky_log_z_orthogonal(const Leaky& m);       // b = 0, c = 0, orthogonal columns
 bool leaky_is_orthogonal_case(const Leaky& m, double tol = 1e-10);
 // log Z of a 1-D or 2-D leaky RBM by quadrature (piecewise-analytic inner integral).
@@ -59,7 +66,8 @@ double leaky_log_z_quadrature(const Leaky& m);
 
 // Normalized log density on a regular grid over [x0,x1] x [y0,y1] (2-D models only):
 // value(ix, iy) at x = x0 + (ix+0.5)(x1-x0)/nx, y = y0 + (iy+0.5)(y1-y0)/ny; stored row-major
-// with iy as the row (so row 0 is y0). Parallel over rows; cancellable through `cancelled`.
+// with iy as the row (so row 0 is y0). Parallel over rows; cancellable through `cancelled`, which
+// is polled once per row from worker threads (so it must be thread-safe) and makes it throw Cancelled.
 struct GridSpec {
     double x0 = -1, x1 = 1, y0 = -1, y1 = 1;
     int nx = 128, ny = 128;
