@@ -50,6 +50,22 @@ void HeatmapView::setArrows(const QPointF& origin, const QVector<QPointF>& vecto
     arrows_ = vectors;
     update();
 }
+void HeatmapView::setCompact(bool on) {
+    compact_ = on;
+    update();
+}
+void HeatmapView::setParticleColor(const QColor& c) {
+    particleColor_ = c;
+    update();
+}
+void HeatmapView::setOverlayText(const QString& text) {
+    overlayText_ = text;
+    update();
+}
+void HeatmapView::setMessage(const QString& text) {
+    message_ = text;
+    update();
+}
 void HeatmapView::clearOverlays() {
     particles_.clear();
     markers_.clear();
@@ -58,7 +74,8 @@ void HeatmapView::clearOverlays() {
 }
 
 QRect HeatmapView::plotRect() const {
-    const int left = 54, right = 86, top = title_.isEmpty() ? 12 : 30, bottom = 40;
+    const int left = compact_ ? 3 : 54, right = compact_ ? 3 : 86;
+    const int top = compact_ ? (title_.isEmpty() ? 3 : 18) : (title_.isEmpty() ? 12 : 30), bottom = compact_ ? 3 : 40;
     QRect r(left, top, std::max(10, width() - left - right), std::max(10, height() - top - bottom));
     // Keep model units square so shapes (covariances, arrows) are not distorted.
     const double sx = r.width() / domain_.width(), sy = r.height() / domain_.height();
@@ -88,14 +105,19 @@ void HeatmapView::paintEvent(QPaintEvent*) {
 
     if (!title_.isEmpty()) {
         QFont f = font();
-        f.setBold(true);
+        f.setBold(!compact_);
+        if (compact_) f.setPointSizeF(f.pointSizeF() * 0.9);
         p.setFont(f);
         p.setPen(fg);
-        p.drawText(QRect(0, 4, width(), 22), Qt::AlignHCenter | Qt::AlignVCenter, title_);
+        p.drawText(QRect(0, compact_ ? 1 : 4, width(), compact_ ? 16 : 22), Qt::AlignHCenter | Qt::AlignVCenter, title_);
         p.setFont(font());
     }
-    if (!image_.isNull()) {
-        p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    if (!message_.isEmpty()) {
+        p.fillRect(plot, QColor(40, 40, 48));
+        p.setPen(Qt::white);
+        p.drawText(plot.adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, message_);
+    } else if (!image_.isNull()) {
+        p.setRenderHint(QPainter::SmoothPixmapTransform, true);
         p.drawImage(plot, image_);
     } else {
         p.fillRect(plot, QColor(40, 40, 48));
@@ -105,6 +127,10 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     p.setPen(QPen(fg, 1));
     p.setBrush(Qt::NoBrush);
     p.drawRect(plot.adjusted(0, 0, -1, -1));
+    if (compact_) {
+        paintOverlays(p, plot);
+        return;
+    }
 
     // Axes ticks in model units.
     const QFontMetrics fm(font());
@@ -127,41 +153,7 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     p.drawText(QRect(-40, -8, 80, 18), Qt::AlignHCenter, QStringLiteral("v₂"));
     p.restore();
 
-    // Overlays, clipped to the plot.
-    p.save();
-    p.setClipRect(plot);
-    if (!particles_.isEmpty()) {
-        p.setPen(Qt::NoPen);
-        p.setBrush(QColor(255, 255, 255, 150));
-        const double r = particles_.size() > 2000 ? 1.2 : 2.0;
-        for (const auto& pt : particles_) p.drawEllipse(toWidget(pt), r, r);
-    }
-    for (const auto& m : markers_) {
-        const QPointF c = toWidget(m);
-        p.setPen(QPen(QColor(255, 80, 80), 2));
-        p.drawLine(c + QPointF(-6, -6), c + QPointF(6, 6));
-        p.drawLine(c + QPointF(-6, 6), c + QPointF(6, -6));
-    }
-    for (int i = 0; i < arrows_.size(); ++i) {
-        const QPointF a = toWidget(arrowOrigin_), b = toWidget(arrowOrigin_ + arrows_[i]);
-        const QColor col = QColor::fromHsv((i * 97 + 20) % 360, 200, 255);
-        p.setPen(QPen(col, 2.5));
-        p.drawLine(a, b);
-        const QPointF d = b - a;
-        const double len = std::hypot(d.x(), d.y());
-        if (len > 1) {
-            const QPointF u = d / len, n(-u.y(), u.x());
-            QPainterPath head;
-            head.moveTo(b);
-            head.lineTo(b - 12 * u + 5 * n);
-            head.lineTo(b - 12 * u - 5 * n);
-            head.closeSubpath();
-            p.fillPath(head, col);
-        }
-        p.setPen(Qt::white);
-        p.drawText(b + QPointF(6, -6), QStringLiteral("h%1").arg(i + 1));
-    }
-    p.restore();
+    paintOverlays(p, plot);
 
     // Colour bar.
     const QRect bar(plot.right() + 18, plot.top(), 14, plot.height());
@@ -182,6 +174,60 @@ void HeatmapView::paintEvent(QPaintEvent*) {
         p.drawText(QRect(-bar.height() / 2, -14, bar.height(), 16), Qt::AlignHCenter, scaleLabel_);
         p.restore();
     }
+}
+
+void HeatmapView::paintOverlays(QPainter& p, const QRect& plot) {
+    p.save();
+    p.setClipRect(plot);
+    if (!particles_.isEmpty()) {
+        p.setPen(Qt::NoPen);
+        p.setBrush(particleColor_);
+        const double r = compact_ || particles_.size() > 2000 ? 1.2 : 1.7;
+        for (const auto& pt : particles_) p.drawEllipse(toWidget(pt), r, r);
+    }
+    for (const auto& m : markers_) {
+        const QPointF c = toWidget(m);
+        const double r = compact_ ? 3.5 : 6.0;
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(QColor(20, 20, 20, 200), 3.2));
+        p.drawLine(c + QPointF(-r, 0), c + QPointF(r, 0));
+        p.drawLine(c + QPointF(0, -r), c + QPointF(0, r));
+        p.setPen(QPen(Qt::white, 1.6));
+        p.drawLine(c + QPointF(-r, 0), c + QPointF(r, 0));
+        p.drawLine(c + QPointF(0, -r), c + QPointF(0, r));
+    }
+    for (int i = 0; i < arrows_.size(); ++i) {
+        const QPointF a = toWidget(arrowOrigin_), b = toWidget(arrowOrigin_ + arrows_[i]);
+        const QColor col = QColor::fromHsv((i * 97 + 20) % 360, 200, 255);
+        p.setPen(QPen(col, 2.5));
+        p.drawLine(a, b);
+        const QPointF d = b - a;
+        const double len = std::hypot(d.x(), d.y());
+        if (len > 1) {
+            const QPointF u = d / len, n(-u.y(), u.x());
+            QPainterPath head;
+            head.moveTo(b);
+            head.lineTo(b - 12 * u + 5 * n);
+            head.lineTo(b - 12 * u - 5 * n);
+            head.closeSubpath();
+            p.fillPath(head, col);
+        }
+        p.setPen(Qt::white);
+        p.drawText(b + QPointF(6, -6), QStringLiteral("h%1").arg(i + 1));
+    }
+    if (!overlayText_.isEmpty()) {
+        QFont f = font();
+        f.setPointSizeF(f.pointSizeF() * (compact_ ? 0.8 : 0.9));
+        p.setFont(f);
+        const QRect box = QFontMetrics(f).boundingRect(overlayText_).adjusted(-4, -2, 4, 2);
+        const QRect at(plot.left() + 4, plot.top() + 4, box.width(), box.height());
+        p.fillRect(at, QColor(0, 0, 0, 140));
+        p.setPen(Qt::white);
+        p.drawText(at, Qt::AlignCenter, overlayText_);
+        p.setFont(font());
+    }
+    p.restore();
+
 }
 
 void HeatmapView::mousePressEvent(QMouseEvent* e) {

@@ -2,12 +2,15 @@
 // A 2-D density heatmap in model units: the image, axes with ticks, a colour bar, and optional
 // overlays (sample particles, marked modes, hidden-unit weight arrows). It only paints what it is
 // given; images are computed elsewhere (off the GUI thread) and handed over by value.
+#include <QColor>
 #include <QImage>
 #include <QPointF>
 #include <QRectF>
 #include <QString>
 #include <QVector>
 #include <QWidget>
+
+class QPainter;
 
 namespace rbmscope {
 
@@ -24,6 +27,17 @@ public:
     // Arrows from `origin` along each vector (e.g. sigma∘W_j for each hidden unit).
     void setArrows(const QPointF& origin, const QVector<QPointF>& vectors);
     void clearOverlays();
+    // Compact mode (filmstrips): no axis labels and no colour bar, a small caption on top.
+    void setCompact(bool on);
+    void setParticleColor(const QColor& c);
+    // One line of small text in the plot's top-left corner (e.g. where the particles come from).
+    void setOverlayText(const QString& text);
+    // Shown instead of the image (e.g. why there is nothing to draw).
+    void setMessage(const QString& text);
+    const QVector<QPointF>& particles() const { return particles_; }
+    const QVector<QPointF>& markers() const { return markers_; }
+    QString title() const { return title_; }
+    double colourMax() const { return vmax_; }
 
     QRectF domain() const { return domain_; }
     const QImage& image() const { return image_; }
@@ -46,10 +60,14 @@ protected:
     void mouseReleaseEvent(QMouseEvent*) override;
 
 private:
+    void paintOverlays(QPainter& p, const QRect& plot);
+
     QImage image_;
     QRectF domain_{-1, -1, 2, 2};
     double vmin_ = 0, vmax_ = 1;
-    QString scaleLabel_, title_;
+    QString scaleLabel_, title_, overlayText_, message_;
+    bool compact_ = false;
+    QColor particleColor_{255, 92, 92, 150};
     QVector<QPointF> particles_, markers_, arrows_;
     QPointF arrowOrigin_;
     int dragging_ = -1;

@@ -2,15 +2,35 @@
 
 #include <QMetaObject>
 #include <QPointer>
+#include <memory>
+#include <tbb/global_control.h>
+#include <tbb/info.h>
 
 #include "rbmscope/types.hpp"
 
 namespace rbmscope {
 
+namespace {
+int cores() { return std::max(1, tbb::info::default_concurrency()); }
+}  // namespace
+
+int BackgroundJobs::arenaConcurrency() {
+    // One more oneTBB thread than cores for the process (see the header); created once, kept for
+    // the life of the program.
+    static const auto* extra =
+        new tbb::global_control(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(cores() + 1));
+    (void)extra;
+    return cores() + 1;
+}
+
 BackgroundJobs::BackgroundJobs(QObject* parent) : QObject(parent) {}
 
 BackgroundJobs::~BackgroundJobs() {
     cancelAll();
+    waitForAll();
+}
+
+void BackgroundJobs::waitForAll() {
     arena_.execute([this] { group_->wait(); });
 }
 
@@ -27,7 +47,9 @@ std::pair<std::uint64_t, BackgroundJobs::CancelFlag> BackgroundJobs::begin(const
 }
 
 void BackgroundJobs::enqueue(std::function<void()> task) {
-    arena_.execute([this, &task] { group_->run(std::move(task)); });
+    arena_.execute([this, &task] {
+        group_->run([task = std::move(task)] { tbb::this_task_arena::isolate([&task] { task(); }); });
+    });
 }
 
 void BackgroundJobs::post(const QString& channel, std::uint64_t generation, std::function<void()> onGui) {
@@ -43,6 +65,24 @@ void BackgroundJobs::post(const QString& channel, std::uint64_t generation, std:
             if (onGui) onGui();
         },
         Qt::QueuedConnection);
+}
+
+void BackgroundJobs::postProgress(const QString& channel, std::uint64_t generation, std::function<void()> onGui) {
+    QPointer<BackgroundJobs> self(this);
+    QMetaObject::invokeMethod(
+        this,
+        [self, channel, generation, onGui = std::move(onGui)] {
+            if (!self) return;
+            auto it = self->channels_.find(channel);
+            if (it == self->channels_.end() || it->second.generation != generation) return;  // stale
+            if (onGui) onGui();
+        },
+        Qt::QueuedConnection);
+}
+
+void BackgroundJobs::stop(const QString& channel) {
+    auto it = channels_.find(channel);
+    if (it != channels_.end() && it->second.flag) it->second.flag->store(true);
 }
 
 void BackgroundJobs::cancel(const QString& channel) {

@@ -1,5 +1,12 @@
 // rbmscope: the desktop app. Options (also for docs and tests):
 //   --preset NAME | --model FILE     what to open (default: the four-mode toy)
+//   --view density|annealing|compare|estimates   which view to show
+//   --run                            start the AIS run (or, with --view estimates, a sweep over K)
+//                                    and wait for it to finish
+//   --path P --base B --compare P:B,P:B --steps K --chains N --seed S --sweep K1,K2,...
+//   --perfect --reverse              settings, as in the parameter panel
+//   --beta B                         show the annealing views at this beta
+//   --scale shared|separate          one colour scale for all compared methods, or one each
 //   --screenshot FILE.png [--size WxH]  render the window once results are in, save it, exit
 #include <QApplication>
 #include <QCommandLineParser>
@@ -8,6 +15,16 @@
 
 #include "main_window.hpp"
 #include "rbmscope/presets.hpp"
+#include "validated_field.hpp"
+
+namespace {
+
+int fail(const QString& message) {
+    std::cerr << "rbmscope: " << message.toStdString() << std::endl;
+    return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -19,44 +36,126 @@ int main(int argc, char** argv) {
     QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Open a bundled preset."), QStringLiteral("NAME"),
                               QString::fromStdString(rbm::default_preset_name()));
     QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Open a model file."), QStringLiteral("FILE"));
+    QCommandLineOption view(QStringLiteral("view"), QStringLiteral("View to show: density, annealing, compare, estimates."),
+                            QStringLiteral("VIEW"));
+    QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Run AIS (a sweep over K for --view estimates) and wait for it."));
+    QCommandLineOption path(QStringLiteral("path"), QStringLiteral("Annealing path: geometric, cov, moments, leaky, energy."),
+                            QStringLiteral("PATH"));
+    QCommandLineOption base(QStringLiteral("base"), QStringLiteral("Base distribution: moment, sigma, uniform, data."), QStringLiteral("BASE"));
+    QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Further methods, e.g. cov:moment,geometric:sigma."),
+                               QStringLiteral("LIST"));
+    QCommandLineOption steps(QStringLiteral("steps"), QStringLiteral("K, the number of annealing steps."), QStringLiteral("K"));
+    QCommandLineOption chains(QStringLiteral("chains"), QStringLiteral("Number of chains."), QStringLiteral("N"));
+    QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("Seed."), QStringLiteral("S"));
+    QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("K values of a sweep, e.g. 10,30,100."), QStringLiteral("LIST"));
+    QCommandLineOption perfect(QStringLiteral("perfect"), QStringLiteral("Perfect transitions (exact draws from p_beta)."));
+    QCommandLineOption reverse(QStringLiteral("reverse"), QStringLiteral("Also run reverse AIS."));
+    QCommandLineOption beta(QStringLiteral("beta"), QStringLiteral("Show the annealing views at this beta."), QStringLiteral("B"));
+    QCommandLineOption scale(QStringLiteral("scale"), QStringLiteral("Colour scale of the comparison: shared or separate."),
+                             QStringLiteral("MODE"), QStringLiteral("shared"));
     QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render, save a PNG and exit."), QStringLiteral("FILE"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."), QStringLiteral("WxH"),
-                            QStringLiteral("1100x720"));
-    parser.addOptions({preset, model, shot, size});
+                            QStringLiteral("1280x800"));
+    parser.addOptions({preset, model, view, run, path, base, compare, steps, chains, seed, sweep, perfect, reverse, beta, scale, shot, size});
     parser.process(app);
 
     rbmscope::MainWindow w;
     const bool screenshot = parser.isSet(shot);
     w.setInteractive(!screenshot);
-    bool ok = parser.isSet(model) ? w.loadFile(parser.value(model)) : w.loadPreset(parser.value(preset));
+    const bool ok = parser.isSet(model) ? w.loadFile(parser.value(model)) : w.loadPreset(parser.value(preset));
     if (!ok && screenshot) return 2;
     if (!ok) w.loadPreset(QString::fromStdString(rbm::default_preset_name()));
 
-    if (screenshot) {
-        const QStringList wh = parser.value(size).split('x');
-        if (wh.size() == 2) w.resize(wh[0].toInt(), wh[1].toInt());
-        w.show();
-        const QString file = parser.value(shot);
-        auto* poll = new QTimer(&w);
-        QObject::connect(poll, &QTimer::timeout, &w, [&w, file, poll] {
-            if (!w.idle()) return;
-            poll->stop();
-            QApplication::processEvents();
-            if (!w.grab().save(file)) {
-                std::cerr << "rbmscope: cannot write " << file.toStdString() << std::endl;
-                QApplication::exit(2);
-                return;
-            }
-            std::cout << "rbmscope: wrote " << file.toStdString() << std::endl;
-            QApplication::exit(0);
-        });
-        poll->start(50);
-        QTimer::singleShot(60000, &w, [] {
-            std::cerr << "rbmscope: timed out waiting for results" << std::endl;
-            QApplication::exit(3);
-        });
-    } else {
-        w.show();
+    // Settings from the command line, checked like the panel checks them.
+    rbmscope::RunSettings s = w.settings();
+    if (parser.isSet(path) || parser.isSet(base)) {
+        s.method.path = parser.isSet(path) ? parser.value(path).toStdString() : s.method.path;
+        s.method.base = parser.isSet(base) ? parser.value(base).toStdString() : s.method.base;
+        s.compare.clear();
     }
+    if (parser.isSet(compare)) {
+        s.compare.clear();
+        for (const QString& item : parser.value(compare).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            rbmscope::MethodSpec m;
+            if (const QString err = rbmscope::parseMethod(item, m); !err.isEmpty()) return fail(QStringLiteral("--compare: ") + err);
+            s.compare.push_back(m);
+        }
+    }
+    if (const QString problem = rbmscope::methodProblem(rbmscope::traitsOf(w.model()), s.method); !problem.isEmpty())
+        return fail(problem);
+    const auto integer = [&](const QCommandLineOption& o, long long lo, long long hi, long long& out) -> QString {
+        if (!parser.isSet(o)) return {};
+        const QString err = rbmscope::checkInteger(parser.value(o), lo, hi, QStringLiteral("--") + o.names().front());
+        if (err.isEmpty()) out = parser.value(o).toLongLong();
+        return err;
+    };
+    long long k = s.schedule.steps, n = s.chains, sd = static_cast<long long>(s.seed);
+    for (const QString& err : {integer(steps, 1, 1000000, k), integer(chains, 1, 1000000, n), integer(seed, 0, 1LL << 62, sd)})
+        if (!err.isEmpty()) return fail(err);
+    s.schedule.steps = k;
+    s.chains = n;
+    s.seed = static_cast<std::uint64_t>(sd);
+    if (parser.isSet(sweep)) {
+        if (const QString err = rbmscope::checkIntegerList(parser.value(sweep), 1, 1000000, QStringLiteral("--sweep")); !err.isEmpty())
+            return fail(err);
+        s.sweepSteps.clear();
+        for (long long v : rbmscope::parseIntegerList(parser.value(sweep))) s.sweepSteps.push_back(v);
+    }
+    if (parser.isSet(perfect)) s.perfect = true;
+    if (parser.isSet(reverse)) s.reverse = true;
+    s.autoRun = parser.isSet(run) && parser.value(view) != QLatin1String("estimates");
+    w.applySettings(s);
+
+    if (parser.isSet(view) && !w.setCurrentView(parser.value(view)))
+        return fail(QStringLiteral("--view must be density, annealing, compare or estimates, not '%1'").arg(parser.value(view)));
+    const bool sweepRun = parser.isSet(run) && parser.value(view) == QLatin1String("estimates");
+    if (sweepRun) {
+        w.startSweep();
+        w.startRun();  // the current run's histogram and running estimate, too
+    }
+    if (parser.value(scale) != QLatin1String("shared") && parser.value(scale) != QLatin1String("separate"))
+        return fail(QStringLiteral("--scale must be shared or separate, not '%1'").arg(parser.value(scale)));
+    w.compareView()->setSharedScale(parser.value(scale) == QLatin1String("shared"));
+    std::optional<double> showBeta;
+    if (parser.isSet(beta)) {
+        const QString err = rbmscope::checkReal(parser.value(beta), 0, 1, false, false, QStringLiteral("--beta"));
+        if (!err.isEmpty()) return fail(err);
+        showBeta = parser.value(beta).toDouble();
+    }
+
+    const QStringList wh = parser.value(size).split('x');
+    if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0) w.resize(wh[0].toInt(), wh[1].toInt());
+    w.show();
+    if (!screenshot) {
+        if (showBeta) QTimer::singleShot(0, &w, [&w, showBeta] { w.annealingView()->setBeta(*showBeta); });
+        return app.exec();
+    }
+
+    const QString file = parser.value(shot);
+    auto* poll = new QTimer(&w);
+    bool betaApplied = !showBeta;
+    QObject::connect(poll, &QTimer::timeout, &w, [&w, file, poll, showBeta, &betaApplied] {
+        if (!w.idle()) return;
+        if (!betaApplied) {
+            // Scrub to the asked beta once the run is in: particles from the nearest checkpoint.
+            betaApplied = true;
+            w.annealingView()->setBeta(*showBeta);
+            return;
+        }
+        poll->stop();
+        QApplication::processEvents();
+        if (!w.grab().save(file)) {
+            std::cerr << "rbmscope: cannot write " << file.toStdString() << std::endl;
+            QApplication::exit(2);
+            return;
+        }
+        std::cout << "rbmscope: wrote " << file.toStdString() << std::endl;
+        QApplication::exit(0);
+    });
+    poll->start(50);
+    QTimer::singleShot(120000, &w, [] {
+        std::cerr << "rbmscope: timed out waiting for results" << std::endl;
+        QApplication::exit(3);
+    });
     return app.exec();
 }

@@ -4,102 +4,153 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QFormLayout>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QStatusBar>
-#include <QVBoxLayout>
-#include <cmath>
 #include <iostream>
 
-#include "colormap.hpp"
-#include "rbmscope/exact.hpp"
+#include "method_help.hpp"
 #include "rbmscope/model_io.hpp"
 #include "rbmscope/presets.hpp"
+#include "view_export.hpp"
 
 namespace rbmscope {
-namespace {
 
-struct DensityResult {
-    QImage image;
-    QRectF domain;
-    double vmax = 1;
-    double logZ = 0;
-};
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), jobs_(new BackgroundJobs(this)) {
+    setWindowTitle(QStringLiteral("rbmscope"));
+    run_ = new AisSession(jobs_, QStringLiteral("ais"), this);
+    sweep_ = new SweepSession(jobs_, QStringLiteral("sweep"), this);
+    autoRunTimer_ = new QTimer(this);
+    autoRunTimer_->setSingleShot(true);
+    autoRunTimer_->setInterval(250);
+    connect(autoRunTimer_, &QTimer::timeout, this, &MainWindow::startRun);
+    editTimer_ = new QTimer(this);
+    editTimer_->setSingleShot(true);
+    editTimer_->setInterval(33);
+    connect(editTimer_, &QTimer::timeout, this, &MainWindow::applyModelEdit);
+    editFinalTimer_ = new QTimer(this);
+    editFinalTimer_->setSingleShot(true);
+    editFinalTimer_->setInterval(300);
+    connect(editFinalTimer_, &QTimer::timeout, this, [this] { onModelEdited(*model_.as<rbm::Grbm>(), true); });
 
-// Modes of a 2-D GRBM: b + sigma∘(W h) for the hidden configurations that carry weight.
-QVector<QPointF> grbmModes(const rbm::Grbm& g) {
-    QVector<QPointF> out;
-    const Eigen::Index m = g.n_hidden();
-    if (g.n_visible() != 2 || m > 12) return out;
-    const rbm::Vec B = g.hidden_marginal_field();
-    const rbm::Mat J = g.hidden_marginal_coupling();
-    const std::size_t k = g.hidden_values.size();
-    std::size_t total = 1;
-    for (Eigen::Index j = 0; j < m; ++j) total *= k;
-    std::vector<double> logw(total);
-    std::vector<rbm::Vec> hs(total);
-    double best = -INFINITY;
-    for (std::size_t idx = 0; idx < total; ++idx) {
-        rbm::Vec h(m);
-        std::size_t r = idx;
-        for (Eigen::Index j = 0; j < m; ++j) {
-            h(j) = g.hidden_values[r % k];
-            r /= k;
-        }
-        logw[idx] = B.dot(h) + 0.5 * h.dot(J * h);
-        hs[idx] = h;
-        best = std::max(best, logw[idx]);
-    }
-    for (std::size_t idx = 0; idx < total; ++idx) {
-        if (logw[idx] < best - std::log(1000.0)) continue;
-        const rbm::Vec v = g.b + g.sigma.cwiseProduct(g.W * hs[idx]);
-        out.push_back({v(0), v(1)});
-    }
-    return out;
+    buildViews();
+    buildPanel();
+    buildStatusBar();
+    buildMenus();
+    resize(1280, 800);
+
+    connect(run_, &AisSession::progressed, this, [this] {
+        annealing_->setRun(run_);
+        compare_->setRun(run_);
+        estimates_->setRun(run_);
+        updateStatus();
+    });
+    connect(run_, &AisSession::finished, this, [this] { updateStatus(); });
+    connect(sweep_, &SweepSession::progressed, this, [this] {
+        estimates_->setSweep(sweep_);
+        updateStatus();
+    });
+    connect(jobs_, &BackgroundJobs::runningChanged, this, [this] { updateActions(); });
 }
 
-}  // namespace
+MainWindow::~MainWindow() {
+    // Workers may still post to the sessions and views: stop them before any of those goes.
+    jobs_->cancelAll();
+    jobs_->waitForAll();
+}
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), jobs_(new BackgroundJobs(this)) {
-    setWindowTitle(QStringLiteral("rbmscope"));
+void MainWindow::buildViews() {
     tabs_ = new QTabWidget(this);
-    densityStack_ = new QStackedWidget(tabs_);
-    density_ = new HeatmapView(densityStack_);
-    densityMessage_ = new QLabel(densityStack_);
-    densityMessage_->setAlignment(Qt::AlignCenter);
-    densityMessage_->setWordWrap(true);
-    densityStack_->addWidget(density_);
-    densityStack_->addWidget(densityMessage_);
-    tabs_->addTab(densityStack_, tr("Density"));
+    density_ = new DensityTab(jobs_, tabs_);
+    annealing_ = new AnnealingView(jobs_, QStringLiteral("anneal"), 1, tabs_);
+    compare_ = new AnnealingView(jobs_, QStringLiteral("compare"), 6, tabs_);
+    estimates_ = new EstimatesView(tabs_);
+    tabs_->addTab(density_, tr("Target density"));
+    tabs_->addTab(annealing_, tr("Annealing"));
+    tabs_->addTab(compare_, tr("Compare"));
+    tabs_->addTab(estimates_, tr("Estimates"));
+    tempering_ = new TemperingView(tabs_, jobs_);
+    meanfield_ = new MeanFieldView(tabs_, jobs_);
+    tabs_->addTab(tempering_, tr("Tempering"));
+    tabs_->addTab(meanfield_, tr("Mean field"));
+    tabs_->setTabToolTip(0, tr("The exact density of a 2-D model; drag the arrows to edit a GRBM"));
+    tabs_->setTabToolTip(1, tr("p_β along the annealing path with the AIS particles"));
+    tabs_->setTabToolTip(2, tr("Several methods side by side: same model, same seed, same β, same colour scale"));
+    tabs_->setTabToolTip(3, tr("log Ẑ and ESS against K, running estimate, log-weight histogram"));
     setCentralWidget(tabs_);
+    connect(density_, &DensityTab::ready, this, [this] {
+        if (density_->drawable() && !density_->busy())
+            statusText_->setText(tr("Exact density on a %1×%2 grid in %3 ms.")
+                                     .arg(density_->view()->image().width())
+                                     .arg(density_->view()->image().height())
+                                     .arg(density_->lastMilliseconds(), 0, 'f', 1));
+        Q_EMIT densityReady();
+    });
+    connect(density_->view(), &HeatmapView::arrowDragged, this, &MainWindow::onArrowDragged);
+    connect(density_->view(), &HeatmapView::arrowDragFinished, this, [this](int) {
+        if (const auto* g = model_.as<rbm::Grbm>()) onModelEdited(*g, true);
+    });
+    connect(estimates_, &EstimatesView::sweepRequested, this, &MainWindow::startSweep);
+    // Both annealing views follow the same beta (synchronized comparison).
+    connect(annealing_, &AnnealingView::betaChanged, this, [this](double b) {
+        if (std::fabs(compare_->beta() - b) > 1e-9) compare_->setBeta(b);
+    });
+    connect(compare_, &AnnealingView::betaChanged, this, [this](double b) {
+        if (std::fabs(annealing_->beta() - b) > 1e-9) annealing_->setBeta(b);
+    });
+}
 
+void MainWindow::buildPanel() {
+    auto* dock = new QDockWidget(tr("Parameters"), this);
+    dock->setObjectName(QStringLiteral("parameterDock"));
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    panel_ = new ParameterPanel;
+    QList<QPair<QString, QString>> presets;
+    for (const auto& p : rbm::list_presets()) presets.append({QString::fromStdString(p.name), QString::fromStdString(p.title)});
+    panel_->setPresets(presets);
+    auto* scroll = new QScrollArea(dock);
+    scroll->setWidget(panel_);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(panel_->sizeHint().width() + 24);
+    dock->setWidget(scroll);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    connect(panel_, &ParameterPanel::presetChosen, this, [this](const QString& name) { loadPreset(name); });
+    connect(panel_, &ParameterPanel::openFileRequested, this, &MainWindow::openModelDialog);
+    connect(panel_, &ParameterPanel::settingsChanged, this, &MainWindow::onSettingsChanged);
+    connect(panel_, &ParameterPanel::validityChanged, this, [this] { updateActions(); });
+    connect(panel_, &ParameterPanel::runRequested, this, &MainWindow::startRun);
+    connect(panel_, &ParameterPanel::sweepRequested, this, &MainWindow::startSweep);
+    connect(panel_->grbmEditor(), &GrbmEditor::edited, this, [this](const rbm::Grbm& g) {
+        onModelEdited(g, false);
+        editFinalTimer_->start();
+    });
+}
+
+void MainWindow::buildStatusBar() {
     statusText_ = new QLabel(this);
+    elapsedLabel_ = new QLabel(this);
+    speedLabel_ = new QLabel(this);
     progress_ = new QProgressBar(this);
     progress_->setMaximumWidth(220);
-    progress_->setRange(0, 0);
-    progress_->setVisible(false);
+    progress_->setRange(0, 1000);
+    progress_->setTextVisible(true);
+    progress_->setFormat(QStringLiteral("%p%"));
     cancelButton_ = new QPushButton(tr("Cancel"), this);
-    cancelButton_->setVisible(false);
+    cancelButton_->setToolTip(tr("Stop the run and keep what it computed (Esc)"));
     statusBar()->addWidget(statusText_, 1);
+    statusBar()->addPermanentWidget(elapsedLabel_);
+    statusBar()->addPermanentWidget(speedLabel_);
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancelButton_);
-    connect(cancelButton_, &QPushButton::clicked, this, [this] {
-        jobs_->cancel(QStringLiteral("density"));
-        statusText_->setText(tr("Cancelled."));
-    });
-    connect(jobs_, &BackgroundJobs::runningChanged, this, [this](const QString&, bool) {
-        const bool any = jobs_->isRunning(QStringLiteral("density")) || jobs_->isRunning(QStringLiteral("summary"));
-        progress_->setVisible(any);
-        cancelButton_->setVisible(any);
-    });
-
-    buildMenus();
-    buildPanel();
-    resize(1100, 720);
+    for (QWidget* w : {static_cast<QWidget*>(elapsedLabel_), static_cast<QWidget*>(speedLabel_),
+                       static_cast<QWidget*>(progress_), static_cast<QWidget*>(cancelButton_)})
+        w->setVisible(false);
+    connect(cancelButton_, &QPushButton::clicked, this, &MainWindow::stopAll);
 }
-
-MainWindow::~MainWindow() = default;
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -113,42 +164,69 @@ void MainWindow::buildMenus() {
         presets->addAction(QString::fromStdString(p.title), this, [this, name] { loadPreset(name); });
     }
     file->addSeparator();
+    exportImageAction_ = file->addAction(tr("Export &image of this view (PNG, SVG)…"), this, &MainWindow::exportImageDialog);
+    exportImageAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportDataAction_ = file->addAction(tr("Export &data of this view (CSV, JSON)…"), this, &MainWindow::exportDataDialog);
+    exportDataAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    runAction_ = runMenu->addAction(tr("&Run"), this, &MainWindow::startRun);
+    runAction_->setShortcut(QKeySequence(Qt::Key_F5));
+    sweepAction_ = runMenu->addAction(tr("Run &sweep over K"), this, &MainWindow::startSweep);
+    sweepAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    pauseAction_ = runMenu->addAction(tr("&Pause / resume"), this, &MainWindow::togglePause);
+    pauseAction_->setShortcut(QKeySequence(Qt::Key_Space));
+    cancelAction_ = runMenu->addAction(tr("&Cancel (keep results)"), this, &MainWindow::stopAll);
+    cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
+    runMenu->addSeparator();
+    resetAction_ = runMenu->addAction(tr("R&eset model and parameters"), this, &MainWindow::reset);
+    resetAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const QStringList names{tr("Target density"), tr("Annealing"), tr("Compare"), tr("Estimates")};
+    for (int i = 0; i < names.size(); ++i) {
+        QAction* a = view->addAction(names[i], this, [this, i] { tabs_->setCurrentIndex(i); });
+        a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + i)));
+    }
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* method = help->addAction(tr("About this &method"), this, &MainWindow::aboutMethod);
+    method->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("About the &estimates"), this, &MainWindow::aboutEstimates);
     help->addAction(tr("&About rbmscope"), this, &MainWindow::about);
+    updateActions();
 }
 
-void MainWindow::buildPanel() {
-    auto* dock = new QDockWidget(tr("Model"), this);
-    dock->setObjectName(QStringLiteral("modelDock"));
-    auto* panel = new QWidget(dock);
-    auto* layout = new QVBoxLayout(panel);
-    presetBox_ = new QComboBox(panel);
-    for (const auto& p : rbm::list_presets())
-        presetBox_->addItem(QString::fromStdString(p.title), QString::fromStdString(p.name));
-    connect(presetBox_, &QComboBox::activated, this, [this](int i) { loadPreset(presetBox_->itemData(i).toString()); });
-    auto* openButton = new QPushButton(tr("Open model file…"), panel);
-    connect(openButton, &QPushButton::clicked, this, &MainWindow::openModelDialog);
-    summary_ = new QLabel(panel);
-    summary_->setWordWrap(true);
-    summary_->setTextFormat(Qt::RichText);
-    summary_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    summary_->setMinimumWidth(240);
-    layout->addWidget(new QLabel(tr("Preset"), panel));
-    layout->addWidget(presetBox_);
-    layout->addWidget(openButton);
-    layout->addSpacing(8);
-    layout->addWidget(summary_, 1);
-    dock->setWidget(panel);
-    addDockWidget(Qt::LeftDockWidgetArea, dock);
+QAction* MainWindow::action(const QString& name) const {
+    if (name == QLatin1String("run")) return runAction_;
+    if (name == QLatin1String("sweep")) return sweepAction_;
+    if (name == QLatin1String("pause")) return pauseAction_;
+    if (name == QLatin1String("cancel")) return cancelAction_;
+    if (name == QLatin1String("reset")) return resetAction_;
+    if (name == QLatin1String("exportImage")) return exportImageAction_;
+    if (name == QLatin1String("exportData")) return exportDataAction_;
+    return nullptr;
+}
+
+bool MainWindow::setCurrentView(const QString& name) {
+    static const QStringList names{"density", "annealing", "compare", "estimates"};
+    const int i = names.indexOf(name);
+    if (i < 0) return false;
+    tabs_->setCurrentIndex(i);
+    return true;
+}
+
+QString MainWindow::currentView() const {
+    static const QStringList names{"density", "annealing", "compare", "estimates"};
+    return names.value(tabs_->currentIndex());
 }
 
 bool MainWindow::loadPreset(const QString& name) {
     try {
-        setModel(rbm::load_preset(name.toStdString()), QStringLiteral("preset ") + name);
-        const int i = presetBox_->findData(name);
-        if (i >= 0) presetBox_->setCurrentIndex(i);
+        setModel(rbm::load_preset(name.toStdString()), QStringLiteral("preset ") + name, name);
         return true;
     } catch (const std::exception& e) {
         showError(tr("Cannot load preset"), QString::fromStdString(e.what()));
@@ -158,103 +236,12 @@ bool MainWindow::loadPreset(const QString& name) {
 
 bool MainWindow::loadFile(const QString& path) {
     try {
-        setModel(rbm::load_model(path.toStdString()), path);
+        setModel(rbm::load_model(path.toStdString()), path, QString());
         return true;
     } catch (const std::exception& e) {
         showError(tr("Cannot open model"), QString::fromStdString(e.what()));
         return false;
     }
-}
-
-void MainWindow::setModel(rbm::Model m, const QString& origin) {
-    model_ = std::move(m);
-    origin_ = origin;
-    setWindowTitle(QStringLiteral("rbmscope — %1").arg(QString::fromStdString(model_.name.empty() ? origin.toStdString() : model_.name)));
-    refreshSummary();
-    recomputeDensity();
-    Q_EMIT modelChanged();
-}
-
-void MainWindow::refreshSummary() {
-    const rbm::Model snapshot = model_;
-    const QString base = QStringLiteral("<b>%1</b><br>kind: %2<br>visible units n = %3<br>hidden units m = %4")
-                             .arg(QString::fromStdString(snapshot.name).toHtmlEscaped())
-                             .arg(QString::fromLatin1(rbm::kind_name(snapshot.kind())))
-                             .arg(snapshot.n_visible())
-                             .arg(snapshot.n_hidden());
-    const QString notes = QString::fromStdString(snapshot.notes).toHtmlEscaped();
-    summary_->setText(base + tr("<br>exact log Z: computing…") + QStringLiteral("<p>%1</p>").arg(notes));
-    jobs_->submit<QString>(
-        QStringLiteral("summary"),
-        [snapshot](const BackgroundJobs::CancelFlag&) {
-            if (!rbm::has_exact_log_z(snapshot)) {
-                const auto size = rbm::enumeration_size(snapshot);
-                return QStringLiteral("exact log Z: not available (%1)").arg(QString::fromStdString(size.what));
-            }
-            return QStringLiteral("exact log Z = %1").arg(rbm::exact_log_z(snapshot), 0, 'f', 6);
-        },
-        [this, base, notes](QString s) { summary_->setText(base + "<br>" + s + QStringLiteral("<p>%1</p>").arg(notes)); },
-        [this, base, notes](QString err) {
-            summary_->setText(base + "<br>exact log Z: " + err.toHtmlEscaped() + QStringLiteral("<p>%1</p>").arg(notes));
-        });
-}
-
-void MainWindow::recomputeDensity() {
-    if (model_.n_visible() != 2 || model_.kind() == rbm::ModelKind::Brbm) {
-        densityMessage_->setText(tr("The density view shows models with two continuous visible units.\n"
-                                    "This %1 model has %2 visible units.")
-                                     .arg(QString::fromLatin1(rbm::kind_name(model_.kind())))
-                                     .arg(model_.n_visible()));
-        densityStack_->setCurrentWidget(densityMessage_);
-        jobs_->cancel(QStringLiteral("density"));
-        Q_EMIT densityReady();
-        return;
-    }
-    densityStack_->setCurrentWidget(density_);
-    const rbm::Model snapshot = model_;
-    statusText_->setText(tr("Computing the exact density…"));
-    jobClock_.start();
-    jobs_->submit<DensityResult>(
-        QStringLiteral("density"),
-        [snapshot](const BackgroundJobs::CancelFlag& cancel) {
-            const rbm::GridSpec spec = rbm::default_view(snapshot, 256, 256);
-            const rbm::DensityGrid grid = rbm::density_grid(snapshot, spec, {}, [cancel] { return cancel->load(); });
-            std::vector<double> p(grid.log_density.size());
-            double vmax = 0;
-            for (std::size_t i = 0; i < p.size(); ++i) {
-                p[i] = std::exp(grid.log_density[i]);
-                vmax = std::max(vmax, p[i]);
-            }
-            DensityResult r;
-            r.image = colorize(p, spec.nx, spec.ny, 0.0, vmax);
-            r.domain = QRectF(spec.x0, spec.y0, spec.x1 - spec.x0, spec.y1 - spec.y0);
-            r.vmax = vmax;
-            r.logZ = grid.log_z;
-            return r;
-        },
-        [this](DensityResult r) {
-            density_->setImage(r.image, r.domain, 0.0, r.vmax, tr("density p(v)"));
-            density_->setTitle(QString::fromStdString(model_.name));
-            density_->clearOverlays();
-            if (const auto* g = model_.as<rbm::Grbm>()) {
-                density_->setMarkers(grbmModes(*g));
-                QVector<QPointF> arrows;
-                for (Eigen::Index j = 0; j < g->n_hidden(); ++j)
-                    arrows.push_back({g->sigma(0) * g->W(0, j), g->sigma(1) * g->W(1, j)});
-                density_->setArrows({g->b(0), g->b(1)}, arrows);
-            }
-            statusText_->setText(tr("Exact density on a 256×256 grid in %1 ms.").arg(jobClock_.elapsed()));
-            Q_EMIT densityReady();
-        },
-        [this](QString err) {
-            densityMessage_->setText(tr("Cannot draw the density: %1").arg(err));
-            densityStack_->setCurrentWidget(densityMessage_);
-            Q_EMIT densityReady();
-        });
-}
-
-bool MainWindow::idle() const {
-    return !jobs_->isRunning(QStringLiteral("density")) && !jobs_->isRunning(QStringLiteral("summary"));
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {
@@ -278,6 +265,70 @@ void MainWindow::saveModelDialog() {
     } catch (const std::exception& e) {
         showError(tr("Cannot save model"), QString::fromStdString(e.what()));
     }
+}
+
+QString MainWindow::exportImage(const QString& path) {
+    const QString err = rbmscope::exportImage(tabs_->currentWidget(), path,
+                                              QStringLiteral("rbmscope — %1 — %2").arg(tabs_->tabText(tabs_->currentIndex()),
+                                                                                      QString::fromStdString(model_.name)));
+    statusText_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
+    return err;
+}
+
+QString MainWindow::exportData(const QString& path) {
+    QString csv;
+    QJsonObject json;
+    if (tabs_->currentWidget() == density_) {
+        csv = density_->exportCsv();
+        json = density_->exportJson();
+    } else if (tabs_->currentWidget() == annealing_ || tabs_->currentWidget() == compare_) {
+        auto* v = static_cast<AnnealingView*>(tabs_->currentWidget());
+        csv = v->exportCsv();
+        json = v->exportJson();
+    } else {
+        csv = estimates_->exportCsv();
+        json = estimates_->exportJson();
+    }
+    json[QStringLiteral("model")] = QString::fromStdString(model_.name);
+    const QString err = rbmscope::exportData(path, csv, json);
+    statusText_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
+    return err;
+}
+
+void MainWindow::exportImageDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export image"), currentView() + QStringLiteral(".png"),
+                                                      tr("PNG image (*.png);;SVG image (*.svg)"));
+    if (path.isEmpty()) return;
+    if (const QString err = exportImage(path); !err.isEmpty()) showError(tr("Cannot export the image"), err);
+}
+
+void MainWindow::exportDataDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export data"), currentView() + QStringLiteral(".csv"),
+                                                      tr("CSV table (*.csv);;JSON (*.json)"));
+    if (path.isEmpty()) return;
+    if (const QString err = exportData(path); !err.isEmpty()) showError(tr("Cannot export the data"), err);
+}
+
+void MainWindow::aboutMethod() {
+    QString html;
+    const auto methods = settings_.methods();
+    for (std::size_t i = 0; i < methods.size(); ++i) {
+        if (i > 0) html += QStringLiteral("<hr>");
+        html += methodHelpHtml(methods[i], model_.kind());
+    }
+    QMessageBox box(this);
+    box.setWindowTitle(tr("About this method"));
+    box.setTextFormat(Qt::RichText);
+    box.setText(html);
+    box.exec();
+}
+
+void MainWindow::aboutEstimates() {
+    QMessageBox box(this);
+    box.setWindowTitle(tr("About the estimates"));
+    box.setTextFormat(Qt::RichText);
+    box.setText(estimatesHelpHtml());
+    box.exec();
 }
 
 void MainWindow::about() {

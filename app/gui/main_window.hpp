@@ -1,20 +1,34 @@
 #pragma once
-// The rbmscope main window: model panel (left dock), views in the centre, status bar with
-// progress and cancel. Every computation runs through BackgroundJobs (oneTBB workers).
+// The rbmscope main window: the parameter panel (left dock), the views in the centre (Target
+// density, Annealing, Compare, Estimates), and a status bar with progress, elapsed time, speed
+// and a cancel button. Every computation runs through BackgroundJobs (oneTBB workers); results
+// reach the views as snapshots on the GUI thread.
+//
+// main_window.cpp builds the window, menus, export and help; main_window_runs.cpp holds the flow:
+// model -> paths (lanes) -> heatmaps, runs and sweeps, and the status bar.
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QMainWindow>
-#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QStackedWidget>
 #include <QTabWidget>
-#include <QComboBox>
+#include <QTimer>
 #include <optional>
 
+#include "ais_session.hpp"
+#include "annealing_view.hpp"
 #include "background_jobs.hpp"
+#include "density_tab.hpp"
+#include "estimates_view.hpp"
 #include "heatmap_view.hpp"
+#include "lanes.hpp"
+#include "meanfield_view.hpp"
+#include "parameter_panel.hpp"
 #include "rbmscope/models.hpp"
+#include "sweep_session.hpp"
+#include "tempering_view.hpp"
+
+class QAction;
 
 namespace rbmscope {
 
@@ -28,42 +42,118 @@ public:
     bool loadPreset(const QString& name);
     bool loadFile(const QString& path);
     const rbm::Model& model() const { return model_; }
-    HeatmapView* densityView() const { return density_; }
-    BackgroundJobs* jobs() const { return jobs_; }
-    // True once the views show results for the current model (used by --screenshot and tests).
+    // True once every view shows results for the current model and settings and nothing runs
+    // (used by --screenshot and tests).
     bool idle() const;
     // When false, errors go to the status bar and stderr instead of a modal box (screenshots, tests).
     void setInteractive(bool on) { interactive_ = on; }
 
+    // Views: "density", "annealing", "compare", "estimates".
+    bool setCurrentView(const QString& name);
+    QString currentView() const;
+    // Programmatic settings (tests, command line): applied as if the user had made them.
+    void applySettings(const RunSettings& s);
+    RunSettings settings() const { return settings_; }
+
+    // Actions (also on menus and shortcuts).
+    void startRun();
+    void startSweep();
+    void stopAll();      // Esc: stop runs, keep partial results
+    void togglePause();  // Space
+    void reset();
+    // Export the current view; empty string on success, else the reason.
+    QString exportImage(const QString& path);
+    QString exportData(const QString& path);
+
+    HeatmapView* densityView() const { return density_->view(); }
+    DensityTab* densityTab() const { return density_; }
+    ParameterPanel* panel() const { return panel_; }
+    AnnealingView* annealingView() const { return annealing_; }
+    AnnealingView* compareView() const { return compare_; }
+    EstimatesView* estimatesView() const { return estimates_; }
+    AisSession* session() const { return run_; }
+    SweepSession* sweepSession() const { return sweep_; }
+    BackgroundJobs* jobs() const { return jobs_; }
+    const std::vector<Lane>& lanes() const { return lanes_; }
+    bool lanesReady() const { return lanesReady_; }
+    std::optional<double> exactLogZ() const { return exactLogZ_; }
+    QAction* action(const QString& name) const;  // run pause cancel reset exportImage exportData
+
 Q_SIGNALS:
     void modelChanged();
     void densityReady();
+    void lanesChanged();
+    void summaryReady();
 
 private:
+    // main_window.cpp
+    void buildViews();
     void buildMenus();
     void buildPanel();
-    void setModel(rbm::Model m, const QString& origin);
-    void refreshSummary();
-    void recomputeDensity();
+    void buildStatusBar();
     void showError(const QString& title, const QString& message);
     void openModelDialog();
     void saveModelDialog();
+    void exportImageDialog();
+    void exportDataDialog();
+    void aboutMethod();
+    void aboutEstimates();
     void about();
 
+    // main_window_runs.cpp
+    void setModel(rbm::Model m, const QString& origin, const QString& presetName);
+    void refreshSummary();
+    void rebuildLanes();
+    void onLanes(std::vector<Lane> lanes);
+    void onSettingsChanged();
+    void onModelEdited(const rbm::Grbm& g, bool final);
+    void applyModelEdit();
+    void onArrowDragged(int index, QPointF point);
+    void maybeAutoRun();
+    void updateStatus();
+    void updateActions();
+
     rbm::Model model_;
-    QString origin_;
+    rbm::Model loaded_;  // as opened, for Reset
+    QString origin_, presetName_;
     bool interactive_ = true;
+    RunSettings settings_;
+    LaneKey laneKey_;
+    std::vector<Lane> lanes_;
+    bool lanesReady_ = false;
+    bool runAfterLanes_ = false;
+    bool sweepAfterLanes_ = false;
+    std::optional<double> exactLogZ_;
+
     BackgroundJobs* jobs_ = nullptr;
+    AisSession* run_ = nullptr;
+    SweepSession* sweep_ = nullptr;
     QTabWidget* tabs_ = nullptr;
-    QStackedWidget* densityStack_ = nullptr;
-    HeatmapView* density_ = nullptr;
-    QLabel* densityMessage_ = nullptr;
-    QComboBox* presetBox_ = nullptr;
-    QLabel* summary_ = nullptr;
+    DensityTab* density_ = nullptr;
+    AnnealingView* annealing_ = nullptr;
+    AnnealingView* compare_ = nullptr;
+    EstimatesView* estimates_ = nullptr;
+    TemperingView* tempering_ = nullptr;
+    MeanFieldView* meanfield_ = nullptr;
+    ParameterPanel* panel_ = nullptr;
+
     QLabel* statusText_ = nullptr;
+    QLabel* elapsedLabel_ = nullptr;
+    QLabel* speedLabel_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
-    QElapsedTimer jobClock_;
+    QAction* runAction_ = nullptr;
+    QAction* sweepAction_ = nullptr;
+    QAction* pauseAction_ = nullptr;
+    QAction* cancelAction_ = nullptr;
+    QAction* resetAction_ = nullptr;
+    QAction* exportImageAction_ = nullptr;
+    QAction* exportDataAction_ = nullptr;
+
+    QTimer* autoRunTimer_ = nullptr;   // debounces runs while the user types
+    QTimer* editTimer_ = nullptr;      // live model edits: at most ~30 density recomputes per second
+    QTimer* editFinalTimer_ = nullptr; // paths and runs follow a finished edit
+    bool editPending_ = false;
 };
 
 }  // namespace rbmscope

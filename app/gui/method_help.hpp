@@ -1,0 +1,14 @@
+#pragma once
+// "About this method": a short text per annealing path with its equations and the paper it
+// comes from (SPEC §2-§4), as rich text for a message box.
+#include <QString>
+
+#include "run_settings.hpp"
+
+namespace rbmscope {
+
+QString methodHelpHtml(const MethodSpec& method, rbm::ModelKind kind);
+// The estimators and diagnostics shown in the Estimates view (SPEC §4).
+QString estimatesHelpHtml();
+
+}  // namespace rbmscope

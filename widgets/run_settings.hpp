@@ -1,0 +1,71 @@
+#pragma once
+// What the parameter panel edits: which annealing methods to run and how (SPEC §2-§4), plus the
+// table of (path, base) combinations that rbm::build_path accepts for each model kind, so the
+// panel offers only those and says why the others are refused.
+#include <QString>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rbmscope/gibbs.hpp"
+#include "rbmscope/models.hpp"
+#include "rbmscope/schedules.hpp"
+
+namespace rbmscope {
+
+// One annealing method: a path of SPEC §2 with its base distribution.
+struct MethodSpec {
+    std::string path = "geometric";  // geometric | cov | moments | leaky | energy
+    std::string base = "moment";     // moment | sigma | uniform | data
+    bool operator==(const MethodSpec&) const = default;
+};
+
+// The papers' names: "AIS" (moment-matched diagonal base), "AISM", "AISC", "MAS",
+// "geometric averages", "moment averages", "AIS-Leaky", "AIS-Energy".
+QString methodLabel(const MethodSpec& m, rbm::ModelKind kind);
+// Parse "path:base" (base optional); empty string on success, else the reason.
+QString parseMethod(const QString& text, MethodSpec& out);
+
+// The model facts that decide which methods make sense.
+struct ModelTraits {
+    rbm::ModelKind kind = rbm::ModelKind::Grbm;
+    bool hasStart = false;  // the model stores an "anneal_from" start distribution
+    int nVisible = 2;
+};
+ModelTraits traitsOf(const rbm::Model& m);
+
+struct Choice {
+    std::string key;
+    QString label;
+    bool enabled = true;
+    QString reason;  // why it is disabled
+};
+std::vector<Choice> pathChoices(const ModelTraits& t);
+// Base choices for a path; all disabled (with the reason) when the path has its own start.
+std::vector<Choice> baseChoices(const ModelTraits& t, const std::string& path);
+// Every enabled (path, base) pair, for the comparison list.
+std::vector<MethodSpec> methodCatalogue(const ModelTraits& t);
+// Empty when build_path would accept the combination as far as the kind decides, else why not.
+QString methodProblem(const ModelTraits& t, const MethodSpec& m);
+
+struct RunSettings {
+    MethodSpec method;
+    std::vector<MethodSpec> compare;    // further methods for the comparison and the sweep
+    rbm::ScheduleRequest schedule;      // kind, steps K, geometric start, sigmoid delta
+    rbm::Index chains = 1000;
+    std::uint64_t seed = 1;
+    int threads = 0;                    // 0 = all cores
+    bool perfect = false;               // exact draws from p_beta instead of the kernel
+    bool reverse = false;               // reverse AIS from exact target samples
+    rbm::LeakyKernel leakyKernel = rbm::LeakyKernel::ExactMH;
+    std::vector<rbm::Index> sweepSteps{10, 30, 100, 300, 1000};
+    bool autoRun = true;                // rerun the annealing when anything changes
+
+    // The primary method followed by the comparison methods, without repeats.
+    std::vector<MethodSpec> methods() const;
+};
+
+// Sensible defaults per model kind (the papers' toy settings).
+RunSettings defaultSettings(const ModelTraits& t);
+
+}  // namespace rbmscope
