@@ -60,6 +60,11 @@ MainWindow::~MainWindow() {
     // Workers may still post to the sessions and views: stop them before any of those goes.
     jobs_->cancelAll();
     jobs_->waitForAll();
+    // The views (which may cancel their channels as they go) go while jobs_ still exists; jobs_
+    // is this window's first child, so QObject would otherwise delete it before them.
+    disconnect(jobs_, nullptr, this, nullptr);
+    jobs_->blockSignals(true);  // views cancel their channels as they go; nobody must hear it then
+    delete takeCentralWidget();
 }
 
 void MainWindow::buildViews() {
@@ -68,6 +73,10 @@ void MainWindow::buildViews() {
     annealing_ = new AnnealingView(jobs_, QStringLiteral("anneal"), 1, tabs_);
     compare_ = new AnnealingView(jobs_, QStringLiteral("compare"), 6, tabs_);
     estimates_ = new EstimatesView(tabs_);
+    density_->setObjectName(QStringLiteral("density"));
+    annealing_->setObjectName(QStringLiteral("annealing"));
+    compare_->setObjectName(QStringLiteral("compare"));
+    estimates_->setObjectName(QStringLiteral("estimates"));
     tabs_->addTab(density_, tr("Target density"));
     tabs_->addTab(annealing_, tr("Annealing"));
     tabs_->addTab(compare_, tr("Compare"));
@@ -186,10 +195,9 @@ void MainWindow::buildMenus() {
     resetAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList names{tr("Target density"), tr("Annealing"), tr("Compare"), tr("Estimates")};
-    for (int i = 0; i < names.size(); ++i) {
-        QAction* a = view->addAction(names[i], this, [this, i] { tabs_->setCurrentIndex(i); });
-        a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + i)));
+    for (int i = 0; i < tabs_->count(); ++i) {
+        QAction* a = view->addAction(tabs_->tabText(i), this, [this, i] { tabs_->setCurrentIndex(i); });
+        if (i < 9) a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + i)));
     }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -211,17 +219,27 @@ QAction* MainWindow::action(const QString& name) const {
     return nullptr;
 }
 
-bool MainWindow::setCurrentView(const QString& name) {
-    static const QStringList names{"density", "annealing", "compare", "estimates"};
-    const int i = names.indexOf(name);
-    if (i < 0) return false;
-    tabs_->setCurrentIndex(i);
-    return true;
+// A view's name: its widget's objectName, else its tab text in lower case with dashes.
+static QString viewName(const QTabWidget* tabs, int i) {
+    const QString n = tabs->widget(i)->objectName();
+    return n.isEmpty() ? tabs->tabText(i).toLower().replace(QLatin1Char(' '), QLatin1Char('-')).remove(QLatin1Char('&')) : n;
 }
 
-QString MainWindow::currentView() const {
-    static const QStringList names{"density", "annealing", "compare", "estimates"};
-    return names.value(tabs_->currentIndex());
+bool MainWindow::setCurrentView(const QString& name) {
+    for (int i = 0; i < tabs_->count(); ++i)
+        if (viewName(tabs_, i) == name) {
+            tabs_->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
+QString MainWindow::currentView() const { return viewName(tabs_, tabs_->currentIndex()); }
+
+QStringList MainWindow::viewNames() const {
+    QStringList out;
+    for (int i = 0; i < tabs_->count(); ++i) out << viewName(tabs_, i);
+    return out;
 }
 
 bool MainWindow::loadPreset(const QString& name) {
@@ -285,9 +303,18 @@ QString MainWindow::exportData(const QString& path) {
         auto* v = static_cast<AnnealingView*>(tabs_->currentWidget());
         csv = v->exportCsv();
         json = v->exportJson();
-    } else {
+    } else if (tabs_->currentWidget() == estimates_) {
         csv = estimates_->exportCsv();
         json = estimates_->exportJson();
+    } else {
+        // Other views export through Q_INVOKABLE QString exportCsv() / QJsonObject exportJson().
+        QWidget* v = tabs_->currentWidget();
+        if (!QMetaObject::invokeMethod(v, "exportCsv", Qt::DirectConnection, Q_RETURN_ARG(QString, csv)) ||
+            !QMetaObject::invokeMethod(v, "exportJson", Qt::DirectConnection, Q_RETURN_ARG(QJsonObject, json))) {
+            const QString err = tr("the %1 view has no data to export").arg(tabs_->tabText(tabs_->currentIndex()));
+            statusText_->setText(err);
+            return err;
+        }
     }
     json[QStringLiteral("model")] = QString::fromStdString(model_.name);
     const QString err = rbmscope::exportData(path, csv, json);
