@@ -3,6 +3,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <algorithm>
 #include <cmath>
 
 #include "colormap.hpp"
@@ -140,15 +141,18 @@ void HeatmapView::paintEvent(QPaintEvent*) {
         const QString s = QString::number(t, 'g', 4);
         p.drawText(QPointF(x - fm.horizontalAdvance(s) / 2.0, plot.bottom() + 6 + fm.ascent()), s);
     }
+    int widest = 0;
     for (double t : niceTicks(domain_.top(), domain_.bottom())) {
         const double y = toWidget({domain_.left(), t}).y();
         p.drawLine(QPointF(plot.left() - 5, y), QPointF(plot.left(), y));
         const QString s = QString::number(t, 'g', 4);
+        widest = std::max(widest, fm.horizontalAdvance(s));
         p.drawText(QPointF(plot.left() - 8 - fm.horizontalAdvance(s), y + fm.ascent() / 2.0 - 1), s);
     }
     p.drawText(QRect(plot.left(), plot.bottom() + 20, plot.width(), 18), Qt::AlignHCenter, QStringLiteral("v₁"));
     p.save();
-    p.translate(12, plot.center().y());
+    // The axis names sit next to their tick labels (the plot is centred in a wider widget).
+    p.translate(std::max(12, plot.left() - 8 - widest - 10), plot.center().y());
     p.rotate(-90);
     p.drawText(QRect(-40, -8, 80, 18), Qt::AlignHCenter, QStringLiteral("v₂"));
     p.restore();
@@ -162,14 +166,17 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     p.drawImage(bar, grad);
     p.setPen(fg);
     p.drawRect(bar.adjusted(0, 0, -1, -1));
+    int barWidest = 0;
     for (double t : niceTicks(vmin_, vmax_, 5)) {
         const double y = bar.bottom() - (t - vmin_) / (vmax_ - vmin_) * bar.height();
         p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
-        p.drawText(QPointF(bar.right() + 6, y + fm.ascent() / 2.0 - 1), QString::number(t, 'g', 3));
+        const QString s = QString::number(t, 'g', 3);
+        barWidest = std::max(barWidest, fm.horizontalAdvance(s));
+        p.drawText(QPointF(bar.right() + 6, y + fm.ascent() / 2.0 - 1), s);
     }
     if (!scaleLabel_.isEmpty()) {
         p.save();
-        p.translate(width() - 6, bar.center().y());
+        p.translate(std::min(width() - 6, bar.right() + 6 + barWidest + 16), bar.center().y());
         p.rotate(-90);
         p.drawText(QRect(-bar.height() / 2, -14, bar.height(), 16), Qt::AlignHCenter, scaleLabel_);
         p.restore();
@@ -182,7 +189,8 @@ void HeatmapView::paintOverlays(QPainter& p, const QRect& plot) {
     if (!particles_.isEmpty()) {
         p.setPen(Qt::NoPen);
         p.setBrush(particleColor_);
-        const double r = compact_ || particles_.size() > 2000 ? 1.2 : 1.7;
+        // Small and translucent, so the density stays readable under a thousand points.
+        const double r = compact_ || particles_.size() > 2000 ? 1.2 : 1.5;
         for (const auto& pt : particles_) p.drawEllipse(toWidget(pt), r, r);
     }
     for (const auto& m : markers_) {

@@ -67,7 +67,7 @@ private:
     double vmin_ = 0, vmax_ = 1;
     QString scaleLabel_, title_, overlayText_, message_;
     bool compact_ = false;
-    QColor particleColor_{255, 92, 92, 150};
+    QColor particleColor_{255, 80, 80, 120};
     QVector<QPointF> particles_, markers_, arrows_;
     QPointF arrowOrigin_;
     int dragging_ = -1;

@@ -52,6 +52,7 @@ AnnealingView::AnnealingView(BackgroundJobs* jobs, const QString& name, int maxL
     slider_->setRange(0, kSliderSteps);
     slider_->setValue(kSliderSteps);
     slider_->setToolTip(tr("β: 0 is the base distribution, 1 the target"));
+    slider_->setMinimumWidth(120);
     betaLabel_ = new QLabel(bottom);
     betaLabel_->setMinimumWidth(90);
     speedBox_ = new QComboBox(bottom);
@@ -62,14 +63,14 @@ AnnealingView::AnnealingView(BackgroundJobs* jobs, const QString& name, int maxL
     speedBox_->setToolTip(tr("Seconds for β to go from 0 to 1: 20, 8 or 3"));
     particlesBox_ = new QCheckBox(tr("particles"), bottom);
     particlesBox_->setChecked(true);
-    sharedBox_ = new QCheckBox(tr("same colour scale"), bottom);
+    sharedBox_ = new QCheckBox(tr("one colour scale"), bottom);
     sharedBox_->setChecked(true);
     sharedBox_->setToolTip(tr("One colour scale for every method (compare densities directly), or one per method "
                               "(see the shape of a broad density next to a peaked one)"));
     sharedBox_->setVisible(maxLanes_ > 1);
     filmField_ = new ValidatedField(QStringLiteral("0, 0.05, 0.2, 0.4, 0.7, 1"),
                                     [](const QString& t) { return checkUnitList(t, QObject::tr("filmstrip β")); }, bottom);
-    filmField_->setMaximumWidth(220);
+    filmField_->setMaximumWidth(170);
     filmField_->lineEdit()->setToolTip(tr("β values of the filmstrip, comma-separated"));
     controls->addWidget(playButton_);
     controls->addWidget(new QLabel(QStringLiteral("β"), bottom));
@@ -79,7 +80,7 @@ AnnealingView::AnnealingView(BackgroundJobs* jobs, const QString& name, int maxL
     controls->addWidget(particlesBox_);
     controls->addWidget(sharedBox_);
     controls->addSpacing(12);
-    controls->addWidget(new QLabel(tr("Filmstrip β:"), bottom));
+    controls->addWidget(new QLabel(tr("Film β:"), bottom));
     controls->addWidget(filmField_);
     bv->addLayout(controls);
     film_ = new Filmstrip(bottom);

@@ -335,6 +335,8 @@ void EstimatesView::refreshSweep() {
         s.revLine->setVisible(!rev.isEmpty());
         s.revPoints->setVisible(!rev.isEmpty());
         for (QLegendMarker* m : logZChart_->legend()->markers(s.revLine)) m->setVisible(!rev.isEmpty());
+        hideFromLegend(logZChart_, s.points);  // (showing a series shows its legend marker again)
+        hideFromLegend(logZChart_, s.revPoints);
         s.ess->replace(essPts);
         s.essPoints->replace(essPts);
         logZView_->setErrorBars(s.points, std::move(bars));
@@ -423,7 +425,7 @@ void EstimatesView::refreshRun() {
         return;
     }
     html += QStringLiteral("<table cellspacing='0' cellpadding='3'><tr><th align='left'>%1</th><th>log Ẑ</th><th>bootstrap 95%</th>"
-                           "<th>±3σ</th><th>ESS (ESS/N)</th><th>log w mean, var</th><th>forward ≤ log Z ≤ reverse</th><th>time</th></tr>")
+                           "<th>±3σ</th><th>ESS (ESS/N)</th><th>log w mean, var</th><th>sandwich: lower · upper</th><th>time</th></tr>")
                 .arg(tr("method"));
     for (std::size_t i = 0; i < run_->lanes().size(); ++i) {
         const LaneRun& l = run_->lanes()[i];
@@ -445,7 +447,9 @@ void EstimatesView::refreshRun() {
         html += QStringLiteral("<td align='center'>%1 (%2)</td>").arg(fmt(e.ess, 1), fmt(e.ess_fraction, 3));
         html += QStringLiteral("<td align='center'>%1, %2</td>").arg(fmt(e.log_w_mean), fmt(e.log_w_var));
         if (r.reverse && r.reverse->log_z_upper)
-            html += QStringLiteral("<td align='center'>%1 ≤ log Z ≤ <b>%2</b></td>").arg(fmt(e.log_z, 3), fmt(*r.reverse->log_z_upper, 3));
+            // Stochastic bounds: with a good path they are close and may cross by chance.
+            html += QStringLiteral("<td align='center'>%1 (forward) · <b>%2</b> (reverse)</td>")
+                        .arg(fmt(e.log_z, 3), fmt(*r.reverse->log_z_upper, 3));
         else
             html += QStringLiteral("<td align='center'>—</td>");
         html += QStringLiteral("<td align='right'>%1 s</td></tr>").arg(fmt(r.seconds, 2));

@@ -4,7 +4,7 @@
 //   --run                            start the AIS run (or, with --view estimates, a sweep over K)
 //                                    and wait for it to finish
 //   --path P --base B --compare P:B,P:B --steps K --chains N --seed S --sweep K1,K2,...
-//   --perfect --reverse              settings, as in the parameter panel
+//   --perfect --reverse-ais          settings, as in the parameter panel
 //   --beta B                         show the annealing views at this beta
 //   --scale shared|separate          one colour scale for all compared methods, or one each
 //   --screenshot FILE.png [--size WxH]  render the window once results are in, save it, exit
@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
     QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("Seed."), QStringLiteral("S"));
     QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("K values of a sweep, e.g. 10,30,100."), QStringLiteral("LIST"));
     QCommandLineOption perfect(QStringLiteral("perfect"), QStringLiteral("Perfect transitions (exact draws from p_beta)."));
-    QCommandLineOption reverse(QStringLiteral("reverse"), QStringLiteral("Also run reverse AIS."));
+    // Not "--reverse": QApplication takes that as its own switch for right-to-left layout.
+    QCommandLineOption reverse(QStringLiteral("reverse-ais"), QStringLiteral("Also run reverse AIS (upper bound)."));
     QCommandLineOption beta(QStringLiteral("beta"), QStringLiteral("Show the annealing views at this beta."), QStringLiteral("B"));
     QCommandLineOption scale(QStringLiteral("scale"), QStringLiteral("Colour scale of the comparison: shared or separate."),
                              QStringLiteral("MODE"), QStringLiteral("shared"));
@@ -107,7 +108,7 @@ int main(int argc, char** argv) {
     w.applySettings(s);
 
     if (parser.isSet(view) && !w.setCurrentView(parser.value(view)))
-        return fail(QStringLiteral("--view must be density, annealing, compare or estimates, not '%1'").arg(parser.value(view)));
+        return fail(QStringLiteral("--view must be one of %1, not '%2'").arg(w.viewNames().join(QStringLiteral(", ")), parser.value(view)));
     const bool sweepRun = parser.isSet(run) && parser.value(view) == QLatin1String("estimates");
     if (sweepRun) {
         w.startSweep();

@@ -48,9 +48,11 @@ public:
     // When false, errors go to the status bar and stderr instead of a modal box (screenshots, tests).
     void setInteractive(bool on) { interactive_ = on; }
 
-    // Views: "density", "annealing", "compare", "estimates".
+    // Views by name: "density", "annealing", "compare", "estimates", and any other tab by its
+    // widget's objectName (else its tab text in lower case, spaces as dashes).
     bool setCurrentView(const QString& name);
     QString currentView() const;
+    QStringList viewNames() const;
     // Programmatic settings (tests, command line): applied as if the user had made them.
     void applySettings(const RunSettings& s);
     RunSettings settings() const { return settings_; }
