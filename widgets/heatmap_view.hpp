@@ -68,6 +68,9 @@ private:
     QString scaleLabel_, title_, overlayText_, message_;
     bool compact_ = false;
     QColor particleColor_{255, 80, 80, 120};
+    QImage sprite_;  // one particle, drawn once
+    QColor spriteColor_;
+    double spriteRadius_ = 0;
     QVector<QPointF> particles_, markers_, arrows_;
     QPointF arrowOrigin_;
     int dragging_ = -1;

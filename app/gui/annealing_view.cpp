@@ -208,6 +208,7 @@ void AnnealingView::rebuildLanes() {
 
 void AnnealingView::setRun(const AisSession* session) {
     session_ = session;
+    bool moved = false;
     if (session_ && session_->running() && follow_) {
         const RunStatus& st = session_->status();
         if (st.lane >= 0 && std::fabs(st.beta - beta_) > 0.5 / kSliderSteps) {
@@ -217,11 +218,37 @@ void AnnealingView::setRun(const AisSession* session) {
                 slider_->setValue(static_cast<int>(std::lround(beta_ * kSliderSteps)));
             }
             updateBetaLabel();
-            requestHeat(false);
+            moved = true;
         }
     }
+    // Progress arrives up to 30 times a second: a view on a hidden tab catches up when shown.
+    if (!isVisible()) {
+        staleHeat_ = staleHeat_ || moved;
+        staleRun_ = true;
+        return;
+    }
+    if (moved) requestHeat(false);
     refreshParticles();
-    refreshFilmParticles();
+    std::size_t frames = 0;
+    if (session_)
+        for (const LaneRun& l : session_->lanes()) frames += l.frames.size();
+    if (frames != filmFrames_) {
+        filmFrames_ = frames;
+        refreshFilmParticles();
+    }
+}
+
+void AnnealingView::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (staleHeat_) {
+        staleHeat_ = false;
+        requestHeat(false);
+    }
+    if (staleRun_) {
+        staleRun_ = false;
+        refreshParticles();
+        refreshFilmParticles();
+    }
 }
 
 void AnnealingView::setBeta(double beta) {

@@ -71,6 +71,9 @@ Q_SIGNALS:
     void filmstripReady();
     void betaChanged(double beta);
 
+protected:
+    void showEvent(QShowEvent* e) override;
+
 private:
     struct HeatResult {
         double beta = 0;
@@ -111,6 +114,8 @@ private:
     bool heatPending_ = false;
     bool follow_ = true;
     bool sharedScale_ = true;
+    bool staleHeat_ = false, staleRun_ = false;  // progress arrived while hidden
+    std::size_t filmFrames_ = 0;                 // particle frames the filmstrip shows
     int heatDeliveries_ = 0;
     std::vector<Field> shownFields_;
     std::vector<double> filmBetas_{0.0, 0.05, 0.2, 0.4, 0.7, 1.0};

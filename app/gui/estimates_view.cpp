@@ -200,14 +200,24 @@ void EstimatesView::setEssFraction(bool on) {
     refreshSweep();
 }
 
+// Progress arrives up to 30 times a second; a hidden view only notes it and catches up when shown.
 void EstimatesView::setSweep(const SweepSession* sweep) {
     sweep_ = sweep;
-    refreshSweep();
+    if (isVisible()) refreshSweep();
+    else staleSweep_ = true;
 }
 
 void EstimatesView::setRun(const AisSession* run) {
     run_ = run;
-    refreshRun();
+    if (isVisible()) refreshRun();
+    else staleRun_ = true;
+}
+
+void EstimatesView::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (staleSweep_) refreshSweep();
+    if (staleRun_) refreshRun();
+    staleSweep_ = staleRun_ = false;
 }
 
 void EstimatesView::ensureSweepLanes(const QStringList& labels) {

@@ -51,6 +51,9 @@ public:
 Q_SIGNALS:
     void sweepRequested();
 
+protected:
+    void showEvent(QShowEvent* e) override;
+
 private:
     struct LaneSeries {
         QLineSeries* line = nullptr;
@@ -73,6 +76,7 @@ private:
     rbm::Index chains_ = 1000;
     Bars bars_ = Bars::Bootstrap95;
     bool essFraction_ = false;
+    bool staleSweep_ = false, staleRun_ = false;
     QStringList sweepLabels_, runLabels_;
     std::vector<LaneSeries> series_;
     std::vector<QLineSeries*> runSeries_;

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Open a bundled preset."), QStringLiteral("NAME"),
                               QString::fromStdString(rbm::default_preset_name()));
     QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Open a model file."), QStringLiteral("FILE"));
-    QCommandLineOption view(QStringLiteral("view"), QStringLiteral("View to show: density, annealing, compare, estimates."),
+    QCommandLineOption view(QStringLiteral("view"), QStringLiteral("View to show: density, annealing, compare, estimates (or another tab by name)."),
                             QStringLiteral("VIEW"));
     QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Run AIS (a sweep over K for --view estimates) and wait for it."));
     QCommandLineOption path(QStringLiteral("path"), QStringLiteral("Annealing path: geometric, cov, moments, leaky, energy."),
