@@ -146,6 +146,11 @@ QString methodProblem(const ModelTraits& t, const MethodSpec& m) {
     return {};
 }
 
+MethodSpec canonicalMethod(const ModelTraits& t, MethodSpec m) {
+    if (ownsStart(t, m.path)) m.base = "moment";
+    return m;
+}
+
 std::vector<MethodSpec> methodCatalogue(const ModelTraits& t) {
     std::vector<MethodSpec> out;
     for (const Choice& p : pathChoices(t)) {

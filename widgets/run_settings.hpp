@@ -47,6 +47,9 @@ std::vector<Choice> baseChoices(const ModelTraits& t, const std::string& path);
 std::vector<MethodSpec> methodCatalogue(const ModelTraits& t);
 // Empty when build_path would accept the combination as far as the kind decides, else why not.
 QString methodProblem(const ModelTraits& t, const MethodSpec& m);
+// The method as the catalogue names it: a path that brings its own start distribution ignores
+// the base, so its base is set to the catalogue's "moment".
+MethodSpec canonicalMethod(const ModelTraits& t, MethodSpec m);
 
 struct RunSettings {
     MethodSpec method;

@@ -79,11 +79,14 @@ int main(int argc, char** argv) {
         for (const QString& item : parser.value(compare).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
             rbmscope::MethodSpec m;
             if (const QString err = rbmscope::parseMethod(item, m); !err.isEmpty()) return fail(QStringLiteral("--compare: ") + err);
-            s.compare.push_back(m);
+            if (const QString err = rbmscope::methodProblem(rbmscope::traitsOf(w.model()), m); !err.isEmpty())
+                return fail(QStringLiteral("--compare %1: %2").arg(item, err));
+            s.compare.push_back(rbmscope::canonicalMethod(rbmscope::traitsOf(w.model()), m));
         }
     }
     if (const QString problem = rbmscope::methodProblem(rbmscope::traitsOf(w.model()), s.method); !problem.isEmpty())
         return fail(problem);
+    s.method = rbmscope::canonicalMethod(rbmscope::traitsOf(w.model()), s.method);
     const auto integer = [&](const QCommandLineOption& o, long long lo, long long hi, long long& out) -> QString {
         if (!parser.isSet(o)) return {};
         const QString err = rbmscope::checkInteger(parser.value(o), lo, hi, QStringLiteral("--") + o.names().front());

@@ -2,15 +2,14 @@
 // order Proposition 2 demands (-log Z <= F_II <= F_I), draws every method's ellipses on the exact
 // density, shows a clear message for a BRBM, and the background sweep fills its table and chart
 // row by row with type I above type II above the exact free energy at every scale.
-// Screenshot: docs/screenshots/meanfield.png.
-#include <QDir>
-#include <QFileInfo>
+// Screenshot: meanfield.png in screenshotDir() (docs/screenshots via scripts/screenshots.sh).
 #include <QSignalSpy>
 #include <QXYSeries>
 #include <QtTest>
 #include <cmath>
 
 #include "meanfield_view.hpp"
+#include "screenshot_dir.hpp"
 #include "rbmscope/presets.hpp"
 
 using namespace rbmscope;
@@ -52,9 +51,7 @@ private Q_SLOTS:
         v.setSweepTrials(4);
         v.runSweep();
         QVERIFY(sweep.wait(60000));
-        const QString dir = QFileInfo(QString::fromUtf8(__FILE__)).absoluteDir().filePath(QStringLiteral("../../docs/screenshots"));
-        QDir().mkpath(dir);
-        QVERIFY(v.grabForScreenshot().save(dir + QStringLiteral("/meanfield.png")));
+        QVERIFY(v.grabForScreenshot().save(screenshotDir() + QStringLiteral("/meanfield.png")));
     }
 
     void brbmShowsAMessage() {

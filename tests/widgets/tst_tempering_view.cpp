@@ -1,15 +1,14 @@
 // The tempering view draws one trajectory per replica and keeps scrolling, the DEO zig-zag is
 // visibly more ballistic than the reversible walk, switching the scheme restarts (old frames are
 // dropped), a drag on a rung restarts on the edited ladder, and cancel stops the run within 100 ms.
-// Screenshots go to docs/screenshots/tempering-{deo,reversible}.png.
-#include <QDir>
+// Screenshots tempering-{deo,reversible}.png go to screenshotDir() (docs/screenshots via scripts/screenshots.sh).
 #include <QElapsedTimer>
-#include <QFileInfo>
 #include <QSignalSpy>
 #include <QtTest>
 #include <set>
 
 #include "rbmscope/presets.hpp"
+#include "screenshot_dir.hpp"
 #include "tempering_view.hpp"
 
 using namespace rbmscope;
@@ -35,10 +34,7 @@ double meanRun(const TrajectoryChart* chart) {
 }
 
 void saveShot(TemperingView& v, const QString& name) {
-    // This file is tests/widgets/ of the source tree (CMake compiles it by absolute path).
-    const QString dir = QFileInfo(QString::fromUtf8(__FILE__)).absoluteDir().filePath(QStringLiteral("../../docs/screenshots"));
-    QDir().mkpath(dir);
-    QVERIFY(v.grabForScreenshot().save(dir + QLatin1Char('/') + name));
+    QVERIFY(v.grabForScreenshot().save(screenshotDir() + QLatin1Char('/') + name));
 }
 
 }  // namespace
