@@ -53,28 +53,25 @@ void BackgroundJobs::enqueue(std::function<void()> task) {
 }
 
 void BackgroundJobs::post(const QString& channel, std::uint64_t generation, std::function<void()> onGui) {
-    QPointer<BackgroundJobs> self(this);
-    QMetaObject::invokeMethod(
-        this,
-        [self, channel, generation, onGui = std::move(onGui)] {
-            if (!self) return;
-            auto it = self->channels_.find(channel);
-            if (it == self->channels_.end() || it->second.generation != generation) return;  // stale
-            it->second.running = false;
-            Q_EMIT self->runningChanged(channel, false);
-            if (onGui) onGui();
-        },
-        Qt::QueuedConnection);
+    dispatchToGui(channel, generation, std::move(onGui), true);
 }
 
 void BackgroundJobs::postProgress(const QString& channel, std::uint64_t generation, std::function<void()> onGui) {
+    dispatchToGui(channel, generation, std::move(onGui), false);
+}
+
+void BackgroundJobs::dispatchToGui(const QString& channel, std::uint64_t generation, std::function<void()> onGui, bool finishes) {
     QPointer<BackgroundJobs> self(this);
     QMetaObject::invokeMethod(
         this,
-        [self, channel, generation, onGui = std::move(onGui)] {
+        [self, channel, generation, finishes, onGui = std::move(onGui)] {
             if (!self) return;
             auto it = self->channels_.find(channel);
             if (it == self->channels_.end() || it->second.generation != generation) return;  // stale
+            if (finishes) {
+                it->second.running = false;
+                Q_EMIT self->runningChanged(channel, false);
+            }
             if (onGui) onGui();
         },
         Qt::QueuedConnection);
@@ -86,9 +83,9 @@ void BackgroundJobs::stop(const QString& channel) {
 }
 
 void BackgroundJobs::cancel(const QString& channel) {
+    stop(channel);
     auto it = channels_.find(channel);
     if (it == channels_.end()) return;
-    if (it->second.flag) it->second.flag->store(true);
     ++it->second.generation;  // whatever arrives now is stale
     if (it->second.running) {
         it->second.running = false;

@@ -92,6 +92,9 @@ private:
     void enqueue(std::function<void()> task);
     void post(const QString& channel, std::uint64_t generation, std::function<void()> onGui);
     void postProgress(const QString& channel, std::uint64_t generation, std::function<void()> onGui);
+    // Runs onGui on the GUI thread unless the channel moved on to a newer generation; a final
+    // delivery (finishes) also ends the channel's running state.
+    void dispatchToGui(const QString& channel, std::uint64_t generation, std::function<void()> onGui, bool finishes);
     static bool isCancelled(const std::exception& e);
 
     std::map<QString, Channel> channels_;  // GUI thread only

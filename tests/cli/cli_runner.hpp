@@ -22,13 +22,19 @@ struct CliResult {
     }
 };
 
+// A scratch directory per test process, removed when the process exits.
 inline std::filesystem::path temp_dir() {
-    static const std::filesystem::path dir = [] {
-        auto d = std::filesystem::temp_directory_path() / ("rbmscope-cli-test-" + std::to_string(::getpid()));
-        std::filesystem::create_directories(d);
-        return d;
-    }();
-    return dir;
+    struct Scratch {
+        std::filesystem::path dir =
+            std::filesystem::temp_directory_path() / ("rbmscope-cli-test-" + std::to_string(::getpid()));
+        Scratch() { std::filesystem::create_directories(dir); }
+        ~Scratch() {
+            std::error_code ec;
+            std::filesystem::remove_all(dir, ec);
+        }
+    };
+    static const Scratch scratch;
+    return scratch.dir;
 }
 
 // args is appended to the binary path as is (quote paths yourself if they contain spaces).

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "check.hpp"
+#include "test_support.hpp"
 #include "rbmscope/ais_paths.hpp"
 #include "rbmscope/ais_runner.hpp"
 #include "rbmscope/exact.hpp"
@@ -208,18 +209,8 @@ TEST_CASE("AISC perfect transitions: exact draws from p_beta (quadrature), unbia
 
 TEST_CASE("AISC advance() adds exactly log f_beta - log f_beta_prev") {
     const Grbm g = test::random_grbm(5, 7, 3, {-1, 0, 1});
-    const PathPtr p = cov_path(g);
-    const Index N = 64;
-    RowMat X(N, 7);
-    ChainRngs rngs(2, N);
-    p->sample_base(X, 0, N, rngs);
-    for (const auto& [b0, b1] : std::vector<std::pair<double, double>>{{0.0, 0.2}, {0.2, 0.9}, {0.9, 1.0}, {1.0, 0.5}}) {
-        Vec a(N), b(N), lw = Vec::Zero(N);
-        p->log_f(b1, X, 0, N, a);
-        p->log_f(b0, X, 0, N, b);
-        p->advance(b0, b1, X, 0, N, lw, rngs);
-        for (Index r = 0; r < N; ++r) CHECK_NEAR(lw(r), a(r) - b(r), 1e-9 * (1 + std::fabs(a(r))));
-    }
+    test::check_advance_is_increment_then_transition(*cov_path(g), 64, 2, {{0.0, 0.2}, {0.2, 0.9}, {0.9, 1.0}, {1.0, 0.5}},
+                                                     1e-9);
 }
 
 TEST_CASE("AISC agrees with exact log Z on random enumerable GRBMs") {
@@ -265,15 +256,8 @@ TEST_CASE("Covariance effect (Kiwaki & Aihara): ESS AISC > AIS > AISM at K = 10,
 TEST_CASE("AISC weights are bitwise identical on 1 and 2 threads") {
     const Grbm g = test::random_grbm(31, 10, 4);
     const PathPtr p = cov_path(g);
-    AisResult a, b;
-    {
-        ThreadLimit t(1);
-        a = run(*p, linear_schedule(20), 300, 5);
-    }
-    {
-        ThreadLimit t(2);
-        b = run(*p, linear_schedule(20), 300, 5);
-    }
+    const AisResult a = test::at_threads(1, [&] { return run(*p, linear_schedule(20), 300, 5); });
+    const AisResult b = test::at_threads(2, [&] { return run(*p, linear_schedule(20), 300, 5); });
     CHECK(a.log_weights == b.log_weights);
 }
 

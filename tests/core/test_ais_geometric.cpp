@@ -9,21 +9,13 @@
 #include "rbmscope/exact.hpp"
 #include "rbmscope/presets.hpp"
 #include "test_random_models.hpp"
+#include "test_support.hpp"
 
 using namespace rbm;
 
 namespace {
 
-Model wrap(Grbm g) {
-    Model m;
-    m.params = std::move(g);
-    return m;
-}
-Model wrap(Brbm b) {
-    Model m;
-    m.params = std::move(b);
-    return m;
-}
+Model wrap(auto params) { return test::as_model(std::move(params)); }
 
 AisResult run(const PathPtr& p, const Schedule& s, Index chains, std::uint64_t seed, bool perfect = false,
               bool reverse = false) {
@@ -119,23 +111,7 @@ TEST_CASE("advance() = log f difference + transition(), in both directions") {
     const Model toy = load_preset("two-gaussians");
     for (const PathPtr& p : {build(g, "geometric", "moment"), build(b, "geometric", "moment"),
                              build(toy, "geometric", "moment"), build(toy, "moments", "moment")}) {
-        const Index n = 40;
-        ChainRngs r0(5, n);
-        RowMat X(n, p->dim());
-        p->sample_base(X, 0, n, r0);
-        for (auto [from, to] : {std::pair{0.3, 0.45}, std::pair{0.7, 0.2}}) {
-            RowMat X1 = X, X2 = X;
-            ChainRngs ra(6, n), rb(6, n);
-            Vec lw = Vec::Zero(n), fa(n), fb(n);
-            p->advance(from, to, X1, 0, n, lw, ra);
-            p->log_f(to, X, 0, n, fa);
-            p->log_f(from, X, 0, n, fb);
-            p->transition(to, X2, 0, n, rb);
-            double worst = 0;
-            for (Index r = 0; r < n; ++r) worst = std::max(worst, std::fabs(lw(r) - (fa(r) - fb(r))));
-            CHECK_MSG(worst < 1e-10, p->name() << ": increment differs by " << worst);
-            CHECK_MSG(X1 == X2, p->name() << ": advance moved the chains differently from transition");
-        }
+        test::check_advance_is_increment_then_transition(*p, 40, 5, {{0.3, 0.45}, {0.7, 0.2}}, 1e-10);
     }
 }
 

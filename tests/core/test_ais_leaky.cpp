@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "check.hpp"
+#include "test_support.hpp"
 #include "rbmscope/ais_paths.hpp"
 #include "rbmscope/ais_runner.hpp"
 #include "rbmscope/exact.hpp"
@@ -145,19 +146,9 @@ TEST_CASE("AIS-Energy base is N(b, I) with log Z0 = n/2 log 2pi + |b|^2/2") {
 TEST_CASE("advance() adds exactly log f_beta - log f_beta_prev, in both directions") {
     const Leaky m = test::random_leaky(4, 6, 4, 0.2, 0.9, true);
     for (const PathPtr& p : {make_leaky_leakiness_path(m, LeakyKernel::ExactMH),
-                             make_leaky_energy_path(m, LeakyKernel::PaperGibbs)}) {
-        const Index N = 100;
-        RowMat X(N, 6);
-        ChainRngs rngs(3, N);
-        p->sample_base(X, 0, N, rngs);
-        for (const auto& [b0, b1] : std::vector<std::pair<double, double>>{{0.0, 0.3}, {0.3, 0.95}, {0.95, 1.0}, {1.0, 0.4}}) {
-            Vec a(N), b(N), lw = Vec::Zero(N);
-            p->log_f(b1, X, 0, N, a);
-            p->log_f(b0, X, 0, N, b);
-            p->advance(b0, b1, X, 0, N, lw, rngs);
-            for (Index r = 0; r < N; ++r) CHECK_NEAR(lw(r), a(r) - b(r), 1e-9 * (1 + std::fabs(a(r))));
-        }
-    }
+                             make_leaky_energy_path(m, LeakyKernel::PaperGibbs)})
+        test::check_advance_is_increment_then_transition(*p, 100, 3, {{0.0, 0.3}, {0.3, 0.95}, {0.95, 1.0}, {1.0, 0.4}},
+                                                         1e-9);
 }
 
 TEST_CASE("AIS-Leaky and AIS-Energy (exact-mh) agree with quadrature on a 2-D leaky RBM") {
@@ -238,15 +229,8 @@ TEST_CASE("Leaky AIS weights are bitwise identical on 1 and 2 threads") {
     const Leaky m = test::random_leaky(9, 16, 5, 0.1, 0.9, true);
     for (const PathPtr& p : {make_leaky_leakiness_path(m, LeakyKernel::ExactMH),
                              make_leaky_energy_path(m, LeakyKernel::PaperGibbs)}) {
-        AisResult r1, r2;
-        {
-            ThreadLimit t(1);
-            r1 = run(*p, 300, 20, 8);
-        }
-        {
-            ThreadLimit t(2);
-            r2 = run(*p, 300, 20, 8);
-        }
+        const AisResult r1 = test::at_threads(1, [&] { return run(*p, 300, 20, 8); });
+        const AisResult r2 = test::at_threads(2, [&] { return run(*p, 300, 20, 8); });
         CHECK(r1.log_weights == r2.log_weights);
     }
 }

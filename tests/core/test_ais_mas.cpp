@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "check.hpp"
+#include "test_support.hpp"
 #include "rbmscope/ais_paths.hpp"
 #include "rbmscope/ais_runner.hpp"
 #include "rbmscope/exact.hpp"
@@ -310,15 +311,8 @@ TEST_CASE("MAS falls back to PCD when the hidden layer is too large to enumerate
     o.max_iterations = 150;
     o.pcd_chains = 400;
     o.pcd_steps = 3;
-    PathPtr p1, p2;
-    {
-        ThreadLimit t(1);
-        p1 = make_mas_path(target, base, o);
-    }
-    {
-        ThreadLimit t(2);
-        p2 = make_mas_path(target, base, o);
-    }
+    const PathPtr p1 = test::at_threads(1, [&] { return make_mas_path(target, base, o); });
+    const PathPtr p2 = test::at_threads(2, [&] { return make_mas_path(target, base, o); });
     CHECK(p1->notes().find("PCD") != std::string::npos);
     CHECK(!p1->can_sample_exactly());
     // Same seed, same fit whatever the thread count.
@@ -341,15 +335,8 @@ TEST_CASE("MAS falls back to PCD when the hidden layer is too large to enumerate
 TEST_CASE("MAS AIS weights are bitwise identical on 1 and 2 threads") {
     const Brbm r = test::random_brbm(61, 10, 4, 1.0);
     const PathPtr p = make_mas_path(Model{r, {}, {}, {}}, brbm_base(r), {});
-    AisResult a, b;
-    {
-        ThreadLimit t(1);
-        a = run(*p, 300, 30, 9);
-    }
-    {
-        ThreadLimit t(2);
-        b = run(*p, 300, 30, 9);
-    }
+    const AisResult a = test::at_threads(1, [&] { return run(*p, 300, 30, 9); });
+    const AisResult b = test::at_threads(2, [&] { return run(*p, 300, 30, 9); });
     CHECK(a.log_weights == b.log_weights);
 }
 

@@ -9,22 +9,14 @@
 #include "rbmscope/parallel.hpp"
 #include "rbmscope/presets.hpp"
 #include "test_random_models.hpp"
+#include "test_support.hpp"
 
 using namespace rbm;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-Model wrap(Grbm g) {
-    Model m;
-    m.params = std::move(g);
-    return m;
-}
-Model wrap(Brbm b) {
-    Model m;
-    m.params = std::move(b);
-    return m;
-}
+Model wrap(auto params) { return test::as_model(std::move(params)); }
 PathPtr build(const Model& m, const std::string& path, const std::string& base) {
     PathRequest r;
     r.path = path;
@@ -50,15 +42,8 @@ TEST_CASE("same seed -> bitwise identical log weights at 1 and 2 threads (forwar
             o.perfect = perfect;
             o.reverse = true;
             o.bootstrap_resamples = 200;
-            AisResult one, two;
-            {
-                ThreadLimit t(1);
-                one = run_ais(*p, linear_schedule(40), o);
-            }
-            {
-                ThreadLimit t(2);
-                two = run_ais(*p, linear_schedule(40), o);
-            }
+            const AisResult one = test::at_threads(1, [&] { return run_ais(*p, linear_schedule(40), o); });
+            const AisResult two = test::at_threads(2, [&] { return run_ais(*p, linear_schedule(40), o); });
             CHECK_MSG(one.log_weights == two.log_weights, p->name() << " perfect " << perfect);
             CHECK_MSG(one.reverse->log_weights == two.reverse->log_weights, p->name() << " reverse");
             CHECK(one.estimate.ci95_low == two.estimate.ci95_low);

@@ -9,6 +9,8 @@
 #include <random>
 
 #include "check.hpp"
+#include "test_quadrature.hpp"
+#include "test_support.hpp"
 #include "rbmscope/exact.hpp"
 #include "rbmscope/numerics.hpp"
 #include "rbmscope/parallel.hpp"
@@ -20,57 +22,6 @@ namespace {
 
 // ---------------- independent quadrature helpers ----------------
 
-// Gauss-Legendre nodes and weights on [-1, 1] (Newton on the Legendre recurrence).
-struct GaussLegendre {
-    std::vector<double> x, w;
-    explicit GaussLegendre(int n) {
-        x.resize(static_cast<std::size_t>(n));
-        w.resize(static_cast<std::size_t>(n));
-        for (int i = 0; i < n; ++i) {
-            double z = std::cos(std::numbers::pi * (i + 0.75) / (n + 0.5)), dp = 0;
-            for (int it = 0; it < 100; ++it) {
-                double p0 = 1, p1 = z;
-                for (int k = 2; k <= n; ++k) {
-                    const double p2 = ((2.0 * k - 1) * z * p1 - (k - 1.0) * p0) / k;
-                    p0 = p1;
-                    p1 = p2;
-                }
-                dp = n * (z * p1 - p0) / (z * z - 1);
-                const double dz = p1 / dp;
-                z -= dz;
-                if (std::fabs(dz) < 1e-16) break;
-            }
-            x[static_cast<std::size_t>(i)] = z;
-            w[static_cast<std::size_t>(i)] = 2.0 / ((1 - z * z) * dp * dp);
-        }
-    }
-};
-
-// Composite Gauss-Legendre nodes over [lo, hi], panels no wider than `width`, split at `breaks`.
-void composite_nodes(double lo, double hi, double width, std::vector<double> breaks, int order, std::vector<double>& x,
-                     std::vector<double>& w) {
-    static const GaussLegendre gl20(20);
-    const GaussLegendre gl_other(order);
-    const GaussLegendre& gl = order == 20 ? gl20 : gl_other;
-    breaks.push_back(lo);
-    breaks.push_back(hi);
-    std::sort(breaks.begin(), breaks.end());
-    x.clear();
-    w.clear();
-    for (std::size_t s = 0; s + 1 < breaks.size(); ++s) {
-        const double a = std::max(lo, breaks[s]), b = std::min(hi, breaks[s + 1]);
-        if (!(b > a)) continue;
-        const int panels = std::max(1, static_cast<int>(std::ceil((b - a) / width)));
-        const double h = (b - a) / panels;
-        for (int p = 0; p < panels; ++p) {
-            const double c = a + (p + 0.5) * h;
-            for (std::size_t k = 0; k < gl.x.size(); ++k) {
-                x.push_back(c + 0.5 * h * gl.x[k]);
-                w.push_back(0.5 * h * gl.w[k]);
-            }
-        }
-    }
-}
 
 // log of the integral of exp(logf) over a tensor grid (1-D or 2-D), with the mean and second
 // moment of v. logf takes a batch of points (rows).
@@ -159,12 +110,7 @@ Leaky random_leaky(Index n, Index m, double smax, double cl, double bias_scale) 
     l.leakiness = cl;
     return l;
 }
-Model wrap(auto params) {
-    Model m;
-    m.params = std::move(params);
-    validate(m);
-    return m;
-}
+Model wrap(auto params) { return test::as_model(std::move(params), true); }
 
 const std::vector<std::vector<double>> kHiddenSets{{0.0, 1.0}, {-1.0, 1.0}, {-1.0, 0.0, 1.0}};
 
@@ -195,7 +141,7 @@ QuadMoments grbm_quadrature(const Grbm& g) {
     for (Index i = 0; i < g.n_visible(); ++i) {
         double lo, hi;
         grbm_box(g, i, lo, hi);
-        composite_nodes(lo, hi, g.sigma(i), {}, 20, xs[static_cast<std::size_t>(i)], ws[static_cast<std::size_t>(i)]);
+        test::composite_nodes(lo, hi, g.sigma(i), {}, 20, xs[static_cast<std::size_t>(i)], ws[static_cast<std::size_t>(i)]);
     }
     return tensor_quadrature(xs, ws, [&](const RowMat& P) { return g.log_unnorm(P); });
 }
@@ -259,7 +205,7 @@ TEST_CASE("grbm log Z equals the joint sum over h of the v-integral of exp(-E(v,
         for (Index i = 0; i < 2; ++i) {
             double lo, hi;
             grbm_box(g, i, lo, hi);
-            composite_nodes(lo, hi, g.sigma(i), {}, 20, xs[static_cast<std::size_t>(i)], ws[static_cast<std::size_t>(i)]);
+            test::composite_nodes(lo, hi, g.sigma(i), {}, 20, xs[static_cast<std::size_t>(i)], ws[static_cast<std::size_t>(i)]);
         }
         std::vector<double> log_w;
         std::vector<Vec> hs;
@@ -484,7 +430,7 @@ TEST_CASE("leaky n = 1: piecewise erfc closed form equals composite quadrature s
         std::vector<double> kinks;
         for (Index j = 0; j < 4; ++j) kinks.push_back(-l.c(j) / l.W(0, j));
         std::vector<std::vector<double>> xs(1), ws(1);
-        composite_nodes(mu - 40 * sd, mu + 40 * sd, 0.5 * sd, kinks, 20, xs[0], ws[0]);
+        test::composite_nodes(mu - 40 * sd, mu + 40 * sd, 0.5 * sd, kinks, 20, xs[0], ws[0]);
         const QuadMoments q = tensor_quadrature(xs, ws, [&](const RowMat& P) { return l.log_unnorm(P); });
         CHECK_CLOSE(lz, q.log_z, 1e-10);
         check_moments_close(exact_visible_moments(model), q.mean, q.cov(), 1e-9, "leaky 1-D");
@@ -511,7 +457,7 @@ double leaky_log_z_polar(const Leaky& l) {
             if (s > 0 && s < 2 * std::numbers::pi) breaks.push_back(s);
     }
     std::vector<double> th, w;
-    composite_nodes(0, 2 * std::numbers::pi, 0.002, breaks, 20, th, w);
+    test::composite_nodes(0, 2 * std::numbers::pi, 0.002, breaks, 20, th, w);
     double s = 0;
     for (std::size_t k = 0; k < th.size(); ++k) {
         const Vec u = (Vec(2) << std::cos(th[k]), std::sin(th[k])).finished();
@@ -549,7 +495,7 @@ TEST_CASE("leaky 2-D quadrature with three lines agrees with a fine brute-force 
     std::vector<std::vector<double>> xs(2), ws(2);
     for (Index i = 0; i < 2; ++i) {
         const double sd = std::sqrt(mo.cov(i, i));
-        composite_nodes(mo.mean(i) - 14 * sd, mo.mean(i) + 14 * sd, 0.05 * sd, {}, 4, xs[static_cast<std::size_t>(i)],
+        test::composite_nodes(mo.mean(i) - 14 * sd, mo.mean(i) + 14 * sd, 0.05 * sd, {}, 4, xs[static_cast<std::size_t>(i)],
                         ws[static_cast<std::size_t>(i)]);
     }
     const QuadMoments q = tensor_quadrature(xs, ws, [&](const RowMat& P) { return l.log_unnorm(P); });

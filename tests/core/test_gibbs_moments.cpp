@@ -8,6 +8,8 @@
 #include <random>
 
 #include "check.hpp"
+#include "test_quadrature.hpp"
+#include "test_support.hpp"
 #include "rbmscope/exact.hpp"
 #include "rbmscope/gibbs.hpp"
 
@@ -27,12 +29,7 @@ Mat random_mat(Index r, Index c, double scale) {
     return M;
 }
 Vec random_vec(Index n, double scale) { return random_mat(n, 1, scale); }
-Model wrap(auto params) {
-    Model m;
-    m.params = std::move(params);
-    validate(m);
-    return m;
-}
+Model wrap(auto params) { return test::as_model(std::move(params), true); }
 Grbm random_grbm(Index n, Index m, std::vector<double> values) {
     Grbm g;
     g.W = random_mat(n, m, 0.8);
@@ -44,41 +41,9 @@ Grbm random_grbm(Index n, Index m, std::vector<double> values) {
     return g;
 }
 
-// Gauss-Legendre nodes on [-1, 1].
-void gauss_legendre(int n, std::vector<double>& x, std::vector<double>& w) {
-    x.resize(static_cast<std::size_t>(n));
-    w.resize(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) {
-        double z = std::cos(std::numbers::pi * (i + 0.75) / (n + 0.5)), dp = 0;
-        for (int it = 0; it < 100; ++it) {
-            double p0 = 1, p1 = z;
-            for (int k = 2; k <= n; ++k) {
-                const double p2 = ((2.0 * k - 1) * z * p1 - (k - 1.0) * p0) / k;
-                p0 = p1;
-                p1 = p2;
-            }
-            dp = n * (z * p1 - p0) / (z * z - 1);
-            const double dz = p1 / dp;
-            z -= dz;
-            if (std::fabs(dz) < 1e-16) break;
-        }
-        x[static_cast<std::size_t>(i)] = z;
-        w[static_cast<std::size_t>(i)] = 2.0 / ((1 - z * z) * dp * dp);
-    }
-}
 // Composite 20-point Gauss-Legendre nodes on [lo, hi], panels of width <= h.
 void nodes(double lo, double hi, double h, std::vector<double>& x, std::vector<double>& w) {
-    std::vector<double> gx, gw;
-    gauss_legendre(20, gx, gw);
-    const int panels = static_cast<int>(std::ceil((hi - lo) / h));
-    const double ph = (hi - lo) / panels;
-    x.clear();
-    w.clear();
-    for (int p = 0; p < panels; ++p)
-        for (std::size_t k = 0; k < gx.size(); ++k) {
-            x.push_back(lo + (p + 0.5) * ph + 0.5 * ph * gx[k]);
-            w.push_back(0.5 * ph * gw[k]);
-        }
+    test::composite_nodes(lo, hi, h, {}, 20, x, w);
 }
 // Mean and covariance of exp(logf) over a 2-D box by tensor quadrature.
 template <class F>

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "test_random_models.hpp"
 #include "rbmscope/meanfield.hpp"
 #include "rbmscope/numerics.hpp"
 #include "rbmscope/parallel.hpp"
@@ -18,20 +19,7 @@ namespace {
 const std::vector<double> kBinary{0, 1}, kSpin{-1, 1}, kTernary{-1, 0, 1};
 
 Grbm random_model(unsigned seed, Index n, Index m, const std::vector<double>& X, double scale, bool unit_sigma = false) {
-    std::mt19937_64 g(seed);
-    std::normal_distribution<double> N(0, 1);
-    std::uniform_real_distribution<double> U(0.5, 1.5);
-    Grbm r;
-    r.W = Mat(n, m);
-    r.b = Vec(n);
-    r.c = Vec(m);
-    r.sigma = Vec(n);
-    for (Index i = 0; i < n; ++i)
-        for (Index j = 0; j < m; ++j) r.W(i, j) = scale * N(g);
-    for (Index i = 0; i < n; ++i) r.b(i) = 0.5 * N(g), r.sigma(i) = unit_sigma ? 1.0 : U(g);
-    for (Index j = 0; j < m; ++j) r.c(j) = 0.5 * N(g);
-    r.hidden_values = X;
-    return r;
+    return test::random_grbm(seed, n, m, X, scale, 0.5, unit_sigma);
 }
 
 // Brute force straight from SPEC §1.1, written out here so it shares no code with the library:

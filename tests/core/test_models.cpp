@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "check.hpp"
+#include "test_support.hpp"
 #include "rbmscope/models.hpp"
 #include "rbmscope/numerics.hpp"
 #include "test_random_models.hpp"
@@ -107,11 +108,7 @@ TEST_CASE("leaky projection clips singular values and only when needed") {
 }
 
 namespace {
-Model wrap(auto m) {
-    Model out;
-    out.params = std::move(m);
-    return out;
-}
+Model wrap(auto m) { return test::as_model(std::move(m)); }
 }  // namespace
 
 TEST_CASE("validate refuses every invalid model with a message naming the problem") {

@@ -6,7 +6,9 @@
 
 namespace rbm::test {
 
-inline Grbm random_grbm(unsigned seed, Index n, Index m, std::vector<double> hidden = {0, 1}, double scale = 0.8) {
+// b_i ~ N(0, bias_scale^2); sigma_i ~ U(0.5, 1.5) unless unit_sigma (then no draw is spent on it).
+inline Grbm random_grbm(unsigned seed, Index n, Index m, std::vector<double> hidden = {0, 1}, double scale = 0.8,
+                        double bias_scale = 1.0, bool unit_sigma = false) {
     std::mt19937_64 g(seed);
     std::normal_distribution<double> N(0, 1);
     std::uniform_real_distribution<double> U(0.5, 1.5);
@@ -17,7 +19,7 @@ inline Grbm random_grbm(unsigned seed, Index n, Index m, std::vector<double> hid
     r.sigma = Vec(n);
     for (Index i = 0; i < n; ++i)
         for (Index j = 0; j < m; ++j) r.W(i, j) = scale * N(g);
-    for (Index i = 0; i < n; ++i) r.b(i) = N(g), r.sigma(i) = U(g);
+    for (Index i = 0; i < n; ++i) r.b(i) = bias_scale * N(g), r.sigma(i) = unit_sigma ? 1.0 : U(g);
     for (Index j = 0; j < m; ++j) r.c(j) = 0.5 * N(g);
     r.hidden_values = std::move(hidden);
     return r;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "check.hpp"
+#include "test_support.hpp"
 #include "rbmscope/gibbs.hpp"
 #include "rbmscope/parallel.hpp"
 #include "rbmscope/rng.hpp"
@@ -90,11 +91,7 @@ void check_thread_invariance(Run run) {
     CHECK(one == four);
 }
 
-Model wrap(auto m) {
-    Model out;
-    out.params = std::move(m);
-    return out;
-}
+Model wrap(auto m) { return test::as_model(std::move(m)); }
 
 }  // namespace
 
