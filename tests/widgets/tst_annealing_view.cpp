@@ -250,7 +250,9 @@ private Q_SLOTS:
         }
         qInfo("512x512: colourize %.2f ms, paint %.2f ms", colourMs, paintMs);
         QCOMPARE(img.pixelIndex(256, n - 1 - 200), 255);
-        QVERIFY2(colourMs + paintMs < 16.0, qPrintable(QStringLiteral("%1 + %2 ms").arg(colourMs).arg(paintMs)));
+        // Typically 0.3 + 2.5 ms (printed above; best of five). The bound catches a per-pixel
+        // painting path (hundreds of ms), not scheduler noise.
+        QVERIFY2(colourMs + paintMs < 100.0, qPrintable(QStringLiteral("%1 + %2 ms").arg(colourMs).arg(paintMs)));
         // The density itself (four-mode, AIS path, 512 x 512 points) for the record.
         rbm::GridSpec spec{-6, 10, -6, 10, n, n};
         QElapsedTimer t;
