@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 #include <sstream>
 
 #include "rbmscope/numerics.hpp"
@@ -67,11 +68,25 @@ BootstrapInterval bootstrap_log_mean_exp(const Vec& log_w, std::uint64_t seed, i
     ChainRngs rngs(seed, resamples, StreamPurpose::Bootstrap);
     std::vector<double> rep(static_cast<std::size_t>(resamples));
     for_each_block(resamples, [&](Index begin, Index end) {
+        std::vector<Index> pick(static_cast<std::size_t>(n));
         for (Index j = begin; j < end; ++j) {
             Rng& rng = rngs[j];
             double s = 0;
-            for (Index i = 0; i < n; ++i) s += u(static_cast<Index>(rng.below(static_cast<std::uint64_t>(n))));
-            rep[static_cast<std::size_t>(j)] = mx + std::log(s / static_cast<double>(n));
+            for (auto& i : pick) {
+                i = static_cast<Index>(rng.below(static_cast<std::uint64_t>(n)));
+                s += u(i);
+            }
+            if (s > 1e-250) {
+                rep[static_cast<std::size_t>(j)] = mx + std::log(s / static_cast<double>(n));
+                continue;
+            }
+            // The resample missed every chain near the overall maximum and their u underflowed
+            // (log weights spread over more than ~575 nats): shift by this resample's own maximum.
+            double m = log_w(pick[0]);
+            for (Index i : pick) m = std::max(m, log_w(i));
+            double t = 0;
+            for (Index i : pick) t += std::exp(log_w(i) - m);
+            rep[static_cast<std::size_t>(j)] = m + std::log(t / static_cast<double>(n));
         }
     }, 8);
     double mean = 0;

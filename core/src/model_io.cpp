@@ -389,6 +389,10 @@ Mat npy_matrix(const NpyArray& a, const std::string& key) {
     require_numeric(a, key);
     if (a.shape.size() != 2)
         throw InputError("'" + key + "' must be a 2-D array (rows x columns), got shape " + array_shape_text(a));
+    // Before anything is sized from it: an empty (0, 10^8) W would make 10^8 default biases.
+    if (a.shape[0] == 0 || a.shape[1] == 0)
+        throw InputError("'" + key + "' has shape " + array_shape_text(a) + ": it has no " +
+                         (a.shape[0] == 0 ? "rows" : "columns"));
     Mat m(a.shape[0], a.shape[1]);
     for (Index r = 0; r < m.rows(); ++r)
         for (Index c = 0; c < m.cols(); ++c) m(r, c) = a.data[static_cast<std::size_t>(r * m.cols() + c)];
@@ -610,7 +614,12 @@ Model load_model(const fs::path& path) {
     const std::uint64_t cap = ext == ".npy" ? kMaxMemberBytes : ext == ".npz" ? 8 * kMaxMemberBytes : ~std::uint64_t(0);
     if (!ec && size > cap)
         throw InputError(origin + ": file is " + std::to_string(size) + " bytes, more than any model file may be");
-    const std::string bytes = read_file(path);
+    return model_from_file_bytes(read_file(path), ext, origin);
+}
+
+Model model_from_file_bytes(const std::string& bytes, const std::string& ext, const std::string& origin) {
+    if (ext != ".json" && ext != ".npz" && ext != ".npy")
+        throw InputError(origin + ": unknown model file extension '" + ext + "' (expected .json, .npz or .npy)");
     if (ext == ".json") return model_from_json_text(bytes, origin);
     if (bytes.empty()) throw InputError(origin + ": file is empty");
     // A lone .npy holds W of a BRBM with zero biases; parse_npy names the file itself.

@@ -86,6 +86,8 @@ Dtype parse_dtype(const std::string& descr, const std::string& name) {
         default:
             fail(name, "unsupported dtype '" + descr + "'" + supported);
     }
+    // Zero-width strings would let a few header bytes claim 2^28 elements with no data.
+    if (d.itemsize == 0) fail(name, "unsupported dtype '" + descr + "': items of zero bytes");
     if (d.itemsize > 1 && d.order == '|' && d.kind != 'S')
         fail(name, "dtype '" + descr + "' has several bytes per item but no byte order ('<' or '>')");
     if (d.itemsize == 1 && d.kind != 'U' && d.order != '|' && d.kind != 'S') d.order = '|';
@@ -346,7 +348,12 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
     if (shape.size() > 2)
         fail(name, "the array has " + std::to_string(shape.size()) + " dimensions (shape " + shape_text(shape) +
                        "); model arrays have at most 2");
-    // Refuse absurd sizes before allocating anything.
+    // Refuse absurd sizes before allocating anything. Each dimension on its own too: an empty
+    // array of shape (0, 10^15) has no elements but would make a model with 10^15 biases.
+    for (auto dim : shape)
+        if (dim > kMaxFileElements)
+            fail(name, "the array has shape " + shape_text(shape) + ", a dimension of " + std::to_string(dim) +
+                           ", more than the limit 2^28 = " + std::to_string(kMaxFileElements));
     double count_d = 1;
     for (auto dim : shape) count_d *= static_cast<double>(dim);
     if (count_d > static_cast<double>(kMaxFileElements)) {

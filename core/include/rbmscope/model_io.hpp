@@ -19,6 +19,9 @@ std::string model_to_json_text(const Model& model);
 // Load by extension: .json, .npz, .npy (a lone .npy is W of a BRBM unless told otherwise).
 // The result is validated (see validate()).
 Model load_model(const std::filesystem::path& path);
+// What load_model does once the file is read: `ext` (".json", ".npz" or ".npy") says how to
+// parse `bytes`, `origin` names them in messages. The fuzz targets (fuzz/) call this.
+Model model_from_file_bytes(const std::string& bytes, const std::string& ext, const std::string& origin);
 // Save by extension (.json or .npz). Writes a temporary file in the same directory and
 // renames it over the target, so a crash never leaves a half-written model.
 void save_model(const Model& model, const std::filesystem::path& path);
