@@ -4,10 +4,12 @@
 // categorical sampler from log weights, and a per-beta cache shared by all chain blocks of a step.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <vector>
 
+#include "rbmscope/ais_path.hpp"
 #include "rbmscope/numerics.hpp"
 #include "rbmscope/rng.hpp"
 #include "rbmscope/types.hpp"
@@ -80,5 +82,22 @@ private:
     mutable double beta_ = 0;
     mutable std::shared_ptr<const T> value_;
 };
+
+// knots() and cost_functional() of a path whose intermediate distributions are enumerable:
+// knot(beta) gives the exact natural parameters and moments at beta; nothing when not enumerable.
+template <class KnotFn>
+std::vector<AnnealingPath::Knot> exact_knots(bool enumerable, KnotFn&& knot) {
+    std::vector<AnnealingPath::Knot> out;
+    if (!enumerable) return out;
+    for (int r = 0; r <= 9; ++r) out.push_back(knot(r == 9 ? 1.0 : r / 9.0));
+    return out;
+}
+// F = (eta_1 - eta_0)'(s_1 - s_0) / 2 (Theorem 2); NaN when not enumerable.
+template <class KnotFn>
+double exact_cost_functional(bool enumerable, KnotFn&& knot) {
+    if (!enumerable) return std::numeric_limits<double>::quiet_NaN();
+    const AnnealingPath::Knot a = knot(0.0), b = knot(1.0);
+    return 0.5 * (b.eta - a.eta).dot(b.s - a.s);
+}
 
 }  // namespace rbm::detail

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ais_exact_table.hpp"
+#include "kernel_brbm.hpp"
 #include "rbmscope/ais_paths.hpp"
 #include "rbmscope/numerics.hpp"
 
@@ -18,15 +19,12 @@ namespace {
 
 using RowMatF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-double softplus_difference(double x, double y) {
-    if (x > 0 && y > 0) return (x - y) + std::log1p(std::exp(-x)) - std::log1p(std::exp(-y));
-    return softplus(x) - softplus(y);
-}
-
 class BrbmGeometricPath final : public AnnealingPath {
 public:
     BrbmGeometricPath(const Brbm& m, const Vec& base_bias, std::string label, bool float32)
         : m_(m), a_(base_bias), label_(std::move(label)), f32_(float32), wf_(m.W.cast<float>()) {
+        if (f32_) kernel_f_ = detail::BrbmKernel<float>(m_, a_);
+        else kernel_d_ = detail::BrbmKernel<double>(m_, a_);
         log_z0_ = static_cast<double>(m_.n_hidden()) * std::log(2.0);
         for (Index i = 0; i < a_.size(); ++i) log_z0_ += softplus(a_(i));
         enumerate_hidden_ = m_.n_hidden() <= m_.n_visible();
@@ -58,25 +56,17 @@ public:
         }
     }
 
+    // Both go through the fused kernel (kernel_brbm.hpp): the increment shares lambda with the
+    // hidden draw, and the products skip the units that are off.
     void transition(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
-        RowMat L, H;
-        hidden_field(X, begin, end, L);
-        sample_hidden(L, beta, H, rngs, begin);
-        sample_visible(H, beta, X, begin, rngs);
+        if (f32_) kernel_f_.step(beta, beta, X, begin, end, nullptr, rngs);
+        else kernel_d_.step(beta, beta, X, begin, end, nullptr, rngs);
     }
 
     void advance(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec& lw,
                  ChainRngs& rngs) const override {
-        RowMat L, H;
-        hidden_field(X, begin, end, L);
-        const Vec db = (beta - beta_prev) * (m_.b - a_);
-        for (Index r = begin; r < end; ++r) {
-            double s = X.row(r).dot(db.transpose());
-            for (Index j = 0; j < L.cols(); ++j) s += softplus_difference(beta * L(r - begin, j), beta_prev * L(r - begin, j));
-            lw(r) += s;
-        }
-        sample_hidden(L, beta, H, rngs, begin);
-        sample_visible(H, beta, X, begin, rngs);
+        if (f32_) kernel_f_.step(beta_prev, beta, X, begin, end, &lw, rngs);
+        else kernel_d_.step(beta_prev, beta, X, begin, end, &lw, rngs);
     }
 
     bool can_sample_exactly() const override { return configs_ <= detail::kPerfectMaxConfigurations; }
@@ -94,16 +84,10 @@ public:
     }
 
     std::vector<Knot> knots() const override {
-        std::vector<Knot> out;
-        if (!can_sample_exactly()) return out;
-        for (int r = 0; r <= 9; ++r) out.push_back(knot(r == 9 ? 1.0 : r / 9.0));
-        return out;
+        return detail::exact_knots(can_sample_exactly(), [this](double beta) { return knot(beta); });
     }
-
     double cost_functional() const override {
-        if (!can_sample_exactly()) return std::numeric_limits<double>::quiet_NaN();
-        const Knot a = knot(0.0), b = knot(1.0);
-        return 0.5 * (b.eta - a.eta).dot(b.s - a.s);
+        return detail::exact_cost_functional(can_sample_exactly(), [this](double beta) { return knot(beta); });
     }
 
 private:
@@ -113,13 +97,6 @@ private:
         if (f32_) L = (RowMatF(X.middleRows(begin, end - begin).cast<float>()) * wf_).cast<double>();
         else L.noalias() = X.middleRows(begin, end - begin) * m_.W;
         L.rowwise() += m_.c.transpose();
-    }
-    void sample_hidden(const RowMat& L, double beta, RowMat& H, ChainRngs& rngs, Index begin) const {
-        H.resize(L.rows(), L.cols());
-        for (Index r = 0; r < L.rows(); ++r) {
-            Rng& rng = rngs[begin + r];
-            for (Index j = 0; j < L.cols(); ++j) H(r, j) = rng.uniform() < sigmoid(beta * L(r, j)) ? 1.0 : 0.0;
-        }
     }
     void sample_visible(const RowMat& H, double beta, RowMat& X, Index begin, ChainRngs& rngs) const {
         const Vec vb = visible_bias(beta);
@@ -183,6 +160,8 @@ private:
     std::string label_;
     bool f32_;
     Eigen::MatrixXf wf_;
+    detail::BrbmKernel<float> kernel_f_;
+    detail::BrbmKernel<double> kernel_d_;
     double log_z0_ = 0;
     bool enumerate_hidden_ = true;
     double configs_ = 0;

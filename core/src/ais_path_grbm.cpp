@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "ais_exact_table.hpp"
+#include "kernel_math.hpp"
 #include "rbmscope/ais_paths.hpp"
 #include "rbmscope/numerics.hpp"
 
@@ -69,10 +70,20 @@ public:
         RowMat L, H;
         hidden_field(X, begin, end, L);
         const double d = beta - beta_prev;
+        const bool binary = m_.binary01();
         for (Index r = begin; r < end; ++r) {
             // log f_beta - log f_beta_prev = d (Q_A - Q_B) + sum_j [phi(beta l_j) - phi(beta_prev l_j)]
             double s = d * (quad_a(X, r) - quad_b(X, r));
-            for (Index j = 0; j < L.cols(); ++j) s += phi_difference(beta * L(r - begin, j), beta_prev * L(r - begin, j));
+            for (Index j = 0; j < L.cols(); ++j) {
+                const double x = L(r - begin, j);
+                if (binary) {  // phi = softplus: the branch-free form of kernel_math.hpp
+                    const double ax = std::fabs(x);
+                    s += detail::softplus_step(x, beta_prev, beta, detail::exp_nonpositive(-beta * ax),
+                                               detail::exp_nonpositive(-beta_prev * ax));
+                } else {
+                    s += phi_difference(beta * x, beta_prev * x);
+                }
+            }
             lw(r) += s;
         }
         sample_hidden(L, beta, H, rngs, begin);
@@ -90,16 +101,10 @@ public:
     }
 
     std::vector<Knot> knots() const override {
-        std::vector<Knot> out;
-        if (!can_sample_exactly()) return out;
-        for (int r = 0; r <= 9; ++r) out.push_back(knot(r == 9 ? 1.0 : r / 9.0));
-        return out;
+        return detail::exact_knots(can_sample_exactly(), [this](double beta) { return knot(beta); });
     }
-
     double cost_functional() const override {
-        if (!can_sample_exactly()) return std::numeric_limits<double>::quiet_NaN();
-        const Knot a = knot(0.0), b = knot(1.0);
-        return 0.5 * (b.eta - a.eta).dot(b.s - a.s);
+        return detail::exact_cost_functional(can_sample_exactly(), [this](double beta) { return knot(beta); });
     }
 
 private:
@@ -145,6 +150,19 @@ private:
     }
     void sample_hidden(const RowMat& L, double beta, RowMat& H, ChainRngs& rngs, Index begin) const {
         H.resize(L.rows(), L.cols());
+        if (m_.binary01()) {  // one 32-bit word per unit (Rng::fill_u32), no libm call
+            thread_local std::vector<std::uint32_t> words;
+            words.resize(static_cast<std::size_t>(L.cols()));
+            for (Index r = 0; r < L.rows(); ++r) {
+                rngs[begin + r].fill_u32(words.data(), words.size());
+                for (Index j = 0; j < L.cols(); ++j) {
+                    const double y = beta * L(r, j);
+                    H(r, j) = detail::bernoulli_sigmoid(detail::unit_from_word(words[static_cast<std::size_t>(j)]), y,
+                                                        detail::exp_nonpositive(-std::fabs(y)));
+                }
+            }
+            return;
+        }
         for (Index r = 0; r < L.rows(); ++r) {
             Rng& rng = rngs[begin + r];
             for (Index j = 0; j < L.cols(); ++j) H(r, j) = m_.sample_hidden(beta * L(r, j), rng);

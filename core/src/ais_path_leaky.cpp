@@ -95,7 +95,7 @@ public:
             }
             lw(begin + r) += 0.5 * acc;
         }
-        transition(beta, X, begin, end, rngs);
+        leaky_sweep_block(m_, X, begin, end, rngs, kernel_, scale(beta), leak(beta), &E);
     }
 
     bool can_sample_exactly() const override { return pilot_ >= kMinAcceptance; }

@@ -11,9 +11,9 @@
 namespace rbm {
 
 Index ais_block_size(Index dim) {
-    // One block should stay well under ~20 ms on big models (so cancel is prompt) and large
-    // enough for an efficient product on small ones: 64 chains up to 256 units, fewer above.
-    return std::clamp<Index>(16384 / std::max<Index>(1, dim), 8, kChainBlock);
+    // One block should stay well under ~20 ms on big models (so cancel is prompt) and hold
+    // enough chains to reuse each panel of W from cache: 64 chains up to 1024 units, fewer above.
+    return std::clamp<Index>(65536 / std::max<Index>(1, dim), 8, kChainBlock);
 }
 
 namespace {

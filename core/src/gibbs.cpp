@@ -119,13 +119,17 @@ double leaky_log_proposal(const Leaky& m, const Mat& G, double beta, const Eigen
 }  // namespace
 
 LeakySweepStats leaky_sweep_block(const Leaky& m, RowMat& V, Index begin, Index end, ChainRngs& rngs,
-                                  LeakyKernel kernel, double beta, double cl) {
+                                  LeakyKernel kernel, double beta, double cl, const RowMat* eta) {
     if (cl < 0) cl = m.leakiness;
     const Index n = m.n_visible(), k = m.n_hidden(), rows = end - begin;
     LeakySweepStats stats;
     // Forward pass: eta, alpha, the proposal mean and a draw v' = b + beta W(alpha∘eta) + W(sqrt(beta alpha)∘z1) + z2.
-    RowMat E = V.middleRows(begin, rows) * m.W;
-    E.rowwise() += m.c.transpose();
+    RowMat E_own;
+    if (!eta) {
+        E_own.noalias() = V.middleRows(begin, rows) * m.W;
+        E_own.rowwise() += m.c.transpose();
+    }
+    const RowMat& E = eta ? *eta : E_own;
     RowMat A(rows, k), Hm(rows, k), Hn(rows, k);
     for (Index r = 0; r < rows; ++r) {
         Rng& rng = rngs[begin + r];

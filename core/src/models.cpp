@@ -200,9 +200,12 @@ void require_finite(const Eigen::MatrixBase<D>& x, const char* key) {
     for (Index c = 0; c < x.cols(); ++c)
         for (Index r = 0; r < x.rows(); ++r)
             if (!std::isfinite(x(r, c))) {
-                const std::string where = x.cols() == 1 ? "[" + std::to_string(r) + "]"
-                                                        : "[" + std::to_string(r) + "][" + std::to_string(c) + "]";
-                throw InputError(std::string("'") + key + "' contains a non-finite value (NaN or Inf) at " + key + where);
+                // Streamed rather than concatenated: GCC 12 warns (-Wrestrict, a false positive) on
+                // "[" + std::to_string(r) here.
+                std::ostringstream msg;
+                msg << "'" << key << "' contains a non-finite value (NaN or Inf) at " << key << "[" << r << "]";
+                if (x.cols() != 1) msg << "[" << c << "]";
+                throw InputError(msg.str());
             }
 }
 void require_len(const Vec& x, Index n, const char* key, const char* what) {

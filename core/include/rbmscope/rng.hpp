@@ -4,6 +4,7 @@
 // runs it or in which order blocks are scheduled: same seed, same results, any thread count.
 #include <Random123/philox.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -29,6 +30,18 @@ public:
         if (pos_ == 4) refill();
         return buf_[pos_++];
     }
+    // The next n words of the stream, exactly as n calls of next_u32() would return them, but
+    // whole Philox blocks (4 x 32 bits) go straight to `out`: the fast kernels draw one word
+    // per Bernoulli decision this way.
+    void fill_u32(std::uint32_t* out, std::size_t n) {
+        std::size_t k = 0;
+        while (k < n && pos_ < 4) out[k++] = buf_[pos_++];
+        for (; k + 4 <= n; k += 4) {
+            const auto block = philox_block();
+            for (int i = 0; i < 4; ++i) out[k + static_cast<std::size_t>(i)] = block[static_cast<std::size_t>(i)];
+        }
+        while (k < n) out[k++] = next_u32();
+    }
     // Uniform on the open interval (0,1), 53 random bits.
     double uniform() {
         const std::uint64_t a = next_u32(), b = next_u32();
@@ -52,7 +65,8 @@ public:
     std::uint64_t below(std::uint64_t n) { return static_cast<std::uint64_t>(uniform() * static_cast<double>(n)) % n; }
 
 private:
-    void refill() {
+    // The block at the current counter; advances the counter.
+    std::array<std::uint32_t, 4> philox_block() {
         using P = r123::Philox4x32;
         P::ctr_type c;
         P::key_type k;
@@ -60,8 +74,11 @@ private:
         k.v[0] = key_[0];
         k.v[1] = key_[1];
         const P::ctr_type out = P()(c, k);
-        for (int i = 0; i < 4; ++i) buf_[i] = out.v[i];
         if (++ctr_[0] == 0) ++ctr_[1];
+        return {{out.v[0], out.v[1], out.v[2], out.v[3]}};
+    }
+    void refill() {
+        buf_ = philox_block();
         pos_ = 0;
     }
     std::array<std::uint32_t, 2> key_{};

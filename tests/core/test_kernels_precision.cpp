@@ -1,0 +1,144 @@
+// The fast kernels (issue #8): float32 and float64 give the same log Z within its interval,
+// results do not depend on the thread count, the fused BRBM step adds exactly
+// log f_beta - log f_beta' and samples the right conditionals, and the vectorizable math and
+// the bulk random words agree with their reference versions.
+#include <cmath>
+#include <limits>
+
+#include "../../core/src/kernel_math.hpp"
+#include "check.hpp"
+#include "rbmscope/ais_paths.hpp"
+#include "rbmscope/ais_runner.hpp"
+#include "rbmscope/exact.hpp"
+#include "rbmscope/gibbs.hpp"
+#include "test_random_models.hpp"
+#include "test_support.hpp"
+
+using namespace rbm;
+
+namespace {
+
+AisResult run(const PathPtr& p, Index steps, Index chains, std::uint64_t seed) {
+    AisOptions o;
+    o.chains = chains;
+    o.seed = seed;
+    o.bootstrap_resamples = 300;
+    o.snapshot_chains = chains;
+    return run_ais(*p, linear_schedule(steps), o);
+}
+
+// A BRBM with 12 visible and 8 hidden units whose units are on about a third of the time,
+// like the benchmark's, so the row-sum products see varied active sets.
+Brbm small_brbm() {
+    Brbm b = test::random_brbm(31, 12, 8, 0.6);
+    b.b.array() -= 0.7;
+    b.c.array() -= 0.4;
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("math: exp_nonpositive and log1p_half_range match libm") {
+    double worst_exp = 0, worst_expf = 0, worst_log = 0;
+    for (int k = 0; k <= 200000; ++k) {
+        const double t = -708.0 * std::pow(k / 200000.0, 3);  // dense near 0, down to -708
+        worst_exp = std::max(worst_exp, std::fabs(detail::exp_nonpositive(t) / std::exp(t) - 1));
+        const float tf = static_cast<float>(t);
+        if (tf > -80.0f)
+            worst_expf = std::max(worst_expf, std::fabs(static_cast<double>(detail::exp_nonpositive(tf)) /
+                                                                std::exp(static_cast<double>(tf)) - 1));
+        const double z = -0.4999 + 1.4999 * k / 200000.0;
+        const double zs = (k % 2 ? 1e-12 : 1.0) * z;  // tiny arguments: relative accuracy kept
+        if (zs != 0) worst_log = std::max(worst_log, std::fabs(detail::log1p_half_range(zs) / std::log1p(zs) - 1));
+    }
+    std::printf("  worst relative error: exp %.2e  expf %.2e  log1p %.2e\n", worst_exp, worst_expf, worst_log);
+    CHECK(worst_exp < 1e-15);
+    CHECK(worst_expf < 1e-6);
+    CHECK(worst_log < 1e-15);
+    CHECK(detail::exp_nonpositive(-1e4) >= 0 && detail::exp_nonpositive(-1e4) < 1e-300);
+    CHECK(detail::exp_nonpositive(0.0) == 1.0);
+}
+
+TEST_CASE("rng: fill_u32 continues the stream exactly as next_u32 does") {
+    Rng a(77, 5), b(77, 5);
+    std::vector<std::uint32_t> bulk(23);
+    for (std::size_t n : {1u, 3u, 4u, 7u, 8u}) {  // every offset within a Philox block
+        b.fill_u32(bulk.data(), n);
+        for (std::size_t i = 0; i < n; ++i) CHECK(bulk[i] == a.next_u32());
+    }
+    CHECK(a.uniform() == b.uniform());  // and the state after it is the same
+}
+
+TEST_CASE("BRBM fused step: increment equals log f_beta - log f_beta', float64 and float32") {
+    const Brbm b = small_brbm();
+    const Vec base = Vec::Constant(12, -0.3);
+    const std::vector<std::pair<double, double>> steps = {{0.0, 0.1}, {0.3, 0.30001}, {0.9, 1.0}, {1.0, 0.7}, {0.5, 0.5}};
+    test::check_advance_is_increment_then_transition(*make_brbm_geometric_path(b, base, "t"), 150, 3, steps, 1e-13);
+    test::check_advance_is_increment_then_transition(*make_brbm_geometric_path(b, base, "t", true), 150, 3, steps, 1e-6);
+}
+
+TEST_CASE("BRBM fused step: Gibbs chains at beta = 1 reach the exact visible means (both precisions)") {
+    const Brbm b = small_brbm();
+    const Model model = test::as_model(b);
+    const Vec exact_mean = exact_visible_moments(model).mean;
+    for (bool f32 : {false, true}) {
+        const PathPtr p = make_brbm_geometric_path(b, b.b, "t", f32);
+        const Index chains = 4000;
+        ChainRngs rngs(11, chains);
+        RowMat X(chains, 12);
+        p->sample_base(X, 0, chains, rngs);
+        for (int t = 0; t < 30; ++t) p->transition(1.0, X, 0, chains, rngs);
+        const Vec mean = X.colwise().mean().transpose();
+        double worst = 0;
+        for (Index i = 0; i < 12; ++i) {
+            const double se = std::sqrt(exact_mean(i) * (1 - exact_mean(i)) / chains);
+            worst = std::max(worst, std::fabs(mean(i) - exact_mean(i)) / se);
+        }
+        std::printf("  %s: worst visible mean off by %.2f standard errors\n", f32 ? "float32" : "float64", worst);
+        CHECK(worst < 4.5);
+    }
+}
+
+TEST_CASE("float32 and float64 AIS give the same log Z within its interval (BRBM, GRBM)") {
+    const Brbm b = small_brbm();
+    const double exb = exact_log_z(test::as_model(b));
+    const Grbm g = test::random_grbm(5, 6, 7, {0, 1}, 0.5);
+    const double exg = exact_log_z(test::as_model(g));
+    struct Pair {
+        PathPtr f64, f32;
+        double exact;
+        const char* what;
+    };
+    const std::vector<Pair> pairs = {
+        {make_brbm_geometric_path(b, b.b, "t"), make_brbm_geometric_path(b, b.b, "t", true), exb, "brbm"},
+        {make_grbm_geometric_path(g, DiagGaussianBase{g.b, g.sigma}, "t"),
+         make_grbm_geometric_path(g, DiagGaussianBase{g.b, g.sigma}, "t", true), exg, "grbm"}};
+    for (const Pair& p : pairs) {
+        const AisResult r64 = run(p.f64, 400, 1000, 9), r32 = run(p.f32, 400, 1000, 9);
+        const double tol = 4 * std::max(r64.estimate.bootstrap_sd, r32.estimate.bootstrap_sd);
+        std::printf("  %s: exact %.4f  float64 %.4f  float32 %.4f  boot sd %.4f\n", p.what, p.exact, r64.estimate.log_z,
+                    r32.estimate.log_z, r64.estimate.bootstrap_sd);
+        CHECK(std::fabs(r64.estimate.log_z - p.exact) <= tol);
+        CHECK(std::fabs(r32.estimate.log_z - p.exact) <= tol);
+        CHECK(std::fabs(r32.estimate.log_z - r64.estimate.log_z) <= tol);
+        CHECK(r32.log_weights != r64.log_weights);  // float32 really changes the arithmetic
+        CHECK(r64.estimate.bootstrap_sd < 0.05);    // the interval is tight enough to mean something
+    }
+}
+
+TEST_CASE("same numbers at 1 and 2 threads (BRBM float32/float64, GRBM float32, leaky)") {
+    const Brbm b = small_brbm();
+    const Grbm g = test::random_grbm(5, 6, 7, {0, 1}, 0.5);
+    const Leaky l = test::random_leaky(3, 10, 4, 0.1);
+    const std::vector<PathPtr> paths = {make_brbm_geometric_path(b, b.b, "t"), make_brbm_geometric_path(b, b.b, "t", true),
+                                        make_grbm_geometric_path(g, DiagGaussianBase{g.b, g.sigma}, "t", true),
+                                        make_leaky_leakiness_path(l, LeakyKernel::ExactMH)};
+    for (const PathPtr& p : paths) {
+        // 300 chains: several blocks of 64, so two threads really split them.
+        const AisResult one = test::at_threads(1, [&] { return run(p, 30, 300, 4); });
+        const AisResult two = test::at_threads(2, [&] { return run(p, 30, 300, 4); });
+        CHECK_MSG(one.log_weights == two.log_weights, p->name() << " " << p->notes());
+        CHECK(one.particles == two.particles);
+    }
+}
+RBM_TEST_MAIN
