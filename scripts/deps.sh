@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs what rbmscope needs from Debian 12 packages, only when something is missing.
+# Usage: scripts/deps.sh [EXTRA_PACKAGE...]
 set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
-  libeigen3-dev libtbb-dev librandom123-dev nlohmann-json3-dev libzip-dev
+  libeigen3-dev libtbb-dev librandom123-dev nlohmann-json3-dev libzip-dev zlib1g-dev
   xvfb xauth fonts-dejavu-core
 )
+# Extra packages a script needs beyond the build (e.g. scripts/fuzz.sh passes clang).
+packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

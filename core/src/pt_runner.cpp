@@ -159,6 +159,27 @@ void PtSampler::track_ends(Index c) {
     }
 }
 
+PtSampler::State PtSampler::state() const { return State{V_, H_, replica_at_, lifted_, end_state_, scan_index_}; }
+
+void PtSampler::set_state(const State& s) {
+    if (s.V.rows() != V_.rows() || s.V.cols() != V_.cols() || s.H.rows() != H_.rows() || s.H.cols() != H_.cols() ||
+        s.replica_at.size() != replica_at_.size() || s.lifted.size() != lifted_.size() ||
+        s.end_state.size() != end_state_.size() || s.scan_index < 0)
+        throw InputError("tempering state does not fit this sampler (" + std::to_string(chains_) + " chains x " +
+                         std::to_string(rungs_) + " rungs of " + std::to_string(V_.cols()) + " visible units)");
+    V_ = s.V;
+    H_ = s.H;
+    replica_at_ = s.replica_at;
+    lifted_ = s.lifted;
+    end_state_ = s.end_state;
+    scan_index_ = s.scan_index;
+}
+
+void PtSampler::reseed(std::uint64_t seed) {
+    chain_rngs_ = ChainRngs(seed, V_.rows(), StreamPurpose::Chains);
+    swap_rngs_ = ChainRngs(seed, chains_, StreamPurpose::Swaps);
+}
+
 PtStats PtSampler::stats() const {
     const Index pairs = rungs_ - 1;
     PtStats s;

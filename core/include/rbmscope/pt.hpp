@@ -265,6 +265,21 @@ public:
     // Number of the scan just completed (scans count from 0).
     Index last_scan() const { return scan_index_ - 1; }
 
+    // Checkpoints (training resumes exactly): everything later scans depend on except the
+    // model, the statistics and the random streams. Callers that checkpoint re-key the
+    // streams with reseed() before every scan, so no stream position needs saving.
+    struct State {
+        RowMat V, H;
+        std::vector<std::uint16_t> replica_at;
+        std::vector<LiftedState> lifted;
+        std::vector<std::uint8_t> end_state;
+        Index scan_index = 0;
+    };
+    State state() const;
+    void set_state(const State& s);  // InputError when the shapes do not match this sampler
+    // Replaces the chain and swap streams with those the constructor makes from `seed`.
+    void reseed(std::uint64_t seed);
+
 private:
     void local_moves();
     void communicate(Index c);

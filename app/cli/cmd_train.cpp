@@ -1,0 +1,265 @@
+// rbmscope-cli train: train a BRBM, GRBM or leaky RBM on bars-and-stripes, the digits, IDX or CSV
+// data with CD, PCD, tempered PCD (PT / lifted PT / DEO) or the leaky samplers (SPEC §7, §8);
+// and rbmscope-cli data-info: what a data spec loads to.
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#include "cli_command.hpp"
+#include "rbmscope/datasets.hpp"
+#include "rbmscope/model_io.hpp"
+#include "rbmscope/parallel.hpp"
+#include "rbmscope/training.hpp"
+
+namespace rbm::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted = true; }
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+const std::vector<Args::Option>& data_options() {
+    static const std::vector<Args::Option> o{
+        {"binarize", "T", "pixel -> 1 if pixel >= T x the format's largest value (T in (0,1]; digits 16, IDX 255)"},
+        {"scale", "", "divide by the format's largest value, so values lie in [0,1]"},
+        {"standardize", "", "zero mean, unit standard deviation per column (the leaky-RBM paper's preprocessing)"},
+        {"shifts", "", "add one-pixel shifts up, down, left, right of every image (5x the data; the tempering paper)"},
+        {"limit", "N", "use the first N examples only (before shifts)"},
+        {"csv-header", "yes|no|auto", "CSV: first row is a header (default auto: when it is not all numbers)"},
+        {"csv-label", "COL", "CSV: 1-based column holding an integer label, or 'last' (default: none)"}};
+    return o;
+}
+
+// Data spec + transforms, in the order limit, shifts, then binarize / scale / standardize.
+Dataset load_data(const Args& a, const std::string& spec) {
+    CsvOptions csv;
+    const std::string header = a.get_choice("csv-header", "auto", {"yes", "no", "auto"});
+    csv.header = header == "yes" ? CsvOptions::Header::Yes : header == "no" ? CsvOptions::Header::No : CsvOptions::Header::Auto;
+    if (a.has("csv-label")) {
+        const std::string l = a.get("csv-label", "");
+        csv.label_column = l == "last" ? -2 : static_cast<int>(a.get_int("csv-label", 0, 1, 1 << 20)) - 1;
+    }
+    Dataset d = load_dataset(spec, csv);
+    if (a.has("limit")) {
+        const Index n = a.get_int("limit", 0, 1);
+        if (n < d.size()) {
+            d.X = d.X.topRows(n).eval();
+            if (!d.labels.empty()) d.labels.resize(static_cast<std::size_t>(n));
+            d.name += ", first " + std::to_string(n);
+        }
+    }
+    if (a.flag("shifts")) d = with_shifts(d);
+    const int transforms = (a.has("binarize") ? 1 : 0) + (a.flag("scale") ? 1 : 0) + (a.flag("standardize") ? 1 : 0);
+    if (transforms > 1) throw InputError("choose one of --binarize, --scale and --standardize");
+    if (a.has("binarize")) binarize(d, a.get_double("binarize", 0.5));
+    if (a.flag("scale")) scale_to_unit(d);
+    if (a.flag("standardize")) standardize(d);
+    return d;
+}
+
+json data_summary(const Dataset& d) {
+    json j{{"name", d.name}, {"examples", d.size()}, {"dim", d.dim()}, {"labels", !d.labels.empty()}};
+    if (d.has_image_shape()) j["image_shape"] = {d.image_rows, d.image_cols};
+    if (d.size() > 0) {
+        j["min"] = d.X.minCoeff();
+        j["max"] = d.X.maxCoeff();
+        j["mean"] = d.X.mean();
+        j["binary"] = (d.X.array() == 0.0 || d.X.array() == 1.0).all();
+    }
+    return j;
+}
+
+json record_summary(const TrainRecord& r) {
+    json j{{"update", r.update}, {"epoch", r.epoch}, {"reconstruction_error", r.reconstruction_error}};
+    if (!r.log_likelihood_method.empty()) {
+        j["log_likelihood_method"] = r.log_likelihood_method;
+        if (std::isfinite(r.log_likelihood)) j["log_likelihood"] = r.log_likelihood;
+        if (r.log_likelihood_method == "ais" && std::isfinite(r.log_likelihood_low))
+            j["log_likelihood_ci95"] = {r.log_likelihood_low, r.log_likelihood_high};
+        if (std::isfinite(r.log_z)) j["log_z"] = r.log_z;
+    }
+    if (!r.swap_acceptance.empty()) j["swap_acceptance"] = r.swap_acceptance;
+    return j;
+}
+
+json run_train(const std::vector<std::string>& argv) {
+    std::vector<Args::Option> options{
+        {"data", "SPEC", "bars:D (all 2^(D+1)-2 patterns), bars:D:COUNT[:SEED] (sampled), digits (8x8, shipped),\n"
+                         "      FILE.csv, FILE.csv.gz (digits format) or FILE-idx3-ubyte (labels read from the idx1 file beside it)"},
+        {"kind", "K", "brbm (default; needs 0/1 data), grbm or leaky"},
+        {"hidden", "M", "hidden units (default 16)"},
+        {"method", "M", "cd | pcd (default) | pt | lpt | deo | leaky | mix (leaky/mix: --kind leaky)"},
+        {"k", "K", "sweeps per update (cd, pcd), scans per update (pt, lpt, deo), annealing steps (leaky, mix); default 1"},
+        {"epochs", "E", "passes over the data (updates = E x ceil(examples / batch))"},
+        {"updates", "U", "parameter updates (default 1000); on --resume: the new total"},
+        {"batch", "B", "examples per update (default 10)"},
+        {"lr", "X", "learning rate (default 0.01)"},
+        {"lr-schedule", "S", "constant (default) or linear (decays to 0 at the last update)"},
+        {"momentum", "X", "momentum in [0,1) (default 0)"},
+        {"weight-decay", "X", "L2 penalty on W (default 0)"},
+        {"gamma", "G", "tempered methods: ladder beta_k = G^(N-k) (default 0.7)"},
+        {"rungs", "N", "tempered methods: temperatures besides the target, the paper's N (default 6; N+1 rungs)"},
+        {"chains", "C", "persistent chains / ladders (pcd, pt, lpt, deo) or leaky chains (default: the batch size)"},
+        {"seed", "S", "random seed (default 1); same seed, same model, any thread count"},
+        {"threads", "T", "worker threads; results do not depend on it"},
+        {"init-scale", "X", "initial weights N(0, X^2) (default 0.01)"},
+        {"sigma", "S", "grbm: initial / fixed sigma (default 1; 0: the data standard deviation per unit)"},
+        {"learn-sigma", "", "grbm: learn sigma as well"},
+        {"leakiness", "C", "leaky: c_L in (0,1] (default 0.01)"},
+        {"no-projection", "", "leaky: skip the projection step (the run is stopped when W leaves the valid region)"},
+        {"kernel", "K", "leaky: exact-mh (default) or paper-gibbs sweeps in the negative phase"},
+        {"monitor-every", "U", "log a record every U updates (default: about 20 records per run; 0: start and end only)"},
+        {"monitor-examples", "N", "rows used for the log-likelihood and reconstruction (default: all)"},
+        {"ais-chains", "N", "AIS chains for the log-likelihood when log Z is not enumerable (default 100)"},
+        {"ais-steps", "K", "AIS steps (linear schedule, default 1000)"},
+        {"exact-limit", "N", "enumerate log Z exactly when it takes at most N terms (default 262144)"},
+        {"checkpoint", "FILE", "write a checkpoint (JSON) at the end and every --checkpoint-every updates"},
+        {"checkpoint-every", "U", "updates between checkpoints (default: only at the end)"},
+        {"resume", "FILE", "continue from a checkpoint (same --data and transforms; training options come from it)"},
+        {"out", "MODEL", "write the trained model here (.json or .npz)"},
+        {"log", "FILE", "write the training log (.csv or .json)"}};
+    for (const auto& o : data_options()) options.push_back(o);
+    Args a("train", {}, options,
+           "Trains an RBM by stochastic gradient ascent on the average log-likelihood (SPEC 7). Negative\n"
+           "phase: CD-k, PCD, or PCD whose chains are tempering ladders with reversible even-odd (pt),\n"
+           "lifted (lpt) or deterministic even-odd (deo) swaps (Kadan et al., Procedure 1); leaky RBMs also\n"
+           "the leakiness-annealing sampler (leaky, Li et al. Algorithm 2) and its variant from data (mix).\n"
+           "Leaky RBMs get the projection step after every update. The log-likelihood in the log is exact\n"
+           "when log Z is enumerable, else an AIS estimate (labelled, with a bootstrap 95% interval).\n"
+           "Ctrl-C stops after the current update and still writes --out, --log and --checkpoint.");
+    a.parse(argv);
+    if (a.help_requested()) {
+        std::cout << a.usage();
+        return nullptr;
+    }
+    const std::string out = a.get("out", "");
+    if (out.empty()) throw InputError("--out MODEL is required (.json or .npz)");
+    if (!ends_with(out, ".json") && !ends_with(out, ".npz")) throw InputError("--out must end in .json or .npz, got '" + out + "'");
+    const std::string log_path = a.get("log", "");
+    if (!log_path.empty() && !ends_with(log_path, ".csv") && !ends_with(log_path, ".json"))
+        throw InputError("--log must end in .csv or .json, got '" + log_path + "'");
+    if (!a.has("data")) throw InputError("--data is required: bars:D, digits, FILE.csv or FILE-idx3-ubyte");
+    if (a.has("epochs") && a.has("updates")) throw InputError("give --epochs or --updates, not both");
+    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
+    Dataset data = load_data(a, a.get("data", ""));
+
+    std::optional<Trainer> trainer;
+    if (a.has("resume")) {
+        for (const char* o : {"kind", "hidden", "method", "k", "batch", "lr", "lr-schedule", "momentum", "weight-decay",
+                              "gamma", "rungs", "chains", "seed", "init-scale", "sigma", "learn-sigma", "leakiness",
+                              "no-projection", "kernel", "monitor-every", "monitor-examples", "ais-chains", "ais-steps",
+                              "exact-limit", "epochs"})
+            if (a.has(o)) throw InputError(std::string("--") + o + " cannot change on --resume (the checkpoint holds it); only --updates can");
+        trainer.emplace(Trainer::load_checkpoint(a.get("resume", ""), std::move(data)));
+        if (a.has("updates")) trainer->set_total_updates(a.get_int("updates", 0, 0));
+    } else {
+        TrainOptions o;
+        const std::string kind = a.get_choice("kind", "brbm", {"brbm", "grbm", "leaky"});
+        o.kind = kind == "grbm" ? ModelKind::Grbm : kind == "leaky" ? ModelKind::Leaky : ModelKind::Brbm;
+        o.hidden = a.get_int("hidden", 16, 1, 100000);
+        o.method = parse_train_method(a.get("method", "pcd"));
+        o.k = static_cast<int>(a.get_int("k", 1, 1, 100000));
+        o.batch = a.get_int("batch", 10, 1);
+        if (o.batch > data.size())
+            throw InputError("--batch " + std::to_string(o.batch) + " exceeds the " + std::to_string(data.size()) + " examples");
+        const Index per_epoch = (data.size() + o.batch - 1) / o.batch;
+        o.updates = a.has("epochs") ? a.get_int("epochs", 1, 1, 1000000) * per_epoch : a.get_int("updates", 1000, 1);
+        o.learning_rate = a.get_double("lr", 0.01);
+        o.schedule = a.get_choice("lr-schedule", "constant", {"constant", "linear"}) == "linear" ? LearningRateSchedule::Linear
+                                                                                                : LearningRateSchedule::Constant;
+        o.momentum = a.get_double("momentum", 0.0);
+        o.weight_decay = a.get_double("weight-decay", 0.0);
+        o.gamma = a.get_double("gamma", 0.7);
+        o.temperatures = a.get_int("rungs", 6, 1, 1000);
+        o.chains = a.get_int("chains", 0, 1, 1000000);
+        o.seed = a.get_seed("seed", 1);
+        o.init_scale = a.get_double("init-scale", 0.01);
+        o.sigma = a.get_double("sigma", 1.0);
+        o.learn_sigma = a.flag("learn-sigma");
+        o.leakiness = a.get_double("leakiness", 0.01);
+        o.projection = !a.flag("no-projection");
+        o.leaky_kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs" ? LeakyKernel::PaperGibbs
+                                                                                                        : LeakyKernel::ExactMH;
+        o.monitor_every = a.get_int("monitor-every", std::max<Index>(1, o.updates / 20), 0);
+        o.monitor_examples = a.get_int("monitor-examples", 0, 0);
+        o.ais_chains = a.get_int("ais-chains", 100, 1, 1000000);
+        o.ais_steps = a.get_int("ais-steps", 1000, 1, 10000000);
+        o.exact_limit = static_cast<double>(a.get_int("exact-limit", 262144, 0));
+        if (o.kind != ModelKind::Leaky)
+            for (const char* opt : {"no-projection", "leakiness", "kernel"})
+                if (a.has(opt)) throw InputError(std::string("--") + opt + " applies to --kind leaky only");
+        if (!is_tempered(o.method))
+            for (const char* opt : {"gamma", "rungs"})
+                if (a.has(opt)) throw InputError(std::string("--") + opt + " applies to --method pt, lpt or deo only");
+        trainer.emplace(o, std::move(data));
+    }
+    Trainer& t = *trainer;
+    const std::string checkpoint = a.get("checkpoint", "");
+    const Index every = a.get_int("checkpoint-every", 0, 0);
+    if (every > 0 && checkpoint.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
+
+    g_interrupted = false;
+    auto previous = std::signal(SIGINT, on_interrupt);
+    while (t.status() == TrainStatus::Running) {
+        const Index chunk = every > 0 ? every - t.updates_done() % every : t.options().updates;
+        t.step(chunk, &g_interrupted);
+        if (!checkpoint.empty() && t.status() != TrainStatus::Diverged) t.save_checkpoint(checkpoint);
+        if (t.status() == TrainStatus::Cancelled) break;
+    }
+    std::signal(SIGINT, previous);
+    if (t.status() == TrainStatus::Diverged) {
+        if (!log_path.empty())
+            write_file_atomically(log_path, ends_with(log_path, ".csv") ? t.log_csv() : t.log_json());
+        throw InputError(t.message() + (log_path.empty() ? "" : " (log written to " + log_path + ")"));
+    }
+    save_model(t.model(), out);
+    if (!log_path.empty()) write_file_atomically(log_path, ends_with(log_path, ".csv") ? t.log_csv() : t.log_json());
+
+    const TrainOptions& o = t.options();
+    json j{{"status", train_status_name(t.status())},
+           {"model", out},
+           {"kind", kind_name(o.kind)},
+           {"method", train_method_name(o.method)},
+           {"hidden", o.hidden},
+           {"visible", t.data().dim()},
+           {"data", t.data().name},
+           {"examples", t.data().size()},
+           {"updates", t.updates_done()},
+           {"epochs", static_cast<double>(t.updates_done()) * static_cast<double>(o.batch) / static_cast<double>(t.data().size())},
+           {"seed", o.seed},
+           {"final", t.log().empty() ? json(nullptr) : record_summary(t.log().back())},
+           {"records", t.log().size()}};
+    if (!t.log().empty()) j["initial"] = record_summary(t.log().front());
+    if (o.kind == ModelKind::Leaky) {
+        Index active = 0;
+        for (auto p : t.projection_active()) active += p;
+        j["projection"] = o.projection;
+        j["projection_active_updates"] = active;
+        j["max_singular_value"] = t.model().as<Leaky>()->max_singular_value();
+    }
+    if (!log_path.empty()) j["log"] = log_path;
+    if (!checkpoint.empty()) j["checkpoint"] = checkpoint;
+    return j;
+}
+
+json run_data_info(const std::vector<std::string>& argv) {
+    Args a("data-info", {"DATA"}, data_options(),
+           "What a data spec loads to: examples, dimension, image shape, labels, value range.\n"
+           "DATA: bars:D, bars:D:COUNT[:SEED], digits, FILE.csv, FILE.csv.gz or FILE-idx3-ubyte.");
+    a.parse(argv);
+    if (a.help_requested()) {
+        std::cout << a.usage();
+        return nullptr;
+    }
+    return data_summary(load_data(a, a.positional(0)));
+}
+
+}  // namespace
+
+REGISTER_COMMAND("train", "train a BRBM, GRBM or leaky RBM (cd, pcd, pt, lpt, deo, leaky, mix)", run_train);
+REGISTER_COMMAND("data-info", "describe a training data set (bars, digits, CSV, IDX)", run_data_info);
+
+}  // namespace rbm::cli

@@ -1,0 +1,10 @@
+# Writes OUT, a C++ source defining rbm::detail::SYMBOL (the bytes of IN) and SYMBOL##Size.
+file(READ ${IN} hex HEX)
+string(LENGTH "${hex}" hex_length)
+math(EXPR size "${hex_length} / 2")
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+string(REGEX REPLACE "((0x..,){32})" "\\1\n" bytes "${bytes}")
+get_filename_component(name ${IN} NAME)
+set(body "// Generated from ${name} by cmake/EmbedData.cmake. Do not edit.\n#include <cstddef>\nnamespace rbm::detail {\nextern const unsigned char ${SYMBOL}[];\nextern const std::size_t ${SYMBOL}Size;\nconst unsigned char ${SYMBOL}[] = {\n${bytes}0};\nconst std::size_t ${SYMBOL}Size = ${size};\n}  // namespace rbm::detail\n")
+file(WRITE ${OUT}.tmp "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

@@ -1,0 +1,130 @@
+// rbmscope-cli train and data-info (SPEC §7, §8): a run end to end, checkpoint / resume and thread
+// count giving identical model files, leaky divergence reported, and one-line errors for bad input.
+#include <fstream>
+
+#include "check.hpp"
+#include "cli_runner.hpp"
+#include "rbmscope/model_io.hpp"
+
+using namespace rbm::test;
+
+namespace {
+const std::string kDir = std::string(RBMSCOPE_TEST_DATA) + "/train/";
+
+std::string path(const std::string& name) { return (temp_dir() / name).string(); }
+
+bool one_line_error(const CliResult& r, const std::string& needle) {
+    return r.exit_code == 2 && r.out.empty() && r.stderr_lines() == 1 && r.err.find(needle) != std::string::npos;
+}
+}  // namespace
+
+TEST_CASE("train: bars 3x3 with PCD writes a model and a CSV log, exact log-likelihood rises") {
+    const CliResult r = run_cli("train --data bars:3 --kind brbm --hidden 6 --method pcd --updates 600 --batch 14 --lr 0.2 --momentum 0.5 --init-scale 0.1 "
+                                "--chains 50 --monitor-every 200 --out " + path("bars.json") + " --log " + path("bars.csv"));
+    CHECK_MSG(r.exit_code == 0, r.err);
+    const auto j = r.json();
+    CHECK(j["status"] == "finished");
+    CHECK(j["updates"] == 600);
+    CHECK(j["final"]["log_likelihood_method"] == "exact");
+    CHECK(j["final"]["log_likelihood"].get<double>() > j["initial"]["log_likelihood"].get<double>() + 2.0);
+    CHECK(j["records"] == 4);
+    const rbm::Model m = rbm::load_model(path("bars.json"));
+    CHECK(m.n_visible() == 9 && m.n_hidden() == 6);
+    std::ifstream log(path("bars.csv"));
+    std::string header, line;
+    std::getline(log, header);
+    CHECK(header.rfind("update,epoch,learning_rate,log_likelihood,log_likelihood_method", 0) == 0);
+    int rows = 0;
+    while (std::getline(log, line)) rows += line.empty() ? 0 : 1;
+    CHECK(rows == 4);
+}
+
+TEST_CASE("train: tempered methods report swap acceptance; --epochs counts passes; JSON log") {
+    const CliResult r = run_cli("train --data bars:3 --hidden 4 --method deo --rungs 3 --gamma 0.5 --epochs 10 --batch 7 "
+                                "--out " + path("deo.json") + " --log " + path("deo.json.log.json"));
+    CHECK_MSG(r.exit_code == 0, r.err);
+    const auto j = r.json();
+    CHECK(j["updates"] == 20);  // 10 epochs x 14 examples / batch 7
+    CHECK(j["final"]["swap_acceptance"].size() == 3);
+    std::ifstream in(path("deo.json.log.json"));
+    const auto log = nlohmann::json::parse(in);
+    CHECK(log.is_array() && log.size() >= 2);
+    CHECK(log.back()["update"] == 20);
+}
+
+TEST_CASE("train: checkpoint + resume and 1 vs 2 threads give byte-identical model files") {
+    const std::string common = "train --data bars:4 --hidden 8 --method lpt --rungs 4 --batch 10 --lr 0.05 --momentum 0.5 "
+                               "--chains 100 --monitor-every 10 --seed 3 ";
+    CHECK(run_cli(common + "--updates 40 --threads 1 --out " + path("whole.json")).exit_code == 0);
+    CHECK(run_cli(common + "--updates 40 --threads 2 --out " + path("whole2.json")).exit_code == 0);
+    CHECK(run_cli(common + "--updates 17 --checkpoint " + path("ck.json") + " --out " + path("part.json")).exit_code == 0);
+    const CliResult r = run_cli("train --data bars:4 --resume " + path("ck.json") + " --updates 40 --out " + path("resumed.json"));
+    CHECK_MSG(r.exit_code == 0, r.err);
+    CHECK(r.json()["updates"] == 40);
+    const std::string whole = rbm::read_file(path("whole.json"));
+    CHECK(whole == rbm::read_file(path("whole2.json")));
+    CHECK(whole == rbm::read_file(path("resumed.json")));
+    CHECK(whole != rbm::read_file(path("part.json")));
+    // Resuming with other data or changing a training option is refused.
+    CHECK(one_line_error(run_cli("train --data bars:3 --resume " + path("ck.json") + " --out " + path("x.json")), "other data"));
+    CHECK(one_line_error(run_cli("train --data bars:4 --resume " + path("ck.json") + " --lr 0.1 --out " + path("x.json")),
+                         "--lr cannot change on --resume"));
+}
+
+TEST_CASE("train: a leaky RBM without projection on digits stops with a clear message and no model") {
+    const CliResult r = run_cli("train --data digits --standardize --limit 400 --kind leaky --hidden 16 --method mix --k 5 "
+                                "--batch 20 --lr 0.005 --updates 300 --kernel paper-gibbs --no-projection --monitor-every 0 --out " +
+                                path("leaky.json"));
+    CHECK(one_line_error(r, "largest singular value of W reached"));
+    CHECK(r.err.find("drop --no-projection") != std::string::npos);
+    CHECK(!std::filesystem::exists(path("leaky.json")));
+}
+
+TEST_CASE("train: bad input is one line on stderr, exit 2") {
+    const std::string out = " --out " + path("bad.json");
+    CHECK(one_line_error(run_cli("train --data bars:3"), "--out MODEL is required"));
+    CHECK(one_line_error(run_cli("train --data bars:3 --out m.txt"), "--out must end in .json or .npz"));
+    CHECK(one_line_error(run_cli("train" + out), "--data is required"));
+    CHECK(one_line_error(run_cli("train --data digits --scale" + out), "--kind brbm needs 0/1 data"));
+    CHECK(one_line_error(run_cli("train --data bars:3 --method leaky" + out), "--method leaky needs --kind leaky"));
+    CHECK(one_line_error(run_cli("train --data bars:3 --method sgd" + out), "unknown training method 'sgd'"));
+    CHECK(one_line_error(run_cli("train --data bars:3 --batch 100" + out), "--batch 100 exceeds the 14 examples"));
+    CHECK(one_line_error(run_cli("train --data bars:3 --no-projection" + out), "--kind leaky only"));
+    CHECK(one_line_error(run_cli("train --data bars:3 --method cd --gamma 0.5" + out), "--gamma applies to --method pt"));
+    CHECK(one_line_error(run_cli("train --data bars:3 --epochs 2 --updates 5" + out), "not both"));
+    CHECK(one_line_error(run_cli("train --data " + kDir + "broken-number.csv --kind grbm" + out), "line 2, column 3"));
+    CHECK(one_line_error(run_cli("train --data " + kDir + "absurd-images-idx3-ubyte" + out), "absurd"));
+    CHECK(one_line_error(run_cli("train --data digits --binarize 0.5 --scale" + out), "choose one of"));
+    CHECK(one_line_error(run_cli("train --data nowhere.csv" + out), "no such file"));
+}
+
+TEST_CASE("train --help and data-info") {
+    const CliResult h = run_cli("train --help");
+    CHECK(h.exit_code == 0);
+    CHECK(h.out.find("--method") != std::string::npos && h.out.find("lpt") != std::string::npos);
+    const CliResult d = run_cli("data-info digits --shifts --binarize 0.5");
+    CHECK_MSG(d.exit_code == 0, d.err);
+    const auto j = d.json();
+    CHECK(j["examples"] == 5 * 1797);
+    CHECK(j["dim"] == 64);
+    CHECK(j["binary"] == true);
+    CHECK(j["image_shape"] == nlohmann::json::array({8, 8}));
+    const CliResult c = run_cli("data-info " + kDir + "tiny.csv --csv-label last");
+    CHECK_MSG(c.exit_code == 0, c.err);
+    CHECK(c.json()["examples"] == 3 && c.json()["labels"] == true);
+    const CliResult i = run_cli("data-info " + kDir + "tiny-images-idx3-ubyte");
+    CHECK(i.exit_code == 0 && i.json()["image_shape"] == nlohmann::json::array({2, 3}) && i.json()["labels"] == true);
+}
+
+TEST_CASE("sample: the .npz fixture written by NumPy loads and samples") {
+    const CliResult r = run_cli("sample " + kDir + "model.npz --chains 7 --sweeps 20 --seed 2");
+    CHECK_MSG(r.exit_code == 0, r.err);
+    const auto j = r.json();
+    CHECK(j["samples"].size() == 7);
+    for (const auto& row : j["samples"]) {
+        CHECK(row.size() == 3);
+        for (const auto& x : row) CHECK(x == 0.0 || x == 1.0);
+    }
+}
+
+RBM_TEST_MAIN

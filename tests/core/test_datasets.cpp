@@ -1,0 +1,194 @@
+// Data sets (SPEC §7): bars-and-stripes, the embedded digits and their shifts, IDX and CSV
+// readers with their error messages, transforms, and the .npz model fixture written by NumPy.
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "check.hpp"
+#include "rbmscope/datasets.hpp"
+#include "rbmscope/exact.hpp"
+#include "rbmscope/gibbs.hpp"
+#include "rbmscope/model_io.hpp"
+
+using namespace rbm;
+
+namespace {
+const std::string kDir = std::string(RBMSCOPE_TEST_DATA) + "/train/";
+
+std::string row_key(const RowMat& X, Index r) {
+    std::string s;
+    for (Index c = 0; c < X.cols(); ++c) s += X(r, c) != 0 ? '1' : '0';
+    return s;
+}
+}  // namespace
+
+TEST_CASE("bars and stripes: 2^(d+1)-2 distinct valid patterns, and the validity test rejects others") {
+    for (int d : {1, 2, 3, 4, 5}) {
+        const Dataset data = bars_and_stripes(d);
+        const Index expected = d == 1 ? 2 : (Index(1) << (d + 1)) - 2;
+        CHECK(data.size() == expected);
+        CHECK(data.dim() == d * d);
+        CHECK(data.image_rows == d && data.image_cols == d);
+        std::set<std::string> distinct;
+        for (Index r = 0; r < data.size(); ++r) {
+            distinct.insert(row_key(data.X, r));
+            CHECK(is_bars_and_stripes(data.X.row(r).data(), d));
+        }
+        CHECK(static_cast<Index>(distinct.size()) == expected);
+    }
+    // Exhaustively on 3x3: exactly the 14 patterns are valid among all 512 binary images.
+    Index valid = 0;
+    for (int mask = 0; mask < 512; ++mask) {
+        double x[9];
+        for (int i = 0; i < 9; ++i) x[i] = (mask >> i) & 1;
+        valid += is_bars_and_stripes(x, 3) ? 1 : 0;
+    }
+    CHECK(valid == 14);
+    const double half[4] = {0.5, 0.5, 0.5, 0.5};
+    CHECK(!is_bars_and_stripes(half, 2));
+    CHECK_THROWS_WITH(bars_and_stripes(0), InputError, "from 1 to 16");
+}
+
+TEST_CASE("bars and stripes sampled: valid, seeded, and empty/full grids twice as likely") {
+    const Dataset a = bars_and_stripes_sampled(4, 20000, 3), b = bars_and_stripes_sampled(4, 20000, 3);
+    CHECK(a.X == b.X);
+    CHECK(!(a.X == bars_and_stripes_sampled(4, 20000, 4).X));
+    Index empty = 0, one_pattern = 0;
+    const std::string first_bar = row_key(bars_and_stripes(4).X, 1);  // mask 1: top row on
+    for (Index r = 0; r < a.size(); ++r) {
+        CHECK(is_bars_and_stripes(a.X.row(r).data(), 4));
+        const std::string k = row_key(a.X, r);
+        empty += k == std::string(16, '0');
+        one_pattern += k == first_bar;
+    }
+    // P(empty) = 2 x 1/2 x 1/16 = 1/16, P(one given bar pattern) = 1/32; 5 standard errors.
+    const double n = 20000, pe = 1.0 / 16, pb = 1.0 / 32;
+    CHECK_NEAR(empty / n, pe, 5 * std::sqrt(pe * (1 - pe) / n));
+    CHECK_NEAR(one_pattern / n, pb, 5 * std::sqrt(pb * (1 - pb) / n));
+}
+
+TEST_CASE("digits: 1797 embedded images of 8x8, values 0..16, labels 0..9, matching the shipped file") {
+    const Dataset d = load_digits();
+    CHECK(d.size() == 1797);
+    CHECK(d.dim() == 64);
+    CHECK(d.image_rows == 8 && d.image_cols == 8);
+    CHECK(d.labels.size() == 1797);
+    CHECK(d.X.minCoeff() == 0 && d.X.maxCoeff() == 16);
+    // First row of the file: 0,0,5,13,9,1,0,0,... label 0; third row ends with label 2.
+    CHECK(d.X(0, 2) == 5 && d.X(0, 3) == 13 && d.X(0, 4) == 9 && d.labels[0] == 0 && d.labels[2] == 2);
+    std::set<int> labels(d.labels.begin(), d.labels.end());
+    CHECK(labels.size() == 10 && *labels.begin() == 0 && *labels.rbegin() == 9);
+    const Dataset f = load_dataset(std::string(RBMSCOPE_SOURCE_DIR) + "/resources/data/digits/digits.csv.gz");
+    CHECK(f.X == d.X);
+    CHECK(f.labels == d.labels);
+}
+
+TEST_CASE("one-pixel shifts: five copies, moved by one pixel, zero-filled") {
+    Dataset d;
+    d.X = RowMat(1, 9);
+    d.X << 1, 2, 3, 4, 5, 6, 7, 8, 9;
+    d.image_rows = d.image_cols = 3;
+    d.labels = {4};
+    const Dataset s = with_shifts(d);
+    CHECK(s.size() == 5);
+    RowMat expected(5, 9);
+    expected << 1, 2, 3, 4, 5, 6, 7, 8, 9,  // original
+        4, 5, 6, 7, 8, 9, 0, 0, 0,          // up
+        0, 0, 0, 1, 2, 3, 4, 5, 6,          // down
+        2, 3, 0, 5, 6, 0, 8, 9, 0,          // left
+        0, 1, 2, 0, 4, 5, 0, 7, 8;          // right
+    CHECK(s.X == expected);
+    CHECK(s.labels == std::vector<int>(5, 4));
+    const Dataset digits = with_shifts(load_digits());
+    CHECK(digits.size() == 5 * 1797);
+    Dataset flat;
+    flat.X = RowMat::Zero(2, 3);
+    CHECK_THROWS_WITH(with_shifts(flat), InputError, "image shape");
+}
+
+TEST_CASE("binarize, scale and standardize") {
+    Dataset d = load_digits();
+    Dataset b = d;
+    binarize(b, 0.5);
+    CHECK(((b.X.array() == 0) || (b.X.array() == 1)).all());
+    CHECK(b.X(0, 2) == 0 && b.X(0, 3) == 1);  // 5 < 8 <= 13
+    CHECK((b.X.array() == 1).count() == (d.X.array() >= 8).count());
+    Dataset s = d;
+    scale_to_unit(s);
+    CHECK(s.X.maxCoeff() == 1.0 && s.X(0, 3) == 13.0 / 16.0);
+    Dataset z = d;
+    standardize(z);
+    CHECK(z.X.colwise().mean().cwiseAbs().maxCoeff() < 1e-12);
+    const Vec var = z.X.array().square().colwise().sum().transpose() / static_cast<double>(z.size() - 1);
+    for (Index j = 0; j < 64; ++j) CHECK(std::fabs(var(j) - 1.0) < 1e-12 || var(j) == 0.0);
+    CHECK_THROWS_WITH(binarize(d, 1.5), InputError, "(0, 1]");
+}
+
+TEST_CASE("IDX: images and labels read big-endian; malformed headers are refused with the file named") {
+    const Dataset d = load_dataset(kDir + "tiny-images-idx3-ubyte");
+    CHECK(d.size() == 3 && d.dim() == 6);
+    CHECK(d.image_rows == 2 && d.image_cols == 3);
+    CHECK(d.max_value == 255);
+    CHECK(d.X(0, 5) == 50 && d.X(1, 0) == 255 && d.X(2, 5) == 6);
+    CHECK((d.labels == std::vector<int>{7, 0, 9}));
+    CHECK_THROWS_WITH(load_dataset(kDir + "absurd-images-idx3-ubyte"), InputError, "absurd-images-idx3-ubyte: IDX image side 100000 is absurd");
+    CHECK_THROWS_WITH(load_dataset(kDir + "truncated-images-idx3-ubyte"), InputError, "claims 18 values but the file holds 10");
+    CHECK_THROWS_WITH(parse_idx(std::string("\x00\x00\x08\x01\x00\x00\x00\x01\x05", 9), "", "x.idx"), InputError, "x.idx: IDX header says 1 dimensions, expected 3");
+    CHECK_THROWS_WITH(parse_idx("abcdefghijklmnopq", "", "y.idx"), InputError, "y.idx: not an unsigned-byte IDX file");
+    CHECK_THROWS_WITH(parse_idx("ab", "", "z.idx"), InputError, "too short");
+    // Labels that do not match the images.
+    const std::string img = read_file(kDir + "tiny-images-idx3-ubyte");
+    CHECK_THROWS_WITH(parse_idx(img, std::string("\x00\x00\x08\x01\x00\x00\x00\x02\x01\x02", 10), "t"), InputError, "2 labels for 3 images");
+}
+
+TEST_CASE("CSV: header detection, label column, blank lines; errors name file, line and column") {
+    CsvOptions o;
+    o.label_column = -2;
+    const Dataset d = load_csv(kDir + "tiny.csv", o);
+    CHECK(d.size() == 3 && d.dim() == 4);
+    CHECK((d.labels == std::vector<int>{3, 7, 1}));
+    CHECK(d.X(1, 2) == 0.5 && d.X(2, 0) == 0.25);
+    CHECK(d.image_rows == 2 && d.image_cols == 2);  // 4 values: square
+    CHECK_THROWS_WITH(load_csv(kDir + "broken-number.csv"), InputError, "broken-number.csv: line 2, column 3: expected a finite number, got 'x'");
+    CHECK_THROWS_WITH(load_csv(kDir + "ragged.csv"), InputError, "ragged.csv: line 2: expected 4 columns");
+    CHECK_THROWS_WITH(parse_csv("", "e.csv"), InputError, "e.csv: no data rows");
+    CHECK_THROWS_WITH(parse_csv("a,b\n", "h.csv"), InputError, "a header row but no data rows");
+    CsvOptions l;
+    l.label_column = 1;
+    CHECK_THROWS_WITH(parse_csv("1,2.5\n", "l.csv", l), InputError, "a label must be an integer");
+    CHECK_THROWS_WITH(parse_csv("1,2\n1,nan\n", "n.csv"), InputError, "expected a finite number");
+    CHECK_THROWS_WITH(load_csv(kDir + "missing.csv"), InputError, "missing.csv");
+}
+
+TEST_CASE("data specs: bars, digits, files, and clear errors") {
+    CHECK(load_dataset("bars:3").size() == 14);
+    CHECK(load_dataset("bars:3:50:2").size() == 50);
+    CHECK(load_dataset("digits").size() == 1797);
+    CHECK_THROWS_WITH(load_dataset("bars:x"), InputError, "the grid size D must be an integer");
+    CHECK_THROWS_WITH(load_dataset("bars:3:0"), InputError, "count must be >= 1");
+    CHECK_THROWS_WITH(load_dataset("nosuch.csv"), InputError, "no such file");
+    CHECK_THROWS_WITH(load_dataset(kDir + "README.md"), InputError, "unknown format");
+    CHECK_THROWS_WITH(gunzip("not gzip at all", "g.gz"), InputError, "g.gz: not valid gzip");
+    const std::string gz = read_file(std::string(RBMSCOPE_SOURCE_DIR) + "/resources/data/digits/digits.csv.gz");
+    CHECK_THROWS_WITH(gunzip(gz.substr(0, gz.size() / 2), "half.gz"), InputError, "half.gz");
+}
+
+TEST_CASE(".npz written by NumPy loads as a BRBM and its Gibbs samples follow the exact marginal") {
+    const Model m = load_model(kDir + "model.npz");
+    const Brbm* b = m.as<Brbm>();
+    CHECK(b != nullptr);
+    CHECK(b->W.rows() == 3 && b->W.cols() == 2);
+    CHECK(b->W(0, 1) == -0.25 && b->W(1, 1) == 0.75 && b->b(2) == 0.3 && b->c(0) == -0.1);
+    // Sample with Gibbs chains, compare the frequency of v = (1,1,1) with its exact probability.
+    const Index chains = 20000;
+    ChainRngs rngs(5, chains);
+    RowMat V = initial_states(m, chains, rngs);
+    for (int s = 0; s < 30; ++s) gibbs_sweep(m, V, rngs);
+    RowMat ones = RowMat::Ones(1, 3);
+    const double p = std::exp(m.log_unnorm(ones)(0) - exact_log_z(m));
+    const double freq = static_cast<double>((V.rowwise().sum().array() == 3.0).count()) / chains;
+    CHECK_NEAR(freq, p, 5 * std::sqrt(p * (1 - p) / chains));
+    CHECK(p > 0.05);
+}
+
+RBM_TEST_MAIN

@@ -1,0 +1,432 @@
+// Training (SPEC §7): exact gradients against finite differences, sampled gradients against the
+// exact one within Monte Carlo error, learning on bars-and-stripes for every method, leaky RBMs
+// with and without the projection step, checkpoint / resume and thread-count determinism.
+#include <atomic>
+#include <cstdio>
+
+#include "check.hpp"
+#include "rbmscope/datasets.hpp"
+#include "rbmscope/exact.hpp"
+#include "rbmscope/parallel.hpp"
+#include "rbmscope/training.hpp"
+
+using namespace rbm;
+
+namespace {
+
+Mat random_mat(Index r, Index c, double scale, Rng& rng) {
+    Mat m(r, c);
+    for (Index j = 0; j < c; ++j)
+        for (Index i = 0; i < r; ++i) m(i, j) = scale * rng.normal();
+    return m;
+}
+Vec random_vec(Index n, double scale, Rng& rng) { return random_mat(n, 1, scale, rng).col(0); }
+
+RowMat random_binary(Index rows, Index cols, Rng& rng) {
+    RowMat X(rows, cols);
+    for (Index r = 0; r < rows; ++r)
+        for (Index c = 0; c < cols; ++c) X(r, c) = rng.uniform() < 0.3 + 0.4 * static_cast<double>(c % 2) ? 1.0 : 0.0;
+    return X;
+}
+
+double exact_avg_ll(const Model& m, const RowMat& data) { return average_log_likelihood(m, data, exact_log_z(m)); }
+
+// Central differences of the exact average log-likelihood along every parameter, in flat() order.
+// set(model, index, delta) perturbs one parameter.
+template <class Perturb>
+Vec finite_differences(const Model& m, const RowMat& data, Index count, Perturb perturb) {
+    const double h = 1e-5;
+    Vec g(count);
+    for (Index p = 0; p < count; ++p) {
+        Model plus = m, minus = m;
+        perturb(plus, p, h);
+        perturb(minus, p, -h);
+        g(p) = (exact_avg_ll(plus, data) - exact_avg_ll(minus, data)) / (2 * h);
+    }
+    return g;
+}
+
+Dataset as_dataset(const RowMat& X) {
+    Dataset d;
+    d.X = X;
+    d.name = "test data";
+    return d;
+}
+
+TrainOptions bars_options(TrainMethod method) {
+    TrainOptions o;
+    o.kind = ModelKind::Brbm;
+    o.hidden = 10;
+    o.method = method;
+    o.batch = 30;
+    o.learning_rate = 0.2;
+    o.momentum = 0.5;
+    o.schedule = LearningRateSchedule::Linear;
+    o.updates = 2000;
+    o.monitor_every = 500;
+    o.seed = 7;
+    o.chains = 100;
+    o.temperatures = 4;
+    o.gamma = 0.6;
+    return o;
+}
+
+// Exact probability mass of the 4x4 bars-and-stripes patterns under a BRBM.
+double mass_on_patterns(const Model& m) {
+    const RowMat P = bars_and_stripes(4).X;
+    const double log_z = exact_log_z(m);
+    return (m.log_unnorm(P).array() - log_z).exp().sum();
+}
+
+bool same_records(const std::vector<TrainRecord>& a, const std::vector<TrainRecord>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const TrainRecord &x = a[i], &y = b[i];
+        auto same = [](double p, double q) { return p == q || (std::isnan(p) && std::isnan(q)); };
+        if (x.update != y.update || !same(x.log_likelihood, y.log_likelihood) ||
+            !same(x.reconstruction_error, y.reconstruction_error) || x.swap_acceptance != y.swap_acceptance ||
+            x.projections != y.projections || !same(x.max_singular_value, y.max_singular_value))
+            return false;
+    }
+    return true;
+}
+
+Dataset scaled_digits(Index rows) {
+    Dataset d = load_digits();
+    d.X = d.X.topRows(rows).eval();
+    d.labels.resize(static_cast<std::size_t>(rows));
+    scale_to_unit(d);
+    return d;
+}
+
+Dataset standardized_digits(Index rows) {
+    Dataset d = load_digits();
+    d.X = d.X.topRows(rows).eval();
+    d.labels.resize(static_cast<std::size_t>(rows));
+    standardize(d);
+    return d;
+}
+
+}  // namespace
+
+TEST_CASE("brbm: exact log-likelihood gradient equals finite differences of the exact log-likelihood") {
+    Rng rng(11, 0);
+    Brbm b{random_mat(6, 4, 0.8, rng), random_vec(6, 0.5, rng), random_vec(4, 0.5, rng)};
+    Model m;
+    m.params = b;
+    const RowMat data = random_binary(25, 6, rng);
+    const Vec exact = exact_log_likelihood_gradient(m, data).flat();
+    const Vec fd = finite_differences(m, data, exact.size(), [](Model& x, Index p, double d) {
+        Brbm& q = *x.as<Brbm>();
+        const Index nw = q.W.size(), n = q.b.size();
+        if (p < nw) q.W.data()[p] += d;
+        else if (p < nw + n) q.b(p - nw) += d;
+        else q.c(p - nw - n) += d;
+    });
+    CHECK(exact.size() == 6 * 4 + 6 + 4);
+    CHECK_MSG((exact - fd).cwiseAbs().maxCoeff() < 1e-7, "max |exact - fd| = " << (exact - fd).cwiseAbs().maxCoeff());
+    CHECK(exact.cwiseAbs().maxCoeff() > 0.05);  // a gradient worth comparing
+}
+
+TEST_CASE("grbm: exact gradient (sigma learned) equals finite differences") {
+    Rng rng(12, 0);
+    Grbm g{random_mat(3, 3, 0.7, rng), random_vec(3, 0.5, rng), random_vec(3, 0.5, rng), Vec(3), {0.0, 1.0}};
+    g.sigma << 0.7, 1.0, 1.4;
+    Model m;
+    m.params = g;
+    RowMat data(30, 3);
+    for (Index r = 0; r < 30; ++r)
+        for (Index i = 0; i < 3; ++i) data(r, i) = 0.5 + 1.2 * rng.normal();
+    const Vec exact = exact_log_likelihood_gradient(m, data, true).flat();
+    const Vec fd = finite_differences(m, data, exact.size(), [](Model& x, Index p, double d) {
+        Grbm& q = *x.as<Grbm>();
+        const Index nw = q.W.size(), n = q.b.size(), k = q.c.size();
+        if (p < nw) q.W.data()[p] += d;
+        else if (p < nw + n) q.b(p - nw) += d;
+        else if (p < nw + n + k) q.c(p - nw - n) += d;
+        else q.sigma(p - nw - n - k) *= std::exp(d);
+    });
+    CHECK(exact.size() == 9 + 3 + 3 + 3);
+    CHECK_MSG((exact - fd).cwiseAbs().maxCoeff() < 1e-6, "max |exact - fd| = " << (exact - fd).cwiseAbs().maxCoeff());
+}
+
+// With the learning rate 0 the model stays put, so after burn-in the persistent chains sample it
+// and the sampled gradient must agree with the exact one within a few standard errors.
+TEST_CASE("pcd and pt gradient estimates agree with the exact gradient within 5 standard errors") {
+    Rng rng(13, 0);
+    const RowMat X = random_binary(40, 6, rng);
+    for (TrainMethod method : {TrainMethod::Pcd, TrainMethod::Pt}) {
+        TrainOptions o;
+        o.kind = ModelKind::Brbm;
+        o.hidden = 4;
+        o.method = method;
+        o.batch = X.rows();
+        o.learning_rate = 0.0;
+        o.init_scale = 1.0;  // a model with structure
+        o.chains = 4000;
+        o.updates = 40;
+        o.monitor_every = 0;
+        o.temperatures = 3;
+        o.seed = 5;
+        Trainer t(o, as_dataset(X));
+        t.run();
+        const Model m = t.model();
+        const Vec exact = exact_log_likelihood_gradient(m, X).flat();
+        const Vec est = t.last_gradient().flat();
+        const Mat s = score_rows(m, t.negative_samples());
+        const Vec se = ((s.rowwise() - s.colwise().mean()).array().square().colwise().sum() /
+                        static_cast<double>(s.rows() - 1)).sqrt().transpose() / std::sqrt(static_cast<double>(s.rows()));
+        const Vec z = (est - exact).cwiseQuotient(se.cwiseMax(1e-12));
+        std::printf("  %s: max |z| = %.2f over %d components, max se = %.4f, max |exact| = %.3f\n",
+                    train_method_name(method), z.cwiseAbs().maxCoeff(), static_cast<int>(z.size()), se.maxCoeff(),
+                    exact.cwiseAbs().maxCoeff());
+        CHECK_MSG(z.cwiseAbs().maxCoeff() < 5.0, train_method_name(method) << ": max |z| = " << z.cwiseAbs().maxCoeff());
+        CHECK(se.maxCoeff() < 0.02);                  // the test has power: errors are small...
+        CHECK(exact.cwiseAbs().maxCoeff() > 0.2);     // ...against a gradient that is not
+    }
+}
+
+TEST_CASE("bars-and-stripes 4x4: exact log-likelihood rises for every method and the mass lands on the patterns") {
+    const Dataset data = bars_and_stripes(4);
+    CHECK(data.size() == 30);
+    for (TrainMethod method : {TrainMethod::Cd, TrainMethod::Pcd, TrainMethod::Pt, TrainMethod::Lpt, TrainMethod::Deo}) {
+        Trainer t(bars_options(method), data);
+        CHECK(t.run() == TrainStatus::Finished);
+        const auto& log = t.log();
+        CHECK(log.size() == 5);
+        CHECK(log.front().log_likelihood_method == "exact");
+        const double mass = mass_on_patterns(t.model());
+        std::printf("  %s: exact avg log-lik %.3f -> %.3f -> %.3f -> %.3f -> %.3f (optimum %.3f); mass on patterns %.3f\n",
+                    train_method_name(method), log[0].log_likelihood, log[1].log_likelihood, log[2].log_likelihood,
+                    log[3].log_likelihood, log[4].log_likelihood, -std::log(30.0), mass);
+        CHECK(log.back().log_likelihood > log.front().log_likelihood + 5.0);
+        CHECK(log[1].log_likelihood > log.front().log_likelihood + 3.0);
+        CHECK(log.back().log_likelihood > log[1].log_likelihood);
+        CHECK(mass > 0.5);
+        if (is_tempered(method)) {
+            CHECK(log.back().swap_acceptance.size() == 4);
+            for (double a : log.back().swap_acceptance) CHECK(a > 0.05 && a <= 1.0);
+        }
+    }
+}
+
+TEST_CASE("bars-and-stripes: Gibbs samples of a trained model are mostly valid patterns") {
+    Trainer t(bars_options(TrainMethod::Pt), bars_and_stripes(4));
+    t.run();
+    const Model m = t.model();
+    const double mass = mass_on_patterns(m);
+    const Index chains = 2000;
+    ChainRngs rngs(3, chains);
+    RowMat V = exact_samples(m, chains, 9);  // start at stationarity: the fraction estimates the mass
+    for (int s = 0; s < 50; ++s) gibbs_sweep(m, V, rngs);
+    Index valid = 0;
+    for (Index r = 0; r < chains; ++r) valid += is_bars_and_stripes(V.row(r).data(), 4) ? 1 : 0;
+    const double frac = static_cast<double>(valid) / chains, se = std::sqrt(mass * (1 - mass) / chains);
+    std::printf("  valid fraction %.3f, exact mass %.3f (se %.3f)\n", frac, mass, se);
+    CHECK(frac > 0.5);
+    CHECK_NEAR(frac, mass, 5 * se);
+}
+
+TEST_CASE("leaky RBM on standardized digits with projection: no divergence, singular values stay below 1") {
+    // These settings drive W onto the boundary of the valid region after about 200 updates; the
+    // projection then holds it there (active nearly every update) and the run goes on.
+    for (TrainMethod method : {TrainMethod::Leaky, TrainMethod::Mix, TrainMethod::Pcd}) {
+        TrainOptions o;
+        o.kind = ModelKind::Leaky;
+        o.hidden = 16;
+        o.method = method;
+        o.k = 5;
+        o.batch = 20;
+        o.learning_rate = 0.005;
+        o.updates = 300;
+        o.monitor_every = 150;
+        o.monitor_examples = 200;
+        o.ais_chains = 50;
+        o.ais_steps = 200;
+        o.leaky_kernel = LeakyKernel::PaperGibbs;
+        Trainer t(o, standardized_digits(400));
+        const TrainStatus st = t.run();
+        Index active = 0;
+        for (auto p : t.projection_active()) active += p;
+        const Model m = t.model();
+        std::printf("  %s: status %s, projection active in %d of %d updates, max singular value %.7f, "
+                    "log-lik %.2f (%s) -> %.2f (%s) -> %.2f (%s)\n",
+                    train_method_name(method), train_status_name(st), static_cast<int>(active),
+                    static_cast<int>(t.projection_active().size()), m.as<Leaky>()->max_singular_value(),
+                    t.log()[0].log_likelihood, t.log()[0].log_likelihood_method.c_str(), t.log()[1].log_likelihood,
+                    t.log()[1].log_likelihood_method.c_str(), t.log()[2].log_likelihood, t.log()[2].log_likelihood_method.c_str());
+        CHECK_MSG(st == TrainStatus::Finished, t.message());
+        CHECK(t.projection_active().size() == 300);
+        CHECK(active > 10);  // the projection had work to do, so "stays below 1" is not vacuous
+        CHECK(m.as<Leaky>()->W.allFinite());
+        CHECK(m.as<Leaky>()->max_singular_value() < 1.0);
+        for (const TrainRecord& r : t.log()) CHECK(r.max_singular_value < 1.0);
+        CHECK(t.log()[1].log_likelihood_method == "ais");
+        CHECK(t.log()[1].log_likelihood > t.log()[0].log_likelihood);  // it learned before reaching the boundary
+        CHECK(t.log()[1].log_likelihood < -0.5 * 64 * std::log(2 * M_PI));
+    }
+}
+
+TEST_CASE("leaky score: its mean under exact samples matches d log Z by quadrature (within 5 standard errors)") {
+    Leaky l{Mat(2, 2), Vec(2), Vec(2), 0.1};
+    l.W << 0.5, -0.3, 0.4, 0.6;
+    l.b << 0.2, -0.1;
+    l.c << 0.3, -0.2;
+    Model m;
+    m.params = l;
+    const RowMat S = exact_samples(m, 200000, 3);
+    const Mat s = score_rows(m, S);
+    const Vec mean = s.colwise().mean().transpose();
+    const Vec se = ((s.rowwise() - mean.transpose()).array().square().colwise().sum() / static_cast<double>(s.rows() - 1))
+                       .sqrt().transpose() / std::sqrt(static_cast<double>(s.rows()));
+    CHECK((mean - mean_score(m, S).flat()).cwiseAbs().maxCoeff() < 1e-12);
+    for (Index p = 0; p < mean.size(); ++p) {
+        Model a = m, b = m;
+        auto bump = [&](Leaky& q, double d) {
+            if (p < 4) q.W.data()[p] += d;
+            else if (p < 6) q.b(p - 4) += d;
+            else q.c(p - 6) += d;
+        };
+        bump(*a.as<Leaky>(), 1e-5);
+        bump(*b.as<Leaky>(), -1e-5);
+        const double dlogz = (leaky_log_z_quadrature(*a.as<Leaky>()) - leaky_log_z_quadrature(*b.as<Leaky>())) / 2e-5;
+        CHECK_MSG(std::fabs(mean(p) - dlogz) < 5 * se(p), "parameter " << p << ": " << mean(p) << " vs " << dlogz << " (se " << se(p) << ")");
+    }
+}
+
+TEST_CASE("leaky RBM without projection: divergence is detected and reported, never NaNs") {
+    TrainOptions o;
+    o.kind = ModelKind::Leaky;
+    o.hidden = 16;
+    o.method = TrainMethod::Mix;
+    o.k = 5;
+    o.batch = 20;
+    o.learning_rate = 0.005;
+    o.updates = 300;
+    o.monitor_every = 0;
+    o.projection = false;
+    o.leaky_kernel = LeakyKernel::PaperGibbs;
+    Trainer t(o, standardized_digits(400));
+    const TrainStatus st = t.run();
+    std::printf("  status %s after %d updates: %s\n", train_status_name(st), static_cast<int>(t.updates_done()),
+                t.message().c_str());
+    CHECK(st == TrainStatus::Diverged);
+    CHECK(t.message().find("singular value") != std::string::npos);
+    CHECK(t.updates_done() < 300);
+    const Model m = t.model();
+    CHECK(m.as<Leaky>()->W.allFinite());
+    CHECK(m.as<Leaky>()->max_singular_value() < 1.0);  // the last valid model is kept
+    CHECK(t.step(10) == TrainStatus::Diverged);        // and it stays stopped
+}
+
+TEST_CASE("checkpoint and resume give the uninterrupted run exactly (pcd, lpt, deo, leaky)") {
+    for (TrainMethod method : {TrainMethod::Pcd, TrainMethod::Lpt, TrainMethod::Deo, TrainMethod::Leaky}) {
+        TrainOptions o = bars_options(method);
+        Dataset data = bars_and_stripes(4);
+        if (method == TrainMethod::Leaky) {
+            o.kind = ModelKind::Leaky;
+            o.k = 3;
+            o.learning_rate = 0.05;
+        }
+        o.updates = 61;
+        o.monitor_every = 20;
+        o.momentum = 0.7;
+        Trainer whole(o, data);
+        whole.run();
+        Trainer first(o, data);
+        first.step(33);
+        const std::string saved = first.checkpoint_json();
+        Trainer resumed = Trainer::from_checkpoint_json(saved, data);
+        resumed.run();
+        const Model a = whole.model(), b = resumed.model();
+        const Mat& wa = method == TrainMethod::Leaky ? a.as<Leaky>()->W : a.as<Brbm>()->W;
+        const Mat& wb = method == TrainMethod::Leaky ? b.as<Leaky>()->W : b.as<Brbm>()->W;
+        CHECK_MSG(wa == wb, train_method_name(method) << ": max |dW| = " << (wa - wb).cwiseAbs().maxCoeff());
+        CHECK(same_records(whole.log(), resumed.log()));
+        CHECK(whole.negative_samples() == resumed.negative_samples());
+        CHECK(resumed.updates_done() == 61);
+        // A different seed gives a different run: the comparison above can fail.
+        o.seed += 1;
+        Trainer other(o, data);
+        other.run();
+        const Model c = other.model();
+        CHECK(!(wa == (method == TrainMethod::Leaky ? c.as<Leaky>()->W : c.as<Brbm>()->W)));
+    }
+}
+
+TEST_CASE("checkpoint refuses other data and malformed files") {
+    Trainer t(bars_options(TrainMethod::Pcd), bars_and_stripes(4));
+    t.step(3);
+    const std::string saved = t.checkpoint_json();
+    CHECK_THROWS_WITH(Trainer::from_checkpoint_json(saved, bars_and_stripes(3)), InputError, "other data");
+    CHECK_THROWS_WITH(Trainer::from_checkpoint_json("{\"format\": 1}", bars_and_stripes(4)), InputError, "not a training checkpoint");
+    CHECK_THROWS_WITH(Trainer::from_checkpoint_json("[1,", bars_and_stripes(4)), InputError, "not JSON");
+}
+
+TEST_CASE("1 thread and 2 threads train bitwise identical models (pt, pcd, grbm)") {
+    for (int variant = 0; variant < 3; ++variant) {
+        TrainOptions o = bars_options(variant == 1 ? TrainMethod::Pcd : TrainMethod::Pt);
+        o.chains = 300;  // several chain blocks, so the two runs really split work differently
+        o.updates = 30;
+        o.monitor_every = 10;
+        Dataset data = bars_and_stripes(4);
+        if (variant == 2) {
+            o.kind = ModelKind::Grbm;
+            o.learn_sigma = true;
+        }
+        Model m1, m2;
+        std::vector<TrainRecord> l1, l2;
+        {
+            ThreadLimit limit(1);
+            Trainer t(o, data);
+            t.run();
+            m1 = t.model();
+            l1 = t.log();
+        }
+        {
+            ThreadLimit limit(2);
+            Trainer t(o, data);
+            t.run();
+            m2 = t.model();
+            l2 = t.log();
+        }
+        const Mat& w1 = variant == 2 ? m1.as<Grbm>()->W : m1.as<Brbm>()->W;
+        const Mat& w2 = variant == 2 ? m2.as<Grbm>()->W : m2.as<Brbm>()->W;
+        CHECK(w1 == w2);
+        CHECK(same_records(l1, l2));
+        if (variant == 2) CHECK(m1.as<Grbm>()->sigma == m2.as<Grbm>()->sigma && !(m1.as<Grbm>()->sigma.array() == 1.0).all());
+    }
+}
+
+TEST_CASE("options are checked with messages naming the option") {
+    const Dataset bars = bars_and_stripes(3);
+    TrainOptions o;
+    o.method = TrainMethod::Leaky;
+    CHECK_THROWS_WITH(Trainer(o, bars), InputError, "--method leaky needs --kind leaky");
+    o = TrainOptions{};
+    o.batch = 1000;
+    CHECK_THROWS_WITH(Trainer(o, bars), InputError, "--batch");
+    o = TrainOptions{};
+    Dataset digits = scaled_digits(50);
+    CHECK_THROWS_WITH(Trainer(o, digits), InputError, "0/1 data");
+    o.method = TrainMethod::Pt;
+    o.gamma = 1.5;
+    CHECK_THROWS_WITH(Trainer(o, bars), InputError, "--gamma");
+    CHECK_THROWS_WITH(parse_train_method("sgd"), InputError, "cd, pcd, pt, lpt, deo, leaky or mix");
+}
+
+TEST_CASE("cancel flag stops a step, and a later step continues") {
+    TrainOptions o = bars_options(TrainMethod::Pcd);
+    o.updates = 50;
+    Trainer t(o, bars_and_stripes(4));
+    std::atomic<bool> cancel{true};
+    CHECK(t.step(10, &cancel) == TrainStatus::Cancelled);
+    CHECK(t.updates_done() == 0);
+    cancel = false;
+    CHECK(t.step(10, &cancel) == TrainStatus::Running);
+    CHECK(t.updates_done() == 10);
+    CHECK(t.run() == TrainStatus::Finished);
+    CHECK(t.updates_done() == 50);
+}
+
+RBM_TEST_MAIN
