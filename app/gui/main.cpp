@@ -7,7 +7,12 @@
 //   --perfect --reverse-ais          settings, as in the parameter panel
 //   --beta B                         show the annealing views at this beta
 //   --scale shared|separate          one colour scale for all compared methods, or one each
-//   --screenshot FILE.png [--size WxH]  render the window once results are in, save it, exit
+//   --data SPEC                      data set: bars:D, digits, a CSV / IDX file (training view, samples view)
+//   --train-method M[,M...]          with --view training: train with M (several: one after another)
+//   --train-kind K --train-hidden H --train-updates U --train-k K --train-batch B --train-lr LR
+//   --train-monitor T --train-init-scale S --train-shifts --train-prep binarize|scale|standardize|raw   training settings
+//   --sampler gibbs|pt|anneal --sample-sweeps N   samples view (with --run: draw and wait)
+//   --screenshot FILE.png [--size WxH] [--timeout S]  render the window once results are in, save it, exit
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
@@ -57,7 +62,25 @@ int main(int argc, char** argv) {
     QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render, save a PNG and exit."), QStringLiteral("FILE"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."), QStringLiteral("WxH"),
                             QStringLiteral("1280x800"));
-    parser.addOptions({preset, model, view, run, path, base, compare, steps, chains, seed, sweep, perfect, reverse, beta, scale, shot, size});
+    QCommandLineOption data(QStringLiteral("data"), QStringLiteral("Data set: bars:D, digits, or a CSV / IDX file."), QStringLiteral("SPEC"));
+    QCommandLineOption trainMethod(QStringLiteral("train-method"), QStringLiteral("Train with these methods (cd, pcd, pt, lpt, deo, leaky, mix; comma-separated)."),
+                                   QStringLiteral("LIST"));
+    QCommandLineOption trainKind(QStringLiteral("train-kind"), QStringLiteral("Model kind to train: brbm, grbm, leaky."), QStringLiteral("KIND"));
+    QCommandLineOption trainHidden(QStringLiteral("train-hidden"), QStringLiteral("Hidden units to train."), QStringLiteral("M"));
+    QCommandLineOption trainUpdates(QStringLiteral("train-updates"), QStringLiteral("Updates per training run."), QStringLiteral("U"));
+    QCommandLineOption trainK(QStringLiteral("train-k"), QStringLiteral("Sweeps / scans / annealing steps per update."), QStringLiteral("K"));
+    QCommandLineOption trainBatch(QStringLiteral("train-batch"), QStringLiteral("Mini-batch size."), QStringLiteral("B"));
+    QCommandLineOption trainLr(QStringLiteral("train-lr"), QStringLiteral("Learning rate."), QStringLiteral("LR"));
+    QCommandLineOption trainInit(QStringLiteral("train-init-scale"), QStringLiteral("Initial weights W_ij ~ N(0, s^2)."), QStringLiteral("S"));
+    QCommandLineOption trainMonitor(QStringLiteral("train-monitor"), QStringLiteral("Log-likelihood record every this many updates."), QStringLiteral("T"));
+    QCommandLineOption trainShifts(QStringLiteral("train-shifts"), QStringLiteral("Grow image data with one-pixel shifts."));
+    QCommandLineOption trainPrep(QStringLiteral("train-prep"), QStringLiteral("Data values: binarize, scale, standardize, raw."), QStringLiteral("P"));
+    QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("Seconds --screenshot waits for results (default 120)."), QStringLiteral("S"));
+    QCommandLineOption sampler(QStringLiteral("sampler"), QStringLiteral("Samples view sampler: gibbs, pt, anneal."), QStringLiteral("S"));
+    QCommandLineOption sampleSweeps(QStringLiteral("sample-sweeps"), QStringLiteral("Samples view: sweeps (scans, annealing steps)."), QStringLiteral("N"));
+    parser.addOptions({preset, model, view, run, path, base, compare, steps, chains, seed, sweep, perfect, reverse, beta, scale, shot, size,
+                       data, trainMethod, trainKind, trainHidden, trainUpdates, trainK, trainBatch, trainLr, trainMonitor, trainInit, trainShifts,
+                       trainPrep, sampler, sampleSweeps, timeout});
     parser.process(app);
 
     rbmscope::MainWindow w;
@@ -107,7 +130,8 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(perfect)) s.perfect = true;
     if (parser.isSet(reverse)) s.reverse = true;
-    s.autoRun = parser.isSet(run) && parser.value(view) != QLatin1String("estimates");
+    const QStringList ownRunViews{QStringLiteral("estimates"), QStringLiteral("samples"), QStringLiteral("filters"), QStringLiteral("training")};
+    s.autoRun = parser.isSet(run) && !ownRunViews.contains(parser.value(view));
     w.applySettings(s);
 
     if (parser.isSet(view) && !w.setCurrentView(parser.value(view)))
@@ -116,6 +140,79 @@ int main(int argc, char** argv) {
     if (sweepRun) {
         w.startSweep();
         w.startRun();  // the current run's histogram and running estimate, too
+    }
+    // Samples view: data beside the samples, the sampler, and --run to draw.
+    if (parser.isSet(data) && !w.samplesView()->setDataSpec(parser.value(data)) && parser.value(view) == QLatin1String("samples"))
+        return fail(QStringLiteral("--data: ") + w.samplesView()->dataMessage());
+    {
+        rbmscope::SamplesSettings ss = w.samplesView()->settings();
+        if (parser.isSet(sampler)) {
+            const QString v = parser.value(sampler);
+            if (v == QLatin1String("gibbs")) ss.sampler = rbmscope::SamplerKind::Gibbs;
+            else if (v == QLatin1String("pt")) ss.sampler = rbmscope::SamplerKind::Pt;
+            else if (v == QLatin1String("anneal")) ss.sampler = rbmscope::SamplerKind::Anneal;
+            else return fail(QStringLiteral("--sampler must be gibbs, pt or anneal, not '%1'").arg(v));
+        }
+        long long sw = ss.sweeps;
+        if (const QString err = integer(sampleSweeps, 1, 100000000, sw); !err.isEmpty()) return fail(err);
+        ss.sweeps = sw;
+        w.samplesView()->setSettings(ss);
+        if (parser.isSet(run) && parser.value(view) == QLatin1String("samples")) w.samplesView()->run();
+    }
+    // Training view: settings from the command line, then train (several methods: one after another).
+    if (parser.isSet(trainMethod)) {
+        rbmscope::TrainingView* tv = w.trainingView();
+        rbmscope::TrainDataSpec d = tv->dataSpec();
+        if (parser.isSet(data)) d.source = parser.value(data);
+        d.shifts = parser.isSet(trainShifts);
+        if (parser.isSet(trainPrep)) {
+            const QString p = parser.value(trainPrep);
+            if (p == QLatin1String("binarize")) d.prep = rbmscope::TrainDataSpec::Prep::Binarize;
+            else if (p == QLatin1String("scale")) d.prep = rbmscope::TrainDataSpec::Prep::Scale;
+            else if (p == QLatin1String("standardize")) d.prep = rbmscope::TrainDataSpec::Prep::Standardize;
+            else if (p == QLatin1String("raw")) d.prep = rbmscope::TrainDataSpec::Prep::AsIs;
+            else return fail(QStringLiteral("--train-prep must be binarize, scale, standardize or raw, not '%1'").arg(p));
+        }
+        tv->setDataSpec(d);
+        rbm::TrainOptions o = tv->options();
+        std::vector<rbm::TrainMethod> methods;
+        try {
+            for (const QString& m : parser.value(trainMethod).split(QLatin1Char(','), Qt::SkipEmptyParts))
+                methods.push_back(rbm::parse_train_method(m.trimmed().toStdString()));
+            if (parser.isSet(trainKind)) {
+                const QString k = parser.value(trainKind);
+                if (k == QLatin1String("brbm")) o.kind = rbm::ModelKind::Brbm;
+                else if (k == QLatin1String("grbm")) o.kind = rbm::ModelKind::Grbm;
+                else if (k == QLatin1String("leaky")) o.kind = rbm::ModelKind::Leaky;
+                else throw rbm::InputError("--train-kind must be brbm, grbm or leaky, not '" + k.toStdString() + "'");
+            }
+        } catch (const std::exception& e) {
+            return fail(QString::fromStdString(e.what()));
+        }
+        if (methods.empty()) return fail(QStringLiteral("--train-method needs at least one method"));
+        long long hid = o.hidden, upd = o.updates, kk = o.k, bat = o.batch, mon = o.monitor_every;
+        for (const QString& err : {integer(trainHidden, 1, 4096, hid), integer(trainUpdates, 1, 100000000, upd), integer(trainK, 1, 100000, kk),
+                                   integer(trainBatch, 1, 100000, bat), integer(trainMonitor, 0, 1000000, mon)})
+            if (!err.isEmpty()) return fail(err);
+        o.hidden = hid;
+        o.updates = upd;
+        o.k = static_cast<int>(kk);
+        o.batch = bat;
+        o.monitor_every = mon;
+        if (parser.isSet(trainLr)) {
+            if (const QString err = rbmscope::checkReal(parser.value(trainLr), 0, 10, true, false, QStringLiteral("--train-lr")); !err.isEmpty())
+                return fail(err);
+            o.learning_rate = parser.value(trainLr).toDouble();
+        }
+        if (parser.isSet(trainInit)) {
+            if (const QString err = rbmscope::checkReal(parser.value(trainInit), 0, 10, false, false, QStringLiteral("--train-init-scale")); !err.isEmpty())
+                return fail(err);
+            o.init_scale = parser.value(trainInit).toDouble();
+        }
+        o.method = methods.front();
+        tv->setOptions(o);
+        const bool started = methods.size() == 1 ? tv->train() : tv->compareMethods(methods);
+        if (!started) return fail(QStringLiteral("training: ") + tv->statusText());
     }
     if (parser.value(scale) != QLatin1String("shared") && parser.value(scale) != QLatin1String("separate"))
         return fail(QStringLiteral("--scale must be shared or separate, not '%1'").arg(parser.value(scale)));
@@ -136,6 +233,9 @@ int main(int argc, char** argv) {
     }
 
     const QString file = parser.value(shot);
+    long long timeoutSeconds = 120;
+    if (const QString err = integer(timeout, 1, 86400, timeoutSeconds); !err.isEmpty()) return fail(err);
+    const int timeoutMs = static_cast<int>(timeoutSeconds * 1000);
     auto* poll = new QTimer(&w);
     bool betaApplied = !showBeta;
     QObject::connect(poll, &QTimer::timeout, &w, [&w, file, poll, showBeta, &betaApplied] {
@@ -157,7 +257,7 @@ int main(int argc, char** argv) {
         QApplication::exit(0);
     });
     poll->start(50);
-    QTimer::singleShot(120000, &w, [] {
+    QTimer::singleShot(timeoutMs, &w, [] {
         std::cerr << "rbmscope: timed out waiting for results" << std::endl;
         QApplication::exit(3);
     });

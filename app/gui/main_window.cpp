@@ -85,6 +85,26 @@ void MainWindow::buildViews() {
     meanfield_ = new MeanFieldView(tabs_, jobs_);
     tabs_->addTab(tempering_, tr("Tempering"));
     tabs_->addTab(meanfield_, tr("Mean field"));
+    samples_ = new SamplesView(tabs_, jobs_);
+    filters_ = new FiltersView(tabs_);
+    training_ = new TrainingView(tabs_, jobs_);
+    samples_->setObjectName(QStringLiteral("samples"));
+    filters_->setObjectName(QStringLiteral("filters"));
+    training_->setObjectName(QStringLiteral("training"));
+    tabs_->addTab(samples_, tr("Samples"));
+    tabs_->addTab(filters_, tr("Filters"));
+    tabs_->addTab(training_, tr("Training"));
+    tabs_->setTabToolTip(tabs_->indexOf(samples_), tr("Visible samples of an image-shaped model next to data examples"));
+    tabs_->setTabToolTip(tabs_->indexOf(filters_), tr("Each hidden unit's weights as an image, sorted by norm"));
+    tabs_->setTabToolTip(tabs_->indexOf(training_), tr("Train RBMs with CD, PCD, tempered PCD or Algorithm 2 and watch them learn"));
+    // "Open in app": the trained model replaces the current one; the samples view shows its data.
+    connect(training_, &TrainingView::openModel, this, [this](const rbm::Model& m, const rbm::Dataset& data, const QString& origin) {
+        setModel(m, origin, QString());
+        samples_->setData(data);
+        filters_->setImageShape(static_cast<int>(data.image_rows), static_cast<int>(data.image_cols));
+        setCurrentView(QStringLiteral("samples"));
+        samples_->run();
+    });
     tabs_->setTabToolTip(0, tr("The exact density of a 2-D model; drag the arrows to edit a GRBM"));
     tabs_->setTabToolTip(1, tr("p_β along the annealing path with the AIS particles"));
     tabs_->setTabToolTip(2, tr("Several methods side by side: same model, same seed, same β, same colour scale"));

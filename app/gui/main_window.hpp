@@ -1,6 +1,6 @@
 #pragma once
 // The rbmscope main window: the parameter panel (left dock), the views in the centre (Target
-// density, Annealing, Compare, Estimates), and a status bar with progress, elapsed time, speed
+// density, Annealing, Compare, Estimates, Tempering, Mean field, Samples, Filters, Training), and a status bar with progress, elapsed time, speed
 // and a cancel button. Every computation runs through BackgroundJobs (oneTBB workers); results
 // reach the views as snapshots on the GUI thread.
 //
@@ -25,8 +25,11 @@
 #include "meanfield_view.hpp"
 #include "parameter_panel.hpp"
 #include "rbmscope/models.hpp"
+#include "filters_view.hpp"
+#include "samples_view.hpp"
 #include "sweep_session.hpp"
 #include "tempering_view.hpp"
+#include "training_view.hpp"
 
 class QAction;
 
@@ -73,6 +76,9 @@ public:
     AnnealingView* annealingView() const { return annealing_; }
     AnnealingView* compareView() const { return compare_; }
     EstimatesView* estimatesView() const { return estimates_; }
+    SamplesView* samplesView() const { return samples_; }
+    FiltersView* filtersView() const { return filters_; }
+    TrainingView* trainingView() const { return training_; }
     AisSession* session() const { return run_; }
     SweepSession* sweepSession() const { return sweep_; }
     BackgroundJobs* jobs() const { return jobs_; }
@@ -137,6 +143,9 @@ private:
     EstimatesView* estimates_ = nullptr;
     TemperingView* tempering_ = nullptr;
     MeanFieldView* meanfield_ = nullptr;
+    SamplesView* samples_ = nullptr;
+    FiltersView* filters_ = nullptr;
+    TrainingView* training_ = nullptr;
     ParameterPanel* panel_ = nullptr;
 
     QLabel* statusText_ = nullptr;

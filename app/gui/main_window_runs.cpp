@@ -49,6 +49,8 @@ void MainWindow::setModel(rbm::Model m, const QString& origin, const QString& pr
     compare_->setModel(model_);
     tempering_->setModel(model_);
     meanfield_->setModel(model_);
+    samples_->setModel(model_);
+    filters_->setModel(model_);
     annealing_->setRun(run_);
     compare_->setRun(run_);
     annealing_->setFollowRun(true);
@@ -291,6 +293,8 @@ void MainWindow::onModelEdited(const rbm::Grbm& g, bool final) {
     compare_->setModel(model_);
     tempering_->setModel(model_);
     meanfield_->setModel(model_);
+    samples_->setModel(model_);
+    filters_->setModel(model_);
     run_->cancel();
     sweep_->clear();
     runAfterLanes_ = settings_.autoRun;
@@ -310,7 +314,7 @@ bool MainWindow::idle() const {
         if (jobs_->isRunning(QString::fromLatin1(c))) return false;
     return lanesReady_ && !runAfterLanes_ && !sweepAfterLanes_ && !autoRunTimer_->isActive() && !editTimer_->isActive() &&
            !editFinalTimer_->isActive() && !annealing_->busy() && !compare_->busy() && !run_->running() &&
-           !sweep_->running();
+           !sweep_->running() && !samples_->busy() && !training_->busy();
 }
 
 void MainWindow::updateActions() {
