@@ -16,6 +16,11 @@ shot four-mode-compare-ais-aisc --preset four-mode --view compare --compare cov:
 shot four-mode-estimates        --preset four-mode --view estimates --compare cov:moment --run --sweep 10,30,100,300,1000 --reverse-ais
 shot two-gaussians-ga-vs-ma     --preset two-gaussians --view compare --compare geometric,moments --scale separate --perfect --steps 25 --run --beta 0.5
 
+shot training-bars --view training --data bars:4 --train-method cd,pcd,pt,lpt,deo --train-hidden 16 --train-updates 1500 \
+     --train-lr 0.1 --train-init-scale 0.1 --train-monitor 50 --size 1800x1000
+shot samples-bars --preset bars-and-stripes --view samples --data bars:4 --sampler pt --sample-sweeps 3000 --run --size 1400x800
+shot filters-bars --preset bars-and-stripes --view filters --size 1400x800
+
 # The tempering and mean-field pictures come from their widget suites, which render them.
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_tempering_view"
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_meanfield_view"
