@@ -10,6 +10,7 @@
 
 #include "main_window.hpp"
 #include "rbmscope/presets.hpp"
+#include "timing_bounds.hpp"
 
 using namespace rbmscope;
 
@@ -73,7 +74,7 @@ private Q_SLOTS:
         }
     }
 
-    void cancelStopsALongRunPromptlyAndKeepsThePartialResult() {
+    void cancelStopsALongRunWithin100msAndKeepsThePartialResult() {
         BackgroundJobs jobs;
         AisSession session(&jobs);
         const rbm::Model m = rbm::load_preset("four-mode");
@@ -89,9 +90,8 @@ private Q_SLOTS:
         const double ms = t.nsecsElapsed() / 1e6;
         qInfo("stopped %.1f ms after Cancel at step %lld of %lld", ms, static_cast<long long>(session.lanes()[0].result->steps_done),
               static_cast<long long>(s.schedule.steps));
-        // Typically 10-40 ms (printed above). The bound only has to catch a cancel that does not
-        // reach the engine, which would run on for minutes; a tight bound fails on a loaded CI box.
-        QVERIFY2(ms < 1000.0, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+        const double bound = loadAwareBoundMs(100.0, 1000.0);  // issue #4: within 100 ms
+        QVERIFY2(ms < bound, qPrintable(QStringLiteral("%1 ms (bound %2 ms)").arg(ms).arg(bound)));
         QCOMPARE(finished.first().first().toBool(), false);
         QVERIFY(!session.running());
         QVERIFY(session.status().stopped);
@@ -183,9 +183,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!w.session()->running(), 5000);
         qInfo("%d ticks, longest gap %.1f ms, the run reached step %lld", ticks, worst, static_cast<long long>(step));
         QVERIFY(step > 10);
-        // Typically ~20 ms (printed above). Work on the GUI thread would stall the loop for the
-        // whole 2 s window; the bound catches that without failing on scheduler noise under load.
-        QVERIFY2(worst < 250.0, qPrintable(QStringLiteral("longest gap %1 ms").arg(worst)));
+        const double bound = loadAwareBoundMs(50.0, 250.0);  // issue #4: no stall above 50 ms
+        QVERIFY2(worst < bound, qPrintable(QStringLiteral("longest gap %1 ms (bound %2 ms)").arg(worst).arg(bound)));
     }
 };
 

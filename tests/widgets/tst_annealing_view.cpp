@@ -14,6 +14,7 @@
 #include "rbmscope/ais_paths.hpp"
 #include "rbmscope/exact.hpp"
 #include "rbmscope/presets.hpp"
+#include "timing_bounds.hpp"
 
 using namespace rbmscope;
 
@@ -250,9 +251,9 @@ private Q_SLOTS:
         }
         qInfo("512x512: colourize %.2f ms, paint %.2f ms", colourMs, paintMs);
         QCOMPARE(img.pixelIndex(256, n - 1 - 200), 255);
-        // Typically 0.3 + 2.5 ms (printed above; best of five). The bound catches a per-pixel
-        // painting path (hundreds of ms), not scheduler noise.
-        QVERIFY2(colourMs + paintMs < 100.0, qPrintable(QStringLiteral("%1 + %2 ms").arg(colourMs).arg(paintMs)));
+        // Issue #4: a 512 x 512 grid redraws in well under a frame (typically 0.3 + 2.5 ms, best of five).
+        const double bound = loadAwareBoundMs(16.0, 100.0);
+        QVERIFY2(colourMs + paintMs < bound, qPrintable(QStringLiteral("%1 + %2 ms (bound %3 ms)").arg(colourMs).arg(paintMs).arg(bound)));
         // The density itself (four-mode, AIS path, 512 x 512 points) for the record.
         rbm::GridSpec spec{-6, 10, -6, 10, n, n};
         QElapsedTimer t;

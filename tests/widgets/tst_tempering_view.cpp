@@ -10,6 +10,7 @@
 #include "rbmscope/presets.hpp"
 #include "screenshot_dir.hpp"
 #include "tempering_view.hpp"
+#include "timing_bounds.hpp"
 
 using namespace rbmscope;
 
@@ -153,7 +154,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!v.running(), 2000);
     }
 
-    void cancelStopsTheWorkerPromptly() {
+    void cancelStopsWithin100ms() {
         TemperingView v;
         v.show();
         v.setModel(rbm::load_preset("four-mode"));
@@ -171,9 +172,8 @@ private Q_SLOTS:
         v.jobs()->waitForAll();
         const qint64 ms = t.elapsed();
         qInfo("worker returned %lld ms after cancel", static_cast<long long>(ms));
-        // Typically a few ms (printed above); the bound catches a worker that ignores the flag
-        // and runs its whole budget, not scheduler noise on a loaded machine.
-        QVERIFY2(ms < 1000, qPrintable(QString::number(ms)));
+        const double bound = loadAwareBoundMs(100.0, 1000.0);
+        QVERIFY2(ms < bound, qPrintable(QStringLiteral("%1 ms (bound %2 ms)").arg(ms).arg(bound)));
         const int frames = v.framesShown();
         QTest::qWait(150);
         QCOMPARE(v.framesShown(), frames);
