@@ -28,6 +28,7 @@
 // The expansion is a series, not a variational bound: F_TAP may lie below -log Z.
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "rbmscope/meanfield.hpp"
@@ -109,35 +110,6 @@ double move_site(const Problem& p, State& s, Index j, double a_target, double da
     return std::fabs(s.mu(j) - before);
 }
 
-struct RunEnd {
-    State state;
-    long long iterations = 0;
-    bool converged = false;
-};
-
-RunEnd iterate(const Problem& p, State s, const MeanFieldOptions& opts) {
-    const Index m = p.size();
-    RunEnd end;
-    Vec targets(m);
-    for (long long it = 1; it <= opts.max_iterations; ++it) {
-        double change = 0;
-        if (opts.update == MeanFieldUpdate::Sequential) {
-            for (Index j = 0; j < m; ++j) change = std::max(change, move_site(p, s, j, target_field(p, s, j), opts.damping));
-        } else {
-            for (Index j = 0; j < m; ++j) targets(j) = target_field(p, s, j);
-            for (Index j = 0; j < m; ++j) change = std::max(change, move_site(p, s, j, targets(j), opts.damping));
-        }
-        end.iterations = it;
-        if (!std::isfinite(change)) break;  // cannot happen for a valid model; never loop on NaN
-        if (change < opts.tol) {
-            end.converged = true;
-            break;
-        }
-    }
-    end.state = std::move(s);
-    return end;
-}
-
 State initial_state(const Problem& p, int restart, std::uint64_t seed) {
     const Index m = p.size();
     if (restart == 0) return State::from_natural(p, p.B);  // the uncoupled solution (J off-diagonal = 0)
@@ -173,6 +145,45 @@ Vec parallel_map(const Problem& p, const State& s) {
     return out;
 }
 
+double residual_of(const Problem& p, const State& s) { return (parallel_map(p, s) - s.mu).cwiseAbs().maxCoeff(); }
+
+struct RunEnd {
+    State state;
+    long long iterations = 0;
+    bool converged = false;
+};
+
+// One restart. With a trace, also records after every sweep the free energy, the fixed-point
+// residual and the sweep's largest move; the recording only reads the state, so the run ends on
+// exactly the same point with and without it.
+RunEnd iterate(const Problem& p, State s, const MeanFieldOptions& opts, MeanFieldTrace* trace = nullptr) {
+    const Index m = p.size();
+    RunEnd end;
+    Vec targets(m);
+    for (long long it = 1; it <= opts.max_iterations; ++it) {
+        double change = 0;
+        if (opts.update == MeanFieldUpdate::Sequential) {
+            for (Index j = 0; j < m; ++j) change = std::max(change, move_site(p, s, j, target_field(p, s, j), opts.damping));
+        } else {
+            for (Index j = 0; j < m; ++j) targets(j) = target_field(p, s, j);
+            for (Index j = 0; j < m; ++j) change = std::max(change, move_site(p, s, j, targets(j), opts.damping));
+        }
+        end.iterations = it;
+        if (trace) {
+            trace->free_energy.push_back(free_energy_of(p, sites_of(p, s)));
+            trace->residual.push_back(residual_of(p, s));
+            trace->change.push_back(change);
+        }
+        if (!std::isfinite(change)) break;  // cannot happen for a valid model; never loop on NaN
+        if (change < opts.tol) {
+            end.converged = true;
+            break;
+        }
+    }
+    end.state = std::move(s);
+    return end;
+}
+
 State state_from_means(const Problem& p, const Vec& mu) {
     if (mu.size() != p.size())
         throw InputError("mean vector has " + std::to_string(mu.size()) + " entries, the model has " +
@@ -191,6 +202,10 @@ void check_options(const MeanFieldOptions& o) {
         throw InputError("mean field: the iteration cap must be at least 1, got " + std::to_string(o.max_iterations));
     if (o.restarts < 1 || o.restarts > 1000000)
         throw InputError("mean field: restarts must be from 1 to 1000000, got " + std::to_string(o.restarts));
+    if (o.record_trace && o.max_iterations > kMeanFieldMaxTraceIterations)
+        throw InputError("mean field: a trace records every sweep, so the iteration cap must be at most " +
+                         std::to_string(kMeanFieldMaxTraceIterations) + " with it, got " +
+                         std::to_string(o.max_iterations));
 }
 
 Model as_model(const Grbm& g) {
@@ -271,7 +286,7 @@ MeanFieldResult mean_field(const Grbm& model, const MeanFieldOptions& opts) {
     res.mean_h2 = s.var + s.mu.cwiseAbs2();
     res.iterations = best.point.iterations;
     res.converged = best.point.converged;
-    res.residual = (parallel_map(p, s) - s.mu).cwiseAbs().maxCoeff();
+    res.residual = residual_of(p, s);
     // <v> = b + sigma * (W mu) for every method; the covariance differs (SPEC §5).
     res.mean_v = model.b + model.sigma.cwiseProduct(model.W * s.mu);
     if (opts.type == MeanFieldType::TypeI) {
@@ -283,6 +298,12 @@ MeanFieldResult mean_field(const Grbm& model, const MeanFieldOptions& opts) {
         res.var_v = res.cov_v.diagonal();
     }
     for (auto& g : groups) res.fixed_points.push_back(std::move(g.point));
+    if (opts.record_trace) {
+        // Deterministic: the same start and the same arithmetic reach the same end point.
+        const RunEnd again = iterate(p, initial_state(p, static_cast<int>(best.run), opts.seed), opts, &res.trace);
+        if (again.iterations != res.iterations || again.state.mu != s.mu)
+            throw std::logic_error("mean field: the traced rerun of a restart did not repeat it");
+    }
     return res;
 }
 

@@ -105,6 +105,19 @@ MeanFieldOptions opts_for(MeanFieldType t, int restarts = 5, double tol = 1e-12)
     return o;
 }
 
+// Two anti-aligned +-1 units (J_12 = -9) with a common positive field: from the symmetric start,
+// undamped parallel updates flip both units together forever.
+Grbm two_cycle_model() {
+    Grbm g;
+    g.W = Mat(1, 2);
+    g.W << 3, -3;
+    g.b = Vec::Zero(1);
+    g.c = Vec::Ones(2);
+    g.sigma = Vec::Ones(1);
+    g.hidden_values = kSpin;
+    return g;
+}
+
 }  // namespace
 
 TEST_CASE("F_I - F_II = 1/2 sum_j J_jj Var_j and the Onsager term, at shared random sites") {
@@ -369,13 +382,7 @@ TEST_CASE("restarts: every distinct fixed point is reported, the lowest is kept"
 TEST_CASE("iteration cap and update schemes: a parallel 2-cycle is reported, never a hang") {
     // Two anti-aligned columns (J_12 = -9) with a common positive field: from the symmetric
     // start, undamped parallel updates flip both units together forever.
-    Grbm g;
-    g.W = Mat(1, 2);
-    g.W << 3, -3;
-    g.b = Vec::Zero(1);
-    g.c = Vec::Ones(2);
-    g.sigma = Vec::Ones(1);
-    g.hidden_values = kSpin;
+    const Grbm g = two_cycle_model();
     MeanFieldOptions o = opts_for(MeanFieldType::TypeII, 1, 1e-10);
     o.max_iterations = 1000;
     o.update = MeanFieldUpdate::Parallel;
@@ -395,6 +402,110 @@ TEST_CASE("iteration cap and update schemes: a parallel 2-cycle is reported, nev
     o.tol = 1e-300;
     const MeanFieldResult capped = mean_field(g, o);
     CHECK(!capped.converged && capped.iterations == 1);
+}
+
+TEST_CASE("trace: one entry per sweep, ending on the reported free energy and residual") {
+    // The trace is recorded by running the reported restart again; it must not change the answer.
+    int runs = 0, unconverged = 0;
+    for (const auto* X : {&kBinary, &kSpin, &kTernary})
+        for (double scale : {0.3, 1.5})
+            for (MeanFieldType t : {MeanFieldType::TypeI, MeanFieldType::TypeII, MeanFieldType::Tap})
+                for (MeanFieldUpdate u : {MeanFieldUpdate::Sequential, MeanFieldUpdate::Parallel})
+                    for (double d : {1.0, 0.5}) {
+                        const Grbm g = random_model(2100 + runs, 6, 4, *X, scale);
+                        MeanFieldOptions o = opts_for(t, 4, 1e-10);
+                        o.update = u;
+                        o.damping = d;
+                        o.max_iterations = 400;
+                        const MeanFieldResult plain = mean_field(g, o);
+                        CHECK(plain.trace.free_energy.empty() && plain.trace.residual.empty() && plain.trace.change.empty());
+                        o.record_trace = true;
+                        const MeanFieldResult r = mean_field(g, o);
+                        CHECK(r.free_energy == plain.free_energy && r.iterations == plain.iterations);
+                        CHECK(r.mean_h == plain.mean_h && r.converged == plain.converged);
+                        const auto n = static_cast<std::size_t>(r.iterations);
+                        CHECK(r.trace.free_energy.size() == n && r.trace.residual.size() == n && r.trace.change.size() == n);
+                        if (n == 0) continue;
+                        CHECK(r.trace.free_energy.back() == r.free_energy);
+                        CHECK(r.trace.residual.back() == r.residual);
+                        // The stopping rule: every sweep but the last moved some mean by >= tol; the
+                        // last one moved less than tol exactly when the run converged.
+                        for (std::size_t i = 0; i + 1 < n; ++i) CHECK(r.trace.change[i] >= o.tol);
+                        CHECK((r.trace.change.back() < o.tol) == r.converged);
+                        if (!r.converged) {
+                            ++unconverged;
+                            CHECK(r.iterations == o.max_iterations);
+                        }
+                        ++runs;
+                    }
+    CHECK(runs == 72);
+    std::printf("  %d of %d traced runs hit the cap\n", unconverged, runs);
+}
+
+TEST_CASE("trace: undamped parallel sweeps move the means by the previous residual") {
+    // With d = 1 a parallel sweep sets mu <- f(mu), so its largest move is the residual of the
+    // point it started from: change[t+1] = residual[t].
+    for (MeanFieldType t : {MeanFieldType::TypeI, MeanFieldType::TypeII, MeanFieldType::Tap}) {
+        const Grbm g = random_model(2300, 5, 4, kSpin, 0.5);
+        MeanFieldOptions o = opts_for(t, 1, 1e-12);
+        o.update = MeanFieldUpdate::Parallel;
+        o.max_iterations = 2000;
+        o.record_trace = true;
+        const MeanFieldResult r = mean_field(g, o);
+        CHECK(r.converged);
+        const auto& tr = r.trace;
+        CHECK(tr.change.size() >= 3);
+        for (std::size_t i = 0; i + 1 < tr.change.size(); ++i)
+            CHECK_NEAR(tr.change[i + 1], tr.residual[i], 1e-14 * (1 + tr.residual[i]));
+        // Near a stable fixed point the map contracts: the final residual is below the last move.
+        CHECK(r.residual <= tr.change.back());
+        CHECK(r.residual < o.tol);
+    }
+}
+
+TEST_CASE("trace: sequential type I and II sweeps never raise the free energy; parallel ones can") {
+    // Sequential type II updates are exact coordinate minimization: F_II restricted to site j is
+    // A_j*(mu_j) - mu_j (B_j + sum_{k!=j} J_jk mu_k) with A_j* the convex conjugate of the site's
+    // log-partition function, so F_II falls at every unit, and a damped step (mu_j between the
+    // old mean and the minimizer) falls too. Type I is block coordinate descent on
+    // F(m, q) = E_q[E] - H[q] (F_I(q) = min_m F(m, q)): the update of unit j is the exact m-step
+    // followed by the exact q_j-step. Neither holds for TAP (its reaction term uses the old Var_j,
+    // so it is not the minimizer over q_j), nor for parallel (Jacobi) sweeps, which move every
+    // unit against a stale field; nothing is claimed for them except the 2-cycle below.
+    int checked = 0;
+    for (const auto* X : {&kBinary, &kSpin, &kTernary})
+        for (double scale : {0.3, 1.0, 2.0})
+            for (MeanFieldType t : {MeanFieldType::TypeI, MeanFieldType::TypeII})
+                for (double d : {1.0, 0.3})
+                    for (unsigned s = 0; s < 4; ++s) {
+                        const Grbm g = random_model(2400 + s, 6, 5, *X, scale);
+                        MeanFieldOptions o = opts_for(t, 3, 1e-11);
+                        o.damping = d;
+                        o.max_iterations = 5000;
+                        o.record_trace = true;
+                        const MeanFieldResult r = mean_field(g, o);
+                        CHECK(r.converged);
+                        const auto& f = r.trace.free_energy;
+                        for (std::size_t i = 0; i + 1 < f.size(); ++i)
+                            CHECK_MSG(f[i + 1] <= f[i] + 1e-12 * (1 + std::fabs(f[i])),
+                                      "type " << mean_field_type_name(t) << " d " << d << " sweep " << i + 2 << ": "
+                                              << f[i] << " -> " << f[i + 1]);
+                        ++checked;
+                    }
+    CHECK(checked == 144);
+
+    // The parallel 2-cycle of the iteration-cap test: the free energy goes up and down forever.
+    const Grbm g = two_cycle_model();
+    MeanFieldOptions o = opts_for(MeanFieldType::TypeII, 1, 1e-10);
+    o.update = MeanFieldUpdate::Parallel;
+    o.max_iterations = 50;
+    o.record_trace = true;
+    const MeanFieldResult r = mean_field(g, o);
+    CHECK(!r.converged && r.trace.free_energy.size() == 50);
+    int rises = 0;
+    for (std::size_t i = 0; i + 1 < r.trace.free_energy.size(); ++i) rises += r.trace.free_energy[i + 1] > r.trace.free_energy[i] + 1e-6;
+    CHECK(rises >= 20);
+    for (double x : r.trace.residual) CHECK(x > 1);
 }
 
 TEST_CASE("bad input: non-GRBM, NaN parameters, damping, tolerance, caps") {
@@ -419,6 +530,12 @@ TEST_CASE("bad input: non-GRBM, NaN parameters, damping, tolerance, caps") {
     o = MeanFieldOptions{};
     o.restarts = 0;
     CHECK_THROWS_WITH(mean_field(g, o), InputError, "restarts");
+    o = MeanFieldOptions{};
+    o.record_trace = true;
+    o.max_iterations = kMeanFieldMaxTraceIterations + 1;
+    CHECK_THROWS_WITH(mean_field(g, o), InputError, "at most 1000000 with it");
+    o.max_iterations = kMeanFieldMaxTraceIterations;
+    CHECK(mean_field(g, o).trace.free_energy.size() >= 1);
     Grbm bad = g;
     bad.W(1, 0) = std::nan("");
     CHECK_THROWS_WITH(mean_field(bad), InputError, "'W' contains a non-finite value");

@@ -38,6 +38,19 @@ struct MeanFieldOptions {
     std::uint64_t seed = 1;         // random restarts are drawn from it (deterministic)
     bool compare_exact = true;      // Model overload: attach exact answers when enumerable
     ExactOptions exact;
+    // Record MeanFieldResult::trace. The reported restart is run a second time with recording on
+    // (runs are deterministic, so it ends on the same point), so the other restarts cost nothing
+    // extra; max_iterations must then be at most kMeanFieldMaxTraceIterations.
+    bool record_trace = false;
+};
+inline constexpr long long kMeanFieldMaxTraceIterations = 1000000;  // 24 MB of trace at most
+
+// Per-sweep record of the reported restart: entry t is taken after sweep t + 1, so every vector
+// has MeanFieldResult::iterations entries and the last ones are the reported values.
+struct MeanFieldTrace {
+    std::vector<double> free_energy;  // the method's free energy at the current means
+    std::vector<double> residual;     // max_j |f(mu)_j - mu_j|, as MeanFieldResult::residual
+    std::vector<double> change;       // max_j |change of mu_j| during the sweep: converged when < tol
 };
 
 // One end point of the iteration (several restarts may reach the same one).
@@ -71,6 +84,7 @@ struct MeanFieldResult {
     double residual = 0;      // max_j |f(mu)_j - mu_j| at the reported point
     std::vector<MeanFieldFixedPoint> fixed_points;  // distinct end points, converged first, by free energy
     std::optional<MeanFieldExact> exact;
+    MeanFieldTrace trace;     // empty unless MeanFieldOptions::record_trace
 };
 
 // Runs every restart and keeps the best. Throws InputError for bad options or a bad model.
