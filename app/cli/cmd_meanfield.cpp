@@ -28,6 +28,7 @@ json run_meanfield(const std::vector<std::string>& argv) {
             {"max-iterations", "I", "sweeps per restart before giving up (default 10000)"},
             {"seed", "S", "seed of the random restarts (default 1)"},
             {"max-configurations", "N", "compare with exact answers when |X|^m <= N (default 16777216 = 2^24)"},
+            {"trace", "", "add \"trace\": free energy, residual and largest move after each sweep of the reported restart"},
             {"threads", "T", "worker threads; results do not depend on it"}},
            "Naive mean field for a Gaussian RBM (kind grbm). Prints the best (lowest free energy)\n"
            "converged fixed point, every distinct end point of the restarts, and, when the hidden\n"
@@ -55,6 +56,7 @@ json run_meanfield(const std::vector<std::string>& argv) {
     o.max_iterations = a.get_int("max-iterations", 10000, 1, 1'000'000'000);
     o.seed = a.get_seed("seed", 1);
     o.exact.max_configurations = static_cast<double>(a.get_int("max-configurations", 16777216, 1, 1LL << 40));
+    o.record_trace = a.flag("trace");
     const Model m = resolve_model_argument(a.positional(0));
     const MeanFieldResult r = mean_field(m, o);
 
@@ -82,6 +84,8 @@ json run_meanfield(const std::vector<std::string>& argv) {
                           {"first_restart", p.first_restart},
                           {"mean_h", to_json(p.mean_h)}});
     j["fixed_points"] = points;
+    if (o.record_trace)
+        j["trace"] = {{"free_energy", r.trace.free_energy}, {"residual", r.trace.residual}, {"change", r.trace.change}};
     j["options"] = {{"damping", o.damping},
                     {"update", o.update == MeanFieldUpdate::Parallel ? "parallel" : "sequential"},
                     {"restarts", o.restarts},

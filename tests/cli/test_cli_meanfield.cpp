@@ -54,6 +54,41 @@ TEST_CASE("meanfield on four-mode: keys, exact comparison, ordering of the free 
     CHECK(jt.contains("cov_v") && jt.contains("note"));
 }
 
+TEST_CASE("meanfield --trace: one entry per sweep of the reported restart, ending on its values") {
+    const auto plain = test::run_cli("meanfield four-mode --type 2");
+    const auto traced = test::run_cli("meanfield four-mode --type 2 --trace");
+    CHECK_MSG(plain.exit_code == 0 && traced.exit_code == 0, traced.err);
+    if (traced.exit_code != 0) return;
+    json j = traced.json();
+    CHECK(!plain.json().contains("trace"));
+    CHECK(j.contains("trace"));
+    const json t = j["trace"];
+    const auto n = j["iterations"].get<std::size_t>();
+    for (const char* key : {"free_energy", "residual", "change"})
+        CHECK_MSG(t.contains(key) && t[key].size() == n, key);
+    if (n == 0 || t["free_energy"].size() != n) return;
+    // JSON doubles round-trip exactly, so these are equalities.
+    CHECK(t["free_energy"].back().get<double>() == j["free_energy"].get<double>());
+    CHECK(t["residual"].back().get<double>() == j["residual"].get<double>());
+    CHECK(t["change"].back().get<double>() < 1e-10);  // converged: the last sweep moved no mean by tol
+    // Type II sweeps in sequence never raise the free energy.
+    for (std::size_t i = 0; i + 1 < n; ++i)
+        CHECK(t["free_energy"][i + 1].get<double>() <= t["free_energy"][i].get<double>() + 1e-12);
+    // Everything else is unchanged by --trace.
+    j.erase("trace");
+    CHECK(j == plain.json());
+
+    // TAP on the four-mode toy does not converge: the trace runs to the cap with the residual up.
+    const auto tap = test::run_cli("meanfield four-mode --type tap --max-iterations 300 --trace");
+    CHECK_MSG(tap.exit_code == 0, tap.err);
+    const json jt = tap.json();
+    CHECK(!jt["converged"].get<bool>());
+    CHECK(jt["trace"]["residual"].size() == 300);
+    CHECK(jt["trace"]["residual"].back().get<double>() > 1e-6);
+
+    expect_one_line_error(test::run_cli("meanfield four-mode --trace --max-iterations 2000000"), "trace cap");
+}
+
 TEST_CASE("meanfield: same output with 1 and 2 threads") {
     const auto a = test::run_cli("meanfield four-mode --type tap --restarts 12 --threads 1");
     const auto b = test::run_cli("meanfield four-mode --type tap --restarts 12 --threads 2");
