@@ -3,6 +3,7 @@
 #include <QChart>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLogValueAxis>
 #include <QSplitter>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -25,6 +26,44 @@ const QColor kExactColor(255, 255, 255);
 const QColor kType1Color(255, 150, 40);
 const QColor kType2Color(60, 220, 255);
 const QColor kTapColor(255, 80, 200);
+
+// The methods' colours on a white chart (the pale ones darkened), in the order type I, type II,
+// TAP, exact.
+QColor chartColour(int method) {
+    const QColor colours[4] = {kType1Color.darker(110), kType2Color.darker(140), kTapColor.darker(110), Qt::black};
+    return colours[method];
+}
+
+// A chart without animations with one line per method (type I, type II, TAP, then the exact
+// answer when there are four), attached to the axes ax (bottom) and ay (left).
+template <std::size_t N>
+QChart* methodChart(const QString& title, QAbstractAxis* ax, QAbstractAxis* ay, std::array<QLineSeries*, N>& series) {
+    auto* chart = new QChart;
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->setTitle(title);
+    chart->addAxis(ax, Qt::AlignBottom);
+    chart->addAxis(ay, Qt::AlignLeft);
+    const QString names[4] = {QObject::tr("type I"), QObject::tr("type II"), QObject::tr("TAP"),
+                              QObject::tr("exact −log Z")};
+    for (std::size_t i = 0; i < N; ++i) {
+        auto* s = new QLineSeries;
+        s->setName(names[i]);
+        s->setPen(QPen(chartColour(static_cast<int>(i)), 2, i == 3 ? Qt::DashLine : Qt::SolidLine));
+        chart->addSeries(s);
+        s->attachAxis(ax);
+        s->attachAxis(ay);
+        series[i] = s;
+    }
+    return chart;
+}
+
+QLogValueAxis* logAxis(const QString& title) {
+    auto* a = new QLogValueAxis;
+    a->setBase(10);
+    a->setLabelFormat(QStringLiteral("%g"));
+    a->setTitleText(title);
+    return a;
+}
 
 QString num(double x, int prec = 4) { return std::isfinite(x) ? QString::number(x, 'f', prec) : QStringLiteral("—"); }
 
@@ -118,9 +157,27 @@ MeanFieldView::MeanFieldView(QWidget* parent, BackgroundJobs* jobs)
     note_->setWordWrap(true);
     note_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     note_->setText(tr("Types I and II are upper bounds on −log Z (−log Z ≤ F_II ≤ F_I); TAP is a truncated "
-                      "series and may fall on either side. The engine reports iterations and convergence of the "
-                      "best restart, not a per-iteration trace."));
-    rv->addWidget(table_, 1);
+                      "series and may fall on either side. The plot: the residual max|f(μ) − μ| after each sweep of "
+                      "the reported restart. A converging method's falls until no mean moves 1e-10 in a sweep; one "
+                      "that stays up or zigzags oscillates (TAP at strong coupling)."));
+    // All four rows, never a scroll bar; the plot takes the rest of the column.
+    table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() +
+                           4 * table_->verticalHeader()->defaultSectionSize() + 2 * table_->frameWidth() + 8);
+    traceX_ = logAxis(tr("sweep"));
+    traceY_ = logAxis(tr("residual"));
+    // Compact (no title, legend on the side): the column is short in a window of ordinary height.
+    auto* traceChart = methodChart(QString(), traceX_, traceY_, traceSeries_);
+    traceChart->legend()->setAlignment(Qt::AlignRight);
+    traceChart->setMargins(QMargins(2, 2, 2, 2));
+    traceChart_ = new QChartView(traceChart, right);
+    traceChart_->setRenderHint(QPainter::Antialiasing);
+    traceChart_->setMinimumHeight(170);
+    traceChart_->setToolTip(tr("Residual max_j |f(μ)_j − μ_j| of the mean-field equations after every sweep of each "
+                               "method's reported restart (the same restart as the table's iterations); values "
+                               "below 1e-17 are drawn at 1e-17."));
+    clearTraces();
+    rv->addWidget(table_);
+    rv->addWidget(traceChart_, 1);
     rv->addWidget(note_);
     right->setMinimumWidth(660);  // every column of the table readable
     panel->setStretchFactor(0, 3);
@@ -132,6 +189,7 @@ MeanFieldView::MeanFieldView(QWidget* parent, BackgroundJobs* jobs)
     buildSweep(sweepBox);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({3, 2});  // a ratio (the sweep keeps room for its chart), not the size hints
 
     connect(runButton_, &QPushButton::clicked, this, [this] { run(); });
     showMessage(tr("Open a Gaussian RBM to compare the mean-field approximations with the exact answers."));
@@ -182,27 +240,12 @@ void MeanFieldView::buildSweep(QWidget* box) {
     sweepTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     sweepTable_->setToolTip(QString::fromUtf8(rbm::kMeanFieldSweepDistribution));
 
-    auto* chart = new QChart;
-    chart->setAnimationOptions(QChart::NoAnimation);
-    chart->setTitle(tr("Mean free energy against coupling scale"));
-    const QStringList names{tr("type I"), tr("type II"), tr("TAP"), tr("exact −log Z")};
-    const QColor colours[4] = {kType1Color.darker(110), kType2Color.darker(140), kTapColor.darker(110), Qt::black};
     auto* ax = new QValueAxis;
     ax->setTitleText(tr("coupling scale"));
     auto* ay = new QValueAxis;
     ay->setTitleText(tr("free energy (nats)"));
-    chart->addAxis(ax, Qt::AlignBottom);
-    chart->addAxis(ay, Qt::AlignLeft);
-    for (int i = 0; i < 4; ++i) {
-        auto* s = new QLineSeries;
-        s->setName(names[i]);
-        s->setPen(QPen(colours[i], 2, i == 3 ? Qt::DashLine : Qt::SolidLine));
-        s->setPointsVisible(true);
-        chart->addSeries(s);
-        s->attachAxis(ax);
-        s->attachAxis(ay);
-        sweepSeries_[static_cast<std::size_t>(i)] = s;
-    }
+    auto* chart = methodChart(tr("Mean free energy against coupling scale"), ax, ay, sweepSeries_);
+    for (auto* s : sweepSeries_) s->setPointsVisible(true);
     sweepChart_ = new QChartView(chart, box);
     sweepChart_->setRenderHint(QPainter::Antialiasing);
     sweepChart_->setMinimumHeight(200);
@@ -224,6 +267,7 @@ void MeanFieldView::setModel(const rbm::Model& model) {
     model_ = model;
     hasModel_ = true;
     shownF_.fill(kNaN);
+    clearTraces();
     heat_->setEllipses({});
     for (int r = 0; r < table_->rowCount(); ++r)
         for (int c = 0; c < table_->columnCount(); ++c) table_->setItem(r, c, cell(QString()));
@@ -246,16 +290,22 @@ void MeanFieldView::cancel() {
     status_->setText(tr("cancelled"));
 }
 
+rbm::MeanFieldOptions MeanFieldView::runOptions() const {
+    rbm::MeanFieldOptions opts;
+    opts.restarts = restarts_->value();
+    opts.update = static_cast<rbm::MeanFieldUpdate>(update_->currentData().toInt());
+    opts.damping = damping_->value();
+    opts.record_trace = true;
+    return opts;
+}
+
 void MeanFieldView::run() {
     if (!hasModel_) return;
     if (model_.kind() != rbm::ModelKind::Grbm) {
         runSweep();
         return;
     }
-    rbm::MeanFieldOptions opts;
-    opts.restarts = restarts_->value();
-    opts.update = static_cast<rbm::MeanFieldUpdate>(update_->currentData().toInt());
-    opts.damping = damping_->value();
+    const rbm::MeanFieldOptions opts = runOptions();
     const rbm::Model model = model_;
     const bool twoD = model.n_visible() == 2;
     status_->setText(tr("computing…"));
@@ -308,6 +358,7 @@ void MeanFieldView::showBundle(const Bundle& b) {
     shownF_[3] = exactF;
     table_->setItem(3, 0, cell(num(exactF)));
     for (int c = 1; c < table_->columnCount(); ++c) table_->setItem(3, c, cell(QString()));
+    showTraces(b);
 
     if (b.image.isNull()) {
         heat_->setMessage(model_.n_visible() == 2 ? b.note
@@ -352,6 +403,38 @@ void MeanFieldView::showBundle(const Bundle& b) {
     }
     status_->setText(b.note.isEmpty() ? tr("done") : b.note);
     Q_EMIT resultsShown();
+}
+
+void MeanFieldView::clearTraces() {
+    for (auto* s : traceSeries_) s->clear();
+    traceX_->setRange(1, 10);
+    traceY_->setRange(1e-12, 10);
+}
+
+void MeanFieldView::showTraces(const Bundle& b) {
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    std::size_t sweeps = 1;
+    for (std::size_t i = 0; i < traceSeries_.size(); ++i) {
+        const std::vector<double>& res = b.results[i].trace.residual;
+        QList<QPointF> pts;
+        pts.reserve(static_cast<qsizetype>(res.size()));
+        for (std::size_t k = 0; k < res.size(); ++k) {
+            const double y = std::isnan(res[k]) ? kTraceFloor : std::clamp(res[k], kTraceFloor, 1e300);
+            pts.append(QPointF(static_cast<double>(k + 1), y));
+            lo = std::min(lo, y);
+            hi = std::max(hi, y);
+        }
+        sweeps = std::max(sweeps, res.size());
+        traceSeries_[i]->replace(pts);
+    }
+    if (!(hi > 0)) return clearTraces();
+    // Whole decades, at least one sweep decade and three residual decades.
+    traceX_->setRange(1, std::pow(10.0, std::max(1.0, std::ceil(std::log10(static_cast<double>(sweeps))))));
+    const double top = std::ceil(std::log10(hi) + 1e-9), bottom = std::min(std::floor(std::log10(lo)), top - 3);
+    traceY_->setRange(std::pow(10.0, bottom), std::pow(10.0, top));
+    // About five labels whatever the span: one every k decades.
+    const int step = std::max(1, static_cast<int>(std::ceil((top - bottom) / 5)));
+    traceY_->setBase(std::pow(10.0, step));
 }
 
 rbm::MeanFieldSweepOptions MeanFieldView::sweepOptions() const {

@@ -4,8 +4,9 @@
 // one 2σ ellipse, type II's v-marginal (a mixture over the factorized q(h) of N(b + σ∘Wh, diag σ²))
 // as its components' 2σ ellipses with opacity by weight plus its covariance ellipse, TAP's
 // covariance ellipse and component means, and the exact covariance ellipse — next to a table of
-// the three free energies, the exact -log Z, iterations and convergence (the engine does not
-// record per-iteration traces, so these are numbers, not a curve). Below, for any size: the
+// the three free energies, the exact -log Z, iterations and convergence, and a convergence plot:
+// the residual max_j |f(μ)_j − μ_j| of each method's reported restart after every sweep (log
+// axes; MeanFieldOptions::record_trace). Below, for any size: the
 // random-model sweep of the paper's §4.2 (free energy against the coupling scale), run in the
 // background scale by scale with progress; small by default so it finishes in seconds.
 // Channels: "meanfield" (the model's panel) and "meanfield.sweep".
@@ -15,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QPixmap>
 #include <QProgressBar>
 #include <QPushButton>
@@ -51,6 +53,11 @@ public:
     QTableWidget* table() const { return table_; }
     QTableWidget* sweepTable() const { return sweepTable_; }
     QChartView* sweepChartView() const { return sweepChart_; }
+    // Residual against sweep: one series per method (type I, type II, TAP), one point per sweep of
+    // the reported restart; residuals below kTraceFloor are drawn at it (the axis is logarithmic).
+    QChartView* convergenceChartView() const { return traceChart_; }
+    static constexpr double kTraceFloor = 1e-17;
+    rbm::MeanFieldOptions runOptions() const;  // from the controls, with record_trace (type: set per method)
     QString message() const;  // the text shown instead of the panel ("" when the panel is shown)
     QString channel() const { return QStringLiteral("meanfield"); }
     QString sweepChannel() const { return QStringLiteral("meanfield.sweep"); }
@@ -76,6 +83,8 @@ private:
     void showBundle(const Bundle& b);
     void addSweepRow(const rbm::MeanFieldSweepRow& row);
     void showMessage(const QString& text);
+    void showTraces(const Bundle& b);
+    void clearTraces();
 
     BackgroundJobs* jobs_;
     rbm::Model model_;
@@ -93,6 +102,10 @@ private:
     EllipseHeatmap* heat_ = nullptr;
     QTableWidget* table_ = nullptr;
     QLabel* note_ = nullptr;
+    QChartView* traceChart_ = nullptr;
+    QLogValueAxis* traceX_ = nullptr;
+    QLogValueAxis* traceY_ = nullptr;
+    std::array<QLineSeries*, 3> traceSeries_{};
 
     QSpinBox* sweepVisible_ = nullptr;
     QSpinBox* sweepHidden_ = nullptr;

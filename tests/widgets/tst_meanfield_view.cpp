@@ -1,7 +1,9 @@
 // The mean-field panel on the four-mode GRBM shows three free energies and the exact one in the
 // order Proposition 2 demands (-log Z <= F_II <= F_I), draws every method's ellipses on the exact
 // density, shows a clear message for a BRBM, and the background sweep fills its table and chart
-// row by row with type I above type II above the exact free energy at every scale.
+// row by row with type I above type II above the exact free energy at every scale. The convergence
+// chart holds, for each method, the residual after every sweep of the restart the table reports,
+// and follows the model when it changes.
 // Screenshot: meanfield.png in screenshotDir() (docs/screenshots via scripts/screenshots.sh).
 #include <QSignalSpy>
 #include <QXYSeries>
@@ -9,10 +11,54 @@
 #include <cmath>
 
 #include "meanfield_view.hpp"
+
+#include <algorithm>
 #include "screenshot_dir.hpp"
 #include "rbmscope/presets.hpp"
 
 using namespace rbmscope;
+
+namespace {
+
+rbm::Model fiveByThree() {
+    rbm::Model m;
+    rbm::Grbm g;
+    g.W = rbm::Mat::Constant(5, 3, 0.2);
+    g.W(0, 1) = -0.4;
+    g.b = rbm::Vec::LinSpaced(5, -1, 1);
+    g.c = rbm::Vec::Constant(3, -0.5);
+    g.sigma = rbm::Vec::Ones(5);
+    m.params = g;
+    m.name = "5x3";
+    return m;
+}
+
+// The convergence chart shows exactly the traces the engine records for `model` with the view's
+// options: one series per method, one point (sweep, residual) per sweep of the reported restart,
+// as many as the table's iteration count, in the colour the sweep chart gives that method.
+void checkConvergenceChart(const MeanFieldView& v, const rbm::Model& model) {
+    const auto series = v.convergenceChartView()->chart()->series();
+    QCOMPARE(series.size(), 3);
+    const auto sweepSeries = v.sweepChartView()->chart()->series();
+    const rbm::MeanFieldType types[3] = {rbm::MeanFieldType::TypeI, rbm::MeanFieldType::TypeII,
+                                         rbm::MeanFieldType::Tap};
+    for (int i = 0; i < 3; ++i) {
+        rbm::MeanFieldOptions o = v.runOptions();
+        o.type = types[i];
+        const rbm::MeanFieldResult r = rbm::mean_field(model, o);
+        const auto* s = static_cast<const QXYSeries*>(series[i]);
+        QVERIFY(r.iterations > 0);
+        QCOMPARE(static_cast<long long>(s->count()), r.iterations);
+        QCOMPARE(v.table()->item(i, 2)->text().toLongLong(), r.iterations);
+        QCOMPARE(s->pen().color(), static_cast<const QXYSeries*>(sweepSeries[i])->pen().color());
+        for (int k = 0; k < s->count(); ++k) {
+            QCOMPARE(s->at(k).x(), double(k + 1));
+            QCOMPARE(s->at(k).y(), std::max(MeanFieldView::kTraceFloor, r.trace.residual[static_cast<std::size_t>(k)]));
+        }
+    }
+}
+
+}  // namespace
 
 class TestMeanFieldView : public QObject {
     Q_OBJECT
@@ -47,6 +93,10 @@ private Q_SLOTS:
                 sawTypeI = true;
             }
         QVERIFY(sawTypeI);
+        checkConvergenceChart(v, rbm::load_preset("four-mode"));
+        if (QTest::currentTestFailed()) return;
+        qInfo("iterations I %lld II %lld TAP %lld", v.table()->item(0, 2)->text().toLongLong(),
+              v.table()->item(1, 2)->text().toLongLong(), v.table()->item(2, 2)->text().toLongLong());
         // Start a sweep so the screenshot shows a few rows too.
         v.setSweepTrials(4);
         v.runSweep();
@@ -92,16 +142,32 @@ private Q_SLOTS:
         QVERIFY(at(0, n - 1) - at(3, n - 1) > at(0, 0) - at(3, 0));
     }
 
+    void convergenceChartFollowsTheModel() {
+        MeanFieldView v;
+        v.resize(1300, 950);
+        v.show();
+        v.setSweepTrials(2);
+        const rbm::Model fourMode = rbm::load_preset("four-mode");
+        v.setModel(fourMode);
+        for (auto* s : v.convergenceChartView()->chart()->series()) QCOMPARE(static_cast<QXYSeries*>(s)->count(), 0);
+        QSignalSpy shown(&v, &MeanFieldView::resultsShown);
+        v.run();
+        QVERIFY(shown.wait(30000));
+        checkConvergenceChart(v, fourMode);
+        if (QTest::currentTestFailed()) return;
+        // A new model empties the chart at once (nothing stale while it computes), and its run
+        // shows the new traces, not the old ones.
+        const rbm::Model other = fiveByThree();
+        v.setModel(other);
+        for (auto* s : v.convergenceChartView()->chart()->series()) QCOMPARE(static_cast<QXYSeries*>(s)->count(), 0);
+        v.run();
+        QVERIFY(shown.wait(30000));
+        checkConvergenceChart(v, other);
+        v.cancel();
+    }
+
     void largerGrbmShowsTheTableWithoutAPicture() {
-        rbm::Model m;
-        rbm::Grbm g;
-        g.W = rbm::Mat::Constant(5, 3, 0.2);
-        g.W(0, 1) = -0.4;
-        g.b = rbm::Vec::LinSpaced(5, -1, 1);
-        g.c = rbm::Vec::Constant(3, -0.5);
-        g.sigma = rbm::Vec::Ones(5);
-        m.params = g;
-        m.name = "5x3";
+        const rbm::Model m = fiveByThree();
         MeanFieldView v;
         v.show();
         v.setSweepTrials(2);
