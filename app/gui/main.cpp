@@ -1,8 +1,8 @@
 // rbmscope: the desktop app. Options (also for docs and tests):
 //   --preset NAME | --model FILE     what to open (default: the four-mode toy)
-//   --view density|annealing|compare|estimates   which view to show
-//   --run                            start the AIS run (or, with --view estimates, a sweep over K)
-//                                    and wait for it to finish
+//   --view density|annealing|compare|estimates|meanfield|...   which view to show
+//   --run                            start the AIS run (or, with --view estimates, a sweep over K;
+//                                    with --view meanfield, the three mean-field methods) and wait for it
 //   --path P --base B --compare P:B,P:B --steps K --chains N --seed S --sweep K1,K2,...
 //   --perfect --reverse-ais          settings, as in the parameter panel
 //   --beta B                         show the annealing views at this beta
@@ -130,7 +130,8 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(perfect)) s.perfect = true;
     if (parser.isSet(reverse)) s.reverse = true;
-    const QStringList ownRunViews{QStringLiteral("estimates"), QStringLiteral("samples"), QStringLiteral("filters"), QStringLiteral("training")};
+    const QStringList ownRunViews{QStringLiteral("estimates"), QStringLiteral("samples"), QStringLiteral("filters"), QStringLiteral("training"),
+                                  QStringLiteral("meanfield")};
     s.autoRun = parser.isSet(run) && !ownRunViews.contains(parser.value(view));
     w.applySettings(s);
 
@@ -159,6 +160,8 @@ int main(int argc, char** argv) {
         w.samplesView()->setSettings(ss);
         if (parser.isSet(run) && parser.value(view) == QLatin1String("samples")) w.samplesView()->run();
     }
+    // Mean-field view: --run computes the three methods (and, for a model that is not 2-D, the sweep).
+    if (parser.isSet(run) && parser.value(view) == QLatin1String("meanfield")) w.meanFieldView()->run();
     // Training view: settings from the command line, then train (several methods: one after another).
     if (parser.isSet(trainMethod)) {
         rbmscope::TrainingView* tv = w.trainingView();

@@ -91,6 +91,7 @@ void MainWindow::buildViews() {
     samples_->setObjectName(QStringLiteral("samples"));
     filters_->setObjectName(QStringLiteral("filters"));
     training_->setObjectName(QStringLiteral("training"));
+    meanfield_->setObjectName(QStringLiteral("meanfield"));
     tabs_->addTab(samples_, tr("Samples"));
     tabs_->addTab(filters_, tr("Filters"));
     tabs_->addTab(training_, tr("Training"));

@@ -79,6 +79,7 @@ public:
     SamplesView* samplesView() const { return samples_; }
     FiltersView* filtersView() const { return filters_; }
     TrainingView* trainingView() const { return training_; }
+    MeanFieldView* meanFieldView() const { return meanfield_; }
     AisSession* session() const { return run_; }
     SweepSession* sweepSession() const { return sweep_; }
     BackgroundJobs* jobs() const { return jobs_; }

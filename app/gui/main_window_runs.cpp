@@ -314,7 +314,7 @@ bool MainWindow::idle() const {
         if (jobs_->isRunning(QString::fromLatin1(c))) return false;
     return lanesReady_ && !runAfterLanes_ && !sweepAfterLanes_ && !autoRunTimer_->isActive() && !editTimer_->isActive() &&
            !editFinalTimer_->isActive() && !annealing_->busy() && !compare_->busy() && !run_->running() &&
-           !sweep_->running() && !samples_->busy() && !training_->busy();
+           !sweep_->running() && !samples_->busy() && !training_->busy() && !meanfield_->running();
 }
 
 void MainWindow::updateActions() {
