@@ -110,6 +110,8 @@ json run_train(const std::vector<std::string>& argv) {
         {"learn-sigma", "", "grbm: learn sigma as well"},
         {"leakiness", "C", "leaky: c_L in (0,1] (default 0.01)"},
         {"no-projection", "", "leaky: skip the projection step (the run is stopped when W leaves the valid region)"},
+        {"projection-limit", "S|auto", "leaky: clip W's singular values to S < 1; auto (default): the model's variance at c_L = 1\n"
+                                       "      stays within 10x the data's largest variance (so a fit is never cut off)"},
         {"kernel", "K", "leaky: exact-mh (default) or paper-gibbs sweeps in the negative phase"},
         {"monitor-every", "U", "log a record every U updates (default: about 20 records per run; 0: start and end only)"},
         {"monitor-examples", "N", "rows used for the log-likelihood and reconstruction (default: all)"},
@@ -150,7 +152,7 @@ json run_train(const std::vector<std::string>& argv) {
     if (a.has("resume")) {
         for (const char* o : {"kind", "hidden", "method", "k", "batch", "lr", "lr-schedule", "momentum", "weight-decay",
                               "gamma", "rungs", "chains", "seed", "init-scale", "sigma", "learn-sigma", "leakiness",
-                              "no-projection", "kernel", "monitor-every", "monitor-examples", "ais-chains", "ais-steps",
+                              "no-projection", "projection-limit", "kernel", "monitor-every", "monitor-examples", "ais-chains", "ais-steps",
                               "exact-limit", "epochs"})
             if (a.has(o)) throw InputError(std::string("--") + o + " cannot change on --resume (the checkpoint holds it); only --updates can");
         trainer.emplace(Trainer::load_checkpoint(a.get("resume", ""), std::move(data)));
@@ -181,6 +183,10 @@ json run_train(const std::vector<std::string>& argv) {
         o.learn_sigma = a.flag("learn-sigma");
         o.leakiness = a.get_double("leakiness", 0.01);
         o.projection = !a.flag("no-projection");
+        if (a.has("projection-limit") && a.get("projection-limit", "") != "auto") {
+            if (!o.projection) throw InputError("--projection-limit and --no-projection contradict each other");
+            o.projection_limit = a.get_double("projection-limit", 0.0);
+        }
         o.leaky_kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs" ? LeakyKernel::PaperGibbs
                                                                                                         : LeakyKernel::ExactMH;
         o.monitor_every = a.get_int("monitor-every", std::max<Index>(1, o.updates / 20), 0);
@@ -189,7 +195,7 @@ json run_train(const std::vector<std::string>& argv) {
         o.ais_steps = a.get_int("ais-steps", 1000, 1, 10000000);
         o.exact_limit = static_cast<double>(a.get_int("exact-limit", 262144, 0));
         if (o.kind != ModelKind::Leaky)
-            for (const char* opt : {"no-projection", "leakiness", "kernel"})
+            for (const char* opt : {"no-projection", "projection-limit", "leakiness", "kernel"})
                 if (a.has(opt)) throw InputError(std::string("--") + opt + " applies to --kind leaky only");
         if (!is_tempered(o.method))
             for (const char* opt : {"gamma", "rungs"})
@@ -237,6 +243,7 @@ json run_train(const std::vector<std::string>& argv) {
         Index active = 0;
         for (auto p : t.projection_active()) active += p;
         j["projection"] = o.projection;
+        if (o.projection) j["projection_limit"] = effective_projection_limit(o, t.data());
         j["projection_active_updates"] = active;
         j["max_singular_value"] = t.model().as<Leaky>()->max_singular_value();
     }

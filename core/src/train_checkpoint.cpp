@@ -61,6 +61,7 @@ json options_json(const TrainOptions& o) {
             {"sigma", o.sigma},
             {"leakiness", o.leakiness},
             {"projection", o.projection},
+            {"projection_limit", o.projection_limit},
             {"leaky_kernel", leaky_kernel_name(o.leaky_kernel)},
             {"monitor_every", o.monitor_every},
             {"monitor_examples", o.monitor_examples},
@@ -96,6 +97,8 @@ TrainOptions options_from(const json& j) {
     o.sigma = j.at("sigma").get<double>();
     o.leakiness = j.at("leakiness").get<double>();
     o.projection = j.at("projection").get<bool>();
+    // Checkpoints written before the automatic bound existed used the fixed 1 - 1e-6.
+    o.projection_limit = j.value("projection_limit", 1.0 - 1e-6);
     o.leaky_kernel = j.at("leaky_kernel").get<std::string>() == "paper-gibbs" ? LeakyKernel::PaperGibbs : LeakyKernel::ExactMH;
     o.monitor_every = j.at("monitor_every").get<Index>();
     o.monitor_examples = j.at("monitor_examples").get<Index>();

@@ -13,6 +13,7 @@ struct Trainer::Impl {
     Model model;
     ParamGrad velocity, last_gradient;
     std::unique_ptr<detail::NegativeSampler> sampler;
+    double projection_limit = 1.0;  // leaky: the bound in force (effective_projection_limit)
     Index done = 0;
     TrainStatus status = TrainStatus::Running;
     std::string message;

@@ -1,6 +1,9 @@
 // Names of the training methods and the checks on TrainOptions.
+#include <algorithm>
 #include <cmath>
 #include <string>
+
+#include <Eigen/Eigenvalues>
 
 #include "rbmscope/training.hpp"
 
@@ -68,10 +71,26 @@ void validate(const TrainOptions& o, const Dataset& data) {
     if (o.kind == ModelKind::Grbm) need(std::isfinite(o.sigma), "--sigma must be finite (<= 0: the data standard deviation)");
     else need(!o.learn_sigma, "--learn-sigma applies to --kind grbm only");
     if (o.kind == ModelKind::Leaky) need(o.leakiness > 0 && o.leakiness <= 1, "--leakiness must lie in (0, 1]");
+    need(o.projection_limit == 0 || (o.projection_limit > 0 && o.projection_limit < 1),
+         "--projection-limit must lie in (0, 1) (or auto)");
     need(o.monitor_every >= 0, "--monitor-every must be >= 0");
     need(o.monitor_examples >= 0, "--monitor-examples must be >= 0");
     need(o.ais_chains >= 1 && o.ais_steps >= 1, "--ais-chains and --ais-steps must be >= 1");
     need(o.exact_limit >= 0, "the exact enumeration limit must be >= 0");
+}
+
+double projection_limit_for(const Dataset& data) {
+    constexpr double kCap = 1.0 - 1e-6;
+    if (data.size() < 2 || data.dim() == 0) return kCap;
+    const RowMat centred = data.X.rowwise() - data.X.colwise().mean();
+    const Mat cov = (centred.transpose() * centred) / static_cast<double>(data.size() - 1);
+    const double lambda = Eigen::SelfAdjointEigenSolver<Mat>(cov, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
+    if (!std::isfinite(lambda)) return kCap;
+    return std::min(kCap, std::sqrt(1.0 - 1.0 / (kProjectionVarianceFactor * std::max(lambda, 1.0))));
+}
+
+double effective_projection_limit(const TrainOptions& o, const Dataset& data) {
+    return o.projection_limit > 0 ? o.projection_limit : projection_limit_for(data);
 }
 
 }  // namespace rbm

@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::uint64_t kOrderSalt = 3, kInitSalt = 4, kUpdateSalt = 5;
 
-Model initial_model(const TrainOptions& o, const Dataset& data) {
+Model initial_model(const TrainOptions& o, const Dataset& data, double projection_limit) {
     const Index n = data.dim(), m = o.hidden;
     Rng rng(detail::update_key(o.seed, 0, kInitSalt), static_cast<std::uint64_t>(StreamPurpose::Training) << 48);
     Mat W(n, m);
@@ -38,7 +38,7 @@ Model initial_model(const TrainOptions& o, const Dataset& data) {
         }
         case ModelKind::Leaky: {
             Leaky l{W, Vec::Zero(n), Vec::Zero(m), o.leakiness};
-            if (o.projection) l.project();
+            if (o.projection) l.project(projection_limit);
             model.params = l;
             break;
         }
@@ -93,7 +93,8 @@ std::string invalid_parameters(const Model& m) {
 
 Trainer::Impl::Impl(const TrainOptions& o, Dataset d) : options(o), data(std::move(d)) {
     validate(options, data);
-    model = initial_model(options, data);
+    if (options.kind == ModelKind::Leaky && options.projection) projection_limit = effective_projection_limit(options, data);
+    model = initial_model(options, data, projection_limit);
     model.name = std::string(kind_name(options.kind)) + " trained by " + train_method_name(options.method) + " on " + data.name;
     velocity = zero_like(model, learns_sigma());
     last_gradient = velocity;
@@ -167,7 +168,7 @@ void Trainer::Impl::one_update() {
     bool active = false;
     if (Leaky* l = next.as<Leaky>()) {
         if (options.projection) {
-            active = l->project();
+            active = l->project(projection_limit);
         } else if (std::string bad = invalid_parameters(next); bad.empty()) {
             const double s = l->max_singular_value();
             if (!(s < 1.0)) {

@@ -80,6 +80,19 @@ TEST_CASE("train: a leaky RBM without projection on digits stops with a clear me
     CHECK(!std::filesystem::exists(path("leaky.json")));
 }
 
+TEST_CASE("train: a leaky RBM reports the projection bound in force (automatic or set)") {
+    const std::string cmd = "train --data digits --standardize --limit 200 --kind leaky --hidden 4 --updates 3 "
+                            "--monitor-every 0 --ais-chains 5 --ais-steps 5 --out " + path("lk.json");
+    const CliResult a = run_cli(cmd);
+    CHECK_MSG(a.exit_code == 0, a.err);
+    const double bound = a.json()["projection_limit"].get<double>();
+    CHECK(bound > 0.9 && bound < 1.0 - 1e-6);
+    const CliResult b = run_cli(cmd + " --projection-limit 0.5");
+    CHECK_MSG(b.exit_code == 0, b.err);
+    CHECK(b.json()["projection_limit"].get<double>() == 0.5);
+    CHECK(b.json()["max_singular_value"].get<double>() <= 0.5 + 1e-12);
+}
+
 TEST_CASE("train: bad input is one line on stderr, exit 2") {
     const std::string out = " --out " + path("bad.json");
     CHECK(one_line_error(run_cli("train --data bars:3"), "--out MODEL is required"));
@@ -90,6 +103,10 @@ TEST_CASE("train: bad input is one line on stderr, exit 2") {
     CHECK(one_line_error(run_cli("train --data bars:3 --method sgd" + out), "unknown training method 'sgd'"));
     CHECK(one_line_error(run_cli("train --data bars:3 --batch 100" + out), "--batch 100 exceeds the 14 examples"));
     CHECK(one_line_error(run_cli("train --data bars:3 --no-projection" + out), "--kind leaky only"));
+    CHECK(one_line_error(run_cli("train --data bars:3 --projection-limit 0.9" + out), "--kind leaky only"));
+    const std::string leaky = "train --data digits --standardize --limit 50 --kind leaky --hidden 4 --updates 2" + out;
+    CHECK(one_line_error(run_cli(leaky + " --projection-limit 1"), "--projection-limit must lie in (0, 1)"));
+    CHECK(one_line_error(run_cli(leaky + " --projection-limit 0.9 --no-projection"), "contradict"));
     CHECK(one_line_error(run_cli("train --data bars:3 --method cd --gamma 0.5" + out), "--gamma applies to --method pt"));
     CHECK(one_line_error(run_cli("train --data bars:3 --epochs 2 --updates 5" + out), "not both"));
     CHECK(one_line_error(run_cli("train --data " + kDir + "broken-number.csv --kind grbm" + out), "line 2, column 3"));

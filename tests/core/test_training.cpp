@@ -259,12 +259,72 @@ TEST_CASE("leaky RBM on standardized digits with projection: no divergence, sing
         CHECK(t.projection_active().size() == 300);
         CHECK(active > 10);  // the projection had work to do, so "stays below 1" is not vacuous
         CHECK(m.as<Leaky>()->W.allFinite());
-        CHECK(m.as<Leaky>()->max_singular_value() < 1.0);
-        for (const TrainRecord& r : t.log()) CHECK(r.max_singular_value < 1.0);
+        const double bound = projection_limit_for(t.data());
+        CHECK(bound < 1.0);
+        CHECK(m.as<Leaky>()->max_singular_value() <= bound + 1e-12);
+        for (const TrainRecord& r : t.log()) CHECK(r.max_singular_value <= bound + 1e-12);
         CHECK(t.log()[1].log_likelihood_method == "ais");
         CHECK(t.log()[1].log_likelihood > t.log()[0].log_likelihood);  // it learned before reaching the boundary
         CHECK(t.log()[1].log_likelihood < -0.5 * 64 * std::log(2 * M_PI));
     }
+}
+
+TEST_CASE("automatic projection bound: the model's c_L = 1 variance stays within 10x the data's largest") {
+    Dataset d;
+    d.X = RowMat(2, 2);
+    d.X << 2, 0, -2, 0;  // covariance diag(8, 0)
+    CHECK_NEAR(projection_limit_for(d), std::sqrt(1.0 - 1.0 / 80.0), 1e-15);
+    d.X << 0.1, 0, -0.1, 0;  // below the noise floor of p(v | h): lambda counts as 1
+    CHECK_NEAR(projection_limit_for(d), std::sqrt(0.9), 1e-15);
+    TrainOptions o;
+    o.kind = ModelKind::Leaky;
+    o.batch = 1;
+    o.projection_limit = 0.5;
+    CHECK(effective_projection_limit(o, d) == 0.5);
+    o.projection_limit = 1.0;
+    CHECK_THROWS_WITH(validate(o, d), InputError, "--projection-limit must lie in (0, 1)");
+}
+
+TEST_CASE("leaky RBM, 32 hidden units, Algorithm 2 on the standardized digits: the 1 - 1e-6 bound blows up, the automatic one learns") {
+    // One overshooting step takes sigma_max(W) to the bound; at 1 - 1e-6 the model's variance at
+    // c_L = 1 is 5e5, the annealed negative samples start out there and the biases explode.
+    TrainOptions o;
+    o.kind = ModelKind::Leaky;
+    o.hidden = 32;
+    o.method = TrainMethod::Leaky;
+    o.k = 10;
+    o.learning_rate = 0.005;
+    o.updates = 400;
+    o.monitor_every = 0;
+    o.monitor_examples = 300;
+    o.ais_chains = 50;
+    o.ais_steps = 300;
+    const Dataset data = standardized_digits(1797);
+    o.projection_limit = 1.0 - 1e-6;
+    Trainer fixed(o, data);
+    const TrainStatus st_fixed = fixed.run();
+    std::printf("  bound 1 - 1e-6: %s after %d updates: %s\n", train_status_name(st_fixed),
+                static_cast<int>(fixed.updates_done()), fixed.message().c_str());
+    CHECK(st_fixed == TrainStatus::Diverged);
+    o.projection_limit = 0.0;  // auto
+    o.monitor_every = 200;
+    Trainer automatic(o, data);
+    const TrainStatus st = automatic.run();
+    const double bound = projection_limit_for(data);
+    Index active = 0;
+    for (auto p : automatic.projection_active()) active += p;
+    std::printf("  automatic bound %.6f: %s, projection active in %d updates, log-lik %.2f -> %.2f -> %.2f\n", bound,
+                train_status_name(st), static_cast<int>(active), automatic.log()[0].log_likelihood,
+                automatic.log()[1].log_likelihood, automatic.log()[2].log_likelihood);
+    CHECK_MSG(st == TrainStatus::Finished, automatic.message());
+    CHECK(bound > 0.98 && bound < 0.999);  // the digits' largest variance is about 7
+    CHECK(active > 50);                     // the bound was reached and held
+    CHECK(automatic.model().as<Leaky>()->max_singular_value() <= bound + 1e-12);
+    for (const TrainRecord& r : automatic.log()) {
+        CHECK(r.log_likelihood_method == "ais");
+        CHECK(std::isfinite(r.log_likelihood));
+    }
+    CHECK(automatic.log()[2].log_likelihood > automatic.log()[0].log_likelihood + 3.0);
 }
 
 TEST_CASE("leaky score: its mean under exact samples matches d log Z by quadrature (within 5 standard errors)") {

@@ -67,6 +67,9 @@ struct TrainOptions {
     // Leaky RBM
     double leakiness = 0.01;
     bool projection = true;
+    // Largest singular value the projection allows. 0 (auto): projection_limit_for(data), which keeps
+    // the model's c_L = 1 variance within kProjectionVarianceFactor times the data's largest one.
+    double projection_limit = 0.0;
     LeakyKernel leaky_kernel = LeakyKernel::ExactMH;
     // Monitoring: a record at update 0, every monitor_every updates, and at the end.
     Index monitor_every = 100;          // 0: only at the start and the end
@@ -75,6 +78,17 @@ struct TrainOptions {
     Index ais_chains = 100, ais_steps = 1000;  // otherwise AIS (linear schedule)
     std::uint64_t ais_seed = 4242;      // the same AIS streams at every record (smoother curves)
 };
+// The automatic projection bound for leaky RBMs: s_max = sqrt(1 - 1 / (F * max(lambda, 1))), with
+// lambda the largest eigenvalue of the data's covariance and F = kProjectionVarianceFactor, capped
+// at 1 - 1e-6 (SPEC 1.3). At c_L = 1 the model is N(., (I - WW')^-1), whose largest variance is
+// 1 / (1 - s^2): a fit never needs much more than the data's largest variance (the noise floor of
+// p(v | h) is 1, hence max(lambda, 1)), while a bound at 1 - 1e-6 lets one overshooting step leave a
+// nearly improper model (variance 5e5) from which the negative phase and the biases explode.
+inline constexpr double kProjectionVarianceFactor = 10.0;
+double projection_limit_for(const Dataset& data);
+// The bound in force for these options and data (the explicit one, or the automatic one).
+double effective_projection_limit(const TrainOptions& options, const Dataset& data);
+
 // InputError naming the option (e.g. "--method leaky needs --kind leaky").
 void validate(const TrainOptions& options, const Dataset& data);
 
