@@ -19,6 +19,8 @@
 #include <QCommandLineParser>
 #include <QTimer>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "main_window.hpp"
 #include "rbmscope/presets.hpp"
@@ -34,7 +36,27 @@ int fail(const QString& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
+    // QGuiApplication takes "-session ID" and "--session ID" for X11 session management, so
+    // "--session FILE" (ours) is taken out of argv before Qt sees it; "-session ID" stays Qt's.
+    QString sessionFile;
+    bool sessionGiven = false;
+    std::vector<char*> qtArgv;
+    for (int i = 0; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--session") {
+            if (i + 1 >= argc) return fail(QStringLiteral("--session needs a FILE"));
+            sessionFile = QString::fromLocal8Bit(argv[++i]);
+            sessionGiven = true;
+        } else if (a.rfind("--session=", 0) == 0) {
+            sessionFile = QString::fromLocal8Bit(argv[i] + 10);
+            sessionGiven = true;
+        } else {
+            qtArgv.push_back(argv[i]);
+        }
+    }
+    int qtArgc = static_cast<int>(qtArgv.size());
+    qtArgv.push_back(nullptr);
+    QApplication app(qtArgc, qtArgv.data());
     QApplication::setApplicationName(QStringLiteral("rbmscope"));
     QApplication::setOrganizationName(QStringLiteral("rbmscope"));
     QCommandLineParser parser;
@@ -94,11 +116,11 @@ int main(int argc, char** argv) {
     // pictures must not depend on it); a session that cannot be opened says why and the
     // default preset opens instead.
     bool sessionOpened = false;
-    if (parser.isSet(session) && screenshot) {
-        if (!w.openSession(parser.value(session))) return 2;
+    if (sessionGiven && screenshot) {
+        if (!w.openSession(sessionFile)) return 2;
         sessionOpened = true;
-    } else if (parser.isSet(session) || (!screenshot && !parser.isSet(model) && !parser.isSet(preset))) {
-        sessionOpened = w.startWithSession(parser.isSet(session) ? parser.value(session) : QString());
+    } else if (sessionGiven || (!screenshot && !parser.isSet(model) && !parser.isSet(preset))) {
+        sessionOpened = w.startWithSession(sessionFile);
     } else {
         const bool ok = parser.isSet(model) ? w.loadFile(parser.value(model)) : w.loadPreset(parser.value(preset));
         if (!ok && screenshot) return 2;

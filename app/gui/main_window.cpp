@@ -171,7 +171,9 @@ void MainWindow::buildStatusBar() {
     cancelButton_ = new QPushButton(tr("Cancel"), this);
     cancelButton_->setToolTip(tr("Stop the run and keep what it computed (Esc)"));
     sessionLabel_ = new QLabel(this);
+    sessionLabel_->setObjectName(QStringLiteral("sessionProblemLabel"));
     sessionLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    sessionLabel_->setMaximumWidth(720);
     sessionLabel_->setVisible(false);
     statusBar()->addWidget(statusText_, 1);
     statusBar()->addWidget(sessionLabel_);

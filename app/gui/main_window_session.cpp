@@ -129,7 +129,8 @@ void MainWindow::reportSessionProblem(const QString& title, const QString& messa
     sessionMessage_ = message;
     const QString oneLine = QString(message).replace(QLatin1Char('\n'), QStringLiteral(" — "));
     statusText_->setText(title + QStringLiteral(": ") + oneLine);
-    sessionLabel_->setText(QStringLiteral("⚠ ") + title);
+    // Title and the first line (the reason); the whole message in the tooltip.
+    sessionLabel_->setText(QStringLiteral("⚠ %1: %2").arg(title, message.section(QLatin1Char('\n'), 0, 0)));
     sessionLabel_->setToolTip(message);
     sessionLabel_->setVisible(true);
     if (interactive_) {

@@ -4,6 +4,9 @@
 // default preset (or, when opened later, on the user's work) and is never overwritten; the
 // session saved on quit comes back on start.
 #include <QFile>
+#include <QLabel>
+#include <QMenuBar>
+#include <QPainter>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -11,6 +14,7 @@
 #include <cstring>
 
 #include "main_window.hpp"
+#include "screenshot_dir.hpp"
 #include "rbmscope/model_io.hpp"
 #include "rbmscope/presets.hpp"
 #include "rbmscope/session_io.hpp"
@@ -177,6 +181,10 @@ private Q_SLOTS:
         QVERIFY(w.sessionMessage().contains(QStringLiteral("four-mode preset is open instead")));
         QVERIFY(sameModel(w.model(), rbm::load_preset("four-mode")));
         QVERIFY(w.sessionPath().isEmpty());
+        // The problem stays visible in the status bar, whatever the status text says next.
+        const auto* label = w.findChild<QLabel*>(QStringLiteral("sessionProblemLabel"));
+        QVERIFY(label && label->isVisibleTo(&w) && label->text().contains(QStringLiteral("Cannot open the session")));
+        QCOMPARE(label->toolTip(), w.sessionMessage());
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
         QVERIFY(w.action(QStringLiteral("run"))->isEnabled());
         w.close();  // autosaves elsewhere
@@ -253,6 +261,32 @@ private Q_SLOTS:
         w.close();
         QCOMPARE(bytesOf(aside), garbage);
         QVERIFY(rbm::load_session(MainWindow::autosavePath().toStdString()).preset == "four-mode");
+    }
+
+    // A picture for the eye: the window after a broken session, with the File menu open.
+    void pictureOfTheFileMenu() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("broken.json"));
+        writeBytes(path, R"({"format":"rbmscope-session","version":1,"model":"four-mode","settings":{"chains":0}})");
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1280, 800);
+        QVERIFY(!w.startWithSession(path));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
+        QMenu* file = w.menuBar()->actions().front()->menu();
+        QVERIFY(file);
+        const QPoint at = w.menuBar()->actionGeometry(w.menuBar()->actions().front()).bottomLeft();
+        file->popup(w.menuBar()->mapToGlobal(at));
+        QVERIFY(QTest::qWaitForWindowExposed(file));
+        QImage shot = w.grab().toImage();
+        {
+            QPainter p(&shot);
+            p.drawPixmap(w.mapFromGlobal(file->pos()), file->grab());
+        }
+        file->hide();
+        QVERIFY(shot.save(screenshotDir() + QStringLiteral("/session-file-menu.png")));
     }
 
 private:
