@@ -14,7 +14,6 @@ namespace {
 
 using nlohmann::json;
 using json_text::type_name;
-namespace fs = std::filesystem;
 
 const char* const kFormat = "rbmscope-session";
 const char* const kValueShape = "a number, a string, true/false or an array of numbers and strings";
@@ -187,17 +186,17 @@ std::string session_to_json_text(const Session& s) {
     return out;
 }
 
-Session load_session(const fs::path& path) {
+Session load_session(const std::filesystem::path& path) {
     const std::string origin = path.string();
     std::error_code ec;
-    const auto size = fs::file_size(path, ec);
+    const auto size = std::filesystem::file_size(path, ec);
     if (!ec && size > kMaxSessionBytes)
         throw InputError(origin + ": file is " + std::to_string(size) + " bytes, more than any session file may be (limit " +
                          std::to_string(kMaxSessionBytes) + ")");
     return session_from_json_text(read_file(path), origin);
 }
 
-void save_session(const Session& s, const fs::path& path) {
+void save_session(const Session& s, const std::filesystem::path& path) {
     const std::string where = "cannot save the session to '" + path.string() + "': ";
     std::string text;
     try {

@@ -1,62 +1,24 @@
 // Session files: exact round trips (embedded models, preset names, every kind of setting), the
 // bad-session corpus (tests/data/bad_sessions with its EXPECTED.tsv manifest) and atomic saves.
-#include <unistd.h>
-
-#include <cstring>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 
 #include "check.hpp"
+#include "test_files.hpp"
 #include "rbmscope/model_io.hpp"
 #include "rbmscope/presets.hpp"
 #include "rbmscope/session_io.hpp"
 
 namespace fs = std::filesystem;
 using namespace rbm;
+using namespace rbm::test;  // test_files.hpp
 
 namespace {
 
 const fs::path kData = RBMSCOPE_TEST_DATA;
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path = fs::temp_directory_path() / ("rbmscope-test-session-io-" + std::to_string(::getpid()));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(path, ec);
-    }
-    std::set<std::string> entries() const {
-        std::set<std::string> out;
-        for (const auto& e : fs::directory_iterator(path)) out.insert(e.path().filename().string());
-        return out;
-    }
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "(no InputError)";
-}
-
-bool same_bits(const Mat& a, const Mat& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() &&
-           std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
-}
 
 // A GRBM with numbers that need all 17 digits, as an edited model has.
 Model edited_grbm() {
@@ -94,17 +56,7 @@ TEST_CASE("round trip: embedded model, settings of every type and the view, bit 
     CHECK(back.preset.empty());
     CHECK(back.view == "estimates");
     CHECK(back.settings == s.settings);
-    const auto* g = s.model.as<Grbm>();
-    const auto* h = back.model.as<Grbm>();
-    CHECK(h != nullptr);
-    if (!h) return;
-    CHECK(same_bits(g->W, h->W));
-    CHECK(same_bits(g->b, h->b));
-    CHECK(same_bits(g->c, h->c));
-    CHECK(same_bits(g->sigma, h->sigma));
-    CHECK(g->hidden_values == h->hidden_values);
-    CHECK(back.model.name == s.model.name);
-    CHECK(back.model.notes == s.model.notes);
+    CHECK(same_model(back.model, s.model));
     // The 64-bit seed stays an unsigned integer, small integers stay signed ones.
     CHECK(std::holds_alternative<std::uint64_t>(back.settings.at("seed").items[0]));
     CHECK(std::holds_alternative<std::int64_t>(back.settings.at("steps").items[0]));
@@ -167,41 +119,9 @@ TEST_CASE("messages: an embedded model's problem reads as in a model file, with 
 
 TEST_CASE("corpus: every bad session fails with the message its manifest line expects") {
     const fs::path dir = kData / "bad_sessions";
-    std::ifstream manifest(dir / "EXPECTED.tsv");
-    CHECK(manifest.good());
-    std::map<std::string, std::string> expected;
-    std::string line;
-    while (std::getline(manifest, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        const auto tab = line.find('\t');
-        CHECK_MSG(tab != std::string::npos && tab + 1 < line.size(), "malformed manifest line: " << line);
-        if (tab == std::string::npos) continue;
-        CHECK_MSG(expected.emplace(line.substr(0, tab), line.substr(tab + 1)).second, "file listed twice: " << line);
-    }
-    std::set<std::string> on_disk;
-    for (const auto& e : fs::directory_iterator(dir))
-        if (e.path().filename() != "EXPECTED.tsv") on_disk.insert(e.path().filename().string());
-    for (const auto& f : on_disk) CHECK_MSG(expected.count(f), "corpus file missing from EXPECTED.tsv: " << f);
-    for (const auto& [f, sub] : expected) CHECK_MSG(on_disk.count(f), "EXPECTED.tsv lists a missing file: " << f);
+    const std::map<std::string, std::string> expected = read_corpus_manifest(dir);
     CHECK(expected.size() >= 30u);
-    for (const auto& [f, sub] : expected) {
-        const fs::path p = dir / f;
-        std::string msg;
-        bool input_error = false;
-        try {
-            (void)load_session(p);
-            msg = "(loaded without error)";
-        } catch (const InputError& e) {
-            input_error = true;
-            msg = e.what();
-        } catch (const std::exception& e) {
-            msg = std::string("wrong exception type: ") + e.what();
-        }
-        CHECK_MSG(input_error, f << ": " << msg);
-        CHECK_MSG(msg.find(sub) != std::string::npos, f << ": message '" << msg << "' lacks '" << sub << "'");
-        CHECK_MSG(msg.rfind(p.string() + ": ", 0) == 0, f << ": message does not start with the path: " << msg);
-        CHECK_MSG(msg.find('\n') == std::string::npos, f << ": message spans several lines");
-    }
+    check_corpus_messages(dir, expected, [](const fs::path& p) { (void)load_session(p); });
 }
 
 TEST_CASE("files: save and load, atomic replacement, refusals leave the old file") {
