@@ -139,6 +139,53 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(b.idle(), kIdleMs);
     }
 
+    // Every setting of the panel, including reals that need 17 digits, comes back exactly.
+    void everySettingSurvivesExactly() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("s.json"));
+        MainWindow a;
+        a.setInteractive(false);
+        QVERIFY(a.loadPreset(QStringLiteral("four-mode")));
+        rbmscope::RunSettings s = a.settings();
+        s.method = {"geometric", "sigma"};
+        s.compare = {{"cov", "moment"}, {"geometric", "moment"}};
+        s.schedule.kind = "geometric";
+        s.schedule.steps = 77;
+        s.schedule.geometric_start = 0.1 + 0.2;
+        s.schedule.sigmoid_delta = 1.0 / 3.0;
+        s.chains = 999;
+        s.seed = 9007199254740993ull;  // 2^53 + 1: not a double
+        s.threads = 3;
+        s.perfect = true;
+        s.reverse = true;
+        s.sweepSteps = {5, 50, 500};
+        s.autoRun = false;
+        a.applySettings(s);
+        QVERIFY(a.saveSession(path));
+        MainWindow b;
+        b.setInteractive(false);
+        QVERIFY(b.loadPreset(QStringLiteral("four-mode")));
+        QVERIFY2(b.openSession(path), qPrintable(b.sessionMessage()));
+        const rbmscope::RunSettings t = b.settings();
+        QCOMPARE(t.method, s.method);
+        QCOMPARE(t.compare.size(), std::size_t{2});  // (the panel lists them in its catalogue's order)
+        QVERIFY(t.compare == a.settings().compare);
+        QCOMPARE(t.schedule.kind, s.schedule.kind);
+        QCOMPARE(t.schedule.steps, s.schedule.steps);
+        QCOMPARE(t.schedule.geometric_start, 0.1 + 0.2);  // QCOMPARE on doubles is fuzzy; check the bits too
+        QVERIFY(std::memcmp(&t.schedule.geometric_start, &s.schedule.geometric_start, sizeof(double)) == 0);
+        QVERIFY(std::memcmp(&t.schedule.sigmoid_delta, &s.schedule.sigmoid_delta, sizeof(double)) == 0);
+        QCOMPARE(t.chains, s.chains);
+        QCOMPARE(t.seed, s.seed);
+        QCOMPARE(t.threads, s.threads);
+        QCOMPARE(t.perfect, true);
+        QCOMPARE(t.reverse, true);
+        QCOMPARE(t.sweepSteps, s.sweepSteps);
+        QCOMPARE(t.autoRun, false);
+        QTRY_VERIFY_WITH_TIMEOUT(b.idle(), kIdleMs);
+        QTRY_VERIFY_WITH_TIMEOUT(a.idle(), kIdleMs);
+    }
+
     void brokenSession_data() {
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<QString>("expected");
