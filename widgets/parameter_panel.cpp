@@ -13,9 +13,6 @@ namespace {
 const QString kReasonStyle = QStringLiteral("color: #c62828; font-size: small;");
 const QString kNoteStyle = QStringLiteral("color: #666; font-size: small;");
 
-constexpr long long kMaxSteps = 1000000;
-constexpr long long kMaxChains = 1000000;
-
 QLabel* smallLabel(QWidget* parent, const QString& style) {
     auto* l = new QLabel(parent);
     l->setWordWrap(true);
@@ -145,7 +142,7 @@ void ParameterPanel::buildUi() {
     seed_ = new ValidatedField(QStringLiteral("1"), [](const QString& t) { return checkUnsigned64(t, QObject::tr("seed")); },
                                chainGroup);
     threads_ = new ValidatedField(QStringLiteral("0"), [](const QString& t) {
-        return checkInteger(t, 0, 256, QObject::tr("threads (0 = all cores)"));
+        return checkInteger(t, 0, kMaxThreads, QObject::tr("threads (0 = all cores)"));
     }, chainGroup);
     threads_->lineEdit()->setToolTip(tr("0 uses every core; results are identical for any number of threads"));
     kernelBox_ = new QComboBox(chainGroup);
@@ -294,8 +291,9 @@ void ParameterPanel::setSettings(const RunSettings& s) {
     leakyBox_->setCurrentIndex(leakyBox_->findData(int(s.leakyKernel)));
     selectKey(scheduleBox_, s.schedule.kind);
     steps_->setText(QString::number(s.schedule.steps));
-    start_->setText(QString::number(s.schedule.geometric_start));
-    delta_->setText(QString::number(s.schedule.sigmoid_delta));
+    // Shortest text that reads back to the same double: a setting survives a session exactly.
+    start_->setText(QString::number(s.schedule.geometric_start, 'g', QLocale::FloatingPointShortest));
+    delta_->setText(QString::number(s.schedule.sigmoid_delta, 'g', QLocale::FloatingPointShortest));
     chains_->setText(QString::number(s.chains));
     seed_->setText(QString::number(s.seed));
     threads_->setText(QString::number(s.threads));

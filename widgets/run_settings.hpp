@@ -4,12 +4,14 @@
 // panel offers only those and says why the others are refused.
 #include <QString>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "rbmscope/gibbs.hpp"
 #include "rbmscope/models.hpp"
 #include "rbmscope/schedules.hpp"
+#include "rbmscope/session_io.hpp"
 
 namespace rbmscope {
 
@@ -70,5 +72,21 @@ struct RunSettings {
 
 // Sensible defaults per model kind (the papers' toy settings).
 RunSettings defaultSettings(const ModelTraits& t);
+
+// The limits the parameter panel checks (and session files must respect).
+inline constexpr long long kMaxSteps = 1000000;
+inline constexpr long long kMaxChains = 1000000;
+inline constexpr long long kMaxThreads = 256;
+
+// Session files (run_settings_map.cpp): the settings as the "settings" object of a session —
+// path, base, compare ["path:base", ...], schedule, steps, geometric_start, sigmoid_delta,
+// chains, seed, threads, perfect, reverse, leaky_kernel, sweep [K, ...], auto_run.
+std::map<std::string, rbm::SessionValue> settingsToMap(const RunSettings& s);
+// The reverse, checked as the panel checks typed values and against the model's methods:
+// keys that are missing keep `defaults`, unknown keys are ignored. Empty on success, else one
+// message naming the key and what was expected ("setting 'chains' must be an integer from 1 to
+// 1000000, got 0"); `out` is only written on success.
+QString settingsFromMap(const std::map<std::string, rbm::SessionValue>& map, const ModelTraits& traits,
+                        const RunSettings& defaults, RunSettings& out);
 
 }  // namespace rbmscope

@@ -1,5 +1,7 @@
 // rbmscope: the desktop app. Options (also for docs and tests):
-//   --preset NAME | --model FILE     what to open (default: the four-mode toy)
+//   --preset NAME | --model FILE     what to open (default: the last session, else the four-mode toy;
+//                                    with --screenshot always the four-mode toy)
+//   --session FILE                   open a session file (model, parameters, view)
 //   --view density|annealing|compare|estimates|meanfield|...   which view to show
 //   --run                            start the AIS run (or, with --view estimates, a sweep over K;
 //                                    with --view meanfield, the three mean-field methods) and wait for it
@@ -17,6 +19,8 @@
 #include <QCommandLineParser>
 #include <QTimer>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "main_window.hpp"
 #include "rbmscope/presets.hpp"
@@ -32,7 +36,27 @@ int fail(const QString& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
+    // QGuiApplication takes "-session ID" and "--session ID" for X11 session management, so
+    // "--session FILE" (ours) is taken out of argv before Qt sees it; "-session ID" stays Qt's.
+    QString sessionFile;
+    bool sessionGiven = false;
+    std::vector<char*> qtArgv;
+    for (int i = 0; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--session") {
+            if (i + 1 >= argc) return fail(QStringLiteral("--session needs a FILE"));
+            sessionFile = QString::fromLocal8Bit(argv[++i]);
+            sessionGiven = true;
+        } else if (a.rfind("--session=", 0) == 0) {
+            sessionFile = QString::fromLocal8Bit(argv[i] + 10);
+            sessionGiven = true;
+        } else {
+            qtArgv.push_back(argv[i]);
+        }
+    }
+    int qtArgc = static_cast<int>(qtArgv.size());
+    qtArgv.push_back(nullptr);
+    QApplication app(qtArgc, qtArgv.data());
     QApplication::setApplicationName(QStringLiteral("rbmscope"));
     QApplication::setOrganizationName(QStringLiteral("rbmscope"));
     QCommandLineParser parser;
@@ -41,6 +65,8 @@ int main(int argc, char** argv) {
     QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Open a bundled preset."), QStringLiteral("NAME"),
                               QString::fromStdString(rbm::default_preset_name()));
     QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Open a model file."), QStringLiteral("FILE"));
+    QCommandLineOption session(QStringLiteral("session"), QStringLiteral("Open a session file (model, parameters and view)."),
+                               QStringLiteral("FILE"));
     QCommandLineOption view(QStringLiteral("view"), QStringLiteral("View to show: density, annealing, compare, estimates (or another tab by name)."),
                             QStringLiteral("VIEW"));
     QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Run AIS (a sweep over K for --view estimates) and wait for it."));
@@ -78,7 +104,7 @@ int main(int argc, char** argv) {
     QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("Seconds --screenshot waits for results (default 120)."), QStringLiteral("S"));
     QCommandLineOption sampler(QStringLiteral("sampler"), QStringLiteral("Samples view sampler: gibbs, pt, anneal."), QStringLiteral("S"));
     QCommandLineOption sampleSweeps(QStringLiteral("sample-sweeps"), QStringLiteral("Samples view: sweeps (scans, annealing steps)."), QStringLiteral("N"));
-    parser.addOptions({preset, model, view, run, path, base, compare, steps, chains, seed, sweep, perfect, reverse, beta, scale, shot, size,
+    parser.addOptions({preset, model, session, view, run, path, base, compare, steps, chains, seed, sweep, perfect, reverse, beta, scale, shot, size,
                        data, trainMethod, trainKind, trainHidden, trainUpdates, trainK, trainBatch, trainLr, trainMonitor, trainInit, trainShifts,
                        trainPrep, sampler, sampleSweeps, timeout});
     parser.process(app);
@@ -86,9 +112,20 @@ int main(int argc, char** argv) {
     rbmscope::MainWindow w;
     const bool screenshot = parser.isSet(shot);
     w.setInteractive(!screenshot);
-    const bool ok = parser.isSet(model) ? w.loadFile(parser.value(model)) : w.loadPreset(parser.value(preset));
-    if (!ok && screenshot) return 2;
-    if (!ok) w.loadPreset(QString::fromStdString(rbm::default_preset_name()));
+    // Without --preset/--model the last session comes back (never for --screenshot, whose
+    // pictures must not depend on it); a session that cannot be opened says why and the
+    // default preset opens instead.
+    bool sessionOpened = false;
+    if (sessionGiven && screenshot) {
+        if (!w.openSession(sessionFile)) return 2;
+        sessionOpened = true;
+    } else if (sessionGiven || (!screenshot && !parser.isSet(model) && !parser.isSet(preset))) {
+        sessionOpened = w.startWithSession(sessionFile);
+    } else {
+        const bool ok = parser.isSet(model) ? w.loadFile(parser.value(model)) : w.loadPreset(parser.value(preset));
+        if (!ok && screenshot) return 2;
+        if (!ok) w.loadPreset(QString::fromStdString(rbm::default_preset_name()));
+    }
 
     // Settings from the command line, checked like the panel checks them.
     rbmscope::RunSettings s = w.settings();
@@ -132,7 +169,7 @@ int main(int argc, char** argv) {
     if (parser.isSet(reverse)) s.reverse = true;
     const QStringList ownRunViews{QStringLiteral("estimates"), QStringLiteral("samples"), QStringLiteral("filters"), QStringLiteral("training"),
                                   QStringLiteral("meanfield")};
-    s.autoRun = parser.isSet(run) && !ownRunViews.contains(parser.value(view));
+    if (parser.isSet(run) || !sessionOpened) s.autoRun = parser.isSet(run) && !ownRunViews.contains(parser.value(view));
     w.applySettings(s);
 
     if (parser.isSet(view) && !w.setCurrentView(parser.value(view)))

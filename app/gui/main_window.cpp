@@ -171,7 +171,13 @@ void MainWindow::buildStatusBar() {
     progress_->setFormat(QStringLiteral("%p%"));
     cancelButton_ = new QPushButton(tr("Cancel"), this);
     cancelButton_->setToolTip(tr("Stop the run and keep what it computed (Esc)"));
+    sessionLabel_ = new QLabel(this);
+    sessionLabel_->setObjectName(QStringLiteral("sessionProblemLabel"));
+    sessionLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    sessionLabel_->setMaximumWidth(720);
+    sessionLabel_->setVisible(false);
     statusBar()->addWidget(statusText_, 1);
+    statusBar()->addWidget(sessionLabel_);
     statusBar()->addPermanentWidget(elapsedLabel_);
     statusBar()->addPermanentWidget(speedLabel_);
     statusBar()->addPermanentWidget(progress_);
@@ -184,10 +190,19 @@ void MainWindow::buildStatusBar() {
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open model…"), this, &MainWindow::openModelDialog);
-    open->setShortcut(QKeySequence::Open);
-    QAction* save = file->addAction(tr("&Save model as…"), this, &MainWindow::saveModelDialog);
-    save->setShortcut(QKeySequence::Save);
+    openModelAction_ = file->addAction(tr("&Open model…"), this, &MainWindow::openModelDialog);
+    openModelAction_->setShortcut(QKeySequence::Open);
+    saveModelAction_ = file->addAction(tr("Save &model as…"), this, &MainWindow::saveModelDialog);
+    saveModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S));
+    file->addSeparator();
+    openSessionAction_ = file->addAction(tr("Open s&ession…"), this, &MainWindow::openSessionDialog);
+    openSessionAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    saveSessionAction_ = file->addAction(tr("&Save session"), this, &MainWindow::saveSessionToCurrent);
+    saveSessionAction_->setShortcut(QKeySequence::Save);
+    saveSessionAction_->setToolTip(tr("Save the model, the parameters and the view (asks for a file the first time)"));
+    saveSessionAsAction_ = file->addAction(tr("Save session &as…"), this, &MainWindow::saveSessionAsDialog);
+    saveSessionAsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    file->addSeparator();
     QMenu* presets = file->addMenu(tr("&Presets"));
     for (const auto& p : rbm::list_presets()) {
         const QString name = QString::fromStdString(p.name);
@@ -237,6 +252,11 @@ QAction* MainWindow::action(const QString& name) const {
     if (name == QLatin1String("reset")) return resetAction_;
     if (name == QLatin1String("exportImage")) return exportImageAction_;
     if (name == QLatin1String("exportData")) return exportDataAction_;
+    if (name == QLatin1String("openModel")) return openModelAction_;
+    if (name == QLatin1String("saveModel")) return saveModelAction_;
+    if (name == QLatin1String("openSession")) return openSessionAction_;
+    if (name == QLatin1String("saveSession")) return saveSessionAction_;
+    if (name == QLatin1String("saveSessionAs")) return saveSessionAsAction_;
     return nullptr;
 }
 

@@ -25,6 +25,7 @@
 #include "meanfield_view.hpp"
 #include "parameter_panel.hpp"
 #include "rbmscope/models.hpp"
+#include "rbmscope/session_io.hpp"
 #include "filters_view.hpp"
 #include "samples_view.hpp"
 #include "sweep_session.hpp"
@@ -86,13 +87,37 @@ public:
     const std::vector<Lane>& lanes() const { return lanes_; }
     bool lanesReady() const { return lanesReady_; }
     std::optional<double> exactLogZ() const { return exactLogZ_; }
-    QAction* action(const QString& name) const;  // run pause cancel reset exportImage exportData
+    // run pause cancel reset exportImage exportData openModel saveModel openSession saveSession saveSessionAs
+    QAction* action(const QString& name) const;
+
+    // Sessions (main_window_session.cpp): the model, every panel setting and the view, in a
+    // session file (core's session_io). Opening checks everything first: on failure the
+    // problem is reported (sessionProblem, sessionMessage, the status bar; a non-modal box when
+    // interactive) and the current model and settings stay.
+    bool openSession(const QString& path);
+    bool saveSession(const QString& path);  // atomically; becomes the file Save session writes
+    rbm::Session captureSession() const;
+    QString sessionPath() const { return sessionPath_; }        // "" until a session is opened or saved
+    QString sessionMessage() const { return sessionMessage_; }  // the last session problem, "" if none
+    // Where the session is saved on quit and restored from on start (AppConfigLocation).
+    static QString autosavePath();
+    QString autosaveSession();  // save to autosavePath(); "" on success, else why not
+    void setAutosave(bool on) { autosave_ = on; }  // on quit (closeEvent); on by default
+    // Start-up without --preset/--model: open `sessionFile`, or the autosave when it is empty.
+    // When that fails (the reason is reported; a broken autosave is moved aside to
+    // autosavePath() + ".broken", never overwritten) or there is none, the default preset
+    // opens. True when a session was opened.
+    bool startWithSession(const QString& sessionFile);
 
 Q_SIGNALS:
     void modelChanged();
     void densityReady();
     void lanesChanged();
     void summaryReady();
+    void sessionProblem(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
 
 private:
     // main_window.cpp
@@ -108,6 +133,13 @@ private:
     void aboutMethod();
     void aboutEstimates();
     void about();
+
+    // main_window_session.cpp
+    QString applySessionFile(const QString& path);  // "" on success; nothing changes otherwise
+    void reportSessionProblem(const QString& title, const QString& message);
+    void openSessionDialog();
+    void saveSessionToCurrent();
+    void saveSessionAsDialog();
 
     // main_window_runs.cpp
     void setModel(rbm::Model m, const QString& origin, const QString& presetName);
@@ -125,6 +157,10 @@ private:
     rbm::Model model_;
     rbm::Model loaded_;  // as opened, for Reset
     QString origin_, presetName_;
+    bool modelEdited_ = false;  // changed since setModel (editor or arrows)
+    QString sessionPath_, sessionMessage_;
+    bool autosave_ = true;
+    QLabel* sessionLabel_ = nullptr;  // the last session problem, in the status bar
     bool interactive_ = true;
     RunSettings settings_;
     LaneKey laneKey_;
@@ -161,6 +197,11 @@ private:
     QAction* resetAction_ = nullptr;
     QAction* exportImageAction_ = nullptr;
     QAction* exportDataAction_ = nullptr;
+    QAction* openModelAction_ = nullptr;
+    QAction* saveModelAction_ = nullptr;
+    QAction* openSessionAction_ = nullptr;
+    QAction* saveSessionAction_ = nullptr;
+    QAction* saveSessionAsAction_ = nullptr;
 
     QTimer* autoRunTimer_ = nullptr;   // debounces runs while the user types
     QTimer* editTimer_ = nullptr;      // live model edits: at most ~30 density recomputes per second

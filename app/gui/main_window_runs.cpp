@@ -29,6 +29,7 @@ void MainWindow::setModel(rbm::Model m, const QString& origin, const QString& pr
     loaded_ = model_;
     origin_ = origin;
     presetName_ = presetName;
+    modelEdited_ = false;
     setWindowTitle(QStringLiteral("rbmscope — %1").arg(QString::fromStdString(model_.name.empty() ? origin.toStdString() : model_.name)));
     run_->cancel();
     sweep_->clear();
@@ -283,6 +284,7 @@ void MainWindow::onModelEdited(const rbm::Grbm& g, bool final) {
         return;
     }
     model_ = std::move(candidate);
+    modelEdited_ = true;
     // Live: the exact density and log Z, at most ~30 times per second.
     editPending_ = true;
     if (!editTimer_->isActive()) editTimer_->start();

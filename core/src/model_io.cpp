@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 
+#include "json_text.hpp"
 #include "rbmscope/npy.hpp"
 
 namespace rbm {
@@ -22,6 +23,7 @@ namespace rbm {
 namespace {
 
 using nlohmann::json;
+using json_text::type_name;
 namespace fs = std::filesystem;
 
 // Kinds accepted in files, in the order the messages list them.
@@ -77,19 +79,6 @@ void check_element_count(double count, const std::string& key) {
 }
 
 // ---------------------------------------------------------------- JSON reading
-
-std::string type_name(const json& j) {
-    switch (j.type()) {
-        case json::value_t::null: return "null";
-        case json::value_t::object: return "an object";
-        case json::value_t::array: return "an array";
-        case json::value_t::string: return "a string";
-        case json::value_t::boolean: return "true/false";
-        case json::value_t::binary: return "binary data";
-        case json::value_t::discarded: return "nothing";
-        default: return "a number";
-    }
-}
 
 // JSON has no NaN or Inf; tools that have them write null instead.
 double number_at(const json& v, const std::string& where) {
@@ -215,34 +204,6 @@ Model model_from_json_object(const json& obj, bool nested) {
             with_context("in 'anneal_from': ", [&] { return model_from_json_object(*a, true); }));
     }
     return model;
-}
-
-// nlohmann's message without its "[json.exception...] " and "parse error at " prefixes, so
-// "line L, column C: what went wrong" remains.
-std::string json_problem(const std::string& what) {
-    std::string s = what;
-    if (const auto p = s.find("] "); p != std::string::npos && s.rfind("[json.exception", 0) == 0) s = s.substr(p + 2);
-    if (s.rfind("parse error at ", 0) == 0) s = s.substr(15);
-    // The message quotes the input it stopped at, which may be binary: keep it one line of
-    // valid UTF-8 (a stray byte becomes '?').
-    std::string clean;
-    for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        bool ok = len > 0 && i + len <= s.size();
-        for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 2;
-        if (!ok) {
-            clean += '?';
-            ++i;
-        } else if (c < 0x20) {
-            clean += ' ';
-            ++i;
-        } else {
-            clean.append(s, i, len);
-            i += len;
-        }
-    }
-    return clean;
 }
 
 // ---------------------------------------------------------------- JSON writing
@@ -574,21 +535,7 @@ std::string random_suffix() {
 
 Model model_from_json_text(const std::string& text, const std::string& origin) {
     return with_context(origin + ": ", [&] {
-        if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw InputError("file is empty");
-        json j;
-        try {
-            j = json::parse(text);
-        } catch (const json::parse_error& e) {
-            std::string hint;
-            const std::size_t from = e.byte > 12 ? e.byte - 12 : 0;
-            const std::string near = text.substr(std::min(from, text.size()), 24);
-            if (near.find("NaN") != std::string::npos || near.find("Infinity") != std::string::npos)
-                hint = "; JSON has no NaN or Infinity, and a model's numbers must be finite";
-            throw InputError("not valid JSON (" + json_problem(e.what()) + hint + ")");
-        } catch (const json::exception& e) {
-            // e.g. out_of_range.406 for 1e999: a number too large for a double.
-            throw InputError("not valid JSON (" + json_problem(e.what()) + ")");
-        }
+        const json j = json_text::parse(text, "a model's numbers must be finite");
         if (!j.is_object())
             throw InputError("expected a JSON object {\"kind\": ..., \"W\": ...} at the top level, got " + type_name(j));
         Model m = model_from_json_object(j, false);

@@ -13,91 +13,18 @@
 #include <set>
 
 #include "check.hpp"
+#include "test_files.hpp"
 #include "rbmscope/model_io.hpp"
 #include "rbmscope/npy.hpp"
 #include "rbmscope/presets.hpp"
 
 namespace fs = std::filesystem;
 using namespace rbm;
+using namespace rbm::test;  // test_files.hpp
 
 namespace {
 
 const fs::path kData = RBMSCOPE_TEST_DATA;
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-template <class A, class B>
-bool same_bits(const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<B>& b) {
-    if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
-    for (Index i = 0; i < a.rows(); ++i)
-        for (Index j = 0; j < a.cols(); ++j)
-            if (!same_bits(a(i, j), b(i, j))) return false;
-    return true;
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!same_bits(a[i], b[i])) return false;
-    return true;
-}
-
-// Every number, string and nested model identical, bit for bit.
-bool same_model(const Model& x, const Model& y) {
-    if (x.kind() != y.kind() || x.name != y.name || x.notes != y.notes) return false;
-    if (bool(x.anneal_from) != bool(y.anneal_from)) return false;
-    if (x.anneal_from && !same_model(*x.anneal_from, *y.anneal_from)) return false;
-    if (const auto* a = x.as<Grbm>()) {
-        const auto* b = y.as<Grbm>();
-        return same_bits(a->W, b->W) && same_bits(a->b, b->b) && same_bits(a->c, b->c) &&
-               same_bits(a->sigma, b->sigma) && same_bits(a->hidden_values, b->hidden_values);
-    }
-    if (const auto* a = x.as<Brbm>()) {
-        const auto* b = y.as<Brbm>();
-        return same_bits(a->W, b->W) && same_bits(a->b, b->b) && same_bits(a->c, b->c);
-    }
-    if (const auto* a = x.as<Leaky>()) {
-        const auto* b = y.as<Leaky>();
-        return same_bits(a->W, b->W) && same_bits(a->b, b->b) && same_bits(a->c, b->c) &&
-               same_bits(a->leakiness, b->leakiness);
-    }
-    const auto* a = x.as<Gaussian>();
-    const auto* b = y.as<Gaussian>();
-    return same_bits(a->mean, b->mean) && same_bits(a->cov, b->cov);
-}
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path = fs::temp_directory_path() / ("rbmscope-test-model-io-" + std::to_string(::getpid()));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(path, ec);
-    }
-    std::set<std::string> entries() const {
-        std::set<std::string> out;
-        for (const auto& e : fs::directory_iterator(path)) out.insert(e.path().filename().string());
-        return out;
-    }
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "(no InputError)";
-}
 
 // Random doubles that use all 53 mantissa bits, so a lossy printer or parser shows up.
 struct Gen {
@@ -191,26 +118,10 @@ std::string bytes_of(std::initializer_list<int> b) {
 
 TEST_CASE("corpus: every bad file fails with the message its manifest line expects") {
     const fs::path dir = kData / "bad";
-    std::ifstream manifest(dir / "EXPECTED.tsv");
-    CHECK(manifest.good());
-    std::map<std::string, std::string> expected;
-    std::string line;
-    while (std::getline(manifest, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        const auto tab = line.find('\t');
-        CHECK_MSG(tab != std::string::npos && tab + 1 < line.size(), "malformed manifest line: " << line);
-        if (tab == std::string::npos) continue;
-        CHECK_MSG(expected.emplace(line.substr(0, tab), line.substr(tab + 1)).second,
-                  "file listed twice: " << line.substr(0, tab));
-    }
-    std::set<std::string> on_disk;
-    for (const auto& e : fs::directory_iterator(dir))
-        if (e.path().filename() != "EXPECTED.tsv") on_disk.insert(e.path().filename().string());
-    for (const auto& f : on_disk) CHECK_MSG(expected.count(f), "corpus file missing from EXPECTED.tsv: " << f);
-    for (const auto& [f, sub] : expected) CHECK_MSG(on_disk.count(f), "EXPECTED.tsv lists a missing file: " << f);
+    const std::map<std::string, std::string> expected = read_corpus_manifest(dir);
     // At least 25 broken files of each family.
     int json = 0, npz = 0, npy = 0;
-    for (const auto& f : on_disk) {
+    for (const auto& [f, sub] : expected) {
         const std::string ext = fs::path(f).extension().string();
         json += ext == ".json";
         npz += ext == ".npz";
@@ -220,26 +131,7 @@ TEST_CASE("corpus: every bad file fails with the message its manifest line expec
     CHECK(npz + npy >= 25);
     CHECK(npz >= 10 && npy >= 10);
 
-    for (const auto& [f, sub] : expected) {
-        const fs::path p = dir / f;
-        std::string msg;
-        bool input_error = false;
-        try {
-            (void)load_model(p);
-            msg = "(loaded without error)";
-        } catch (const InputError& e) {
-            input_error = true;
-            msg = e.what();
-        } catch (const std::exception& e) {
-            msg = std::string("wrong exception type: ") + e.what();
-        }
-        CHECK_MSG(input_error, f << ": " << msg);
-        CHECK_MSG(msg.find(sub) != std::string::npos, f << ": message '" << msg << "' lacks '" << sub << "'");
-        // Every message names the file first and fits on one line.
-        CHECK_MSG(msg.rfind(p.string() + ": ", 0) == 0, f << ": message does not start with the path: " << msg);
-        CHECK_MSG(msg.find('\n') == std::string::npos && msg.find('\r') == std::string::npos,
-                  f << ": message spans several lines");
-    }
+    check_corpus_messages(dir, expected, [](const fs::path& p) { (void)load_model(p); });
 }
 
 TEST_CASE("json messages: the documented examples verbatim") {

@@ -1,0 +1,13 @@
+// Session files (app sessions: an embedded model or a preset name, settings, view), through the
+// same entry point load_session uses. A session that loads must write and read back the same.
+#include "fuzz_target.hpp"
+#include "rbmscope/session_io.hpp"
+
+RBM_FUZZ_TARGET(bytes) {
+    const rbm::Session s = rbm::session_from_json_text(bytes, "fuzz.json");
+    rbm::fuzz::check_round_trip(s.model);
+    const rbm::Session back = rbm::session_from_json_text(rbm::session_to_json_text(s), "round trip");
+    if (!(back.settings == s.settings) || back.view != s.view || back.preset != s.preset ||
+        rbm::model_to_json_text(back.model) != rbm::model_to_json_text(s.model))
+        __builtin_trap();
+}
