@@ -45,13 +45,11 @@ GaussParams from_natural(const Vec& prec_mean, const Mat& prec) {
     return from_cov(llt.solve(prec_mean), 0.5 * (cov + cov.transpose()));
 }
 
-// log N(x_r; mean, cov) by forward substitution with the Cholesky factor, on a per-thread buffer
-// (an AIS step calls this twice per chain: no allocation).
-double log_density(const GaussParams& g, const RowMat& X, Index r) {
-    thread_local std::vector<double> zbuf;
-    const Index n = g.mean.size();
-    if (zbuf.size() < static_cast<std::size_t>(n)) zbuf.resize(static_cast<std::size_t>(n));
-    double* z = zbuf.data();
+// log N(x_r; mean, cov) by forward substitution with the Cholesky factor into z (n entries).
+// N: the dimension when fixed at compile time (the 2-D toys: the loops unroll), 0 otherwise.
+template <int N>
+double log_density_sized(const GaussParams& g, const RowMat& X, Index r, double* z) {
+    const Index n = N ? N : g.mean.size();
     double q = 0;
     for (Index i = 0; i < n; ++i) {
         double t = X(r, i) - g.mean(i);
@@ -60,6 +58,34 @@ double log_density(const GaussParams& g, const RowMat& X, Index r) {
         q += z[i] * z[i];
     }
     return g.log_norm - 0.5 * q;
+}
+
+// An AIS step calls this twice per chain: no allocation (a per-thread buffer above 2-D).
+double log_density(const GaussParams& g, const RowMat& X, Index r) {
+    if (g.mean.size() == 2) {
+        double z[2];
+        return log_density_sized<2>(g, X, r, z);
+    }
+    thread_local std::vector<double> zbuf;
+    if (zbuf.size() < static_cast<std::size_t>(g.mean.size())) zbuf.resize(static_cast<std::size_t>(g.mean.size()));
+    return log_density_sized<0>(g, X, r, zbuf.data());
+}
+
+// One coordinate-wise Gibbs sweep of rows [begin, begin + rows) given each chain's normals
+// z[r * nz + i] and sd[i] = 1/sqrt(Q_ii): x_i | x_-i ~ N(mu_i - sum_{j != i} Q_ij (x_j - mu_j) / Q_ii, 1 / Q_ii).
+template <int N>
+void gibbs_sweep_sized(const GaussParams& g, RowMat& X, Index begin, Index rows, const double* z, Index nz,
+                       const double* sd) {
+    const Index n = N ? N : g.mean.size();
+    for (Index r = 0; r < rows; ++r) {
+        for (Index i = 0; i < n; ++i) {
+            double s = 0;
+            for (Index j = 0; j < n; ++j)
+                if (j != i) s += g.prec(i, j) * (X(begin + r, j) - g.mean(j));
+            const double q = g.prec(i, i);
+            X(begin + r, i) = g.mean(i) - s / q + z[r * nz + i] * sd[i];
+        }
+    }
 }
 
 class GaussianPath final : public AnnealingPath {
@@ -106,16 +132,8 @@ public:
         double* z = normals.data();
         for (Index t = 0; t < rows * nz; t += 2) detail::normal_pair(w[t], w[t + 1], z[t], z[t + 1]);
         for (Index i = 0; i < n; ++i) coef[static_cast<std::size_t>(i)] = 1.0 / std::sqrt(g->prec(i, i));
-        for (Index r = 0; r < rows; ++r) {
-            for (Index i = 0; i < n; ++i) {
-                // x_i | x_-i ~ N(mu_i - sum_{j != i} Q_ij (x_j - mu_j) / Q_ii, 1 / Q_ii), Q the precision.
-                double s = 0;
-                for (Index j = 0; j < n; ++j)
-                    if (j != i) s += g->prec(i, j) * (X(begin + r, j) - g->mean(j));
-                const double q = g->prec(i, i);
-                X(begin + r, i) = g->mean(i) - s / q + z[r * nz + i] * coef[static_cast<std::size_t>(i)];
-            }
-        }
+        if (n == 2) gibbs_sweep_sized<2>(*g, X, begin, rows, z, nz, coef.data());
+        else gibbs_sweep_sized<0>(*g, X, begin, rows, z, nz, coef.data());
     }
 
     void advance(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec& lw,
