@@ -1,5 +1,7 @@
 #include "rbmscope/gibbs.hpp"
 
+#include "gibbs_leaky.hpp"
+
 #include <Eigen/Cholesky>
 #include <cmath>
 
@@ -120,6 +122,12 @@ double leaky_log_proposal(const Leaky& m, const Mat& G, double beta, const Eigen
 
 LeakySweepStats leaky_sweep_block(const Leaky& m, RowMat& V, Index begin, Index end, ChainRngs& rngs,
                                   LeakyKernel kernel, double beta, double cl, const RowMat* eta) {
+    return detail::leaky_sweep_block_gram(m, nullptr, V, begin, end, rngs, kernel, beta, cl, eta);
+}
+
+LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const Mat* gram, RowMat& V, Index begin, Index end,
+                                               ChainRngs& rngs, LeakyKernel kernel, double beta, double cl,
+                                               const RowMat* eta) {
     if (cl < 0) cl = m.leakiness;
     const Index n = m.n_visible(), k = m.n_hidden(), rows = end - begin;
     LeakySweepStats stats;
@@ -152,7 +160,9 @@ LeakySweepStats leaky_sweep_block(const Leaky& m, RowMat& V, Index begin, Index 
         stats.proposed = stats.accepted = rows;
         return stats;
     }
-    const Mat G = m.W.transpose() * m.W;
+    Mat G_own;
+    if (!gram) G_own = m.W.transpose() * m.W;
+    const Mat& G = gram ? *gram : G_own;
     RowMat Ep = P * m.W;
     Ep.rowwise() += m.c.transpose();
     RowMat Ap(rows, k), Hmp(rows, k);
