@@ -16,7 +16,7 @@ constexpr Index kSmallProduct = 64;
 struct Scratch {
     std::vector<double> xs, lam, e1, e0, inc, h, z, u, mean_a, mean_b, sd;
     std::vector<float> xf, lf, uf;
-    std::vector<std::uint32_t> hw, vw;
+    std::vector<std::uint32_t> hw, vw, cw;
     std::vector<int> hid_idx, hid_off;
 };
 Scratch& scratch() {
@@ -117,10 +117,13 @@ void GrbmKernel::step_sized(double beta_prev, double beta, RowMat& X, Index begi
     }
 
     // Random words: m for the hidden draws, then nv for the visible normals, per chain.
+    // One fill_u32 per chain (the same words as two calls; with m + nv = 4, as in the 2-D toy, it
+    // is exactly one Philox block and skips the per-word path).
+    std::uint32_t* cw = grow(s.cw, m + nv);
     for (Index r = 0; r < rows; ++r) {
-        Rng& rng = rngs[begin + r];
-        rng.fill_u32(hw + r * m, static_cast<std::size_t>(m));
-        rng.fill_u32(vw + r * nv, static_cast<std::size_t>(nv));
+        rngs[begin + r].fill_u32(cw, static_cast<std::size_t>(m + nv));
+        for (Index j = 0; j < m; ++j) hw[r * m + j] = cw[j];
+        for (Index i = 0; i < nv; ++i) vw[r * nv + i] = cw[m + i];
     }
     for (Index t = 0; t < th; ++t) h[t] = bernoulli_sigmoid_d(unit_from_word(hw[t]), beta * lam[t], e1[t]);
     for (Index t = 0; t < rows * nv; t += 2) normal_pair(vw[t], vw[t + 1], z[t], z[t + 1]);
