@@ -67,13 +67,17 @@ BootstrapInterval bootstrap_log_mean_exp(const Vec& log_w, std::uint64_t seed, i
     const Vec u = (log_w.array() - mx).exp().matrix();
     ChainRngs rngs(seed, resamples, StreamPurpose::Bootstrap);
     std::vector<double> rep(static_cast<std::size_t>(resamples));
+    const double dn = static_cast<double>(n);
     for_each_block(resamples, [&](Index begin, Index end) {
         std::vector<Index> pick(static_cast<std::size_t>(n));
         for (Index j = begin; j < end; ++j) {
             Rng& rng = rngs[j];
             double s = 0;
             for (auto& i : pick) {
-                i = static_cast<Index>(rng.below(static_cast<std::uint64_t>(n)));
+                // Rng::below(n) without its 64-bit modulo (a division, ~40 cycles, per pick):
+                // floor(uniform * n) is at most n, and below maps n to 0.
+                i = static_cast<Index>(rng.uniform() * dn);
+                i -= static_cast<Index>(i == n) * n;
                 s += u(i);
             }
             if (s > 1e-250) {

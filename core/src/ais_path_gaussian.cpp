@@ -10,7 +10,9 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <vector>
 
+#include "kernel_math.hpp"
 #include "rbmscope/ais_paths.hpp"
 #include "rbmscope/numerics.hpp"
 
@@ -43,10 +45,47 @@ GaussParams from_natural(const Vec& prec_mean, const Mat& prec) {
     return from_cov(llt.solve(prec_mean), 0.5 * (cov + cov.transpose()));
 }
 
+// log N(x_r; mean, cov) by forward substitution with the Cholesky factor into z (n entries).
+// N: the dimension when fixed at compile time (the 2-D toys: the loops unroll), 0 otherwise.
+template <int N>
+double log_density_sized(const GaussParams& g, const RowMat& X, Index r, double* z) {
+    const Index n = N ? N : g.mean.size();
+    double q = 0;
+    for (Index i = 0; i < n; ++i) {
+        double t = X(r, i) - g.mean(i);
+        for (Index j = 0; j < i; ++j) t -= g.chol(i, j) * z[j];
+        z[i] = t / g.chol(i, i);
+        q += z[i] * z[i];
+    }
+    return g.log_norm - 0.5 * q;
+}
+
+// An AIS step calls this twice per chain: no allocation (a per-thread buffer above 2-D).
 double log_density(const GaussParams& g, const RowMat& X, Index r) {
-    const Vec d = X.row(r).transpose() - g.mean;
-    const Vec z = g.chol.triangularView<Eigen::Lower>().solve(d);
-    return g.log_norm - 0.5 * z.squaredNorm();
+    if (g.mean.size() == 2) {
+        double z[2];
+        return log_density_sized<2>(g, X, r, z);
+    }
+    thread_local std::vector<double> zbuf;
+    if (zbuf.size() < static_cast<std::size_t>(g.mean.size())) zbuf.resize(static_cast<std::size_t>(g.mean.size()));
+    return log_density_sized<0>(g, X, r, zbuf.data());
+}
+
+// One coordinate-wise Gibbs sweep of rows [begin, begin + rows) given each chain's normals
+// z[r * nz + i] and sd[i] = 1/sqrt(Q_ii): x_i | x_-i ~ N(mu_i - sum_{j != i} Q_ij (x_j - mu_j) / Q_ii, 1 / Q_ii).
+template <int N>
+void gibbs_sweep_sized(const GaussParams& g, RowMat& X, Index begin, Index rows, const double* z, Index nz,
+                       const double* sd) {
+    const Index n = N ? N : g.mean.size();
+    for (Index r = 0; r < rows; ++r) {
+        for (Index i = 0; i < n; ++i) {
+            double s = 0;
+            for (Index j = 0; j < n; ++j)
+                if (j != i) s += g.prec(i, j) * (X(begin + r, j) - g.mean(j));
+            const double q = g.prec(i, i);
+            X(begin + r, i) = g.mean(i) - s / q + z[r * nz + i] * sd[i];
+        }
+    }
 }
 
 class GaussianPath final : public AnnealingPath {
@@ -74,20 +113,27 @@ public:
         for (Index r = begin; r < end; ++r) out(r) = log_density(*g, X, r);
     }
 
+    // One coordinate-wise Gibbs sweep per chain. Each chain takes 2 ceil(n/2) words of its stream
+    // (Rng::fill_u32), turned into its n normals by Box-Muller pairs (kernel_math.hpp) in one flat
+    // loop per block.
     void transition(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
         const auto g = params(beta);
-        const Index n = dim();
-        for (Index r = begin; r < end; ++r) {
-            Rng& rng = rngs[r];
-            for (Index i = 0; i < n; ++i) {
-                // x_i | x_-i ~ N(mu_i - sum_{j != i} Q_ij (x_j - mu_j) / Q_ii, 1 / Q_ii), Q the precision.
-                double s = 0;
-                for (Index j = 0; j < n; ++j)
-                    if (j != i) s += g->prec(i, j) * (X(r, j) - g->mean(j));
-                const double q = g->prec(i, i);
-                X(r, i) = g->mean(i) - s / q + rng.normal() / std::sqrt(q);
-            }
-        }
+        const Index n = dim(), rows = end - begin, nz = 2 * ((n + 1) / 2);
+        thread_local std::vector<std::uint32_t> words;
+        thread_local std::vector<double> normals, coef;
+        auto grow = [](auto& v, Index size) {
+            if (v.size() < static_cast<std::size_t>(size)) v.resize(static_cast<std::size_t>(size));
+        };
+        grow(words, rows * nz);
+        grow(normals, rows * nz);
+        grow(coef, n);
+        for (Index r = 0; r < rows; ++r) rngs[begin + r].fill_u32(words.data() + r * nz, static_cast<std::size_t>(nz));
+        std::uint32_t* w = words.data();
+        double* z = normals.data();
+        for (Index t = 0; t < rows * nz; t += 2) detail::normal_pair(w[t], w[t + 1], z[t], z[t + 1]);
+        for (Index i = 0; i < n; ++i) coef[static_cast<std::size_t>(i)] = 1.0 / std::sqrt(g->prec(i, i));
+        if (n == 2) gibbs_sweep_sized<2>(*g, X, begin, rows, z, nz, coef.data());
+        else gibbs_sweep_sized<0>(*g, X, begin, rows, z, nz, coef.data());
     }
 
     void advance(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec& lw,

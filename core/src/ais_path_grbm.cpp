@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "ais_exact_table.hpp"
-#include "kernel_math.hpp"
+#include "kernel_grbm.hpp"
 #include "rbmscope/ais_paths.hpp"
 #include "rbmscope/numerics.hpp"
 
@@ -34,6 +34,7 @@ public:
         configs_ = detail::count_configurations(m_.hidden_values.size(), m_.n_hidden());
         if (configs_ <= detail::kPerfectMaxConfigurations)
             hidden_configs_ = detail::enumerate_configurations(m_.hidden_values, m_.n_hidden());
+        if (m_.binary01()) kernel_ = detail::GrbmKernel(m_, base_.mean, base_.sigma, f32_);
     }
 
     std::string name() const override { return "geometric (" + label_ + ")"; }
@@ -58,7 +59,9 @@ public:
         }
     }
 
+    // Hidden units in {0,1}: the fused kernel (kernel_grbm.hpp); otherwise the steps below.
     void transition(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
+        if (m_.binary01()) return kernel_.step(beta, beta, X, begin, end, nullptr, rngs);
         RowMat L, H;
         hidden_field(X, begin, end, L);
         sample_hidden(L, beta, H, rngs, begin);
@@ -67,23 +70,14 @@ public:
 
     void advance(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec& lw,
                  ChainRngs& rngs) const override {
+        if (m_.binary01()) return kernel_.step(beta_prev, beta, X, begin, end, &lw, rngs);
         RowMat L, H;
         hidden_field(X, begin, end, L);
         const double d = beta - beta_prev;
-        const bool binary = m_.binary01();
         for (Index r = begin; r < end; ++r) {
             // log f_beta - log f_beta_prev = d (Q_A - Q_B) + sum_j [phi(beta l_j) - phi(beta_prev l_j)]
             double s = d * (quad_a(X, r) - quad_b(X, r));
-            for (Index j = 0; j < L.cols(); ++j) {
-                const double x = L(r - begin, j);
-                if (binary) {  // phi = softplus: the branch-free form of kernel_math.hpp
-                    const double ax = std::fabs(x);
-                    s += detail::softplus_step(x, beta_prev, beta, detail::exp_nonpositive(-beta * ax),
-                                               detail::exp_nonpositive(-beta_prev * ax));
-                } else {
-                    s += phi_difference(beta * x, beta_prev * x);
-                }
-            }
+            for (Index j = 0; j < L.cols(); ++j) s += phi_difference(beta * L(r - begin, j), beta_prev * L(r - begin, j));
             lw(r) += s;
         }
         sample_hidden(L, beta, H, rngs, begin);
@@ -136,11 +130,8 @@ private:
         }
         return 0.5 * q;
     }
-    // phi(x) - phi(y) without subtracting two large numbers when X = {0,1} and both are large.
-    double phi_difference(double x, double y) const {
-        if (m_.binary01() && x > 0 && y > 0) return (x - y) + std::log1p(std::exp(-x)) - std::log1p(std::exp(-y));
-        return m_.log_partition_hidden(x) - m_.log_partition_hidden(y);
-    }
+    // phi(x) - phi(y) (hidden values other than {0,1}; those go through the kernel).
+    double phi_difference(double x, double y) const { return m_.log_partition_hidden(x) - m_.log_partition_hidden(y); }
 
     void hidden_field(const RowMat& X, Index begin, Index end, RowMat& L) const {
         const auto scaled_v = (X.middleRows(begin, end - begin).array().rowwise() * inv_s_.transpose().array()).matrix();
@@ -150,19 +141,6 @@ private:
     }
     void sample_hidden(const RowMat& L, double beta, RowMat& H, ChainRngs& rngs, Index begin) const {
         H.resize(L.rows(), L.cols());
-        if (m_.binary01()) {  // one 32-bit word per unit (Rng::fill_u32), no libm call
-            thread_local std::vector<std::uint32_t> words;
-            words.resize(static_cast<std::size_t>(L.cols()));
-            for (Index r = 0; r < L.rows(); ++r) {
-                rngs[begin + r].fill_u32(words.data(), words.size());
-                for (Index j = 0; j < L.cols(); ++j) {
-                    const double y = beta * L(r, j);
-                    H(r, j) = detail::bernoulli_sigmoid(detail::unit_from_word(words[static_cast<std::size_t>(j)]), y,
-                                                        detail::exp_nonpositive(-std::fabs(y)));
-                }
-            }
-            return;
-        }
         for (Index r = 0; r < L.rows(); ++r) {
             Rng& rng = rngs[begin + r];
             for (Index j = 0; j < L.cols(); ++j) H(r, j) = m_.sample_hidden(beta * L(r, j), rng);
@@ -229,6 +207,7 @@ private:
     double configs_ = 0;
     RowMat hidden_configs_;
     detail::BetaCache<detail::CategoricalTable> tables_;
+    detail::GrbmKernel kernel_;
 };
 
 }  // namespace

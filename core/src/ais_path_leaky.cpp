@@ -8,6 +8,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "gibbs_leaky.hpp"
 #include "rbmscope/ais_paths.hpp"
 #include "rbmscope/numerics.hpp"
 
@@ -59,7 +60,7 @@ constexpr double kMinAcceptance = 0.02;
 
 class LeakyPathBase : public AnnealingPath {
 public:
-    LeakyPathBase(const Leaky& m, LeakyKernel kernel) : m_(m), kernel_(kernel) {
+    LeakyPathBase(const Leaky& m, LeakyKernel kernel) : m_(m), kernel_(kernel), gram_(m.W.transpose() * m.W) {
         validate(Model{m, {}, {}, {}});
         if (!(m.leakiness > 0 && m.leakiness <= 1))
             throw InputError("leaky RBM: leakiness must be in (0, 1], got " + std::to_string(m.leakiness));
@@ -77,7 +78,7 @@ public:
         out.segment(begin, end - begin) = m_.log_unnorm(V, scale(beta), leak(beta));
     }
     void transition(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
-        leaky_sweep_block(m_, X, begin, end, rngs, kernel_, scale(beta), leak(beta));
+        detail::leaky_sweep_block_gram(m_, &gram_, X, begin, end, rngs, kernel_, scale(beta), leak(beta));
     }
     // log f_beta - log f_prev = sum_j [s alpha_j(cl) - s' alpha_j(cl')] eta_j^2/2 from one product with W.
     void advance(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec& lw,
@@ -95,7 +96,7 @@ public:
             }
             lw(begin + r) += 0.5 * acc;
         }
-        leaky_sweep_block(m_, X, begin, end, rngs, kernel_, scale(beta), leak(beta), &E);
+        detail::leaky_sweep_block_gram(m_, &gram_, X, begin, end, rngs, kernel_, scale(beta), leak(beta), &E);
     }
 
     bool can_sample_exactly() const override { return pilot_ >= kMinAcceptance; }
@@ -154,6 +155,7 @@ protected:
 
     Leaky m_;
     LeakyKernel kernel_;
+    Mat gram_;  // W'W, for the exact-mh proposal densities
 
 private:
     double pilot_ = 0;

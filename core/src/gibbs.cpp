@@ -1,7 +1,11 @@
 #include "rbmscope/gibbs.hpp"
 
+#include "gibbs_leaky.hpp"
+#include "kernel_math.hpp"
+
 #include <Eigen/Cholesky>
 #include <cmath>
+#include <vector>
 
 #include "rbmscope/numerics.hpp"
 #include "rbmscope/parallel.hpp"
@@ -120,6 +124,12 @@ double leaky_log_proposal(const Leaky& m, const Mat& G, double beta, const Eigen
 
 LeakySweepStats leaky_sweep_block(const Leaky& m, RowMat& V, Index begin, Index end, ChainRngs& rngs,
                                   LeakyKernel kernel, double beta, double cl, const RowMat* eta) {
+    return detail::leaky_sweep_block_gram(m, nullptr, V, begin, end, rngs, kernel, beta, cl, eta);
+}
+
+LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const Mat* gram, RowMat& V, Index begin, Index end,
+                                               ChainRngs& rngs, LeakyKernel kernel, double beta, double cl,
+                                               const RowMat* eta) {
     if (cl < 0) cl = m.leakiness;
     const Index n = m.n_visible(), k = m.n_hidden(), rows = end - begin;
     LeakySweepStats stats;
@@ -130,21 +140,36 @@ LeakySweepStats leaky_sweep_block(const Leaky& m, RowMat& V, Index begin, Index 
         E_own.rowwise() += m.c.transpose();
     }
     const RowMat& E = eta ? *eta : E_own;
+    // Each chain's k + n normals (z1, then z2) from 2 ceil((k + n)/2) words of its stream, by
+    // Box-Muller pairs in one flat loop over the block (kernel_math.hpp: it vectorizes; the
+    // libm-based Rng::normal was a fifth of a sweep at n = 3072).
+    const Index nz = 2 * ((k + n + 1) / 2);
+    thread_local std::vector<std::uint32_t> words;
+    thread_local std::vector<double> normals;
+    if (words.size() < static_cast<std::size_t>(rows * nz)) {
+        words.resize(static_cast<std::size_t>(rows * nz));
+        normals.resize(words.size());
+    }
+    for (Index r = 0; r < rows; ++r) rngs[begin + r].fill_u32(words.data() + r * nz, static_cast<std::size_t>(nz));
+    {
+        const std::uint32_t* w = words.data();
+        double* z = normals.data();
+        for (Index t = 0; t < rows * nz; t += 2) detail::normal_pair(w[t], w[t + 1], z[t], z[t + 1]);
+    }
     RowMat A(rows, k), Hm(rows, k), Hn(rows, k);
     for (Index r = 0; r < rows; ++r) {
-        Rng& rng = rngs[begin + r];
         for (Index j = 0; j < k; ++j) {
             const double a = E(r, j) > 0 ? 1.0 : cl;
             A(r, j) = a;
             Hm(r, j) = a * E(r, j);
-            Hn(r, j) = std::sqrt(beta * a) * rng.normal();
+            Hn(r, j) = std::sqrt(beta * a) * normals[static_cast<std::size_t>(r * nz + j)];
         }
     }
     const RowMat Mean = (beta * Hm) * m.W.transpose();  // without b
     RowMat P = (Mean + Hn * m.W.transpose());
     for (Index r = 0; r < rows; ++r) {
-        Rng& rng = rngs[begin + r];
-        for (Index i = 0; i < n; ++i) P(r, i) += m.b(i) + rng.normal();
+        const double* z2 = normals.data() + r * nz + k;
+        for (Index i = 0; i < n; ++i) P(r, i) += m.b(i) + z2[i];
     }
     if (kernel == LeakyKernel::PaperGibbs || beta == 0.0) {
         // At beta = 0 the proposal is an exact draw from N(b, I), which is f_0 itself.
@@ -152,7 +177,9 @@ LeakySweepStats leaky_sweep_block(const Leaky& m, RowMat& V, Index begin, Index 
         stats.proposed = stats.accepted = rows;
         return stats;
     }
-    const Mat G = m.W.transpose() * m.W;
+    Mat G_own;
+    if (!gram) G_own = m.W.transpose() * m.W;
+    const Mat& G = gram ? *gram : G_own;
     RowMat Ep = P * m.W;
     Ep.rowwise() += m.c.transpose();
     RowMat Ap(rows, k), Hmp(rows, k);

@@ -57,16 +57,8 @@ inline float exp_nonpositive(float t) {
     return p * scale;
 }
 
-// log1p(z) for z in (-0.5, 1]: u = 1 + z = 2^k m with k in {-1, 0, 1} and m in [sqrt(1/2), sqrt(2)],
-// log m by fdlibm's minimax polynomial in s = f/(2+f), plus the rounding correction of 1 + z.
-inline double log1p_half_range(double z) {
-    const double u = 1.0 + z;
-    const double corr = (z - (u - 1.0)) / u;
-    // Selects as arithmetic on 0/1 so that SSE2 code vectorizes (no masked division needed).
-    const double hi = static_cast<double>(u > 1.4142135623730951), lo = static_cast<double>(u < 0.7071067811865476);
-    const double k = hi - lo;
-    const double m = u * (1.0 - 0.5 * hi + lo);
-    const double f = m - 1.0;
+// log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]: fdlibm's minimax polynomial in s = f/(2+f).
+inline double log_mantissa(double f) {
     const double s = f / (2.0 + f);
     const double s2 = s * s;
     double R = 1.479819860511658591e-01;
@@ -78,7 +70,65 @@ inline double log1p_half_range(double z) {
     R = R * s2 + 6.666666666666735130e-01;
     R *= s2;
     const double hfsq = 0.5 * f * f;
-    return k * 6.93147180559945286227e-01 + (f - (hfsq - s * (hfsq + R))) + corr;
+    return f - (hfsq - s * (hfsq + R));
+}
+
+// log1p(z) for z in (-0.5, 1]: u = 1 + z = 2^k m with k in {-1, 0, 1} and m in [sqrt(1/2), sqrt(2)],
+// log m by log_mantissa, plus the rounding correction of 1 + z.
+inline double log1p_half_range(double z) {
+    const double u = 1.0 + z;
+    const double corr = (z - (u - 1.0)) / u;
+    // Selects as arithmetic on 0/1 so that SSE2 code vectorizes (no masked division needed).
+    const double hi = static_cast<double>(u > 1.4142135623730951), lo = static_cast<double>(u < 0.7071067811865476);
+    const double k = hi - lo;
+    const double m = u * (1.0 - 0.5 * hi + lo);
+    return k * 6.93147180559945286227e-01 + log_mantissa(m - 1.0) + corr;
+}
+
+// log(u) for a normal double u in (0, 1] (here the uniforms of Box-Muller): u = 2^k m with m in
+// [sqrt(1/2), sqrt(2)) split with 64-bit integer operations only (musl's offset trick, shifted so
+// every intermediate stays non-negative: SSE2 has neither arithmetic 64-bit shifts nor 64-bit
+// integer to double conversion), log m by log_mantissa. Arithmetic on 0/1 selects was turned into
+// branches by GCC here, which stopped vectorization.
+inline double log_positive(double u) {
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(u);
+    const std::uint64_t tmp = bits - 0x0006a09e667f3bcdull;  // exponent field: k + 1022
+    const double m = std::bit_cast<double>(bits - (tmp & 0xfff0000000000000ull) + 0x3fe0000000000000ull);
+    const double k = std::bit_cast<double>((tmp >> 52) | 0x4330000000000000ull) - (0x1.0p52 + 1022.0);
+    return k * 6.93147180369123816490e-01 + (log_mantissa(m - 1.0) + k * 1.90821492927058770002e-10);
+}
+
+// cos(2 pi u) and sin(2 pi u) for u in [0, 1]: quarter turns q = round(4u), x = (4u - q) pi/2 in
+// [-pi/4, pi/4] (exact up to the final product), Taylor polynomials (truncation < 1e-16), then the
+// rotation by q quarter turns as bit operations (odd q swaps cos and sin; the sign bits flip for
+// cos at q = 1, 2 and for sin at q = 2, 3).
+inline void sincos_2pi(double u, double& c, double& s) {
+    constexpr double kShift = 0x1.8p52;
+    const double q4 = 4.0 * u;
+    const double big = q4 + kShift;
+    const double x = (q4 - (big - kShift)) * 1.57079632679489661923;
+    const std::uint64_t q = std::bit_cast<std::uint64_t>(big);
+    const double x2 = x * x;
+    double ps = -1.0 / 1307674368000.0;
+    ps = ps * x2 + 1.0 / 6227020800.0;
+    ps = ps * x2 - 1.0 / 39916800.0;
+    ps = ps * x2 + 1.0 / 362880.0;
+    ps = ps * x2 - 1.0 / 5040.0;
+    ps = ps * x2 + 1.0 / 120.0;
+    ps = ps * x2 - 1.0 / 6.0;
+    const std::uint64_t sx = std::bit_cast<std::uint64_t>(x + x * x2 * ps);
+    double pc = 1.0 / 20922789888000.0;
+    pc = pc * x2 - 1.0 / 87178291200.0;
+    pc = pc * x2 + 1.0 / 479001600.0;
+    pc = pc * x2 - 1.0 / 3628800.0;
+    pc = pc * x2 + 1.0 / 40320.0;
+    pc = pc * x2 - 1.0 / 720.0;
+    pc = pc * x2 + 1.0 / 24.0;
+    const std::uint64_t cx = std::bit_cast<std::uint64_t>(1.0 - 0.5 * x2 + x2 * x2 * pc);
+    const std::uint64_t odd = 0 - (q & 1u);  // all ones for odd q
+    const std::uint64_t flip_c = ((q ^ (q >> 1)) & 1u) << 63, flip_s = ((q >> 1) & 1u) << 63;
+    c = std::bit_cast<double>(((cx & ~odd) | (sx & odd)) ^ flip_c);
+    s = std::bit_cast<double>(((sx & ~odd) | (cx & odd)) ^ flip_s);
 }
 
 // Uniform in (0,1) from one 32-bit word: 31 bits in double, 24 in float (signed conversions,
@@ -90,12 +140,28 @@ inline float unit_from_word_f(std::uint32_t w) {
     return (static_cast<float>(static_cast<std::int32_t>(w >> 8)) + 0.5f) * 0x1.0p-24f;
 }
 
+// Two independent standard normals from two 32-bit words (Box-Muller, both values used):
+// radius from the first word's uniform (31 bits, so |z| <= 6.6), angle from the second.
+// Branch-free and libm-free, so loops over arrays of pairs vectorize.
+inline void normal_pair(std::uint32_t w1, std::uint32_t w2, double& z1, double& z2) {
+    const double r = std::sqrt(-2.0 * log_positive(unit_from_word(w1)));
+    double c, s;
+    sincos_2pi(unit_from_word(w2), c, s);
+    z1 = r * c;
+    z2 = r * s;
+}
+
 // [u < sigmoid(y)] given e = exp(-|y|): sigmoid(y) is 1/(1+e) for y >= 0 and e/(1+e) below, so
 // the test is u (1 + e) < (y >= 0 ? 1 : e), written without branches.
 template <class S>
 inline unsigned char bernoulli_sigmoid(S u, S y, S e) {
     const S pos = static_cast<S>(y >= S(0));
     return static_cast<unsigned char>(u * (S(1) + e) < e + pos * (S(1) - e));
+}
+// The same decision as 0.0 or 1.0 (loops that store it as a double vectorize; via unsigned char they did not).
+inline double bernoulli_sigmoid_d(double u, double y, double e) {
+    const double pos = static_cast<double>(y >= 0.0);
+    return static_cast<double>(u * (1.0 + e) < e + pos * (1.0 - e));
 }
 
 // softplus(beta x) - softplus(beta' x) = (beta - beta') max(x, 0) + log((1 + e1) / (1 + e0)),

@@ -2,6 +2,7 @@
 // results do not depend on the thread count, the fused BRBM step adds exactly
 // log f_beta - log f_beta' and samples the right conditionals, and the vectorizable math and
 // the bulk random words agree with their reference versions.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -57,6 +58,36 @@ TEST_CASE("math: exp_nonpositive and log1p_half_range match libm") {
     CHECK(worst_log < 1e-15);
     CHECK(detail::exp_nonpositive(-1e4) >= 0 && detail::exp_nonpositive(-1e4) < 1e-300);
     CHECK(detail::exp_nonpositive(0.0) == 1.0);
+}
+
+TEST_CASE("math: the Box-Muller pieces (log_positive, sincos_2pi, normal_pair) match libm") {
+    double worst_log = 0, worst_sc = 0;
+    Rng rng(5, 9);
+    for (int k = 0; k < 400000; ++k) {
+        // every word near both ends, then random ones
+        const std::uint32_t w = k < 1000 ? static_cast<std::uint32_t>(k)
+                                : k < 2000 ? 0xffffffffu - static_cast<std::uint32_t>(k - 1000)
+                                           : rng.next_u32();
+        const double u = detail::unit_from_word(w);
+        worst_log = std::max(worst_log, std::fabs(detail::log_positive(u) / std::log(u) - 1));
+        double c, s;
+        detail::sincos_2pi(u, c, s);
+        const double t = 6.283185307179586476925 * u;
+        worst_sc = std::max({worst_sc, std::fabs(c - std::cos(t)), std::fabs(s - std::sin(t))});
+    }
+    for (double u : {0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0}) {
+        double c, s;
+        detail::sincos_2pi(u, c, s);
+        worst_sc = std::max({worst_sc, std::fabs(c - std::cos(6.283185307179586476925 * u)),
+                             std::fabs(s - std::sin(6.283185307179586476925 * u))});
+    }
+    std::printf("  worst error: log %.2e (relative)  sincos %.2e (absolute)\n", worst_log, worst_sc);
+    CHECK(worst_log < 1e-15);
+    CHECK(worst_sc < 2e-15);
+    double z1, z2;
+    detail::normal_pair(0x80000000u, 0x40000000u, z1, z2);  // u1 ~ 1/2, angle ~ pi/2
+    const double r = std::sqrt(-2.0 * std::log(detail::unit_from_word(0x80000000u)));
+    CHECK(std::fabs(std::hypot(z1, z2) - r) < 1e-14);
 }
 
 TEST_CASE("rng: fill_u32 continues the stream exactly as next_u32 does") {
