@@ -18,6 +18,9 @@ shot two-gaussians-ga-vs-ma     --preset two-gaussians --view compare --compare 
 
 shot training-bars --view training --data bars:4 --train-method cd,pcd,pt,lpt,deo --train-hidden 16 --train-updates 1500 \
      --train-lr 0.1 --train-init-scale 0.1 --train-monitor 50 --size 1800x1000
+# The tempering paper's digits setting, seed 1, 30 000 updates per method (a few minutes).
+shot training-digits --view training --data digits --train-method cd,pcd,pt,lpt,deo --train-hidden 50 --train-batch 10 \
+     --train-lr 0.02 --train-updates 30000 --train-monitor 2000 --train-shifts --train-prep binarize --timeout 3000 --size 1620x900
 shot samples-bars --preset bars-and-stripes --view samples --data bars:4 --sampler pt --sample-sweeps 3000 --run --size 1400x800
 shot filters-bars --preset bars-and-stripes --view filters --size 1400x800
 
