@@ -84,7 +84,7 @@ private Q_SLOTS:
         QTest::addColumn<bool>("dragArrow");
         QTest::newRow("four-mode, arrow dragged, estimates") << QString("four-mode") << QString("estimates") << true;
         QTest::newRow("four-mode as is, compare") << QString("four-mode") << QString("compare") << false;
-        QTest::newRow("leaky-2d, mean field") << QString("leaky-2d") << QString("mean-field") << false;
+        QTest::newRow("leaky-2d, mean field") << QString("leaky-2d") << QString("meanfield") << false;
         QTest::newRow("bars-and-stripes, filters") << QString("bars-and-stripes") << QString("filters") << false;
     }
     void saveAndReopen() {
