@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Sanitizer builds of the core library, the CLI and their test suites (no Qt).
-#   address: AddressSanitizer + UndefinedBehaviorSanitizer, every core and CLI suite (ctest -LE widgets)
-#   thread:  ThreadSanitizer, the suites that run chains on several threads
+#   address: AddressSanitizer + UndefinedBehaviorSanitizer (clang), every core and CLI suite
+#            (ctest -LE widgets); the same build holds the libFuzzer targets (scripts/fuzz.sh)
+#   thread:  ThreadSanitizer (g++), the suites that run chains on several threads
 # Usage: scripts/sanitize.sh [address|thread|all] [SUITE...]   (default all; SUITEs narrow the
 #        thread part, e.g. `scripts/sanitize.sh thread test_pt`)
 # Build directories: build-asan and build-tsan next to build/ (override with RBMSCOPE_SANITIZE_DIR).
 # Any sanitizer report fails the test that produced it (halt_on_error / -fno-sanitize-recover),
-# and so this script.
+# and so this script. Suites that would take too long instrumented read RBMSCOPE_SANITIZED=1
+# and do less work (with the same assertions).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/deps.sh"
+"$root/scripts/deps.sh" clang libclang-rt-14-dev
+source "$root/scripts/lib.sh"
 base=${RBMSCOPE_SANITIZE_DIR:-$root}
 which=${1:-all}
 shift || true
 jobs=${RBMSCOPE_JOBS:-2}
+export RBMSCOPE_SANITIZED=1
 
 # Threaded suites: every one that runs for_each_block on more than one thread, including the
 # 1-thread vs 2-thread bitwise comparisons (rbm::ThreadLimit).
@@ -21,39 +25,32 @@ tsan_suites=(test_rng_determinism test_ais_runner test_ais_estimates test_ais_co
              test_ais_mas test_pt test_exact test_meanfield)
 [ $# -gt 0 ] && tsan_suites=("$@")
 
-configure() {  # dir, extra flags
-  local dir=$1 flags=$2
-  # -O1 -g: readable stacks at a tolerable speed. NDEBUG is left undefined so Eigen's own
-  # bounds and shape assertions run too.
-  cmake -S "$root" -B "$dir" -G Ninja -DRBMSCOPE_BUILD_GUI=OFF -DCMAKE_BUILD_TYPE=None \
-    -DCMAKE_CXX_FLAGS="-O1 -g -fno-omit-frame-pointer $flags" \
-    -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
-}
-
 run_address() {
   local dir=$base/build-asan
   local t0=$SECONDS
-  configure "$dir" "-fsanitize=address,undefined -fno-sanitize-recover=all"
+  rbm_configure_asan "$dir"
   ninja -C "$dir" -j "$jobs"
   local t1=$SECONDS
   # detect_leaks: a leak is a report like any other. abort_on_error gives a core-less abort.
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  ctest --test-dir "$dir" -LE widgets --output-on-failure -j "$jobs" --timeout 1800
+  ctest --test-dir "$dir" -LE widgets --no-tests=error --output-on-failure -j "$jobs" --timeout 1800
   echo "sanitize address: build $((t1 - t0)) s, tests $((SECONDS - t1)) s"
 }
 
 run_thread() {
   local dir=$base/build-tsan
   local t0=$SECONDS
-  configure "$dir" "-fsanitize=thread"
+  CXX=${RBMSCOPE_TSAN_CXX:-g++} cmake -S "$root" -B "$dir" -G Ninja -DRBMSCOPE_BUILD_GUI=OFF -DCMAKE_BUILD_TYPE=None \
+    -DCMAKE_CXX_FLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
+    "${rbm_launcher[@]}" >/dev/null
   ninja -C "$dir" -j "$jobs" "${tsan_suites[@]}"
   local t1=$SECONDS
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp"
   local regex
   regex="^core\\.($(IFS='|'; echo "${tsan_suites[*]}"))\$"
   # One suite at a time, each with 2 threads available: races need real concurrency.
-  ctest --test-dir "$dir" -R "$regex" --output-on-failure --timeout 1800
+  ctest --test-dir "$dir" -R "$regex" --no-tests=error --output-on-failure --timeout 1800
   echo "sanitize thread: build $((t1 - t0)) s, tests $((SECONDS - t1)) s"
 }
 

@@ -1,12 +1,19 @@
 // rbmscope-cli ais-sweep: log Zhat and ESS against the number of steps K for several methods,
 // over repeated runs -- the data behind the papers' "log Z vs K" and "ESS vs K" figures.
+// Long sweeps can be checkpointed (the finished runs' results at full precision and the sweep's
+// options) and resumed: only the missing runs are done, and the output is that of an
+// uninterrupted sweep (the "seconds" fields aside, which are measured).
 #include <cmath>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "ais_cli.hpp"
 #include "rbmscope/ais_runner.hpp"
 #include "rbmscope/exact.hpp"
+#include "rbmscope/model_io.hpp"
 #include "rbmscope/parallel.hpp"
 #include "rbmscope/presets.hpp"
 
@@ -68,6 +75,111 @@ std::string csv_number(double x) {
     return os.str();
 }
 
+// ---- checkpoints ----
+constexpr const char* kCheckpointFormat = "rbmscope-ais-sweep-checkpoint";
+
+// One finished (method, K, repeat) run: what the table needs from it.
+struct RunResult {
+    std::string path_name;
+    double log_z = 0, ci_low = 0, ci_high = 0, ess = 0, ess_fraction = 0, log_w_mean = 0, seconds = 0;
+    std::optional<double> upper;
+};
+using RunKey = std::tuple<std::string, long long, int>;  // method spec, K, repeat
+
+// Doubles at full precision; JSON has no NaN or infinities, so those become strings.
+json number_json(double x) {
+    if (std::isfinite(x)) return x;
+    return std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
+}
+double number_from(const json& j) {
+    if (j.is_number()) return j.get<double>();
+    const std::string s = j.get<std::string>();
+    if (s == "nan") return NAN;
+    if (s == "inf" || s == "-inf") return s == "inf" ? INFINITY : -INFINITY;
+    throw InputError("expected a number, got '" + s + "'");
+}
+
+json run_json(const RunKey& k, const RunResult& r) {
+    json j{{"method", std::get<0>(k)},       {"steps", std::get<1>(k)},
+           {"repeat", std::get<2>(k)},       {"path_name", r.path_name},
+           {"log_z", number_json(r.log_z)},  {"ci95_low", number_json(r.ci_low)},
+           {"ci95_high", number_json(r.ci_high)}, {"ess", number_json(r.ess)},
+           {"ess_fraction", number_json(r.ess_fraction)}, {"log_w_mean", number_json(r.log_w_mean)},
+           {"seconds", number_json(r.seconds)}};
+    j["log_z_upper"] = r.upper ? number_json(*r.upper) : json(nullptr);
+    return j;
+}
+
+// The options that decide the sweep's numbers, in the order they are checked on --resume.
+// Output format, threads (results do not depend on them) and the checkpoint options are left out.
+json sweep_options_json(const Args& a, const Model& model, const std::vector<std::string>& argv_names) {
+    json o = json::array();
+    auto add = [&](const std::string& name, const json& value) { o.push_back({{"option", name}, {"value", value}}); };
+    add("MODEL", a.positional(0));
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a: a changed model file under the same name is another sweep
+    for (unsigned char ch : model_to_json_text(model)) h = (h ^ ch) * 1099511628211ULL;
+    add("MODEL (contents)", std::to_string(h));
+    for (const std::string& name : argv_names) add("--" + name, a.has(name) ? json(a.get(name, "")) : json(nullptr));
+    return o;
+}
+
+struct Checkpoint {
+    json options;
+    std::map<RunKey, RunResult> runs;
+};
+
+void save_checkpoint(const std::string& file, const Checkpoint& c) {
+    json runs = json::array();
+    for (const auto& [k, r] : c.runs) runs.push_back(run_json(k, r));
+    write_file_atomically(file, json{{"format", kCheckpointFormat}, {"version", 1}, {"options", c.options},
+                                     {"runs", runs}}.dump(1));
+}
+
+// Reads a checkpoint and refuses it when it was made with other options, naming the first one.
+Checkpoint load_checkpoint(const std::string& file, const json& options) {
+    json j;
+    try {
+        j = json::parse(read_file(file));
+    } catch (const json::exception& e) {
+        throw InputError("--resume " + file + ": not JSON (" + e.what() + ")");
+    }
+    if (!j.is_object() || j.value("format", json()) != kCheckpointFormat)
+        throw InputError("--resume " + file + ": not an ais-sweep checkpoint (expected \"format\": \"" +
+                         kCheckpointFormat + "\")");
+    if (j.value("version", json()) != 1) throw InputError("--resume " + file + ": unsupported checkpoint version (expected 1)");
+    Checkpoint c;
+    try {
+        c.options = j.at("options");
+        for (std::size_t i = 0; i < options.size(); ++i) {
+            const json& want = options[i];
+            const json had = i < c.options.size() ? c.options[i] : json();
+            if (!had.is_object() || had.value("option", "") != want["option"] || had.at("value") != want["value"]) {
+                auto shown = [](const json& v) { return v.is_null() ? std::string("(not given)") : v.get<std::string>(); };
+                throw InputError("--resume " + file + ": " + want["option"].get<std::string>() +
+                                 " differs from the checkpoint's (" + shown(had.value("value", json())) + " there, " +
+                                 shown(want["value"]) + " here); resume with the same options");
+            }
+        }
+        if (c.options.size() != options.size()) throw InputError("--resume " + file + ": made by another version (options differ)");
+        for (const json& r : j.at("runs")) {
+            RunResult x;
+            x.path_name = r.at("path_name").get<std::string>();
+            x.log_z = number_from(r.at("log_z"));
+            x.ci_low = number_from(r.at("ci95_low"));
+            x.ci_high = number_from(r.at("ci95_high"));
+            x.ess = number_from(r.at("ess"));
+            x.ess_fraction = number_from(r.at("ess_fraction"));
+            x.log_w_mean = number_from(r.at("log_w_mean"));
+            x.seconds = number_from(r.at("seconds"));
+            if (!r.at("log_z_upper").is_null()) x.upper = number_from(r.at("log_z_upper"));
+            c.runs[{r.at("method").get<std::string>(), r.at("steps").get<long long>(), r.at("repeat").get<int>()}] = x;
+        }
+    } catch (const json::exception& e) {
+        throw InputError("--resume " + file + ": malformed checkpoint (" + e.what() + ")");
+    }
+    return c;
+}
+
 json run_sweep(const std::vector<std::string>& argv) {
     std::vector<Args::Option> opts{
         {"methods", "LIST", "comma-separated path[:base], e.g. geometric:moment,geometric:sigma,cov (default geometric:moment)"},
@@ -79,7 +191,13 @@ json run_sweep(const std::vector<std::string>& argv) {
         {"perfect", "", "perfect transitions"},
         {"reverse", "", "also run reverse AIS (upper estimates)"},
         {"format", "json|csv", "output format (default json)"},
-        {"threads", "T", "worker threads"}};
+        {"threads", "T", "worker threads"},
+        {"checkpoint", "FILE", "save the finished runs to FILE (atomically) every --checkpoint-every runs and at the end"},
+        {"checkpoint-every", "N", "finished runs between checkpoints (default 1)"},
+        {"resume", "FILE", "continue from a checkpoint: same MODEL and options; runs only the missing ones "
+                           "(and keeps saving to FILE unless --checkpoint is given)"},
+        {"stop-after", "N", "(for tests) stop after N runs of this invocation, as an interrupted sweep would"}};
+    const std::size_t n_sweep_options = opts.size();
     for (auto& o : ais_path_options()) opts.push_back(o);
     Args a("ais-sweep", {"MODEL"}, opts,
            "AIS over several methods and numbers of steps K, each repeated R times: mean and sd of\n"
@@ -103,34 +221,71 @@ json run_sweep(const std::vector<std::string>& argv) {
     const std::string format = a.get_choice("format", "json", {"json", "csv"});
     const Model model = resolve_model_argument(a.positional(0));
 
+    // Checkpoints: the options that decide the numbers are every option but these.
+    std::vector<std::string> decisive;
+    for (std::size_t i = 0; i < opts.size(); ++i)
+        if (i >= n_sweep_options ||
+            (opts[i].name != "format" && opts[i].name != "threads" && opts[i].name != "checkpoint" &&
+             opts[i].name != "checkpoint-every" && opts[i].name != "resume" && opts[i].name != "stop-after"))
+            decisive.push_back(opts[i].name);
+    const json options = sweep_options_json(a, model, decisive);
+    const std::string resume = a.get("resume", "");
+    const std::string checkpoint_file = a.get("checkpoint", resume);
+    const Index every = a.get_int("checkpoint-every", 1, 1);
+    const Index stop_after = a.get_int("stop-after", 0, 1);
+    if (a.has("checkpoint-every") && checkpoint_file.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
+    if (a.has("stop-after") && checkpoint_file.empty()) throw InputError("--stop-after needs --checkpoint FILE");
+    Checkpoint ck = resume.empty() ? Checkpoint{options, {}} : load_checkpoint(resume, options);
+    Index ran = 0;
+
     std::vector<Row> rows;
     for (const Method& m : methods) {
-        const PathPtr p = build_path(model, ais_path_request(a, model, m.path, m.base, seed));
+        PathPtr p;  // built only when one of the method's runs is missing
         for (long long k : ks) {
-            ScheduleRequest sreq;
-            sreq.kind = kind;
-            sreq.steps = k;
-            const Schedule schedule = make_schedule(sreq, p.get());
+            std::optional<Schedule> schedule;
             std::vector<double> lz, lo, hi, ess, essf, lwm, up;
             double secs = 0;
+            std::string path_name;
             for (int r = 0; r < repeats; ++r) {
-                AisOptions o;
-                o.chains = chains;
-                o.seed = seed + static_cast<std::uint64_t>(r);
-                o.perfect = a.flag("perfect");
-                o.reverse = a.flag("reverse");
-                o.checkpoints = 1;
-                const AisResult res = run_ais(*p, schedule, o);
-                lz.push_back(res.estimate.log_z);
-                lo.push_back(res.estimate.ci95_low);
-                hi.push_back(res.estimate.ci95_high);
-                ess.push_back(res.estimate.ess);
-                essf.push_back(res.estimate.ess_fraction);
-                lwm.push_back(res.estimate.log_w_mean);
-                if (res.reverse && res.reverse->log_z_upper) up.push_back(*res.reverse->log_z_upper);
-                secs += res.seconds;
+                const RunKey key{m.spec, k, r};
+                auto it = ck.runs.find(key);
+                if (it == ck.runs.end()) {
+                    if (stop_after > 0 && ran == stop_after) {
+                        save_checkpoint(checkpoint_file, ck);
+                        return {{"stopped_after", ran}, {"runs_done", ck.runs.size()}, {"checkpoint", checkpoint_file}};
+                    }
+                    if (!p) p = build_path(model, ais_path_request(a, model, m.path, m.base, seed));
+                    if (!schedule) {
+                        ScheduleRequest sreq;
+                        sreq.kind = kind;
+                        sreq.steps = k;
+                        schedule = make_schedule(sreq, p.get());
+                    }
+                    AisOptions o;
+                    o.chains = chains;
+                    o.seed = seed + static_cast<std::uint64_t>(r);
+                    o.perfect = a.flag("perfect");
+                    o.reverse = a.flag("reverse");
+                    o.checkpoints = 1;
+                    const AisResult res = run_ais(*p, *schedule, o);
+                    RunResult x{p->name(),         res.estimate.log_z, res.estimate.ci95_low,   res.estimate.ci95_high,
+                                res.estimate.ess, res.estimate.ess_fraction, res.estimate.log_w_mean, res.seconds, {}};
+                    if (res.reverse && res.reverse->log_z_upper) x.upper = *res.reverse->log_z_upper;
+                    it = ck.runs.emplace(key, x).first;
+                    if (++ran % every == 0 && !checkpoint_file.empty()) save_checkpoint(checkpoint_file, ck);
+                }
+                const RunResult& x = it->second;
+                path_name = x.path_name;
+                lz.push_back(x.log_z);
+                lo.push_back(x.ci_low);
+                hi.push_back(x.ci_high);
+                ess.push_back(x.ess);
+                essf.push_back(x.ess_fraction);
+                lwm.push_back(x.log_w_mean);
+                if (x.upper) up.push_back(*x.upper);
+                secs += x.seconds;
             }
-            Row row{m.spec, m.path, m.base, p->name(), static_cast<Index>(k), mean_of(lz), sd_of(lz), mean_of(lo),
+            Row row{m.spec, m.path, m.base, path_name, static_cast<Index>(k), mean_of(lz), sd_of(lz), mean_of(lo),
                     mean_of(hi), mean_of(ess), mean_of(essf), mean_of(lwm), secs};
             if (!up.empty()) {
                 row.upper_mean = mean_of(up);
@@ -139,6 +294,8 @@ json run_sweep(const std::vector<std::string>& argv) {
             rows.push_back(row);
         }
     }
+    if (!checkpoint_file.empty() && (ran == 0 ? resume != checkpoint_file : ran % every != 0))
+        save_checkpoint(checkpoint_file, ck);  // the complete sweep
     const bool exact_known = has_exact_log_z(model);
     const double exact = exact_known ? exact_log_z(model) : NAN;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 #include <sstream>
 
@@ -111,16 +112,24 @@ Histogram log_weight_histogram(const Vec& log_w, int bins) {
     Histogram h;
     h.counts.assign(static_cast<std::size_t>(bins), 0);
     if (log_w.size() == 0) return h;
-    h.lo = log_w.minCoeff();
-    h.hi = log_w.maxCoeff();
+    // The range of the finite log weights; a zero weight (log w = -inf) counts in the lowest bin.
+    // (Taking the range over all of them made the bin of every weight NaN when one was -inf.)
+    h.lo = std::numeric_limits<double>::infinity();
+    h.hi = -h.lo;
+    for (Index i = 0; i < log_w.size(); ++i)
+        if (std::isfinite(log_w(i))) {
+            h.lo = std::min(h.lo, log_w(i));
+            h.hi = std::max(h.hi, log_w(i));
+        }
+    if (!(h.lo <= h.hi)) h.lo = h.hi = 0;  // no finite weight
     if (!(h.hi > h.lo)) {
         h.lo -= 0.5;
         h.hi += 0.5;
     }
     const double width = (h.hi - h.lo) / bins;
     for (Index i = 0; i < log_w.size(); ++i) {
-        auto b = static_cast<long long>(std::floor((log_w(i) - h.lo) / width));
-        b = std::clamp<long long>(b, 0, bins - 1);
+        const double at = (log_w(i) - h.lo) / width;
+        const long long b = !(at > 0) ? 0 : at >= bins ? bins - 1 : static_cast<long long>(std::floor(at));
         ++h.counts[static_cast<std::size_t>(b)];
     }
     return h;

@@ -1,4 +1,5 @@
 // CSV data: numbers separated by a delimiter, an optional header row, an optional label column.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -25,8 +26,14 @@ bool parse_number(std::string_view s, double& x) {
     return ec == std::errc() && p == s.data() + s.size() && std::isfinite(x);
 }
 
-std::vector<std::string_view> split(std::string_view line, char delim) {
+// The cells of a line; a line of more than kMaxFileElements cells is refused before they are
+// stored (each takes 16 bytes, its text as little as 1).
+std::vector<std::string_view> split(std::string_view line, char delim, const std::string& origin) {
+    const auto n = static_cast<std::int64_t>(std::count(line.begin(), line.end(), delim)) + 1;
+    if (n > kMaxFileElements)
+        throw InputError(origin + ": a row of more than " + std::to_string(kMaxFileElements) + " values; refusing");
     std::vector<std::string_view> out;
+    out.reserve(static_cast<std::size_t>(n));
     std::size_t start = 0;
     for (;;) {
         const std::size_t p = line.find(delim, start);
@@ -36,11 +43,9 @@ std::vector<std::string_view> split(std::string_view line, char delim) {
     }
 }
 
-}  // namespace
-
-Dataset parse_csv(const std::string& text, const std::string& origin, const CsvOptions& o) {
-    std::vector<std::vector<std::string_view>> rows;
-    std::vector<std::size_t> line_numbers;
+// Calls f(line number, trimmed line) for every non-empty line, in order, until f returns false.
+template <class F>
+void for_each_row(const std::string& text, F f) {
     std::size_t start = 0, line_no = 0;
     while (start < text.size()) {
         std::size_t end = text.find('\n', start);
@@ -48,40 +53,61 @@ Dataset parse_csv(const std::string& text, const std::string& origin, const CsvO
         ++line_no;
         const std::string_view line = trim(std::string_view(text).substr(start, end - start));
         start = end + 1;
-        if (line.empty()) continue;
-        rows.push_back(split(line, o.delimiter));
-        line_numbers.push_back(line_no);
+        if (!line.empty() && !f(line_no, line)) return;
     }
-    if (rows.empty()) throw InputError(origin + ": no data rows (empty file)");
+}
+
+}  // namespace
+
+// Two passes over the text: the first counts rows (so that the size guard comes before any
+// allocation that grows with the file), the second fills the matrix.
+Dataset parse_csv(const std::string& text, const std::string& origin, const CsvOptions& o) {
+    std::vector<std::string_view> head;  // the first non-empty row
+    std::size_t n_rows = 0;
+    for_each_row(text, [&](std::size_t, std::string_view line) {
+        if (n_rows++ == 0) head = split(line, o.delimiter, origin);
+        return true;
+    });
+    if (n_rows == 0) throw InputError(origin + ": no data rows (empty file)");
     bool header = o.header == CsvOptions::Header::Yes;
     if (o.header == CsvOptions::Header::Auto) {
         double x;
-        for (const auto& cell : rows.front())
+        for (const auto& cell : head)
             if (!parse_number(cell, x)) header = true;
     }
     const std::size_t first = header ? 1 : 0;
-    if (rows.size() <= first) throw InputError(origin + ": a header row but no data rows");
-    const std::size_t cols = rows[first].size();
+    if (n_rows <= first) throw InputError(origin + ": a header row but no data rows");
+    std::size_t first_line = 0;  // line number of the first data row, whose width every row must have
+    std::vector<std::string_view> cells;
+    for_each_row(text, [&, k = std::size_t(0)](std::size_t line_no, std::string_view line) mutable {
+        if (k++ < first) return true;
+        first_line = line_no;
+        cells = split(line, o.delimiter, origin);
+        return false;
+    });
+    const std::size_t cols = cells.size();
     const int label = o.label_column == -2 ? static_cast<int>(cols) - 1 : o.label_column;
     if (label >= static_cast<int>(cols) || label < -1)
         throw InputError(origin + ": label column " + std::to_string(label + 1) + " does not exist (rows have " +
                          std::to_string(cols) + " columns)");
     const Index dim = static_cast<Index>(cols) - (label >= 0 ? 1 : 0);
     if (dim < 1) throw InputError(origin + ": rows need at least one value besides the label");
-    if (static_cast<double>(rows.size() - first) * static_cast<double>(cols) > static_cast<double>(kMaxFileElements))
+    if (static_cast<double>(n_rows - first) * static_cast<double>(cols) > static_cast<double>(kMaxFileElements))
         throw InputError(origin + ": more than " + std::to_string(kMaxFileElements) + " values; refusing");
 
     Dataset d;
-    d.X.resize(static_cast<Index>(rows.size() - first), dim);
-    if (label >= 0) d.labels.resize(rows.size() - first);
+    d.X.resize(static_cast<Index>(n_rows - first), dim);
+    if (label >= 0) d.labels.resize(n_rows - first);
     d.max_value = 0.0;
-    for (std::size_t r = first; r < rows.size(); ++r) {
-        const auto& cells = rows[r];
-        const std::string where = origin + ": line " + std::to_string(line_numbers[r]);
+    std::size_t r = 0;
+    for_each_row(text, [&](std::size_t line_no, std::string_view line) {
+        if (r++ < first) return true;
+        cells = split(line, o.delimiter, origin);
+        const std::string where = origin + ": line " + std::to_string(line_no);
         if (cells.size() != cols)
             throw InputError(where + ": expected " + std::to_string(cols) + " columns (as in line " +
-                             std::to_string(line_numbers[first]) + "), got " + std::to_string(cells.size()));
-        const Index out_row = static_cast<Index>(r - first);
+                             std::to_string(first_line) + "), got " + std::to_string(cells.size()));
+        const Index out_row = static_cast<Index>(r - 1 - first);
         Index out_col = 0;
         for (std::size_t c = 0; c < cols; ++c) {
             double x;
@@ -98,7 +124,8 @@ Dataset parse_csv(const std::string& text, const std::string& origin, const CsvO
             d.X(out_row, out_col++) = x;
             d.max_value = std::max(d.max_value, std::fabs(x));
         }
-    }
+        return true;
+    });
     if (d.max_value == 0.0) d.max_value = 1.0;
     const Index side = static_cast<Index>(std::lround(std::sqrt(static_cast<double>(dim))));
     if (side * side == dim && side > 1) d.image_rows = d.image_cols = side;  // square: assume an image

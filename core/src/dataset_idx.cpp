@@ -31,7 +31,8 @@ std::vector<std::uint32_t> header(const std::string& b, int ndim, const std::str
         throw InputError(origin + ": too short for an IDX header of " + std::to_string(ndim) + " dimensions (" +
                          std::to_string(b.size()) + " bytes)");
     std::vector<std::uint32_t> dims;
-    double total = 1;
+    // Exact: at most (2^32 - 1) * 65536 * 65536 < 2^64 (the count is 32 bits, image sides <= 2^16).
+    std::uint64_t total = 1;
     for (int k = 0; k < ndim; ++k) {
         dims.push_back(be32(b, 4 + 4 * static_cast<std::size_t>(k)));
         if (dims.back() == 0) throw InputError(origin + ": IDX dimension " + std::to_string(k + 1) + " is 0");
@@ -39,11 +40,11 @@ std::vector<std::uint32_t> header(const std::string& b, int ndim, const std::str
             throw InputError(origin + ": IDX image side " + std::to_string(dims.back()) + " is absurd (at most 65536)");
         total *= dims.back();
     }
-    if (total > static_cast<double>(kMaxIdxElements))
-        throw InputError(origin + ": IDX header claims " + std::to_string(static_cast<long long>(total)) +
-                         " values, more than the limit " + std::to_string(kMaxIdxElements));
-    if (static_cast<double>(b.size() - head) != total)
-        throw InputError(origin + ": IDX header claims " + std::to_string(static_cast<long long>(total)) +
+    if (total > static_cast<std::uint64_t>(kMaxIdxElements))
+        throw InputError(origin + ": IDX header claims " + std::to_string(total) + " values, more than the limit " +
+                         std::to_string(kMaxIdxElements));
+    if (b.size() - head != total)
+        throw InputError(origin + ": IDX header claims " + std::to_string(total) +
                          " values but the file holds " + std::to_string(b.size() - head));
     return dims;
 }

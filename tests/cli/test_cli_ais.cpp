@@ -159,4 +159,52 @@ TEST_CASE("ais-sweep: json and csv tables over methods and K") {
     expect_one_line_error(test::run_cli("ais-sweep four-mode --steps 10,0"), "zero steps in sweep", "--steps");
 }
 
+// The sweep's JSON without the measured "seconds" fields (the only ones that vary between runs).
+json without_seconds(json j) {
+    for (auto& row : j["results"]) row.erase("seconds");
+    return j;
+}
+
+TEST_CASE("ais-sweep: interrupted and resumed from a checkpoint gives the uninterrupted output") {
+    const std::string sweep = "ais-sweep four-mode --methods geometric:moment,geometric:sigma --steps 10,30 --chains 60 "
+                              "--repeats 3 --seed 5 --reverse ";
+    const auto whole = test::run_cli(sweep);
+    CHECK_MSG(whole.exit_code == 0, whole.err);
+    if (whole.exit_code != 0) return;
+    const std::string ck = (test::temp_dir() / "sweep-ck.json").string();
+    // 12 runs; stop after 5 (checkpoint every 2: the 5th is saved on stopping), resume, stop again
+    // after 4, then finish: three invocations, each doing only the missing runs.
+    const auto first = test::run_cli(sweep + "--checkpoint " + ck + " --checkpoint-every 2 --stop-after 5");
+    CHECK_MSG(first.exit_code == 0, first.err);
+    CHECK(first.json()["runs_done"] == 5);
+    const auto second = test::run_cli(sweep + "--resume " + ck + " --stop-after 4 --threads 1");
+    CHECK_MSG(second.exit_code == 0, second.err);
+    CHECK(second.json()["runs_done"] == 9);
+    const auto last = test::run_cli(sweep + "--resume " + ck);
+    CHECK_MSG(last.exit_code == 0, last.err);
+    if (last.exit_code != 0) return;
+    CHECK(without_seconds(last.json()).dump() == without_seconds(whole.json()).dump());
+    // Resuming a complete checkpoint runs nothing and prints the same; csv output works too.
+    const auto again = test::run_cli(sweep + "--resume " + ck);
+    CHECK(again.out == last.out);
+    const auto csv = test::run_cli(sweep + "--resume " + ck + " --format csv");
+    CHECK(csv.exit_code == 0 && csv.out.rfind("method,path,base,steps", 0) == 0);
+    // Killed outright after its first checkpoint: the checkpoint is complete JSON and resumes.
+    const std::string killed = (test::temp_dir() / "sweep-killed.json").string();
+    CHECK(test::run_cli("ais-sweep four-mode --steps 10,30,100,300,1000,3000 --chains 500 --repeats 50 --checkpoint " +
+                        killed + " & pid=$!; for i in $(seq 1200); do [ -s " + killed + " ] && break; sleep 0.05; done; kill -KILL $pid; wait $pid")
+              .exit_code == 137);
+    const auto after_kill = test::run_cli("ais-sweep four-mode --steps 10,30,100,300,1000,3000 --chains 500 --repeats 50 "
+                                          "--resume " + killed + " --stop-after 1");
+    CHECK_MSG(after_kill.exit_code == 0 && after_kill.json()["runs_done"] >= 2, after_kill.err);
+    // Other options than the checkpoint's: refused, naming the option.
+    expect_one_line_error(test::run_cli(sweep + "--resume " + ck + " --chains 61"), "changed chains", "--chains differs");
+    expect_one_line_error(test::run_cli("ais-sweep four-mode --methods geometric:moment,geometric:sigma --steps 10,30 "
+                                        "--chains 60 --repeats 3 --seed 5 --resume " + ck),
+                          "dropped --reverse", "--reverse differs");
+    expect_one_line_error(test::run_cli(sweep + "--resume " + test::write_temp("not-ck.json", "{}")), "not a checkpoint",
+                          "not an ais-sweep checkpoint");
+    expect_one_line_error(test::run_cli(sweep + "--stop-after 2"), "stop without checkpoint", "--stop-after needs");
+}
+
 RBM_TEST_MAIN

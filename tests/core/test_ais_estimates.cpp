@@ -1,4 +1,5 @@
 // AIS estimates from log weights (SPEC §4) on synthetic weights with known answers.
+#include <limits>
 #include <random>
 
 #include "check.hpp"
@@ -97,6 +98,13 @@ TEST_CASE("histogram and moments of the log weights; bad weights refused") {
     CHECK_NEAR(h.lo, 0, 0);
     CHECK_NEAR(h.hi, 4, 0);
     CHECK(h.counts == std::vector<Index>({1, 1, 1, 1}));
+    // Zero weights (log w = -inf, as training's monitor AIS produced under UBSan): the range is
+    // the finite weights', the zeros count in the lowest bin (every bin was NaN, cast to an integer).
+    const double inf = std::numeric_limits<double>::infinity();
+    const Histogram z = log_weight_histogram((Vec(4) << -inf, 0, 4, -inf).finished(), 4);
+    CHECK(z.lo == 0 && z.hi == 4 && z.counts == std::vector<Index>({3, 0, 0, 1}));
+    const Histogram all_zero = log_weight_histogram((Vec(2) << -inf, -inf).finished(), 2);
+    CHECK(all_zero.counts == std::vector<Index>({2, 0}));
     const AisEstimate e = estimate_log_z(l, 0);
     CHECK_NEAR(e.log_w_mean, 1.75, 1e-12);
     CHECK_NEAR(e.log_w_var, (1.75 * 1.75 + 0.75 * 0.75 + 0.25 * 0.25 + 2.25 * 2.25) / 3, 1e-12);

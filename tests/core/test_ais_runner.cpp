@@ -1,6 +1,7 @@
 // The AIS engine: determinism across thread counts, cancel/pause/progress behaviour, running
 // estimates, and refusals.
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "check.hpp"
@@ -102,19 +103,25 @@ TEST_CASE("cancel during a long run returns within 100 ms with an incomplete par
     std::atomic<bool> cancel{false};
     AisControl ctl;
     ctl.cancel = &cancel;
-    Index last_step = 0;
+    std::atomic<Index> last_step{0};
     ctl.on_progress = [&](const AisSnapshot& s) { last_step = s.step; };
     AisResult r;
     Clock::time_point cancelled_at;
     std::thread worker([&] { r = run_ais(*p, linear_schedule(100000), o, ctl); });
+    // Cancel once the run is under way: 1.5 s in and at least one step reported (a sanitizer
+    // build needs more than 1.5 s for one step of this model).
+    const auto started = Clock::now();
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    while (last_step < 1 && seconds_since(started) < 600) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     cancelled_at = Clock::now();
     cancel = true;
     worker.join();
     const double latency = seconds_since(cancelled_at);
     std::printf("  cancelled after %lld steps, returned %.1f ms after the flag (incl. the estimate)\n",
                 static_cast<long long>(r.steps_done), latency * 1e3);
-    CHECK(latency < 0.1);
+    // The issue's bound is 100 ms; instrumented builds (RBMSCOPE_SANITIZED, several times slower
+    // per block) are held to 1 s, which still catches a cancel that waits for the run to end.
+    CHECK(latency < (std::getenv("RBMSCOPE_SANITIZED") ? 1.0 : 0.1));
     CHECK(!r.complete);
     CHECK(r.steps_done >= 1 && r.steps_done < 100000);
     CHECK(r.steps_done >= last_step);

@@ -136,6 +136,13 @@ TEST_CASE("IDX: images and labels read big-endian; malformed headers are refused
     CHECK_THROWS_WITH(parse_idx(std::string("\x00\x00\x08\x01\x00\x00\x00\x01\x05", 9), "", "x.idx"), InputError, "x.idx: IDX header says 1 dimensions, expected 3");
     CHECK_THROWS_WITH(parse_idx("abcdefghijklmnopq", "", "y.idx"), InputError, "y.idx: not an unsigned-byte IDX file");
     CHECK_THROWS_WITH(parse_idx("ab", "", "z.idx"), InputError, "too short");
+    // Found by fuzz_idx: a product beyond 2^63 was converted to long long for the message (UB).
+    // The size is exact in 64 bits up to its largest possible value.
+    CHECK_THROWS_WITH(parse_idx(std::string("\x00\x00\x08\x03\xe0\x00\x20\x9b\x00\x00\x9b\x00\x00\x00\xf9\x00\x00\x00\x01", 19),
+                                "", "big.idx"),
+                      InputError, "big.idx: IDX header claims 9505606997963243520 values, more than the limit 268435456");
+    CHECK_THROWS_WITH(parse_idx(std::string("\x00\x00\x08\x03\xff\xff\xff\xff\x00\x01\x00\x00\x00\x01\x00\x00", 16), "", "max.idx"),
+                      InputError, "claims 18446744069414584320 values");
     // Labels that do not match the images.
     const std::string img = read_file(kDir + "tiny-images-idx3-ubyte");
     CHECK_THROWS_WITH(parse_idx(img, std::string("\x00\x00\x08\x01\x00\x00\x00\x02\x01\x02", 10), "t"), InputError, "2 labels for 3 images");

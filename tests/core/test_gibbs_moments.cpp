@@ -207,7 +207,9 @@ TEST_CASE("grbm Gibbs at beta = 0.5 (and 0.3, 0.7) with a diagonal Gaussian base
     // the roles of sigma and sigma_A in the precision (the error of the printed eq. 9) would pass.
     const std::vector<std::pair<std::vector<double>, double>> cases{
         {{0.0, 1.0}, 0.5}, {{0.0, 1.0}, 0.3}, {{-1.0, 0.0, 1.0}, 0.7}};
-    for (const auto& [values, beta] : cases) {
+    for (const auto& one_case : cases) {
+        const auto& values = one_case.first;
+        const double beta = one_case.second;  // not a structured binding: clang 14 cannot capture those
         const Grbm g = random_grbm(2, 3, values);
         DiagGaussianBase base{random_vec(2, 1.0), Vec(2)};
         base.sigma << uniform(0.7, 2.0), uniform(0.7, 2.0);

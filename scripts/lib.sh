@@ -1,0 +1,21 @@
+# Sourced by the build and test scripts (not run on its own).
+
+# rbm_launcher: the CMake arguments that compile through ccache when it is installed (it is
+# optional: nothing here installs it). CCACHE_BASEDIR lets worktrees and clones share hits.
+rbm_launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  rbm_launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$root")}
+fi
+
+# The AddressSanitizer + UndefinedBehaviorSanitizer build (clang), shared by scripts/sanitize.sh
+# address (core, CLI and their suites) and scripts/fuzz.sh (the libFuzzer targets): one compile
+# of the library serves both. -O1 -g: readable stacks at a tolerable speed; NDEBUG is left
+# undefined so Eigen's own bounds and shape assertions run too. fuzzer-no-link only adds the
+# coverage hooks libFuzzer feeds on (plain programs run them as no-ops).
+rbm_configure_asan() {  # build directory
+  local flags="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
+  CXX=${RBMSCOPE_ASAN_CXX:-clang++} cmake -S "$root" -B "$1" -G Ninja -DRBMSCOPE_BUILD_GUI=OFF -DRBMSCOPE_FUZZ=ON \
+    -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+    "${rbm_launcher[@]}" >/dev/null
+}
