@@ -7,6 +7,25 @@
 #include <algorithm>
 #include <memory>
 
+// ThreadSanitizer cannot see the synchronization inside an uninstrumented libtbb (Debian's is
+// not built with it), so under TSan every parallel_for shows false races in TBB's own headers.
+// TSan builds run the same blocks on plain std::threads instead, which it understands, so its
+// reports speak about rbmscope's code.
+#if defined(__SANITIZE_THREAD__)
+#define RBMSCOPE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RBMSCOPE_TSAN 1
+#endif
+#endif
+#ifdef RBMSCOPE_TSAN
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+#endif
+
 #include "rbmscope/types.hpp"
 
 namespace rbm {
@@ -22,10 +41,36 @@ void for_each_block(Index count, F&& f, Index block = kChainBlock) {
         f(Index(0), count);
         return;
     }
+#ifdef RBMSCOPE_TSAN
+    const std::size_t allowed = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+    const std::size_t cores = std::max(2u, std::thread::hardware_concurrency());
+    const Index threads = std::min<Index>(blocks, static_cast<Index>(std::max<std::size_t>(1, std::min(allowed, cores))));
+    std::atomic<Index> next{0};
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    auto work = [&] {
+        try {
+            for (Index k = next.fetch_add(1); k < blocks; k = next.fetch_add(1)) {
+                const Index begin = k * block;
+                f(begin, std::min(count, begin + block));
+            }
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(error_mutex);
+            if (!error) error = std::current_exception();
+            next.store(blocks);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (Index t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    if (error) std::rethrow_exception(error);
+#else
     tbb::parallel_for(Index(0), blocks, [&](Index k) {
         const Index begin = k * block;
         f(begin, std::min(count, begin + block));
     });
+#endif
 }
 
 // Limits TBB to `threads` workers while alive (threads <= 0: no limit).
