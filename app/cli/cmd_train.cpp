@@ -243,7 +243,7 @@ json run_train(const std::vector<std::string>& argv) {
         Index active = 0;
         for (auto p : t.projection_active()) active += p;
         j["projection"] = o.projection;
-        if (o.projection) j["projection_limit"] = effective_projection_limit(o, t.data());
+        if (o.projection) j["projection_limit"] = t.projection_limit();
         j["projection_active_updates"] = active;
         j["max_singular_value"] = t.model().as<Leaky>()->max_singular_value();
     }

@@ -246,6 +246,7 @@ const std::string& Trainer::message() const { return impl_->message; }
 Index Trainer::updates_done() const { return impl_->done; }
 const TrainOptions& Trainer::options() const { return impl_->options; }
 const Dataset& Trainer::data() const { return impl_->data; }
+double Trainer::projection_limit() const { return impl_->projection_limit; }
 Model Trainer::model() const { return impl_->model; }
 const std::vector<TrainRecord>& Trainer::log() const { return impl_->log; }
 const std::vector<std::uint8_t>& Trainer::projection_active() const { return impl_->projected; }

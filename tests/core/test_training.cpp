@@ -99,6 +99,20 @@ Dataset scaled_digits(Index rows) {
     return d;
 }
 
+// A leaky RBM trained on the standardized digits, as the leaky tests below vary it.
+TrainOptions leaky_options(Index hidden, TrainMethod method, int k, Index batch, Index updates) {
+    TrainOptions o;
+    o.kind = ModelKind::Leaky;
+    o.hidden = hidden;
+    o.method = method;
+    o.k = k;
+    o.batch = batch;
+    o.learning_rate = 0.005;
+    o.updates = updates;
+    o.monitor_every = 0;
+    return o;
+}
+
 Dataset standardized_digits(Index rows) {
     Dataset d = load_digits();
     d.X = d.X.topRows(rows).eval();
@@ -231,14 +245,7 @@ TEST_CASE("leaky RBM on standardized digits with projection: no divergence, sing
     // These settings drive W onto the boundary of the valid region after about 200 updates; the
     // projection then holds it there (active nearly every update) and the run goes on.
     for (TrainMethod method : {TrainMethod::Leaky, TrainMethod::Mix, TrainMethod::Pcd}) {
-        TrainOptions o;
-        o.kind = ModelKind::Leaky;
-        o.hidden = 16;
-        o.method = method;
-        o.k = 5;
-        o.batch = 20;
-        o.learning_rate = 0.005;
-        o.updates = 300;
+        TrainOptions o = leaky_options(16, method, 5, 20, 300);
         o.monitor_every = 150;
         o.monitor_examples = 200;
         o.ais_chains = 50;
@@ -288,14 +295,7 @@ TEST_CASE("automatic projection bound: the model's c_L = 1 variance stays within
 TEST_CASE("leaky RBM, 32 hidden units, Algorithm 2 on the standardized digits: the 1 - 1e-6 bound blows up, the automatic one learns") {
     // One overshooting step takes sigma_max(W) to the bound; at 1 - 1e-6 the model's variance at
     // c_L = 1 is 5e5, the annealed negative samples start out there and the biases explode.
-    TrainOptions o;
-    o.kind = ModelKind::Leaky;
-    o.hidden = 32;
-    o.method = TrainMethod::Leaky;
-    o.k = 10;
-    o.learning_rate = 0.005;
-    o.updates = 400;
-    o.monitor_every = 0;
+    TrainOptions o = leaky_options(32, TrainMethod::Leaky, 10, TrainOptions{}.batch, 400);
     o.monitor_examples = 300;
     o.ais_chains = 50;
     o.ais_steps = 300;
@@ -355,15 +355,7 @@ TEST_CASE("leaky score: its mean under exact samples matches d log Z by quadratu
 }
 
 TEST_CASE("leaky RBM without projection: divergence is detected and reported, never NaNs") {
-    TrainOptions o;
-    o.kind = ModelKind::Leaky;
-    o.hidden = 16;
-    o.method = TrainMethod::Mix;
-    o.k = 5;
-    o.batch = 20;
-    o.learning_rate = 0.005;
-    o.updates = 300;
-    o.monitor_every = 0;
+    TrainOptions o = leaky_options(16, TrainMethod::Mix, 5, 20, 300);
     o.projection = false;
     o.leaky_kernel = LeakyKernel::PaperGibbs;
     Trainer t(o, standardized_digits(400));

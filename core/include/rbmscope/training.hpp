@@ -163,6 +163,7 @@ public:
     // A longer or shorter run on resume (>= updates_done()); Finished becomes Running if more remain.
     void set_total_updates(Index updates);
     const Dataset& data() const;
+    double projection_limit() const;                  // leaky with projection: the bound in force
 
     Model model() const;                              // a copy of the current parameters
     const std::vector<TrainRecord>& log() const;
