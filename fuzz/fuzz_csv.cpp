@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "fuzz_target.hpp"
-#include "rbmscope/datasets.hpp"
+#include "core/data/datasets.hpp"
 
 RBM_FUZZ_TARGET(bytes) {
     if (bytes.empty()) return;

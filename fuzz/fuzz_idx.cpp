@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "fuzz_target.hpp"
-#include "rbmscope/datasets.hpp"
+#include "core/data/datasets.hpp"
 
 RBM_FUZZ_TARGET(bytes) {
     static const std::string marker = "#labels#";

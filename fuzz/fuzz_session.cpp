@@ -1,7 +1,7 @@
 // Session files (app sessions: an embedded model or a preset name, settings, view), through the
 // same entry point load_session uses. A session that loads must write and read back the same.
 #include "fuzz_target.hpp"
-#include "rbmscope/session_io.hpp"
+#include "core/io/session_io.hpp"
 
 RBM_FUZZ_TARGET(bytes) {
     const rbm::Session s = rbm::session_from_json_text(bytes, "fuzz.json");

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "rbmscope/model_io.hpp"
-#include "rbmscope/types.hpp"
+#include "core/io/model_io.hpp"
+#include "core/numerics/types.hpp"
 
 namespace rbm::fuzz {
 

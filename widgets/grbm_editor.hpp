@@ -6,7 +6,7 @@
 #include <QGroupBox>
 #include <vector>
 
-#include "rbmscope/models.hpp"
+#include "core/models/models.hpp"
 
 namespace rbmscope {
 

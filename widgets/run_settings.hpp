@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "rbmscope/gibbs.hpp"
-#include "rbmscope/models.hpp"
-#include "rbmscope/schedules.hpp"
-#include "rbmscope/session_io.hpp"
+#include "core/kernels/gibbs.hpp"
+#include "core/models/models.hpp"
+#include "core/ais/schedules.hpp"
+#include "core/io/session_io.hpp"
 
 namespace rbmscope {
 

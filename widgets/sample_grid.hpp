@@ -11,7 +11,7 @@
 #include <QStringList>
 #include <QWidget>
 
-#include "rbmscope/types.hpp"
+#include "core/numerics/types.hpp"
 
 namespace rbmscope {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cli_command.hpp"
-#include "rbmscope/ais_paths.hpp"
+#include "core/ais/paths.hpp"
 
 namespace rbm::cli {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "rbmscope/types.hpp"
+#include "core/numerics/types.hpp"
 
 namespace rbm::cli {
 

@@ -5,10 +5,10 @@
 #include <sstream>
 
 #include "ais_cli.hpp"
-#include "rbmscope/ais_runner.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/ais/runner.hpp"
+#include "core/exact/exact.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/io/presets.hpp"
 
 namespace rbm::cli {
 

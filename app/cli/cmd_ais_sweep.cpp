@@ -11,11 +11,11 @@
 #include <tuple>
 
 #include "ais_cli.hpp"
-#include "rbmscope/ais_runner.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/model_io.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/ais/runner.hpp"
+#include "core/exact/exact.hpp"
+#include "core/io/model_io.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/io/presets.hpp"
 
 namespace rbm::cli {
 namespace {

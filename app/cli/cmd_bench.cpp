@@ -10,11 +10,11 @@
 #include <iostream>
 
 #include "cli_command.hpp"
-#include "rbmscope/ais_paths.hpp"
-#include "rbmscope/ais_runner.hpp"
-#include "rbmscope/model_io.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/ais/paths.hpp"
+#include "core/ais/runner.hpp"
+#include "core/io/model_io.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/io/presets.hpp"
 
 namespace rbm::cli {
 

@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "cli_command.hpp"
-#include "rbmscope/model_io.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/io/model_io.hpp"
+#include "core/io/presets.hpp"
 
 namespace rbm::cli {
 namespace {

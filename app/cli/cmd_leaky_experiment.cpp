@@ -13,11 +13,11 @@
 #include <iostream>
 
 #include "cli_command.hpp"
-#include "rbmscope/ais_paths.hpp"
-#include "rbmscope/ais_runner.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/schedules.hpp"
+#include "core/ais/paths.hpp"
+#include "core/ais/runner.hpp"
+#include "core/exact/exact.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/ais/schedules.hpp"
 
 namespace rbm::cli {
 namespace {

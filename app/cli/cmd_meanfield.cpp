@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "cli_command.hpp"
-#include "rbmscope/meanfield.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/meanfield/meanfield.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/io/presets.hpp"
 
 namespace rbm::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "cli_command.hpp"
-#include "rbmscope/meanfield.hpp"
-#include "rbmscope/parallel.hpp"
+#include "core/meanfield/meanfield.hpp"
+#include "core/numerics/parallel.hpp"
 
 namespace rbm::cli {
 namespace {

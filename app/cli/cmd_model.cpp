@@ -2,10 +2,10 @@
 #include <iostream>
 
 #include "cli_command.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/gibbs.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/exact/exact.hpp"
+#include "core/kernels/gibbs.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/io/presets.hpp"
 
 namespace rbm::cli {
 namespace {

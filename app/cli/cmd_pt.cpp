@@ -4,10 +4,10 @@
 #include <sstream>
 
 #include "cli_command.hpp"
-#include "rbmscope/model_io.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/presets.hpp"
-#include "rbmscope/pt.hpp"
+#include "core/io/model_io.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/io/presets.hpp"
+#include "core/tempering/pt.hpp"
 
 namespace rbm::cli {
 namespace {

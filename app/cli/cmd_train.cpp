@@ -6,10 +6,10 @@
 #include <iostream>
 
 #include "cli_command.hpp"
-#include "rbmscope/datasets.hpp"
-#include "rbmscope/model_io.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/training.hpp"
+#include "core/data/datasets.hpp"
+#include "core/io/model_io.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/training/training.hpp"
 
 namespace rbm::cli {
 namespace {

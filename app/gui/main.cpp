@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "main_window.hpp"
-#include "rbmscope/presets.hpp"
+#include "main_window/main_window.hpp"
+#include "core/io/presets.hpp"
 #include "validated_field.hpp"
 
 namespace {

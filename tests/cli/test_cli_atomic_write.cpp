@@ -15,8 +15,8 @@
 
 #include "check.hpp"
 #include "cli_runner.hpp"
-#include "rbmscope/model_io.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/io/model_io.hpp"
+#include "core/io/presets.hpp"
 
 extern char** environ;
 

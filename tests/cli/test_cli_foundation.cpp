@@ -8,7 +8,7 @@
 
 #include "../core/check.hpp"
 #include "cli_runner.hpp"
-#include "rbmscope/numerics.hpp"
+#include "core/numerics/scalar.hpp"
 
 using namespace rbm;
 using nlohmann::json;

@@ -4,7 +4,7 @@
 
 #include "check.hpp"
 #include "cli_runner.hpp"
-#include "rbmscope/model_io.hpp"
+#include "core/io/model_io.hpp"
 
 using namespace rbm::test;
 

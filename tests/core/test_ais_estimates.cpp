@@ -3,9 +3,9 @@
 #include <random>
 
 #include "check.hpp"
-#include "rbmscope/ais_estimates.hpp"
-#include "rbmscope/numerics.hpp"
-#include "rbmscope/parallel.hpp"
+#include "core/ais/estimates.hpp"
+#include "core/numerics/scalar.hpp"
+#include "core/numerics/parallel.hpp"
 
 using namespace rbm;
 

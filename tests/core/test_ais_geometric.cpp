@@ -4,10 +4,10 @@
 #include <cmath>
 
 #include "check.hpp"
-#include "rbmscope/ais_paths.hpp"
-#include "rbmscope/ais_runner.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/ais/paths.hpp"
+#include "core/ais/runner.hpp"
+#include "core/exact/exact.hpp"
+#include "core/io/presets.hpp"
 #include "test_random_models.hpp"
 #include "test_support.hpp"
 

@@ -5,12 +5,12 @@
 
 #include "check.hpp"
 #include "test_support.hpp"
-#include "rbmscope/ais_paths.hpp"
-#include "rbmscope/ais_runner.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/numerics.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/schedules.hpp"
+#include "core/ais/paths.hpp"
+#include "core/ais/runner.hpp"
+#include "core/exact/exact.hpp"
+#include "core/numerics/scalar.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/ais/schedules.hpp"
 #include "test_random_models.hpp"
 
 using namespace rbm;

@@ -5,10 +5,10 @@
 #include <thread>
 
 #include "check.hpp"
-#include "rbmscope/ais_paths.hpp"
-#include "rbmscope/ais_runner.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/ais/paths.hpp"
+#include "core/ais/runner.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/io/presets.hpp"
 #include "test_random_models.hpp"
 #include "test_support.hpp"
 

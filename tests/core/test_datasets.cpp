@@ -5,10 +5,10 @@
 #include <string>
 
 #include "check.hpp"
-#include "rbmscope/datasets.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/gibbs.hpp"
-#include "rbmscope/model_io.hpp"
+#include "core/data/datasets.hpp"
+#include "core/exact/exact.hpp"
+#include "core/kernels/gibbs.hpp"
+#include "core/io/model_io.hpp"
 
 using namespace rbm;
 

@@ -11,10 +11,10 @@
 #include "check.hpp"
 #include "test_quadrature.hpp"
 #include "test_support.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/numerics.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/exact/exact.hpp"
+#include "core/numerics/scalar.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/io/presets.hpp"
 
 using namespace rbm;
 

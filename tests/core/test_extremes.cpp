@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "check.hpp"
-#include "rbmscope/ais_paths.hpp"
-#include "rbmscope/ais_runner.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/gibbs.hpp"
-#include "rbmscope/meanfield.hpp"
-#include "rbmscope/pt.hpp"
-#include "rbmscope/schedules.hpp"
+#include "core/ais/paths.hpp"
+#include "core/ais/runner.hpp"
+#include "core/exact/exact.hpp"
+#include "core/kernels/gibbs.hpp"
+#include "core/meanfield/meanfield.hpp"
+#include "core/tempering/pt.hpp"
+#include "core/ais/schedules.hpp"
 #include "test_support.hpp"
 
 using namespace rbm;

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "check.hpp"
-#include "rbmscope/models.hpp"
-#include "rbmscope/types.hpp"
+#include "core/models/models.hpp"
+#include "core/numerics/types.hpp"
 
 namespace rbm::test {
 

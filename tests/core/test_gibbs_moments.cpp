@@ -10,8 +10,8 @@
 #include "check.hpp"
 #include "test_quadrature.hpp"
 #include "test_support.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/gibbs.hpp"
+#include "core/exact/exact.hpp"
+#include "core/kernels/gibbs.hpp"
 
 using namespace rbm;
 

@@ -6,12 +6,12 @@
 #include <cmath>
 #include <limits>
 
-#include "../../core/src/kernel_math.hpp"
+#include "core/kernels/vector_math.hpp"
 #include "check.hpp"
-#include "rbmscope/ais_paths.hpp"
-#include "rbmscope/ais_runner.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/gibbs.hpp"
+#include "core/ais/paths.hpp"
+#include "core/ais/runner.hpp"
+#include "core/exact/exact.hpp"
+#include "core/kernels/gibbs.hpp"
 #include "test_random_models.hpp"
 #include "test_support.hpp"
 

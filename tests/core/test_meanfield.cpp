@@ -8,9 +8,9 @@
 
 #include "check.hpp"
 #include "test_random_models.hpp"
-#include "rbmscope/meanfield.hpp"
-#include "rbmscope/numerics.hpp"
-#include "rbmscope/parallel.hpp"
+#include "core/meanfield/meanfield.hpp"
+#include "core/numerics/scalar.hpp"
+#include "core/numerics/parallel.hpp"
 
 using namespace rbm;
 

@@ -14,9 +14,9 @@
 
 #include "check.hpp"
 #include "test_files.hpp"
-#include "rbmscope/model_io.hpp"
-#include "rbmscope/npy.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/io/model_io.hpp"
+#include "core/io/npy.hpp"
+#include "core/io/presets.hpp"
 
 namespace fs = std::filesystem;
 using namespace rbm;

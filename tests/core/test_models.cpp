@@ -4,8 +4,8 @@
 
 #include "check.hpp"
 #include "test_support.hpp"
-#include "rbmscope/models.hpp"
-#include "rbmscope/numerics.hpp"
+#include "core/models/models.hpp"
+#include "core/numerics/scalar.hpp"
 #include "test_random_models.hpp"
 
 using namespace rbm;

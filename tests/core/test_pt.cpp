@@ -8,10 +8,10 @@
 #include <cstdio>
 
 #include "check.hpp"
-#include "rbmscope/gibbs.hpp"
-#include "rbmscope/numerics.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/pt.hpp"
+#include "core/kernels/gibbs.hpp"
+#include "core/numerics/scalar.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/tempering/pt.hpp"
 #include "test_random_models.hpp"
 
 using namespace rbm;

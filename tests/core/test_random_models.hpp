@@ -2,7 +2,7 @@
 // Random small models for tests (fixed seeds).
 #include <random>
 
-#include "rbmscope/models.hpp"
+#include "core/models/models.hpp"
 
 namespace rbm::test {
 

@@ -4,9 +4,9 @@
 
 #include "check.hpp"
 #include "test_support.hpp"
-#include "rbmscope/gibbs.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/rng.hpp"
+#include "core/kernels/gibbs.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/random/rng.hpp"
 #include "test_random_models.hpp"
 
 using namespace rbm;

@@ -1,7 +1,7 @@
 // Schedules (SPEC §3): every kind starts at exactly 0, ends at exactly 1, strictly increases,
 // has K+1 entries and the kind's shape; every bad schedule is refused with its message.
 #include "check.hpp"
-#include "rbmscope/schedules.hpp"
+#include "core/ais/schedules.hpp"
 
 using namespace rbm;
 

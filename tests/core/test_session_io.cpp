@@ -8,9 +8,9 @@
 
 #include "check.hpp"
 #include "test_files.hpp"
-#include "rbmscope/model_io.hpp"
-#include "rbmscope/presets.hpp"
-#include "rbmscope/session_io.hpp"
+#include "core/io/model_io.hpp"
+#include "core/io/presets.hpp"
+#include "core/io/session_io.hpp"
 
 namespace fs = std::filesystem;
 using namespace rbm;

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "check.hpp"
-#include "rbmscope/datasets.hpp"
-#include "rbmscope/model_io.hpp"
-#include "rbmscope/npy.hpp"
+#include "core/data/datasets.hpp"
+#include "core/io/model_io.hpp"
+#include "core/io/npy.hpp"
 
 using namespace rbm;
 namespace fs = std::filesystem;

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "check.hpp"
-#include "rbmscope/ais_path.hpp"
-#include "rbmscope/models.hpp"
-#include "rbmscope/parallel.hpp"
+#include "core/ais/path.hpp"
+#include "core/models/models.hpp"
+#include "core/numerics/parallel.hpp"
 
 namespace rbm::test {
 

@@ -5,10 +5,10 @@
 #include <cstdio>
 
 #include "check.hpp"
-#include "rbmscope/datasets.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/parallel.hpp"
-#include "rbmscope/training.hpp"
+#include "core/data/datasets.hpp"
+#include "core/exact/exact.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/training/training.hpp"
 
 using namespace rbm;
 

@@ -9,11 +9,11 @@
 #include <cmath>
 
 #include "colormap.hpp"
-#include "density_field.hpp"
-#include "main_window.hpp"
-#include "rbmscope/ais_paths.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/presets.hpp"
+#include "views/density/density_field.hpp"
+#include "main_window/main_window.hpp"
+#include "core/ais/paths.hpp"
+#include "core/exact/exact.hpp"
+#include "core/io/presets.hpp"
 #include "timing_bounds.hpp"
 
 using namespace rbmscope;
@@ -209,7 +209,7 @@ private Q_SLOTS:
     }
 
     void particlesFollowTheSlider() {
-        AisSession* run = w_->session();
+        AisJob* run = w_->session();
         QVERIFY(!run->lanes().empty() && run->lanes()[0].result);  // the auto-run finished
         AnnealingView* v = w_->annealingView();
         v->setBeta(0.5);

@@ -9,8 +9,8 @@
 #include <tbb/parallel_for.h>
 #include <thread>
 
-#include "background_jobs.hpp"
-#include "rbmscope/types.hpp"
+#include "jobs/background_jobs.hpp"
+#include "core/numerics/types.hpp"
 
 using rbmscope::BackgroundJobs;
 

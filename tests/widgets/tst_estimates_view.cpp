@@ -6,11 +6,11 @@
 #include <QtTest>
 #include <cmath>
 
-#include "main_window.hpp"
-#include "rbmscope/ais_paths.hpp"
-#include "rbmscope/ais_runner.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/presets.hpp"
+#include "main_window/main_window.hpp"
+#include "core/ais/paths.hpp"
+#include "core/ais/runner.hpp"
+#include "core/exact/exact.hpp"
+#include "core/io/presets.hpp"
 
 using namespace rbmscope;
 
@@ -46,7 +46,7 @@ private Q_SLOTS:
         w.applySettings(s);
         QVERIFY(waitIdle(w));
         std::vector<int> seen;  // points on the chart at each update
-        connect(w.sweepSession(), &SweepSession::progressed, this, [&] { seen.push_back(w.estimatesView()->plottedPoints()); });
+        connect(w.sweepJob(), &SweepJob::progressed, this, [&] { seen.push_back(w.estimatesView()->plottedPoints()); });
         w.startSweep();
         QCOMPARE(w.currentView(), QStringLiteral("estimates"));
         QVERIFY(waitIdle(w));
@@ -57,7 +57,7 @@ private Q_SLOTS:
                  "points must appear before the sweep ends");
         QCOMPARE(v->logZChart()->barCount(), std::size_t(6));
         // The first point is exactly what a direct run with the same settings gives.
-        const SweepPoint& p = w.sweepSession()->points().front();
+        const SweepPoint& p = w.sweepJob()->points().front();
         QCOMPARE(p.steps, rbm::Index(50));
         QCOMPARE(p.lane, 0);
         rbm::PathRequest req;
@@ -75,7 +75,7 @@ private Q_SLOTS:
         QVERIFY(w.exactLogZ().has_value());
         QVERIFY(std::fabs(*w.exactLogZ() - rbm::exact_log_z(m)) < 1e-12);
         // Every estimate within a few of its bootstrap widths of the truth (unbiased method).
-        for (const SweepPoint& q : w.sweepSession()->points()) {
+        for (const SweepPoint& q : w.sweepJob()->points()) {
             const double width = std::max(0.01, q.estimate.ci95_high - q.estimate.ci95_low);
             QVERIFY2(std::fabs(q.estimate.log_z - *w.exactLogZ()) < 3 * width,
                      qPrintable(QStringLiteral("K=%1 log Z %2").arg(q.steps).arg(q.estimate.log_z)));
@@ -97,19 +97,19 @@ private Q_SLOTS:
         w.applySettings(s);
         QVERIFY(waitIdle(w));
         w.startSweep();
-        QTRY_VERIFY_WITH_TIMEOUT(w.sweepSession()->points().size() >= 4, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.sweepJob()->points().size() >= 4, 30000);
         QTest::qWait(100);  // well into the long run
-        QVERIFY(w.sweepSession()->running());
-        QSignalSpy finished(w.sweepSession(), &SweepSession::finished);
+        QVERIFY(w.sweepJob()->running());
+        QSignalSpy finished(w.sweepJob(), &SweepJob::finished);
         QElapsedTimer t;
         t.start();
         w.stopAll();
         QVERIFY(finished.wait(5000));
         qInfo("sweep stopped %.1f ms after Cancel", t.nsecsElapsed() / 1e6);
         QCOMPARE(finished.first().first().toBool(), false);
-        QCOMPARE(w.sweepSession()->points().size(), std::size_t(4));
+        QCOMPARE(w.sweepJob()->points().size(), std::size_t(4));
         QCOMPARE(w.estimatesView()->plottedPoints(), 4);
-        QVERIFY(w.sweepSession()->fraction() < 1.0);
+        QVERIFY(w.sweepJob()->fraction() < 1.0);
     }
 
     void reverseAisAddsTheUpperSide() {
@@ -125,8 +125,8 @@ private Q_SLOTS:
         w.startSweep();
         w.startRun();
         QVERIFY(waitIdle(w));
-        QCOMPARE(w.sweepSession()->points().size(), std::size_t(4));
-        for (const SweepPoint& p : w.sweepSession()->points()) QVERIFY(p.reverseUpper.has_value());
+        QCOMPARE(w.sweepJob()->points().size(), std::size_t(4));
+        for (const SweepPoint& p : w.sweepJob()->points()) QVERIFY(p.reverseUpper.has_value());
         // The summary shows the sandwich of the current run.
         QVERIFY(w.estimatesView()->summaryLabel()->text().contains(QStringLiteral("(reverse)")));
         // Error-bar modes: +-3 sigma bars are the estimate's own bounds.

@@ -6,7 +6,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "main_window.hpp"
+#include "main_window/main_window.hpp"
 
 using namespace rbmscope;
 

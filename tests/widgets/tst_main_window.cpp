@@ -4,9 +4,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "main_window.hpp"
-#include "rbmscope/exact.hpp"
-#include "rbmscope/presets.hpp"
+#include "main_window/main_window.hpp"
+#include "core/exact/exact.hpp"
+#include "core/io/presets.hpp"
 
 using rbmscope::MainWindow;
 

@@ -10,11 +10,11 @@
 #include <QtTest>
 #include <cmath>
 
-#include "meanfield_view.hpp"
+#include "views/meanfield/meanfield_view.hpp"
 
 #include <algorithm>
 #include "screenshot_dir.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/io/presets.hpp"
 
 using namespace rbmscope;
 

@@ -6,8 +6,8 @@
 #include <QtTest>
 
 #include "parameter_panel.hpp"
-#include "rbmscope/ais_paths.hpp"
-#include "rbmscope/presets.hpp"
+#include "core/ais/paths.hpp"
+#include "core/io/presets.hpp"
 
 using namespace rbmscope;
 

@@ -9,10 +9,10 @@
 #include <QtTest>
 #include <cmath>
 
-#include "filters_view.hpp"
-#include "rbmscope/datasets.hpp"
-#include "rbmscope/presets.hpp"
-#include "samples_view.hpp"
+#include "views/filters/filters_view.hpp"
+#include "core/data/datasets.hpp"
+#include "core/io/presets.hpp"
+#include "views/samples/samples_view.hpp"
 #include "screenshot_dir.hpp"
 
 using namespace rbmscope;

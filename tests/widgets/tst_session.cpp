@@ -13,11 +13,11 @@
 #include <QtTest>
 #include <cstring>
 
-#include "main_window.hpp"
+#include "main_window/main_window.hpp"
 #include "screenshot_dir.hpp"
-#include "rbmscope/model_io.hpp"
-#include "rbmscope/presets.hpp"
-#include "rbmscope/session_io.hpp"
+#include "core/io/model_io.hpp"
+#include "core/io/presets.hpp"
+#include "core/io/session_io.hpp"
 
 using rbmscope::MainWindow;
 

@@ -7,9 +7,9 @@
 #include <QtTest>
 #include <set>
 
-#include "rbmscope/presets.hpp"
+#include "core/io/presets.hpp"
 #include "screenshot_dir.hpp"
-#include "tempering_view.hpp"
+#include "views/tempering/tempering_view.hpp"
 #include "timing_bounds.hpp"
 
 using namespace rbmscope;

@@ -10,10 +10,10 @@
 #include <QtTest>
 #include <cmath>
 
-#include "main_window.hpp"
-#include "rbmscope/model_io.hpp"
+#include "main_window/main_window.hpp"
+#include "core/io/model_io.hpp"
 #include "screenshot_dir.hpp"
-#include "training_view.hpp"
+#include "views/training/training_view.hpp"
 
 using namespace rbmscope;
 

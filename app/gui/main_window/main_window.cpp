@@ -1,0 +1,409 @@
+#include "main_window/main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <iostream>
+
+#include "main_window/method_help.hpp"
+#include "core/io/model_io.hpp"
+#include "core/io/presets.hpp"
+#include "main_window/view_export.hpp"
+
+namespace rbmscope {
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), jobs_(new BackgroundJobs(this)) {
+    setWindowTitle(QStringLiteral("rbmscope"));
+    run_ = new AisJob(jobs_, QStringLiteral("ais"), this);
+    sweep_ = new SweepJob(jobs_, QStringLiteral("sweep"), this);
+    autoRunTimer_ = new QTimer(this);
+    autoRunTimer_->setSingleShot(true);
+    autoRunTimer_->setInterval(250);
+    connect(autoRunTimer_, &QTimer::timeout, this, &MainWindow::startRun);
+    editTimer_ = new QTimer(this);
+    editTimer_->setSingleShot(true);
+    editTimer_->setInterval(33);
+    connect(editTimer_, &QTimer::timeout, this, &MainWindow::applyModelEdit);
+    editFinalTimer_ = new QTimer(this);
+    editFinalTimer_->setSingleShot(true);
+    editFinalTimer_->setInterval(300);
+    connect(editFinalTimer_, &QTimer::timeout, this, [this] { onModelEdited(*model_.as<rbm::Grbm>(), true); });
+
+    buildViews();
+    buildPanel();
+    buildStatusBar();
+    buildMenus();
+    resize(1280, 800);
+
+    connect(run_, &AisJob::progressed, this, [this] {
+        annealing_->setRun(run_);
+        compare_->setRun(run_);
+        estimates_->setRun(run_);
+        updateStatus();
+    });
+    connect(run_, &AisJob::finished, this, [this] { updateStatus(); });
+    connect(sweep_, &SweepJob::progressed, this, [this] {
+        estimates_->setSweep(sweep_);
+        updateStatus();
+    });
+    connect(jobs_, &BackgroundJobs::runningChanged, this, [this] { updateActions(); });
+}
+
+MainWindow::~MainWindow() {
+    // Workers may still post to the sessions and views: stop them before any of those goes.
+    jobs_->cancelAll();
+    jobs_->waitForAll();
+    // The views (which may cancel their channels as they go) go while jobs_ still exists; jobs_
+    // is this window's first child, so QObject would otherwise delete it before them.
+    disconnect(jobs_, nullptr, this, nullptr);
+    jobs_->blockSignals(true);  // views cancel their channels as they go; nobody must hear it then
+    delete takeCentralWidget();
+}
+
+void MainWindow::buildViews() {
+    tabs_ = new QTabWidget(this);
+    density_ = new DensityTab(jobs_, tabs_);
+    annealing_ = new AnnealingView(jobs_, QStringLiteral("anneal"), 1, tabs_);
+    compare_ = new AnnealingView(jobs_, QStringLiteral("compare"), 6, tabs_);
+    estimates_ = new EstimatesView(tabs_);
+    density_->setObjectName(QStringLiteral("density"));
+    annealing_->setObjectName(QStringLiteral("annealing"));
+    compare_->setObjectName(QStringLiteral("compare"));
+    estimates_->setObjectName(QStringLiteral("estimates"));
+    tabs_->addTab(density_, tr("Target density"));
+    tabs_->addTab(annealing_, tr("Annealing"));
+    tabs_->addTab(compare_, tr("Compare"));
+    tabs_->addTab(estimates_, tr("Estimates"));
+    tempering_ = new TemperingView(tabs_, jobs_);
+    meanfield_ = new MeanFieldView(tabs_, jobs_);
+    tabs_->addTab(tempering_, tr("Tempering"));
+    tabs_->addTab(meanfield_, tr("Mean field"));
+    samples_ = new SamplesView(tabs_, jobs_);
+    filters_ = new FiltersView(tabs_);
+    training_ = new TrainingView(tabs_, jobs_);
+    samples_->setObjectName(QStringLiteral("samples"));
+    filters_->setObjectName(QStringLiteral("filters"));
+    training_->setObjectName(QStringLiteral("training"));
+    meanfield_->setObjectName(QStringLiteral("meanfield"));
+    tabs_->addTab(samples_, tr("Samples"));
+    tabs_->addTab(filters_, tr("Filters"));
+    tabs_->addTab(training_, tr("Training"));
+    tabs_->setTabToolTip(tabs_->indexOf(samples_), tr("Visible samples of an image-shaped model next to data examples"));
+    tabs_->setTabToolTip(tabs_->indexOf(filters_), tr("Each hidden unit's weights as an image, sorted by norm"));
+    tabs_->setTabToolTip(tabs_->indexOf(training_), tr("Train RBMs with CD, PCD, tempered PCD or Algorithm 2 and watch them learn"));
+    // "Open in app": the trained model replaces the current one; the samples view shows its data.
+    connect(training_, &TrainingView::openModel, this, [this](const rbm::Model& m, const rbm::Dataset& data, const QString& origin) {
+        setModel(m, origin, QString());
+        samples_->setData(data);
+        filters_->setImageShape(static_cast<int>(data.image_rows), static_cast<int>(data.image_cols));
+        setCurrentView(QStringLiteral("samples"));
+        samples_->run();
+    });
+    tabs_->setTabToolTip(0, tr("The exact density of a 2-D model; drag the arrows to edit a GRBM"));
+    tabs_->setTabToolTip(1, tr("p_β along the annealing path with the AIS particles"));
+    tabs_->setTabToolTip(2, tr("Several methods side by side: same model, same seed, same β, same colour scale"));
+    tabs_->setTabToolTip(3, tr("log Ẑ and ESS against K, running estimate, log-weight histogram"));
+    setCentralWidget(tabs_);
+    connect(density_, &DensityTab::ready, this, [this] {
+        if (density_->drawable() && !density_->busy())
+            statusText_->setText(tr("Exact density on a %1×%2 grid in %3 ms.")
+                                     .arg(density_->view()->image().width())
+                                     .arg(density_->view()->image().height())
+                                     .arg(density_->lastMilliseconds(), 0, 'f', 1));
+        Q_EMIT densityReady();
+    });
+    connect(density_->view(), &HeatmapView::arrowDragged, this, &MainWindow::onArrowDragged);
+    connect(density_->view(), &HeatmapView::arrowDragFinished, this, [this](int) {
+        if (const auto* g = model_.as<rbm::Grbm>()) onModelEdited(*g, true);
+    });
+    connect(estimates_, &EstimatesView::sweepRequested, this, &MainWindow::startSweep);
+    // Both annealing views follow the same beta (synchronized comparison).
+    connect(annealing_, &AnnealingView::betaChanged, this, [this](double b) {
+        if (std::fabs(compare_->beta() - b) > 1e-9) compare_->setBeta(b);
+    });
+    connect(compare_, &AnnealingView::betaChanged, this, [this](double b) {
+        if (std::fabs(annealing_->beta() - b) > 1e-9) annealing_->setBeta(b);
+    });
+}
+
+void MainWindow::buildPanel() {
+    auto* dock = new QDockWidget(tr("Parameters"), this);
+    dock->setObjectName(QStringLiteral("parameterDock"));
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    panel_ = new ParameterPanel;
+    QList<QPair<QString, QString>> presets;
+    for (const auto& p : rbm::list_presets()) presets.append({QString::fromStdString(p.name), QString::fromStdString(p.title)});
+    panel_->setPresets(presets);
+    auto* scroll = new QScrollArea(dock);
+    scroll->setWidget(panel_);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(panel_->sizeHint().width() + 24);
+    dock->setWidget(scroll);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    connect(panel_, &ParameterPanel::presetChosen, this, [this](const QString& name) { loadPreset(name); });
+    connect(panel_, &ParameterPanel::openFileRequested, this, &MainWindow::openModelDialog);
+    connect(panel_, &ParameterPanel::settingsChanged, this, &MainWindow::onSettingsChanged);
+    connect(panel_, &ParameterPanel::validityChanged, this, [this] { updateActions(); });
+    connect(panel_, &ParameterPanel::runRequested, this, &MainWindow::startRun);
+    connect(panel_, &ParameterPanel::sweepRequested, this, &MainWindow::startSweep);
+    connect(panel_->grbmEditor(), &GrbmEditor::edited, this, [this](const rbm::Grbm& g) {
+        onModelEdited(g, false);
+        editFinalTimer_->start();
+    });
+}
+
+void MainWindow::buildStatusBar() {
+    statusText_ = new QLabel(this);
+    elapsedLabel_ = new QLabel(this);
+    speedLabel_ = new QLabel(this);
+    progress_ = new QProgressBar(this);
+    progress_->setMaximumWidth(220);
+    progress_->setRange(0, 1000);
+    progress_->setTextVisible(true);
+    progress_->setFormat(QStringLiteral("%p%"));
+    cancelButton_ = new QPushButton(tr("Cancel"), this);
+    cancelButton_->setToolTip(tr("Stop the run and keep what it computed (Esc)"));
+    sessionLabel_ = new QLabel(this);
+    sessionLabel_->setObjectName(QStringLiteral("sessionProblemLabel"));
+    sessionLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    sessionLabel_->setMaximumWidth(720);
+    sessionLabel_->setVisible(false);
+    statusBar()->addWidget(statusText_, 1);
+    statusBar()->addWidget(sessionLabel_);
+    statusBar()->addPermanentWidget(elapsedLabel_);
+    statusBar()->addPermanentWidget(speedLabel_);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancelButton_);
+    for (QWidget* w : {static_cast<QWidget*>(elapsedLabel_), static_cast<QWidget*>(speedLabel_),
+                       static_cast<QWidget*>(progress_), static_cast<QWidget*>(cancelButton_)})
+        w->setVisible(false);
+    connect(cancelButton_, &QPushButton::clicked, this, &MainWindow::stopAll);
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    openModelAction_ = file->addAction(tr("&Open model…"), this, &MainWindow::openModelDialog);
+    openModelAction_->setShortcut(QKeySequence::Open);
+    saveModelAction_ = file->addAction(tr("Save &model as…"), this, &MainWindow::saveModelDialog);
+    saveModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S));
+    file->addSeparator();
+    openSessionAction_ = file->addAction(tr("Open s&ession…"), this, &MainWindow::openSessionDialog);
+    openSessionAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    saveSessionAction_ = file->addAction(tr("&Save session"), this, &MainWindow::saveSessionToCurrent);
+    saveSessionAction_->setShortcut(QKeySequence::Save);
+    saveSessionAction_->setToolTip(tr("Save the model, the parameters and the view (asks for a file the first time)"));
+    saveSessionAsAction_ = file->addAction(tr("Save session &as…"), this, &MainWindow::saveSessionAsDialog);
+    saveSessionAsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    file->addSeparator();
+    QMenu* presets = file->addMenu(tr("&Presets"));
+    for (const auto& p : rbm::list_presets()) {
+        const QString name = QString::fromStdString(p.name);
+        presets->addAction(QString::fromStdString(p.title), this, [this, name] { loadPreset(name); });
+    }
+    file->addSeparator();
+    exportImageAction_ = file->addAction(tr("Export &image of this view (PNG, SVG)…"), this, &MainWindow::exportImageDialog);
+    exportImageAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportDataAction_ = file->addAction(tr("Export &data of this view (CSV, JSON)…"), this, &MainWindow::exportDataDialog);
+    exportDataAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    runAction_ = runMenu->addAction(tr("&Run"), this, &MainWindow::startRun);
+    runAction_->setShortcut(QKeySequence(Qt::Key_F5));
+    sweepAction_ = runMenu->addAction(tr("Run &sweep over K"), this, &MainWindow::startSweep);
+    sweepAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    pauseAction_ = runMenu->addAction(tr("&Pause / resume"), this, &MainWindow::togglePause);
+    pauseAction_->setShortcut(QKeySequence(Qt::Key_Space));
+    cancelAction_ = runMenu->addAction(tr("&Cancel (keep results)"), this, &MainWindow::stopAll);
+    cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
+    runMenu->addSeparator();
+    resetAction_ = runMenu->addAction(tr("R&eset model and parameters"), this, &MainWindow::reset);
+    resetAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (int i = 0; i < tabs_->count(); ++i) {
+        QAction* a = view->addAction(tabs_->tabText(i), this, [this, i] { tabs_->setCurrentIndex(i); });
+        if (i < 9) a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + i)));
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* method = help->addAction(tr("About this &method"), this, &MainWindow::aboutMethod);
+    method->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("About the &estimates"), this, &MainWindow::aboutEstimates);
+    help->addAction(tr("&About rbmscope"), this, &MainWindow::about);
+    updateActions();
+}
+
+QAction* MainWindow::action(const QString& name) const {
+    if (name == QLatin1String("run")) return runAction_;
+    if (name == QLatin1String("sweep")) return sweepAction_;
+    if (name == QLatin1String("pause")) return pauseAction_;
+    if (name == QLatin1String("cancel")) return cancelAction_;
+    if (name == QLatin1String("reset")) return resetAction_;
+    if (name == QLatin1String("exportImage")) return exportImageAction_;
+    if (name == QLatin1String("exportData")) return exportDataAction_;
+    if (name == QLatin1String("openModel")) return openModelAction_;
+    if (name == QLatin1String("saveModel")) return saveModelAction_;
+    if (name == QLatin1String("openSession")) return openSessionAction_;
+    if (name == QLatin1String("saveSession")) return saveSessionAction_;
+    if (name == QLatin1String("saveSessionAs")) return saveSessionAsAction_;
+    return nullptr;
+}
+
+// A view's name: its widget's objectName, else its tab text in lower case with dashes.
+static QString viewName(const QTabWidget* tabs, int i) {
+    const QString n = tabs->widget(i)->objectName();
+    return n.isEmpty() ? tabs->tabText(i).toLower().replace(QLatin1Char(' '), QLatin1Char('-')).remove(QLatin1Char('&')) : n;
+}
+
+bool MainWindow::setCurrentView(const QString& name) {
+    for (int i = 0; i < tabs_->count(); ++i)
+        if (viewName(tabs_, i) == name) {
+            tabs_->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
+QString MainWindow::currentView() const { return viewName(tabs_, tabs_->currentIndex()); }
+
+QStringList MainWindow::viewNames() const {
+    QStringList out;
+    for (int i = 0; i < tabs_->count(); ++i) out << viewName(tabs_, i);
+    return out;
+}
+
+bool MainWindow::loadPreset(const QString& name) {
+    try {
+        setModel(rbm::load_preset(name.toStdString()), QStringLiteral("preset ") + name, name);
+        return true;
+    } catch (const std::exception& e) {
+        showError(tr("Cannot load preset"), QString::fromStdString(e.what()));
+        return false;
+    }
+}
+
+bool MainWindow::loadFile(const QString& path) {
+    try {
+        setModel(rbm::load_model(path.toStdString()), path, QString());
+        return true;
+    } catch (const std::exception& e) {
+        showError(tr("Cannot open model"), QString::fromStdString(e.what()));
+        return false;
+    }
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+    statusText_->setText(title + ": " + message);
+    if (interactive_) QMessageBox::warning(this, title, message);
+    else std::cerr << "rbmscope: " << title.toStdString() << ": " << message.toStdString() << std::endl;
+}
+
+void MainWindow::openModelDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), QString(),
+                                                      tr("Models (*.json *.npz *.npy);;All files (*)"));
+    if (!path.isEmpty()) loadFile(path);
+}
+
+void MainWindow::saveModelDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save model"), QString(), tr("Model file (*.json);;NumPy (*.npz)"));
+    if (path.isEmpty()) return;
+    try {
+        rbm::save_model(model_, path.toStdString());
+        statusText_->setText(tr("Saved %1").arg(path));
+    } catch (const std::exception& e) {
+        showError(tr("Cannot save model"), QString::fromStdString(e.what()));
+    }
+}
+
+QString MainWindow::exportImage(const QString& path) {
+    const QString err = rbmscope::exportImage(tabs_->currentWidget(), path,
+                                              QStringLiteral("rbmscope — %1 — %2").arg(tabs_->tabText(tabs_->currentIndex()),
+                                                                                      QString::fromStdString(model_.name)));
+    statusText_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
+    return err;
+}
+
+QString MainWindow::exportData(const QString& path) {
+    QString csv;
+    QJsonObject json;
+    if (tabs_->currentWidget() == density_) {
+        csv = density_->exportCsv();
+        json = density_->exportJson();
+    } else if (tabs_->currentWidget() == annealing_ || tabs_->currentWidget() == compare_) {
+        auto* v = static_cast<AnnealingView*>(tabs_->currentWidget());
+        csv = v->exportCsv();
+        json = v->exportJson();
+    } else if (tabs_->currentWidget() == estimates_) {
+        csv = estimates_->exportCsv();
+        json = estimates_->exportJson();
+    } else {
+        // Other views export through Q_INVOKABLE QString exportCsv() / QJsonObject exportJson().
+        QWidget* v = tabs_->currentWidget();
+        if (!QMetaObject::invokeMethod(v, "exportCsv", Qt::DirectConnection, Q_RETURN_ARG(QString, csv)) ||
+            !QMetaObject::invokeMethod(v, "exportJson", Qt::DirectConnection, Q_RETURN_ARG(QJsonObject, json))) {
+            const QString err = tr("the %1 view has no data to export").arg(tabs_->tabText(tabs_->currentIndex()));
+            statusText_->setText(err);
+            return err;
+        }
+    }
+    json[QStringLiteral("model")] = QString::fromStdString(model_.name);
+    const QString err = rbmscope::exportData(path, csv, json);
+    statusText_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
+    return err;
+}
+
+void MainWindow::exportImageDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export image"), currentView() + QStringLiteral(".png"),
+                                                      tr("PNG image (*.png);;SVG image (*.svg)"));
+    if (path.isEmpty()) return;
+    if (const QString err = exportImage(path); !err.isEmpty()) showError(tr("Cannot export the image"), err);
+}
+
+void MainWindow::exportDataDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export data"), currentView() + QStringLiteral(".csv"),
+                                                      tr("CSV table (*.csv);;JSON (*.json)"));
+    if (path.isEmpty()) return;
+    if (const QString err = exportData(path); !err.isEmpty()) showError(tr("Cannot export the data"), err);
+}
+
+void MainWindow::aboutMethod() {
+    QString html;
+    const auto methods = settings_.methods();
+    for (std::size_t i = 0; i < methods.size(); ++i) {
+        if (i > 0) html += QStringLiteral("<hr>");
+        html += methodHelpHtml(methods[i], model_.kind());
+    }
+    QMessageBox box(this);
+    box.setWindowTitle(tr("About this method"));
+    box.setTextFormat(Qt::RichText);
+    box.setText(html);
+    box.exec();
+}
+
+void MainWindow::aboutEstimates() {
+    QMessageBox box(this);
+    box.setWindowTitle(tr("About the estimates"));
+    box.setTextFormat(Qt::RichText);
+    box.setText(estimatesHelpHtml());
+    box.exec();
+}
+
+void MainWindow::about() {
+    QMessageBox::about(this, tr("About rbmscope"),
+                       tr("<b>rbmscope</b><p>See and measure how samplers and annealers behave on restricted "
+                          "Boltzmann machines: exact answers for small models, annealed importance sampling, "
+                          "parallel tempering and mean field.</p>"));
+}
+
+}  // namespace rbmscope

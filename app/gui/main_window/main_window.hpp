@@ -1,0 +1,212 @@
+#pragma once
+// The rbmscope main window: the parameter panel (left dock), the views in the centre (Target
+// density, Annealing, Compare, Estimates, Tempering, Mean field, Samples, Filters, Training), and a status bar with progress, elapsed time, speed
+// and a cancel button. Every computation runs through BackgroundJobs (oneTBB workers); results
+// reach the views as snapshots on the GUI thread.
+//
+// main_window.cpp builds the window, menus, export and help; main_window/runs.cpp holds the flow:
+// model -> paths (lanes) -> heatmaps, runs and sweeps, and the status bar.
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QMainWindow>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTimer>
+#include <optional>
+
+#include "views/annealing/ais_job.hpp"
+#include "views/annealing/annealing_view.hpp"
+#include "jobs/background_jobs.hpp"
+#include "views/density/density_tab.hpp"
+#include "views/estimates/estimates_view.hpp"
+#include "heatmap_view.hpp"
+#include "jobs/lanes.hpp"
+#include "views/meanfield/meanfield_view.hpp"
+#include "parameter_panel.hpp"
+#include "core/models/models.hpp"
+#include "core/io/session_io.hpp"
+#include "views/filters/filters_view.hpp"
+#include "views/samples/samples_view.hpp"
+#include "views/estimates/sweep_job.hpp"
+#include "views/tempering/tempering_view.hpp"
+#include "views/training/training_view.hpp"
+
+class QAction;
+
+namespace rbmscope {
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Load a preset or file; on failure show the reason and keep the current model.
+    bool loadPreset(const QString& name);
+    bool loadFile(const QString& path);
+    const rbm::Model& model() const { return model_; }
+    // True once every view shows results for the current model and settings and nothing runs
+    // (used by --screenshot and tests).
+    bool idle() const;
+    // When false, errors go to the status bar and stderr instead of a modal box (screenshots, tests).
+    void setInteractive(bool on) { interactive_ = on; }
+
+    // Views by name: "density", "annealing", "compare", "estimates", and any other tab by its
+    // widget's objectName (else its tab text in lower case, spaces as dashes).
+    bool setCurrentView(const QString& name);
+    QString currentView() const;
+    QStringList viewNames() const;
+    // Programmatic settings (tests, command line): applied as if the user had made them.
+    void applySettings(const RunSettings& s);
+    RunSettings settings() const { return settings_; }
+
+    // Actions (also on menus and shortcuts).
+    void startRun();
+    void startSweep();
+    void stopAll();      // Esc: stop runs, keep partial results
+    void togglePause();  // Space
+    void reset();
+    // Export the current view; empty string on success, else the reason.
+    QString exportImage(const QString& path);
+    QString exportData(const QString& path);
+
+    HeatmapView* densityView() const { return density_->view(); }
+    DensityTab* densityTab() const { return density_; }
+    ParameterPanel* panel() const { return panel_; }
+    AnnealingView* annealingView() const { return annealing_; }
+    AnnealingView* compareView() const { return compare_; }
+    EstimatesView* estimatesView() const { return estimates_; }
+    SamplesView* samplesView() const { return samples_; }
+    FiltersView* filtersView() const { return filters_; }
+    TrainingView* trainingView() const { return training_; }
+    MeanFieldView* meanFieldView() const { return meanfield_; }
+    AisJob* session() const { return run_; }
+    SweepJob* sweepJob() const { return sweep_; }
+    BackgroundJobs* jobs() const { return jobs_; }
+    const std::vector<Lane>& lanes() const { return lanes_; }
+    bool lanesReady() const { return lanesReady_; }
+    std::optional<double> exactLogZ() const { return exactLogZ_; }
+    // run pause cancel reset exportImage exportData openModel saveModel openSession saveSession saveSessionAs
+    QAction* action(const QString& name) const;
+
+    // Sessions (main_window/session_files.cpp): the model, every panel setting and the view, in a
+    // session file (core's session_io). Opening checks everything first: on failure the
+    // problem is reported (sessionProblem, sessionMessage, the status bar; a non-modal box when
+    // interactive) and the current model and settings stay.
+    bool openSession(const QString& path);
+    bool saveSession(const QString& path);  // atomically; becomes the file Save session writes
+    rbm::Session captureSession() const;
+    QString sessionPath() const { return sessionPath_; }        // "" until a session is opened or saved
+    QString sessionMessage() const { return sessionMessage_; }  // the last session problem, "" if none
+    // Where the session is saved on quit and restored from on start (AppConfigLocation).
+    static QString autosavePath();
+    QString autosaveSession();  // save to autosavePath(); "" on success, else why not
+    void setAutosave(bool on) { autosave_ = on; }  // on quit (closeEvent); on by default
+    // Start-up without --preset/--model: open `sessionFile`, or the autosave when it is empty.
+    // When that fails (the reason is reported; a broken autosave is moved aside to
+    // autosavePath() + ".broken", never overwritten) or there is none, the default preset
+    // opens. True when a session was opened.
+    bool startWithSession(const QString& sessionFile);
+
+Q_SIGNALS:
+    void modelChanged();
+    void densityReady();
+    void lanesChanged();
+    void summaryReady();
+    void sessionProblem(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    // main_window.cpp
+    void buildViews();
+    void buildMenus();
+    void buildPanel();
+    void buildStatusBar();
+    void showError(const QString& title, const QString& message);
+    void openModelDialog();
+    void saveModelDialog();
+    void exportImageDialog();
+    void exportDataDialog();
+    void aboutMethod();
+    void aboutEstimates();
+    void about();
+
+    // main_window/session_files.cpp
+    QString applySessionFile(const QString& path);  // "" on success; nothing changes otherwise
+    void reportSessionProblem(const QString& title, const QString& message);
+    void openSessionDialog();
+    void saveSessionToCurrent();
+    void saveSessionAsDialog();
+
+    // main_window/runs.cpp
+    void setModel(rbm::Model m, const QString& origin, const QString& presetName);
+    void refreshSummary();
+    void rebuildLanes();
+    void onLanes(std::vector<Lane> lanes);
+    void onSettingsChanged();
+    void onModelEdited(const rbm::Grbm& g, bool final);
+    void applyModelEdit();
+    void onArrowDragged(int index, QPointF point);
+    void maybeAutoRun();
+    void updateStatus();
+    void updateActions();
+
+    rbm::Model model_;
+    rbm::Model loaded_;  // as opened, for Reset
+    QString origin_, presetName_;
+    bool modelEdited_ = false;  // changed since setModel (editor or arrows)
+    QString sessionPath_, sessionMessage_;
+    bool autosave_ = true;
+    QLabel* sessionLabel_ = nullptr;  // the last session problem, in the status bar
+    bool interactive_ = true;
+    RunSettings settings_;
+    LaneKey laneKey_;
+    std::vector<Lane> lanes_;
+    bool lanesReady_ = false;
+    bool runAfterLanes_ = false;
+    bool sweepAfterLanes_ = false;
+    std::optional<double> exactLogZ_;
+
+    BackgroundJobs* jobs_ = nullptr;
+    AisJob* run_ = nullptr;
+    SweepJob* sweep_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    DensityTab* density_ = nullptr;
+    AnnealingView* annealing_ = nullptr;
+    AnnealingView* compare_ = nullptr;
+    EstimatesView* estimates_ = nullptr;
+    TemperingView* tempering_ = nullptr;
+    MeanFieldView* meanfield_ = nullptr;
+    SamplesView* samples_ = nullptr;
+    FiltersView* filters_ = nullptr;
+    TrainingView* training_ = nullptr;
+    ParameterPanel* panel_ = nullptr;
+
+    QLabel* statusText_ = nullptr;
+    QLabel* elapsedLabel_ = nullptr;
+    QLabel* speedLabel_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QPushButton* cancelButton_ = nullptr;
+    QAction* runAction_ = nullptr;
+    QAction* sweepAction_ = nullptr;
+    QAction* pauseAction_ = nullptr;
+    QAction* cancelAction_ = nullptr;
+    QAction* resetAction_ = nullptr;
+    QAction* exportImageAction_ = nullptr;
+    QAction* exportDataAction_ = nullptr;
+    QAction* openModelAction_ = nullptr;
+    QAction* saveModelAction_ = nullptr;
+    QAction* openSessionAction_ = nullptr;
+    QAction* saveSessionAction_ = nullptr;
+    QAction* saveSessionAsAction_ = nullptr;
+
+    QTimer* autoRunTimer_ = nullptr;   // debounces runs while the user types
+    QTimer* editTimer_ = nullptr;      // live model edits: at most ~30 density recomputes per second
+    QTimer* editFinalTimer_ = nullptr; // paths and runs follow a finished edit
+    bool editPending_ = false;
+};
+
+}  // namespace rbmscope

@@ -1,0 +1,167 @@
+// Sessions: File → Open session / Save session / Save session as, --session, the autosave on
+// quit and its restore on start. The file format and its checks live in core (session_io); the
+// panel's settings map to its "settings" object through settingsToMap / settingsFromMap.
+#include <QAction>
+#include <QCloseEvent>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <iostream>
+
+#include "main_window/main_window.hpp"
+#include "core/io/presets.hpp"
+
+namespace rbmscope {
+
+QString MainWindow::autosavePath() {
+    return QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/last-session.json");
+}
+
+rbm::Session MainWindow::captureSession() const {
+    rbm::Session s;
+    s.model = model_;
+    // An unchanged preset is saved by name; anything else (a file, an edit, a trained model) in full.
+    if (!presetName_.isEmpty() && !modelEdited_) s.preset = presetName_.toStdString();
+    s.settings = settingsToMap(panel_->settings());
+    s.view = currentView().toStdString();
+    return s;
+}
+
+QString MainWindow::applySessionFile(const QString& path) {
+    // Everything is read and checked before anything in the window changes.
+    rbm::Session s;
+    try {
+        s = rbm::load_session(path.toStdString());
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    const ModelTraits traits = traitsOf(s.model);
+    RunSettings settings;
+    if (const QString err = settingsFromMap(s.settings, traits, defaultSettings(traits), settings); !err.isEmpty())
+        return path + QStringLiteral(": ") + err;
+    const QString view = QString::fromStdString(s.view);
+    if (!view.isEmpty() && !viewNames().contains(view))
+        return QStringLiteral("%1: 'view' is '%2', expected one of %3").arg(path, view, viewNames().join(QStringLiteral(", ")));
+    const QString preset = QString::fromStdString(s.preset);
+    setModel(std::move(s.model), preset.isEmpty() ? path : QStringLiteral("preset ") + preset, preset);
+    applySettings(settings);
+    if (!view.isEmpty()) setCurrentView(view);
+    sessionMessage_.clear();
+    sessionLabel_->setVisible(false);
+    return {};
+}
+
+bool MainWindow::openSession(const QString& path) {
+    if (const QString err = applySessionFile(path); !err.isEmpty()) {
+        reportSessionProblem(tr("Cannot open the session"), err);
+        return false;
+    }
+    sessionPath_ = path;
+    statusText_->setText(tr("Opened session %1").arg(path));
+    return true;
+}
+
+bool MainWindow::saveSession(const QString& path) {
+    try {
+        rbm::save_session(captureSession(), path.toStdString());
+    } catch (const std::exception& e) {
+        reportSessionProblem(tr("Cannot save the session"), QString::fromStdString(e.what()));
+        return false;
+    }
+    sessionPath_ = path;
+    sessionMessage_.clear();
+    sessionLabel_->setVisible(false);
+    statusText_->setText(tr("Saved session to %1").arg(path));
+    return true;
+}
+
+QString MainWindow::autosaveSession() {
+    if (origin_.isEmpty()) return tr("no model is open");
+    const QString path = autosavePath();
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    try {
+        rbm::save_session(captureSession(), path.toStdString());
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (autosave_)
+        if (const QString err = autosaveSession(); !err.isEmpty())
+            std::cerr << "rbmscope: the session was not saved: " << err.toStdString() << std::endl;
+    QMainWindow::closeEvent(event);
+}
+
+bool MainWindow::startWithSession(const QString& sessionFile) {
+    const bool autosaved = sessionFile.isEmpty();
+    const QString path = autosaved ? autosavePath() : sessionFile;
+    const QString fallback = QString::fromStdString(rbm::default_preset_name());
+    if (autosaved && !QFileInfo::exists(path)) {
+        loadPreset(fallback);
+        return false;
+    }
+    const QString err = applySessionFile(path);
+    if (err.isEmpty()) {
+        if (!autosaved) sessionPath_ = path;
+        statusText_->setText(autosaved ? tr("Restored the last session") : tr("Opened session %1").arg(path));
+        return true;
+    }
+    loadPreset(fallback);
+    QString message = err;
+    if (autosaved) {
+        // Keep the broken file for the user to inspect; the next autosave must not replace it.
+        const QString aside = path + QStringLiteral(".broken");
+        QFile::remove(aside);
+        message += QFile::rename(path, aside) ? tr("\nThe file was moved to %1.").arg(aside)
+                                              : tr("\nThe file could not be moved aside; it will be replaced on quit.");
+    }
+    message += tr("\nThe %1 preset is open instead.").arg(fallback);
+    reportSessionProblem(autosaved ? tr("Cannot restore the last session") : tr("Cannot open the session"), message);
+    return false;
+}
+
+void MainWindow::reportSessionProblem(const QString& title, const QString& message) {
+    sessionMessage_ = message;
+    const QString oneLine = QString(message).replace(QLatin1Char('\n'), QStringLiteral(" — "));
+    statusText_->setText(title + QStringLiteral(": ") + oneLine);
+    // Title and the first line (the reason); the whole message in the tooltip.
+    sessionLabel_->setText(QStringLiteral("⚠ %1: %2").arg(title, message.section(QLatin1Char('\n'), 0, 0)));
+    sessionLabel_->setToolTip(message);
+    sessionLabel_->setVisible(true);
+    if (interactive_) {
+        // Non-modal: a start-up problem must not block the window behind it.
+        auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setModal(false);
+        box->show();
+    } else {
+        std::cerr << "rbmscope: " << title.toStdString() << ": " << oneLine.toStdString() << std::endl;
+    }
+    Q_EMIT sessionProblem(message);
+}
+
+void MainWindow::openSessionDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), sessionPath_,
+                                                      tr("rbmscope sessions (*.json);;All files (*)"));
+    if (!path.isEmpty()) openSession(path);
+}
+
+void MainWindow::saveSessionToCurrent() {
+    if (sessionPath_.isEmpty()) saveSessionAsDialog();
+    else saveSession(sessionPath_);
+}
+
+void MainWindow::saveSessionAsDialog() {
+    QString path = QFileDialog::getSaveFileName(this, tr("Save session"), sessionPath_.isEmpty() ? QStringLiteral("session.json") : sessionPath_,
+                                                tr("rbmscope sessions (*.json)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
+    saveSession(path);
+}
+
+}  // namespace rbmscope

@@ -1,0 +1,48 @@
+#pragma once
+// The "Target density" tab: the exact density of a 2-D model on a grid, its modes, and for a
+// GRBM the hidden units' weight arrows, which the user drags to edit the model. Computed on a
+// worker (channel "density"); while the user drags, the view box stays put.
+#include <QElapsedTimer>
+#include <QJsonObject>
+#include <QLabel>
+#include <QStackedWidget>
+
+#include "jobs/background_jobs.hpp"
+#include "views/density/density_field.hpp"
+#include "heatmap_view.hpp"
+
+namespace rbmscope {
+
+class DensityTab : public QStackedWidget {
+    Q_OBJECT
+public:
+    explicit DensityTab(BackgroundJobs* jobs, QWidget* parent = nullptr);
+
+    // keepBox: reuse the current view box (live editing) instead of fitting the model.
+    void setModel(const rbm::Model& model, bool keepBox);
+    HeatmapView* view() const { return view_; }
+    bool busy() const { return jobs_->isRunning(QStringLiteral("density")); }
+    bool drawable() const { return drawable_; }
+    double lastMilliseconds() const { return lastMs_; }
+
+    QString exportCsv() const;
+    QJsonObject exportJson() const;
+
+Q_SIGNALS:
+    void ready();  // a density (or the reason there is none) is on screen
+
+private:
+    void show(Field f, const rbm::Model& model);
+
+    BackgroundJobs* jobs_;
+    HeatmapView* view_;
+    QLabel* message_;
+    bool drawable_ = false;
+    bool haveBox_ = false;
+    rbm::GridSpec box_;
+    Field field_;
+    QElapsedTimer clock_;
+    double lastMs_ = 0;
+};
+
+}  // namespace rbmscope

@@ -1,0 +1,101 @@
+#pragma once
+// The samples view: for an image-shaped model (any kind; n a square, or a shape set here or
+// taken from the data set), a grid of visible samples from a chosen sampler — Gibbs chains, the
+// target rung of PT ladders, or Algorithm 2 for leaky RBMs — refreshing live as the chains run,
+// next to a grid of data examples when a data set is chosen. Probabilities (BRBM: P(v = 1 | h) of
+// the last half-step) or binary states; continuous models show their values in grey.
+//
+// The run goes through BackgroundJobs on channel "samples" (a new run cancels the old one);
+// frames from the worker are coalesced (the newest kept, drawn by a ~40 ms single-shot timer).
+// 2-D models (the density toys) show a message saying why the tab is empty.
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+#include "jobs/background_jobs.hpp"
+#include "jobs/coalesced_mailbox.hpp"
+#include "core/data/datasets.hpp"
+#include "sample_grid.hpp"
+#include "views/samples/samples_job.hpp"
+
+namespace rbmscope {
+
+class SamplesView : public QWidget {
+    Q_OBJECT
+public:
+    explicit SamplesView(QWidget* parent = nullptr, BackgroundJobs* jobs = nullptr);
+    ~SamplesView() override;
+
+    void setModel(const rbm::Model& model);  // cancels a run, clears the samples
+    // Data examples shown beside the samples (and their image shape used when it fits).
+    void setData(const rbm::Dataset& data);
+    // "bars:4", "digits", a CSV / IDX path; empty: no data. False (message shown) on failure.
+    bool setDataSpec(const QString& spec);
+    void setImageShape(int rows, int cols);  // 0, 0: inferred
+    void setSettings(const SamplesSettings& s);
+    SamplesSettings settings() const;
+    void setShowProbabilities(bool on);
+
+    void run();
+    void cancel();
+    bool busy() const;
+    QPixmap grabForScreenshot();
+
+    SampleGrid* sampleGrid() const { return samples_; }
+    SampleGrid* dataGrid() const { return data_; }
+    // Why nothing is drawn ("" when the model is image-shaped).
+    QString message() const { return message_; }
+    QString dataMessage() const { return dataStatus_->text(); }
+    int framesShown() const { return framesShown_; }
+    const SamplesFrame* shownFrame() const { return shown_.get(); }
+    QString channel() const { return QStringLiteral("samples"); }
+
+Q_SIGNALS:
+    void frameShown();
+    void runFinished();
+    void runningChanged(bool running);
+
+private:
+    void buildControls();
+    void receive(std::shared_ptr<SamplesFrame> f);
+    void showFrame();
+    void showData();
+    void updateShape();
+    void updateEnabled();
+    QSize shape() const;  // (cols, rows); empty when the model is not image-shaped
+
+    BackgroundJobs* jobs_;
+    rbm::Model model_;
+    bool hasModel_ = false;
+    std::optional<rbm::Dataset> dataset_;
+    QString message_;
+    std::shared_ptr<SamplesFrame> pending_, shown_;
+    std::unique_ptr<FrameGate> gate_;
+    int framesShown_ = 0;
+
+    QComboBox* sampler_ = nullptr;
+    QSpinBox* chains_ = nullptr;
+    QSpinBox* sweeps_ = nullptr;
+    QSpinBox* seed_ = nullptr;
+    QComboBox* speed_ = nullptr;
+    QComboBox* display_ = nullptr;
+    QSpinBox* rows_ = nullptr;
+    QSpinBox* cols_ = nullptr;
+    QLineEdit* dataSpec_ = nullptr;
+    QPushButton* runButton_ = nullptr;
+    QPushButton* cancelButton_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* status_ = nullptr;
+    QLabel* dataStatus_ = nullptr;
+    SampleGrid* samples_ = nullptr;
+    SampleGrid* data_ = nullptr;
+};
+
+}  // namespace rbmscope

@@ -1,0 +1,69 @@
+#pragma once
+// The worker side of the tempering view: drives rbm::PtSampler scan by scan (so the view can pace
+// it and watch every scan), with the adaptive ladder's tuning rounds of run_pt, and computes the
+// tempered densities p_beta of a 2-D model on a grid for the small multiples. No widgets here.
+#include <QImage>
+#include <QRectF>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/exact/exact.hpp"
+#include "core/tempering/pt.hpp"
+
+namespace rbmscope {
+
+enum class LadderKind { Geometric, Linear, Adaptive };
+
+struct TemperingSettings {
+    rbm::PtScheme scheme = rbm::PtScheme::Deo;
+    LadderKind ladder = LadderKind::Geometric;
+    int replicas = 7;                 // N + 1 rungs
+    double gamma = 0.7;               // geometric ladder ratio
+    std::uint64_t seed = 1;
+    long long scans = 20000;          // of the final run (tuning rounds come on top)
+    int adaptiveRounds = 4;
+    int chains = 4;                   // independent ladders; statistics pooled, chain 0 drawn
+    double scansPerSecond = 0;        // pacing for watching; 0 = as fast as possible
+    std::vector<double> customLadder;  // when not empty (dragged rungs), used instead of the kind
+    int window = 150;                 // recent scans of chain 0 shown
+};
+
+// The ladder the settings ask for before any tuning (InputError for a bad one).
+std::vector<double> initialLadder(const TemperingSettings& s);
+
+struct TemperingFrame {
+    rbm::PtStats stats;                   // current round so far
+    std::vector<double> betas;
+    std::vector<std::uint16_t> recent;    // window x rungs, chain 0, oldest first
+    long long recentFirstScan = 0;
+    int rungs = 0;
+    rbm::RowMat states;                   // chain 0: visible state at each rung
+    long long scansDone = 0, scansTotal = 0;
+    int round = 1, rounds = 1;
+    bool finished = false;
+};
+
+// Runs to the end or until *cancel; calls report (on this thread) at most every `interval`
+// seconds and once at the end. Returns the last frame (finished = true unless cancelled).
+TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s, const std::atomic<bool>& cancel,
+                            const std::function<void(const TemperingFrame&)>& report, double interval = 0.033);
+
+// log f_beta(v) up to a constant, for the tempered family the PT engine uses on this model with
+// its default reference (see rbm::TemperedModel); v-marginal for the GRBM. InputError for BRBM.
+rbm::Vec temperedLogUnnorm(const rbm::Model& model, double beta, const rbm::RowMat& V);
+
+// A view box for the whole ladder of a 2-D model: the target's view widened to hold the
+// reference (beta = 0) too.
+rbm::GridSpec ladderView(const rbm::Model& model, int cells);
+
+struct RungImages {
+    std::vector<double> betas;
+    std::vector<QImage> images;  // density scaled to each rung's own maximum
+    QRectF domain;
+};
+RungImages rungImages(const rbm::Model& model, const std::vector<double>& betas, int cells,
+                      const std::function<bool()>& cancelled);
+
+}  // namespace rbmscope

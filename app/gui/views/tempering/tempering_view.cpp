@@ -1,0 +1,423 @@
+#include "views/tempering/tempering_view.hpp"
+
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+namespace rbmscope {
+namespace {
+
+constexpr int kRungCells = 72;     // grid side of each rung heatmap
+constexpr int kFrameGateMs = 35;   // at most ~30 redraws per second
+constexpr int kBarrierSamples = 160;
+
+bool drawable(const rbm::Model& m) { return m.n_visible() == 2 && m.kind() != rbm::ModelKind::Brbm; }
+
+QString fmt(double x, int digits = 3) { return QString::number(x, 'g', digits); }
+
+}  // namespace
+
+TemperingView::TemperingView(QWidget* parent, BackgroundJobs* jobs)
+    : QWidget(parent), jobs_(jobs ? jobs : new BackgroundJobs(this)) {
+    gate_ = std::make_unique<FrameGate>(this, kFrameGateMs, [this] { showPending(); });
+    auto* root = new QVBoxLayout(this);
+    root->setContentsMargins(4, 4, 4, 4);
+    auto* strip = new QWidget(this);
+    buildControls(strip);
+    root->addWidget(strip);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    root->addWidget(split, 1);
+    chart_ = new TrajectoryChart(split);
+
+    auto* lower = new QWidget(split);
+    auto* lh = new QHBoxLayout(lower);
+    lh->setContentsMargins(0, 0, 0, 0);
+    auto* left = new QWidget(lower);
+    auto* lv = new QVBoxLayout(left);
+    lv->setContentsMargins(0, 0, 0, 0);
+    ladder_ = new LadderPlot(left);
+    counters_ = new QLabel(left);
+    counters_->setTextFormat(Qt::RichText);
+    counters_->setWordWrap(true);
+    counters_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    counters_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    counters_->setMinimumHeight(4 * counters_->fontMetrics().lineSpacing() + 6);
+    lv->addWidget(ladder_, 1);
+    lv->addWidget(counters_);
+    lh->addWidget(left, 3);
+
+    heatStack_ = new QStackedWidget(lower);
+    heatMessage_ = new QLabel(heatStack_);
+    heatMessage_->setWordWrap(true);
+    heatMessage_->setAlignment(Qt::AlignCenter);
+    heatGrid_ = new QWidget(heatStack_);
+    heatLayout_ = new QGridLayout(heatGrid_);
+    heatLayout_->setContentsMargins(0, 0, 0, 0);
+    heatLayout_->setSpacing(3);
+    heatStack_->addWidget(heatMessage_);
+    heatStack_->addWidget(heatGrid_);
+    lh->addWidget(heatStack_, 2);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 4);
+
+    connect(ladder_, &LadderPlot::ladderEdited, this, [this](const std::vector<double>& betas) {
+        customLadder_ = betas;
+        run();
+    });
+    connect(jobs_, &BackgroundJobs::runningChanged, this, [this](const QString& channel, bool on) {
+        if (channel != runChannel()) return;
+        updateEnabled();
+        Q_EMIT runningChanged(on);
+    });
+    heatMessage_->setText(tr("Open a model to temper it."));
+    updateEnabled();
+}
+
+TemperingView::~TemperingView() {
+    jobs_->cancel(runChannel());
+    jobs_->cancel(heatChannel());
+}
+
+void TemperingView::buildControls(QWidget* strip) {
+    auto* h = new QHBoxLayout(strip);
+    h->setContentsMargins(0, 0, 0, 0);
+    scheme_ = new QComboBox(strip);
+    scheme_->addItem(tr("DEO (non-reversible)"), static_cast<int>(rbm::PtScheme::Deo));
+    scheme_->addItem(tr("reversible (SEO)"), static_cast<int>(rbm::PtScheme::Reversible));
+    scheme_->addItem(tr("single pair"), static_cast<int>(rbm::PtScheme::Single));
+    scheme_->addItem(tr("lifted replica"), static_cast<int>(rbm::PtScheme::Lifted));
+    scheme_->setToolTip(tr("DEO: even pairs at even scans, odd at odd scans (replicas zig-zag). Reversible: the "
+                           "parity is random (replicas diffuse). Single: one random pair per scan. Lifted: one replica "
+                           "keeps a direction (highlighted)."));
+    ladderKind_ = new QComboBox(strip);
+    ladderKind_->addItem(tr("geometric"), static_cast<int>(LadderKind::Geometric));
+    ladderKind_->addItem(tr("linear"), static_cast<int>(LadderKind::Linear));
+    ladderKind_->addItem(tr("adaptive"), static_cast<int>(LadderKind::Adaptive));
+    ladderKind_->setToolTip(tr("Geometric: β_k = γ^(N−k). Linear: equal steps from 0. Adaptive: tuning rounds place "
+                               "the rungs at equal steps of the cumulative barrier."));
+    replicas_ = new QSpinBox(strip);
+    replicas_->setRange(2, 64);
+    replicas_->setValue(7);
+    replicas_->setToolTip(tr("Replicas N + 1 (rungs of the ladder, β_0 … β_N = 1)"));
+    gamma_ = new QDoubleSpinBox(strip);
+    gamma_->setRange(0.05, 0.99);
+    gamma_->setSingleStep(0.05);
+    gamma_->setDecimals(2);
+    gamma_->setValue(0.7);
+    gamma_->setToolTip(tr("Ratio γ of the geometric ladder"));
+    seed_ = new QSpinBox(strip);
+    seed_->setRange(1, 1 << 30);
+    seed_->setValue(1);
+    seed_->setToolTip(tr("Seed: the same seed gives the same run"));
+    scans_ = new QSpinBox(strip);
+    scans_->setRange(100, 10000000);
+    scans_->setSingleStep(1000);
+    scans_->setValue(20000);
+    scans_->setToolTip(tr("Scans of the run (one local move per rung and one swap step each)"));
+    speed_ = new QComboBox(strip);
+    speed_->addItem(tr("slow"), 60.0);
+    speed_->addItem(tr("watch"), 300.0);
+    speed_->addItem(tr("fast"), 0.0);
+    speed_->setCurrentIndex(1);
+    speed_->setToolTip(tr("Scans per second: 60, 300, or as fast as the machine goes"));
+    runButton_ = new QPushButton(tr("Run"), strip);
+    cancelButton_ = new QPushButton(tr("Cancel"), strip);
+    status_ = new QLabel(strip);
+    status_->setMinimumWidth(160);
+
+    const auto label = [strip](const QString& t) { return new QLabel(t, strip); };
+    h->addWidget(label(tr("Scheme")));
+    h->addWidget(scheme_);
+    h->addWidget(label(tr("Ladder")));
+    h->addWidget(ladderKind_);
+    h->addWidget(label(tr("Replicas")));
+    h->addWidget(replicas_);
+    h->addWidget(label(QStringLiteral("γ")));
+    h->addWidget(gamma_);
+    h->addWidget(label(tr("Seed")));
+    h->addWidget(seed_);
+    h->addWidget(label(tr("Scans")));
+    h->addWidget(scans_);
+    h->addWidget(speed_);
+    h->addWidget(runButton_);
+    h->addWidget(cancelButton_);
+    h->addWidget(status_, 1);
+
+    connect(runButton_, &QPushButton::clicked, this, [this] { run(); });
+    connect(cancelButton_, &QPushButton::clicked, this, [this] { cancel(); });
+    // The scheme restarts a shown run on the same seed; the ladder's shape drops dragged rungs.
+    connect(scheme_, &QComboBox::currentIndexChanged, this, [this] { controlsChanged(true); });
+    const auto ladderChanged = [this] {
+        if (updatingControls_) return;
+        customLadder_.clear();
+        controlsChanged(false);
+    };
+    connect(ladderKind_, &QComboBox::currentIndexChanged, this, ladderChanged);
+    connect(replicas_, &QSpinBox::valueChanged, this, ladderChanged);
+    connect(gamma_, &QDoubleSpinBox::valueChanged, this, ladderChanged);
+}
+
+void TemperingView::controlsChanged(bool restartIfShown) {
+    if (updatingControls_) return;
+    updateEnabled();
+    const bool wasActive = running() || shown_;
+    if (restartIfShown && wasActive && hasModel_) {
+        run();
+        return;
+    }
+    if (!running()) showInitialLadder();
+}
+
+void TemperingView::showInitialLadder() {
+    try {
+        const auto betas = initialLadder(settings());
+        ladder_->setLadder(betas);
+        ladder_->setEditable(settings().ladder != LadderKind::Adaptive);
+        chart_->setBetas(betas);
+        requestRungImages(betas);
+    } catch (const std::exception& e) {
+        status_->setText(QString::fromUtf8(e.what()));
+    }
+}
+
+TemperingSettings TemperingView::settings() const {
+    TemperingSettings s;
+    s.scheme = static_cast<rbm::PtScheme>(scheme_->currentData().toInt());
+    s.ladder = static_cast<LadderKind>(ladderKind_->currentData().toInt());
+    s.replicas = replicas_->value();
+    s.gamma = gamma_->value();
+    s.seed = static_cast<std::uint64_t>(seed_->value());
+    s.scans = scans_->value();
+    s.scansPerSecond = speed_->currentData().toDouble();
+    if (s.ladder != LadderKind::Adaptive && static_cast<int>(customLadder_.size()) == s.replicas)
+        s.customLadder = customLadder_;
+    return s;
+}
+
+void TemperingView::setSettings(const TemperingSettings& s) {
+    const bool schemeChanged = s.scheme != settings().scheme;
+    {
+        updatingControls_ = true;
+        scheme_->setCurrentIndex(scheme_->findData(static_cast<int>(s.scheme)));
+        ladderKind_->setCurrentIndex(ladderKind_->findData(static_cast<int>(s.ladder)));
+        replicas_->setValue(s.replicas);
+        gamma_->setValue(s.gamma);
+        seed_->setValue(static_cast<int>(s.seed));
+        scans_->setValue(static_cast<int>(std::min<long long>(s.scans, scans_->maximum())));
+        int best = 0;
+        for (int i = 0; i < speed_->count(); ++i)
+            if (speed_->itemData(i).toDouble() == s.scansPerSecond) best = i;
+        speed_->setCurrentIndex(best);
+        customLadder_ = s.customLadder;
+        updatingControls_ = false;
+    }
+    controlsChanged(schemeChanged);
+}
+
+void TemperingView::setScheme(rbm::PtScheme scheme) {
+    scheme_->setCurrentIndex(scheme_->findData(static_cast<int>(scheme)));
+}
+
+void TemperingView::setModel(const rbm::Model& model) {
+    cancel();
+    model_ = model;
+    hasModel_ = true;
+    drawable_ = drawable(model);
+    pending_.reset();
+    shown_.reset();
+    heatBetas_.clear();
+    chart_->clear();
+    counters_->clear();
+    status_->clear();
+    if (!drawable_) {
+        jobs_->cancel(heatChannel());
+        heatMessage_->setText(model.n_visible() == 2
+                                  ? tr("Rung heatmaps are drawn for continuous 2-D models; this one is binary.")
+                                  : tr("Rung heatmaps are drawn for 2-D models; this model has %1 visible units.")
+                                        .arg(model.n_visible()));
+        heatStack_->setCurrentWidget(heatMessage_);
+    }
+    updateEnabled();
+    showInitialLadder();
+}
+
+bool TemperingView::running() const { return jobs_->isRunning(runChannel()); }
+
+void TemperingView::cancel() {
+    jobs_->cancel(runChannel());
+    updateEnabled();
+}
+
+void TemperingView::run() {
+    if (!hasModel_) return;
+    TemperingSettings s = settings();
+    try {
+        initialLadder(s);
+    } catch (const std::exception& e) {
+        status_->setText(QString::fromUtf8(e.what()));
+        return;
+    }
+    pending_.reset();
+    shown_.reset();
+    chart_->clear();
+    // Replica 0 (the lifted one under the lifted scheme) is drawn thick so its walk stands out.
+    chart_->setHighlight(0);
+    ladder_->setEditable(s.ladder != LadderKind::Adaptive);
+    status_->setText(tr("starting…"));
+    const rbm::Model model = model_;
+    jobs_->submitWithProgress<TemperingFrame>(
+        runChannel(),
+        [model, s, this](const BackgroundJobs::Context& ctx) {
+            // Frames go through post(), which drops them once a newer run has started.
+            return runTempering(model, s, *ctx.cancel, [ctx, this](const TemperingFrame& f) {
+                auto copy = std::make_shared<TemperingFrame>(f);
+                ctx.post([this, copy] { receive(copy); });
+            });
+        },
+        [this](TemperingFrame f) {
+            receive(std::make_shared<TemperingFrame>(std::move(f)));
+            gate_->flushNow();
+            Q_EMIT runFinished();
+        },
+        [this](QString message) { status_->setText(message); });
+    updateEnabled();
+}
+
+void TemperingView::receive(std::shared_ptr<TemperingFrame> frame) {
+    pending_ = std::move(frame);
+    gate_->wake();
+}
+
+void TemperingView::showPending() {
+    if (!pending_) return;
+    shown_ = std::move(pending_);
+    showFrame(*shown_);
+}
+
+void TemperingView::showFrame(const TemperingFrame& f) {
+    ++framesShown_;
+    if (f.betas != ladder_->ladder()) {
+        ladder_->setLadder(f.betas);
+        chart_->setBetas(f.betas);
+    }
+    if (f.betas != heatBetas_) requestRungImages(f.betas);
+    ladder_->setAcceptance(f.stats.acceptance());
+    if (f.stats.pairs() > 0 && f.stats.scans > 0) {
+        const rbm::BarrierProfile prof = rbm::barrier_profile(f.betas, f.stats.rejection);
+        std::vector<double> bs(kBarrierSamples), ls(kBarrierSamples);
+        const double lo = f.betas.front(), hi = f.betas.back();
+        for (int i = 0; i < kBarrierSamples; ++i) {
+            bs[static_cast<std::size_t>(i)] = lo + (hi - lo) * i / (kBarrierSamples - 1);
+            ls[static_cast<std::size_t>(i)] = prof.local(bs[static_cast<std::size_t>(i)]);
+        }
+        ladder_->setBarrierCurve(bs, ls);
+    }
+    chart_->setIndexProcess(f.recent, f.rungs, f.recentFirstScan);
+    updateCounters(f);
+
+    // Dots: the state of chain 0 at each rung, coloured as the replica that carries it.
+    const std::size_t last = f.recent.size() >= static_cast<std::size_t>(f.rungs) ? f.recent.size() - f.rungs : 0;
+    for (int k = 0; k < std::min<int>(rungHeatmapCount(), static_cast<int>(f.states.rows())); ++k) {
+        EllipseHeatmap* h = rungMaps_[static_cast<std::size_t>(k)];
+        if (f.states.cols() != 2) break;
+        const int replica = f.recent.empty() ? k : f.recent[last + static_cast<std::size_t>(k)];
+        QColor c = replicaColor(replica, f.rungs);
+        if (f.stats.scheme == rbm::PtScheme::Lifted && replica == 0) c = QColor(230, 60, 40);
+        h->setSpot(QPointF(f.states(k, 0), f.states(k, 1)), c);
+        h->setOverlayText(tr("replica %1").arg(replica));
+    }
+    Q_EMIT frameShown();
+}
+
+void TemperingView::updateCounters(const TemperingFrame& f) {
+    const rbm::PtStats& st = f.stats;
+    const double scans = static_cast<double>(st.scans), chains = static_cast<double>(std::max<rbm::Index>(1, st.chains));
+    QString text;
+    text += tr("<b>%1</b> · scan %2 of %3").arg(QString::fromUtf8(rbm::pt_scheme_name(st.scheme))).arg(f.scansDone).arg(f.scansTotal);
+    if (f.rounds > 1)
+        text += f.round < f.rounds ? tr(" · adaptive tuning round %1 of %2").arg(f.round).arg(f.rounds - 1)
+                                   : tr(" · final run on the tuned ladder");
+    const double predRate = st.predicted_round_trip_rate();
+    if (st.scheme == rbm::PtScheme::Lifted) {
+        text += tr("<br>Round trips of the lifted replica: <b>%1</b> measured · %2 predicted (rate %3 vs %4 per scan)")
+                    .arg(st.lifted_round_trips)
+                    .arg(fmt(predRate * scans * chains))
+                    .arg(fmt(st.lifted_round_trip_rate()))
+                    .arg(fmt(predRate));
+    } else {
+        text += tr("<br>Round trips (all replicas, %1 chains): <b>%2</b> measured · %3 predicted (rate %4 vs %5 per scan)")
+                    .arg(st.chains)
+                    .arg(st.total_round_trips())
+                    .arg(fmt(predRate * scans * chains))
+                    .arg(fmt(st.round_trip_rate()))
+                    .arg(fmt(predRate));
+    }
+    const double barrier = st.barrier();
+    text += tr("<br>Global barrier Λ̂ = Σ r<sub>k</sub> = <b>%1</b> · recommended replicas ⌈2Λ̂⌉ + 1 = %2")
+                .arg(fmt(barrier))
+                .arg(rbm::recommended_n(barrier) + 1);
+    counters_->setText(text);
+    status_->setText(f.finished ? tr("done: %1 scans").arg(f.scansDone) : tr("running… %1 scans").arg(f.scansDone));
+}
+
+void TemperingView::rebuildRungMaps(int rungs) {
+    if (rungHeatmapCount() == rungs) return;
+    for (EllipseHeatmap* h : rungMaps_) delete h;
+    rungMaps_.clear();
+    const int cols = rungs <= 4 ? rungs : (rungs <= 9 ? 3 : (rungs <= 16 ? 4 : 6));
+    for (int k = 0; k < rungs; ++k) {
+        auto* h = new EllipseHeatmap(heatGrid_);
+        h->setCompact(true);
+        h->setMinimumSize(90, 80);
+        // Top-left the target (last rung), reading down to the reference.
+        const int slot = rungs - 1 - k;
+        heatLayout_->addWidget(h, slot / cols, slot % cols);
+        rungMaps_.push_back(h);
+    }
+}
+
+void TemperingView::requestRungImages(const std::vector<double>& betas) {
+    if (!hasModel_ || !drawable_) return;
+    heatBetas_ = betas;
+    const rbm::Model model = model_;
+    jobs_->submit<RungImages>(
+        heatChannel(),
+        [model, betas](const BackgroundJobs::CancelFlag& flag) {
+            return rungImages(model, betas, kRungCells, [flag] { return flag->load(); });
+        },
+        [this](RungImages r) {
+            heat_ = std::move(r);
+            rebuildRungMaps(static_cast<int>(heat_.images.size()));
+            for (std::size_t k = 0; k < heat_.images.size(); ++k) {
+                rungMaps_[k]->setImage(heat_.images[k], heat_.domain, 0.0, 1.0, tr("p_β / max"));
+                rungMaps_[k]->setTitle(tr("rung %1 · β = %2").arg(k).arg(heat_.betas[k], 0, 'f', 3));
+            }
+            heatStack_->setCurrentWidget(heatGrid_);
+            if (shown_) showFrame(*shown_);
+            Q_EMIT rungImagesReady();
+        },
+        [this](QString message) {
+            heatMessage_->setText(message);
+            heatStack_->setCurrentWidget(heatMessage_);
+        });
+}
+
+void TemperingView::updateEnabled() {
+    const bool on = running();
+    runButton_->setEnabled(hasModel_);
+    runButton_->setText(on ? tr("Restart") : tr("Run"));
+    cancelButton_->setEnabled(on);
+    gamma_->setEnabled(ladderKind_->currentData().toInt() == static_cast<int>(LadderKind::Geometric));
+    if (!on && shown_ && !shown_->finished) status_->setText(tr("cancelled at scan %1").arg(shown_->scansDone));
+}
+
+QPixmap TemperingView::grabForScreenshot() {
+    gate_->flushNow();
+    return grab();
+}
+
+}  // namespace rbmscope

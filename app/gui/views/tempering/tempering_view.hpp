@@ -1,0 +1,112 @@
+#pragma once
+// The tempering view (parallel tempering, SPEC §6): a control strip (scheme, ladder, replicas, γ,
+// seed, scans, speed), the replica trajectories over the most recent scans, the ladder on a β
+// axis with each pair's swap acceptance and the local barrier λ(β), round-trip counters measured
+// against the theory, and for 2-D models one small heatmap of p_β per rung with a dot where that
+// rung's state (chain 0) is now.
+//
+// Every computation runs through BackgroundJobs: the run on channel "pt" (a new run cancels the
+// old one and its late frames are dropped), the rung heatmaps on "pt.heat". Frames from the
+// worker are coalesced: the newest one is kept and drawn by a ~35 ms single-shot timer.
+// Switching the scheme restarts on the same seed so the schemes are compared on equal terms.
+// The engine has no sweeps-per-swap option (one local move per rung per scan), so there is none here.
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGridLayout>
+#include <QLabel>
+#include <QPixmap>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "jobs/background_jobs.hpp"
+#include "jobs/coalesced_mailbox.hpp"
+#include "ellipse_heatmap.hpp"
+#include "ladder_plot.hpp"
+#include "views/tempering/tempering_job.hpp"
+#include "trajectory_chart.hpp"
+
+namespace rbmscope {
+
+class TemperingView : public QWidget {
+    Q_OBJECT
+public:
+    // jobs: the application's job runner; null: the view makes its own.
+    explicit TemperingView(QWidget* parent = nullptr, BackgroundJobs* jobs = nullptr);
+    ~TemperingView() override;
+
+    void setModel(const rbm::Model& model);  // cancels a run, clears, redraws the rung heatmaps
+    void run();
+    void cancel();
+    bool running() const;
+    QPixmap grabForScreenshot();
+
+    // Controls <-> settings. setSettings restarts a run in progress (or shown) when the scheme changed.
+    void setSettings(const TemperingSettings& s);
+    TemperingSettings settings() const;
+    void setScheme(rbm::PtScheme scheme);
+
+    TrajectoryChart* trajectoryChart() const { return chart_; }
+    LadderPlot* ladderPlot() const { return ladder_; }
+    int rungHeatmapCount() const { return static_cast<int>(rungMaps_.size()); }
+    EllipseHeatmap* rungHeatmap(int k) const { return rungMaps_.at(static_cast<std::size_t>(k)); }
+    QLabel* countersLabel() const { return counters_; }
+    const TemperingFrame* shownFrame() const { return shown_.get(); }
+    int framesShown() const { return framesShown_; }
+    QString runChannel() const { return QStringLiteral("pt"); }
+    QString heatChannel() const { return QStringLiteral("pt.heat"); }
+    BackgroundJobs* jobs() const { return jobs_; }
+
+Q_SIGNALS:
+    void frameShown();          // a new frame reached the screen
+    void runFinished();         // the run ended (not cancelled)
+    void rungImagesReady();
+    void runningChanged(bool running);
+
+private:
+    void buildControls(QWidget* strip);
+    void controlsChanged(bool restartIfShown);
+    void showInitialLadder();
+    void receive(std::shared_ptr<TemperingFrame> frame);
+    void showPending();
+    void showFrame(const TemperingFrame& f);
+    void requestRungImages(const std::vector<double>& betas);
+    void rebuildRungMaps(int rungs);
+    void updateCounters(const TemperingFrame& f);
+    void updateEnabled();
+
+    BackgroundJobs* jobs_;
+    rbm::Model model_;
+    bool hasModel_ = false, drawable_ = false;
+    std::vector<double> customLadder_;
+    std::vector<double> heatBetas_;
+    RungImages heat_;
+    std::shared_ptr<TemperingFrame> pending_, shown_;
+    std::unique_ptr<FrameGate> gate_;
+    int framesShown_ = 0;
+    bool updatingControls_ = false;
+
+    QComboBox* scheme_ = nullptr;
+    QComboBox* ladderKind_ = nullptr;
+    QSpinBox* replicas_ = nullptr;
+    QDoubleSpinBox* gamma_ = nullptr;
+    QSpinBox* seed_ = nullptr;
+    QSpinBox* scans_ = nullptr;
+    QComboBox* speed_ = nullptr;
+    QPushButton* runButton_ = nullptr;
+    QPushButton* cancelButton_ = nullptr;
+    QLabel* status_ = nullptr;
+    TrajectoryChart* chart_ = nullptr;
+    LadderPlot* ladder_ = nullptr;
+    QLabel* counters_ = nullptr;
+    QStackedWidget* heatStack_ = nullptr;
+    QLabel* heatMessage_ = nullptr;
+    QWidget* heatGrid_ = nullptr;
+    QGridLayout* heatLayout_ = nullptr;
+    std::vector<EllipseHeatmap*> rungMaps_;
+};
+
+}  // namespace rbmscope

@@ -1,0 +1,141 @@
+#pragma once
+// The training view: choose data (bars-and-stripes d, the 8×8 digits with one-pixel shifts and
+// binarized / scaled / standardized, a CSV or IDX file), the model (kind, hidden units) and the
+// method (cd, pcd, pt, lpt, deo, leaky, mix) with k, batch, learning rate, momentum, weight
+// decay, γ, N, updates, monitor interval and seed; Train / Stop (keeps the model) / Resume /
+// Compare methods (cd, pcd, pt, lpt, deo one after another on the same settings, as in the
+// tempering paper's figure) / Save model / Save and load checkpoints / Open in app.
+// Live: the average log-likelihood of every run on one chart (legend says "exact" or "AIS ±95%",
+// the AIS interval drawn as a band), reconstruction error, mean swap acceptance of
+// tempered runs and projection activity of leaky runs, and for the selected run its negative
+// samples and filters. Errors (bad data file, bad option) show in the status line; the runs and
+// settings stay.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QJsonObject>
+#include <QWidget>
+
+#include "jobs/background_jobs.hpp"
+#include "views/filters/filters_view.hpp"
+#include "run_curves.hpp"
+#include "sample_grid.hpp"
+#include "views/training/training_job.hpp"
+
+namespace rbmscope {
+
+class TrainingView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TrainingView(QWidget* parent = nullptr, BackgroundJobs* jobs = nullptr);
+    ~TrainingView() override;
+
+    // Controls <-> settings. options() throws InputError for settings that cannot work together.
+    void setDataSpec(const TrainDataSpec& d);
+    TrainDataSpec dataSpec() const;
+    void setOptions(const rbm::TrainOptions& o);
+    rbm::TrainOptions options() const;
+
+    // Actions (the buttons). Problems go to the status line; false when nothing started.
+    bool train();
+    bool compareMethods(const std::vector<rbm::TrainMethod>& methods = {rbm::TrainMethod::Cd, rbm::TrainMethod::Pcd,
+                                                                         rbm::TrainMethod::Pt, rbm::TrainMethod::Lpt,
+                                                                         rbm::TrainMethod::Deo});
+    void stop();
+    bool resume();
+    QString saveModel(const QString& path);
+    QString saveCheckpoint(const QString& path);
+    QString loadCheckpoint(const QString& path);
+    void openInApp();
+    void selectRun(int id);
+
+    bool busy() const { return session_->busy(); }
+    int selectedRun() const { return selected_; }
+    TrainingJob* session() const { return session_; }
+    RunCurves* likelihoodChart() const { return llChart_; }
+    RunCurves* reconstructionChart() const { return reconChart_; }
+    RunCurves* swapChart() const { return swapChart_; }
+    RunCurves* projectionChart() const { return projChart_; }
+    SampleGrid* negativeGrid() const { return negatives_; }
+    FiltersView* filtersView() const { return filters_; }
+    QString statusText() const { return status_->text(); }
+    QPixmap grabForScreenshot() { return grab(); }
+    // File > Export data: every run's monitoring records (one CSV line per record).
+    Q_INVOKABLE QString exportCsv() const;
+    Q_INVOKABLE QJsonObject exportJson() const;
+
+Q_SIGNALS:
+    // "Open in app": the trained model and the data it learned, for the other views.
+    void openModel(const rbm::Model& model, const rbm::Dataset& data, const QString& origin);
+    void runShown(int id);   // a run's curves / samples were redrawn
+    void runEnded(int id);
+
+private:
+    QWidget* buildSettings();
+    void onRunUpdated(int id);
+    void onRunEnded(int id);
+    void refreshList();
+    void showSelected();
+    void updateEnabled();
+    void methodOrKindChanged();
+    void setStatus(const QString& text, bool error = false);
+
+    TrainingJob* session_;
+    int selected_ = -1;
+
+    QComboBox* dataKind_ = nullptr;
+    QSpinBox* barsD_ = nullptr;
+    QLineEdit* dataPath_ = nullptr;
+    QPushButton* browse_ = nullptr;
+    QCheckBox* shifts_ = nullptr;
+    QComboBox* prep_ = nullptr;
+    QComboBox* kind_ = nullptr;
+    QSpinBox* hidden_ = nullptr;
+    QComboBox* method_ = nullptr;
+    QSpinBox* k_ = nullptr;
+    QSpinBox* batch_ = nullptr;
+    QDoubleSpinBox* lr_ = nullptr;
+    QComboBox* schedule_ = nullptr;
+    QDoubleSpinBox* momentum_ = nullptr;
+    QDoubleSpinBox* decay_ = nullptr;
+    QDoubleSpinBox* gamma_ = nullptr;
+    QSpinBox* temps_ = nullptr;
+    QDoubleSpinBox* leakiness_ = nullptr;
+    QCheckBox* projection_ = nullptr;
+    QSpinBox* updates_ = nullptr;
+    QSpinBox* monitor_ = nullptr;
+    QSpinBox* seed_ = nullptr;
+    QDoubleSpinBox* initScale_ = nullptr;
+    QPushButton* trainButton_ = nullptr;
+    QPushButton* stopButton_ = nullptr;
+    QPushButton* resumeButton_ = nullptr;
+    QPushButton* compareButton_ = nullptr;
+    QPushButton* saveModelButton_ = nullptr;
+    QPushButton* saveCkptButton_ = nullptr;
+    QPushButton* loadCkptButton_ = nullptr;
+    QPushButton* openButton_ = nullptr;
+    QPushButton* clearButton_ = nullptr;
+    QLabel* status_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QListWidget* runList_ = nullptr;
+    RunCurves* llChart_ = nullptr;
+    RunCurves* reconChart_ = nullptr;
+    RunCurves* swapChart_ = nullptr;
+    RunCurves* projChart_ = nullptr;
+    QTabWidget* diag_ = nullptr;
+    QLabel* runInfo_ = nullptr;
+    SampleGrid* negatives_ = nullptr;
+    FiltersView* filters_ = nullptr;
+};
+
+// Legend colour of a method (the same in every chart).
+QColor methodColor(rbm::TrainMethod m);
+
+}  // namespace rbmscope

@@ -1,0 +1,89 @@
+// Target moments for moment-matched bases and MAS (SPEC §2.1, last paragraph): exact when the
+// model can be enumerated, otherwise Gibbs chains (Kiwaki's setting: 100 chains x 5000 steps
+// after 100 burn-in), or a data set.
+#include <sstream>
+
+#include "core/ais/paths.hpp"
+#include "core/exact/exact.hpp"
+#include "core/kernels/gibbs.hpp"
+
+namespace rbm {
+
+namespace {
+
+bool enumerable(const Model& model) {
+    if (model.kind() == ModelKind::Gaussian) return true;
+    if (model.kind() == ModelKind::Leaky) return false;
+    return enumeration_size(model).configurations <= ExactOptions{}.max_configurations;
+}
+
+VisibleMoments exact_moments(const Model& model) {
+    if (const auto* g = model.as<Gaussian>()) return {g->mean, g->cov, "exact (the model is a Gaussian)"};
+    const Moments m = exact_visible_moments(model);
+    return {m.mean, m.cov, "exact enumeration"};
+}
+
+// Mean and covariance accumulated around a fixed shift (the first sample mean), so the
+// covariance is not a difference of two large second moments.
+class MomentAccumulator {
+public:
+    explicit MomentAccumulator(const Vec& shift) : shift_(shift), sum_(Vec::Zero(shift.size())),
+                                                   sq_(Mat::Zero(shift.size(), shift.size())) {}
+    void add(const RowMat& rows) {
+        const RowMat d = rows.rowwise() - shift_.transpose();
+        sum_ += d.colwise().sum().transpose();
+        sq_.noalias() += d.transpose() * d;
+        count_ += static_cast<double>(rows.rows());
+    }
+    VisibleMoments result(std::string source) const {
+        const Vec md = sum_ / count_;
+        Mat cov = sq_ / count_ - md * md.transpose();
+        cov = 0.5 * (cov + cov.transpose());
+        return {shift_ + md, cov, std::move(source)};
+    }
+
+private:
+    Vec shift_, sum_;
+    Mat sq_;
+    double count_ = 0;
+};
+
+VisibleMoments gibbs_moments(const Model& model, const MomentSource& src) {
+    if (src.gibbs_chains < 1 || src.gibbs_steps < 1 || src.gibbs_burn_in < 0)
+        throw InputError("Gibbs moment estimation needs at least 1 chain and 1 step, and burn-in >= 0");
+    ChainRngs rngs(src.seed, src.gibbs_chains, StreamPurpose::Moments);
+    RowMat V = initial_states(model, src.gibbs_chains, rngs);
+    for (Index t = 0; t < src.gibbs_burn_in; ++t) gibbs_sweep(model, V, rngs);
+    MomentAccumulator acc(V.colwise().mean().transpose());
+    for (Index t = 0; t < src.gibbs_steps; ++t) {
+        gibbs_sweep(model, V, rngs);
+        acc.add(V);
+    }
+    std::ostringstream os;
+    os << "Gibbs chains (" << src.gibbs_chains << " x " << src.gibbs_steps << ", burn-in " << src.gibbs_burn_in << ")";
+    return acc.result(os.str());
+}
+
+VisibleMoments data_moments(const Model& model, const RowMat& data) {
+    if (data.rows() < 1) throw InputError("moments from data need at least one data row, got none");
+    if (data.cols() != model.n_visible())
+        throw InputError("the data rows have " + std::to_string(data.cols()) + " values, the model " +
+                         std::to_string(model.n_visible()) + " visible units");
+    MomentAccumulator acc(data.colwise().mean().transpose());
+    acc.add(data);
+    return acc.result("data (" + std::to_string(data.rows()) + " rows)");
+}
+
+}  // namespace
+
+VisibleMoments target_moments(const Model& model, const MomentSource& src) {
+    switch (src.kind) {
+        case MomentSource::Kind::Exact: return exact_moments(model);
+        case MomentSource::Kind::Gibbs: return gibbs_moments(model, src);
+        case MomentSource::Kind::Data: return data_moments(model, src.data);
+        case MomentSource::Kind::Auto: break;
+    }
+    return enumerable(model) ? exact_moments(model) : gibbs_moments(model, src);
+}
+
+}  // namespace rbm

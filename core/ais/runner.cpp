@@ -1,0 +1,243 @@
+#include "core/ais/runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "core/numerics/scalar.hpp"
+#include "core/numerics/parallel.hpp"
+
+namespace rbm {
+
+Index ais_block_size(Index dim) {
+    // One block should stay well under ~20 ms on big models (so cancel is prompt) and hold
+    // enough chains to reuse each panel of W from cache: 64 chains up to 1024 units, fewer above.
+    return std::clamp<Index>(65536 / std::max<Index>(1, dim), 8, kChainBlock);
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class Runner {
+public:
+    Runner(const AnnealingPath& path, const Schedule& betas, const AisOptions& opt, const AisControl& ctl)
+        : path_(path), betas_(betas), opt_(opt), ctl_(ctl), n_(opt.chains),
+          k_(static_cast<Index>(betas.size()) - 1),
+          block_(opt.block > 0 ? opt.block : ais_block_size(path.dim())),
+          start_(Clock::now()), last_progress_(start_) {
+        const int c = std::max(1, opt.checkpoints);
+        for (int i = 1; i <= c; ++i) {
+            const Index step = std::max<Index>(1, (static_cast<Index>(i) * k_ + c - 1) / c);
+            if (checkpoint_steps_.empty() || checkpoint_steps_.back() != step) checkpoint_steps_.push_back(step);
+        }
+        if (checkpoint_steps_.back() != k_) checkpoint_steps_.push_back(k_);
+    }
+
+    AisResult run() {
+        AisResult res;
+        res.steps = k_;
+        res.perfect = opt_.perfect;
+        res.path_name = path_.name();
+        res.kernel = opt_.perfect ? "exact draws (perfect transitions)" : path_.kernel_name();
+        res.notes = path_.notes();
+        res.log_z0 = path_.log_z0();
+        res.cost_functional = path_.cost_functional();
+        log_z0_ = res.log_z0;
+
+        forward(res);
+        res.complete = res.steps_done == k_;
+        if (opt_.reverse && res.complete) {
+            res.reverse = reverse();
+            res.complete = res.reverse->complete;
+        }
+        res.seconds = elapsed();
+        res.chain_sweeps_per_s = res.seconds > 0 ? static_cast<double>(sweeps_) / res.seconds : 0.0;
+        return res;
+    }
+
+private:
+    bool cancelled() const { return ctl_.cancel && ctl_.cancel->load(std::memory_order_relaxed); }
+
+    double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count() - paused_s_; }
+
+    void wait_while_paused() {
+        if (!ctl_.pause) return;
+        const auto t0 = Clock::now();
+        bool waited = false;
+        while (ctl_.pause->load(std::memory_order_relaxed) && !cancelled()) {
+            waited = true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        if (waited) paused_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+
+    // One annealing step from `from` to `to` for every chain. Returns false (and leaves lw as
+    // it was) when cancelled part way; X may then be partly advanced.
+    bool step(double from, double to, RowMat& X, Vec& lw, ChainRngs& rngs) {
+        lw_prev_ = lw;
+        std::atomic<bool> aborted{false};
+        for_each_block(
+            n_,
+            [&](Index b, Index e) {
+                if (aborted.load(std::memory_order_relaxed)) return;
+                if (cancelled()) {
+                    aborted.store(true, std::memory_order_relaxed);
+                    return;
+                }
+                if (opt_.perfect) {
+                    path_.log_f(to, X, b, e, fa_);
+                    path_.log_f(from, X, b, e, fb_);
+                    for (Index r = b; r < e; ++r) lw(r) += fa_(r) - fb_(r);
+                    path_.sample_exact(to, X, b, e, rngs);
+                } else {
+                    path_.advance(from, to, X, b, e, lw, rngs);
+                }
+            },
+            block_);
+        if (aborted.load()) {
+            lw = lw_prev_;
+            return false;
+        }
+        sweeps_ += n_;
+        return true;
+    }
+
+    RowMat particles(const RowMat& X) const {
+        const Index rows = std::min(opt_.snapshot_chains, n_);
+        return X.topRows(rows).leftCols(path_.visible_dim());
+    }
+
+    void progress(AisPhase phase, Index step, double beta, const RowMat& X, const Vec& lw, bool at_checkpoint,
+                  bool force) {
+        if (!ctl_.on_progress) return;
+        const auto now = Clock::now();
+        const bool due = std::chrono::duration<double>(now - last_progress_).count() >= opt_.progress_interval_s;
+        if (!(due || at_checkpoint || force)) return;
+        last_progress_ = now;
+        AisSnapshot s;
+        s.phase = phase;
+        s.step = step;
+        s.steps = k_;
+        s.beta = beta;
+        const double total = static_cast<double>(k_) * (opt_.reverse ? 2.0 : 1.0);
+        s.fraction = (phase == AisPhase::Forward ? static_cast<double>(step) : static_cast<double>(k_ + step)) / total;
+        s.elapsed_s = elapsed();
+        s.chain_sweeps_per_s = s.elapsed_s > 0 ? static_cast<double>(sweeps_) / s.elapsed_s : 0.0;
+        s.at_checkpoint = at_checkpoint;
+        s.running = running_;
+        const double lme = log_mean_exp(lw);
+        s.log_z = phase == AisPhase::Forward ? log_z0_ + lme : log_z0_ - lme;
+        s.ess = effective_sample_size(lw);
+        s.ess_fraction = s.ess / static_cast<double>(n_);
+        s.log_w_mean = lw.mean();
+        s.particles = particles(X);
+        ctl_.on_progress(s);
+    }
+
+    void prepare(RowMat& X) {
+        X.resize(n_, path_.dim());
+        fa_.resize(n_);
+        fb_.resize(n_);
+    }
+
+    void forward(AisResult& res) {
+        ChainRngs rngs(opt_.seed, n_, StreamPurpose::Chains);
+        RowMat X;
+        prepare(X);
+        for_each_block(n_, [&](Index b, Index e) { path_.sample_base(X, b, e, rngs); }, block_);
+        Vec lw = Vec::Zero(n_);
+        Index done = 0;
+        std::size_t next_cp = 0;
+        for (Index k = 1; k <= k_; ++k) {
+            wait_while_paused();
+            if (cancelled() || !step(betas_[k - 1], betas_[k], X, lw, rngs)) break;
+            done = k;
+            const bool cp = next_cp < checkpoint_steps_.size() && checkpoint_steps_[next_cp] == k;
+            if (cp) {
+                ++next_cp;
+                running_.push_back({betas_[k], log_z0_ + log_mean_exp(lw), effective_sample_size(lw)});
+            }
+            progress(AisPhase::Forward, k, betas_[k], X, lw, cp, k == k_);
+        }
+        res.steps_done = done;
+        res.beta_reached = betas_[done];
+        res.running = running_;
+        res.particles = particles(X);
+        EstimateOptions eo;
+        eo.seed = opt_.seed;
+        eo.bootstrap_resamples = opt_.bootstrap_resamples;
+        // A cancelled run must return promptly: cap the bootstrap at ~2e6 draws (a few ms).
+        if (done < k_)
+            eo.bootstrap_resamples = static_cast<int>(
+                std::min<Index>(opt_.bootstrap_resamples, std::max<Index>(20, 2'000'000 / n_)));
+        eo.histogram_bins = opt_.histogram_bins;
+        res.estimate = estimate_log_z(lw, log_z0_, eo);
+        res.log_weights = std::move(lw);
+    }
+
+    ReverseAisResult reverse() {
+        ReverseAisResult rev;
+        ChainRngs rngs(opt_.seed, n_, StreamPurpose::Misc);
+        RowMat X;
+        prepare(X);
+        for_each_block(n_, [&](Index b, Index e) { path_.sample_exact(1.0, X, b, e, rngs); }, block_);
+        Vec lw = Vec::Zero(n_);
+        Index done = 0;
+        for (Index k = k_; k >= 1; --k) {
+            wait_while_paused();
+            if (cancelled() || !step(betas_[k], betas_[k - 1], X, lw, rngs)) break;
+            done = k_ - k + 1;
+            progress(AisPhase::Reverse, done, betas_[k - 1], X, lw, false, k == 1);
+        }
+        rev.steps_done = done;
+        rev.beta_reached = betas_[k_ - done];
+        rev.complete = done == k_;
+        if (rev.complete) {
+            EstimateOptions eo;
+            eo.seed = opt_.seed ^ 0x5245564552534555ull;  // bootstrap streams apart from the forward ones
+            eo.bootstrap_resamples = opt_.bootstrap_resamples;
+            eo.histogram_bins = opt_.histogram_bins;
+            const AisEstimate e = estimate_log_z(lw, 0.0, eo);
+            rev.log_z_upper = log_z0_ - e.log_z;
+            rev.ci95_low = log_z0_ - e.ci95_high;
+            rev.ci95_high = log_z0_ - e.ci95_low;
+            rev.ess = e.ess;
+            rev.ess_fraction = e.ess_fraction;
+            rev.log_w_mean = e.log_w_mean;
+            rev.log_w_var = e.log_w_var;
+        }
+        rev.log_weights = std::move(lw);
+        return rev;
+    }
+
+    const AnnealingPath& path_;
+    const Schedule& betas_;
+    const AisOptions& opt_;
+    const AisControl& ctl_;
+    Index n_, k_, block_;
+    Clock::time_point start_, last_progress_;
+    double paused_s_ = 0;
+    double log_z0_ = 0;
+    std::int64_t sweeps_ = 0;
+    std::vector<Index> checkpoint_steps_;
+    std::vector<RunningPoint> running_;
+    Vec lw_prev_, fa_, fb_;
+};
+
+}  // namespace
+
+AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const AisOptions& options,
+                  const AisControl& control) {
+    validate_schedule(schedule);
+    if (options.chains < 1) throw InputError("AIS needs at least one chain, got " + std::to_string(options.chains));
+    if (options.snapshot_chains < 0) throw InputError("snapshot_chains must be >= 0");
+    if ((options.perfect || options.reverse) && !path.can_sample_exactly())
+        throw InputError(std::string(options.perfect ? "perfect transitions" : "reverse AIS") + " need exact samples from " +
+                         (options.perfect ? "every intermediate distribution" : "the target") + ", which the " +
+                         path.name() + " path cannot draw (model too large to enumerate, or no exact sampler)");
+    return Runner(path, schedule, options, control).run();
+}
+
+}  // namespace rbm

@@ -1,0 +1,128 @@
+#pragma once
+// The AIS engine (SPEC §4): drives any AnnealingPath along a schedule with N chains and turns
+// the log weights into estimates. This is the interface the GUI uses.
+//
+// Typical use (GUI worker thread):
+//   std::atomic<bool> cancel{false}, pause{false};
+//   AisControl ctl{&cancel, &pause, [&](const AisSnapshot& s) { post_to_ui(s); }};
+//   AisResult r = run_ais(*path, make_schedule(req, path.get()), opts, ctl);
+//   // r.complete == false when cancelled: r holds everything up to r.beta_reached.
+//
+// How it works: step-major (every chain advances one step, then the next), each step one
+// for_each_block over fixed chain blocks calling path.advance(beta_{k-1}, beta_k, ...), so the
+// weight increment shares its products with the transition. Memory is O(chains x units): no
+// per-step history, only O(checkpoints) running estimates. Chain r draws only from its own
+// stream, so the log weights are bitwise identical for a seed whatever the thread count.
+//
+// Forward AIS: x_0 ~ p_0; for k = 1..K: l += log f_k(x) - log f_{k-1}(x), x ~ T_k(x, .).
+//   E[exp(l)] = Z_1 / Z_0, so log Z0 + logmeanexp(l) is a stochastic lower bound on log Z
+//   (Jensen: E[log Zhat] <= log Z).
+// Reverse AIS (bidirectional Monte Carlo): x_K ~ p_1 exactly (needs can_sample_exactly());
+//   for k = K..1: r += log f_{k-1}(x) - log f_k(x), x ~ T_{k-1}(x, .). This is forward AIS on
+//   the reversed sequence p_1 -> p_0, so E[exp(r)] = Z_0 / Z_1 and
+//   log Z0 - logmeanexp(r) is a stochastic UPPER bound on log Z.
+// Perfect transitions (SPEC §4): each transition is replaced by an exact draw from p_beta
+//   (path.sample_exact), which separates the quality of the path from the mixing of the kernel.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ais/estimates.hpp"
+#include "core/ais/path.hpp"
+#include "core/ais/schedules.hpp"
+
+namespace rbm {
+
+struct AisOptions {
+    Index chains = 100;            // N >= 1
+    std::uint64_t seed = 1;        // forward chains: StreamPurpose::Chains; reverse chains:
+                                   // StreamPurpose::Misc; bootstrap: StreamPurpose::Bootstrap
+    bool perfect = false;          // exact draws from p_beta instead of the kernel
+    bool reverse = false;          // also run reverse AIS from exact target samples
+    int checkpoints = 50;          // betas (spread evenly over the steps) at which the running
+                                   // estimate log Zhat(beta) is recorded; the last step always is
+    Index snapshot_chains = 0;     // particle positions handed to on_progress and the result
+    Index block = 0;               // chains per parallel block; 0 = automatic (small enough
+                                   // that one block takes ~20 ms or less on big models)
+    int bootstrap_resamples = 1000;  // a cancelled run uses fewer (estimate.bootstrap_resamples says how many)
+    int histogram_bins = 40;
+    double progress_interval_s = 0.03;  // on_progress at most this often (plus every checkpoint)
+};
+
+enum class AisPhase { Forward, Reverse };
+
+// log Zhat of the intermediate normalizer Z_beta after the forward chains reached beta.
+struct RunningPoint {
+    double beta = 0;
+    double log_z = 0;
+    double ess = 0;
+};
+
+// Handed to on_progress (a copy: the receiver may keep it).
+struct AisSnapshot {
+    AisPhase phase = AisPhase::Forward;
+    Index step = 0;             // steps done in this phase
+    Index steps = 0;            // K
+    double beta = 0;            // where the chains are (reverse: counts down from 1)
+    double fraction = 0;        // of the whole run (both phases when reverse is on)
+    double elapsed_s = 0;       // excluding paused time
+    double chain_sweeps_per_s = 0;
+    bool at_checkpoint = false;
+    std::vector<RunningPoint> running;  // forward checkpoints reached so far
+    double log_z = 0;           // forward: log Zhat(beta) now; reverse: log Z0 - logmeanexp(r) so far
+    double ess = 0, ess_fraction = 0;  // of the current weights of this phase
+    double log_w_mean = 0;
+    RowMat particles;           // first snapshot_chains chains, visible units only
+};
+
+struct AisControl {
+    const std::atomic<bool>* cancel = nullptr;  // raise to stop; takes effect within one block
+    const std::atomic<bool>* pause = nullptr;   // while raised, waits between steps
+    // Called from the thread running run_ais, at most every progress_interval_s and at every
+    // checkpoint. Must not call back into the run.
+    std::function<void(const AisSnapshot&)> on_progress;
+};
+
+// Reverse AIS summary. r_i estimate log(Z0/Z); the bound is log Z0 - logmeanexp(r).
+struct ReverseAisResult {
+    bool complete = false;
+    Index steps_done = 0;
+    double beta_reached = 1;     // the reverse chains run from 1 down to 0
+    Vec log_weights;             // r_i (complete or not)
+    // Present only when complete:
+    std::optional<double> log_z_upper;
+    double ci95_low = 0, ci95_high = 0;  // bootstrap interval of the upper estimate
+    double ess = 0, ess_fraction = 0;
+    double log_w_mean = 0, log_w_var = 0;
+};
+
+struct AisResult {
+    bool complete = false;       // every step of every phase ran (false: cancelled)
+    Index steps = 0;             // K of the schedule
+    Index steps_done = 0;        // forward steps done
+    double beta_reached = 0;     // estimate below is of log Z_{beta_reached}
+    Vec log_weights;             // forward l_i at beta_reached
+    AisEstimate estimate;
+    std::vector<RunningPoint> running;
+    std::optional<ReverseAisResult> reverse;
+    RowMat particles;            // first snapshot_chains final chains (visible units)
+    double seconds = 0;          // wall time, excluding pauses
+    double chain_sweeps_per_s = 0;
+    bool perfect = false;
+    std::string path_name, kernel, notes;
+    double log_z0 = 0;
+    double cost_functional = 0;  // NaN when the path does not know it
+};
+
+// InputError: invalid schedule, chains < 1, perfect or reverse on a path that cannot sample
+// exactly. Never throws Cancelled: a cancelled run returns its partial result.
+AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const AisOptions& options,
+                  const AisControl& control = {});
+
+// Chains per block run_ais uses for a path of this state dimension (block = 0).
+Index ais_block_size(Index dim);
+
+}  // namespace rbm

@@ -1,0 +1,84 @@
+#pragma once
+// Training data (SPEC §7): bars-and-stripes, the shipped 8x8 digits, MNIST-format IDX files
+// and CSV. Every malformed file is an InputError naming the file, the row / column or header
+// field, and what was expected.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/numerics/types.hpp"
+
+namespace rbm {
+
+struct Dataset {
+    RowMat X;                    // one example per row
+    std::vector<int> labels;     // empty, or one per row
+    Index image_rows = 0, image_cols = 0;  // 0 when the examples are not images
+    double max_value = 1.0;      // largest value the format allows (digits 16, IDX 255)
+    std::string name;            // what it is, for logs ("digits (1797 x 64)")
+
+    Index size() const { return X.rows(); }
+    Index dim() const { return X.cols(); }
+    bool has_image_shape() const { return image_rows > 0 && image_cols > 0; }
+};
+
+// ---- bars and stripes on a d x d grid (d >= 1) ----
+// Every distinct pattern once: the 2^d subsets of rows switched on (bars) and of columns
+// (stripes), the empty and the full grid counted once: 2^(d+1) - 2 patterns (2 for d = 1).
+Dataset bars_and_stripes(int d);
+// `count` patterns drawn with a seed: orientation with probability 1/2, then each line on
+// with probability 1/2 (the classic generator, so empty / full grids are twice as likely).
+Dataset bars_and_stripes_sampled(int d, Index count, std::uint64_t seed);
+// True when the 0/1 row x of length d*d is a bars-and-stripes pattern.
+bool is_bars_and_stripes(const double* x, int d);
+
+// ---- the 8x8 digits (UCI optical digits test set, CC BY 4.0; resources/data/digits) ----
+// Raw pixel values 0..16, labels 0..9, image shape 8 x 8. Embedded in the library.
+Dataset load_digits();
+// The same from the bytes of a digits-format .csv.gz (64 pixels + label per line, no header).
+Dataset parse_digits_csv_gz(const std::string& gz_bytes, const std::string& origin);
+// Inflates gzip (or zlib) bytes; InputError naming `origin` when they are not valid.
+std::string gunzip(const std::string& bytes, const std::string& origin);
+
+// ---- MNIST IDX ----
+// images: magic 0x00000803 (unsigned bytes, 3 dimensions, big-endian sizes); labels: magic
+// 0x00000801. Absurd dimensions (more than 2^16 per side, more than kMaxIdxElements values,
+// or more than the file holds) are refused before allocating. labels_path may be empty.
+inline constexpr std::int64_t kMaxIdxElements = std::int64_t(1) << 28;
+Dataset load_idx(const std::filesystem::path& images_path, const std::filesystem::path& labels_path = {});
+Dataset parse_idx(const std::string& image_bytes, const std::string& label_bytes, const std::string& origin);
+// The labels file next to an images file when it follows MNIST naming
+// ("...-images-idx3-ubyte" -> "...-labels-idx1-ubyte"; also ".../images.idx3-ubyte"), else empty.
+std::filesystem::path idx_labels_beside(const std::filesystem::path& images_path);
+
+// ---- CSV ----
+struct CsvOptions {
+    enum class Header { Auto, Yes, No } header = Header::Auto;  // Auto: a first row that is not all numbers
+    int label_column = -1;    // column index holding an integer label (-1: none; -2: the last column)
+    char delimiter = ',';
+};
+Dataset load_csv(const std::filesystem::path& path, const CsvOptions& options = {});
+Dataset parse_csv(const std::string& text, const std::string& origin, const CsvOptions& options = {});
+
+// ---- transforms ----
+// The tempering paper's augmentation: each image followed by its copies shifted one pixel up,
+// down, left and right (vacated pixels 0), so the set grows five-fold. Needs an image shape.
+Dataset with_shifts(const Dataset& data);
+// x -> 1 if x >= threshold * max_value else 0 (threshold in (0, 1]); max_value becomes 1.
+void binarize(Dataset& data, double threshold = 0.5);
+// x -> x / max_value, so values lie in [0, 1]; max_value becomes 1.
+void scale_to_unit(Dataset& data);
+
+// x_ij -> (x_ij - mean_j) / sd_j per column (the leaky-RBM paper's preprocessing); columns with
+// sd_j = 0 are only centred. The Gaussian-visible models have unit noise, so data with pixel
+// variances far below 1 (scaled images) give them nothing to learn.
+void standardize(Dataset& data);
+
+// ---- one string for the CLI and the GUI ----
+// "bars:D" (all patterns), "bars:D:COUNT[:SEED]" (sampled), "digits", or a path: *.csv,
+// *.csv.gz (digits format when gzip), *idx3-ubyte (labels read from the companion file when
+// present). InputError naming the spec otherwise.
+Dataset load_dataset(const std::string& spec, const CsvOptions& csv = {});
+
+}  // namespace rbm

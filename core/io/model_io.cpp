@@ -1,0 +1,666 @@
+#include "core/io/model_io.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "core/io/json_text.hpp"
+#include "core/io/npy.hpp"
+
+namespace rbm {
+
+namespace {
+
+using nlohmann::json;
+using json_text::type_name;
+namespace fs = std::filesystem;
+
+// Kinds accepted in files, in the order the messages list them.
+const char* const kKindList = "grbm, brbm, leaky or gaussian";
+
+ModelKind parse_kind(const std::string& s) {
+    if (s == "grbm") return ModelKind::Grbm;
+    if (s == "brbm") return ModelKind::Brbm;
+    if (s == "leaky") return ModelKind::Leaky;
+    if (s == "gaussian") return ModelKind::Gaussian;
+    throw InputError("unknown kind '" + s + "' (expected " + kKindList + ")");
+}
+
+// Prefix a nested problem with where it happened ("m.json: ", "in 'anneal_from': ").
+template <class F>
+auto with_context(const std::string& prefix, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const InputError& e) {
+        throw InputError(prefix + e.what());
+    }
+}
+
+void validate_in(const Model& m) {
+    validate(m);
+    if (m.anneal_from) {
+        if (m.anneal_from->anneal_from) throw InputError("'anneal_from' cannot itself have an 'anneal_from'");
+        with_context("in 'anneal_from': ", [&] { validate(*m.anneal_from); });
+        if (m.anneal_from->n_visible() != m.n_visible())
+            throw InputError("'anneal_from' has " + std::to_string(m.anneal_from->n_visible()) +
+                             " visible dimensions, the model has " + std::to_string(m.n_visible()) +
+                             "; annealing needs the same space");
+    }
+}
+
+std::string lower_extension(const fs::path& p) {
+    std::string e = p.extension().string();
+    std::transform(e.begin(), e.end(), e.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return e;
+}
+
+std::string size_text(double count) {
+    std::ostringstream os;
+    os.precision(15);
+    os << count;
+    return os.str();
+}
+
+void check_element_count(double count, const std::string& key) {
+    if (count > static_cast<double>(kMaxFileElements))
+        throw InputError("'" + key + "' has " + size_text(count) + " elements, more than the limit 2^28 = " +
+                         std::to_string(kMaxFileElements));
+}
+
+// ---------------------------------------------------------------- JSON reading
+
+// JSON has no NaN or Inf; tools that have them write null instead.
+double number_at(const json& v, const std::string& where) {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_null())
+        throw InputError(where + " is null, i.e. a non-finite value (NaN or Inf written as null); expected a finite number");
+    throw InputError(where + " must be a number, got " + type_name(v));
+}
+
+Vec vector_of(const json& j, const std::string& key) {
+    if (!j.is_array()) throw InputError("'" + key + "' must be an array of numbers, got " + type_name(j));
+    check_element_count(static_cast<double>(j.size()), key);
+    Vec v(static_cast<Index>(j.size()));
+    for (std::size_t i = 0; i < j.size(); ++i)
+        v(static_cast<Index>(i)) = number_at(j[i], "'" + key + "'[" + std::to_string(i) + "]");
+    return v;
+}
+
+Mat matrix_of(const json& j, const std::string& key) {
+    const std::string expected = "'" + key + "' must be an array of rows of numbers";
+    if (!j.is_array()) throw InputError(expected + ", got " + type_name(j));
+    const std::size_t rows = j.size();
+    std::size_t cols = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+        if (!j[r].is_array())
+            throw InputError(expected + ", but row " + std::to_string(r) + " is " + type_name(j[r]));
+        if (r == 0) cols = j[r].size();
+        if (j[r].size() != cols)
+            throw InputError("'" + key + "' row " + std::to_string(r) + " has " + std::to_string(j[r].size()) +
+                             " numbers, expected " + std::to_string(cols) + " like row 0");
+    }
+    check_element_count(static_cast<double>(rows) * static_cast<double>(cols), key);
+    Mat m(static_cast<Index>(rows), static_cast<Index>(cols));
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c)
+            m(static_cast<Index>(r), static_cast<Index>(c)) =
+                number_at(j[r][c], "'" + key + "' row " + std::to_string(r) + ", column " + std::to_string(c));
+    return m;
+}
+
+const json* find(const json& obj, const char* key) {
+    const auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+}
+
+const json& require(const json& obj, const char* key, const std::string& kind, const std::string& shape) {
+    const json* v = find(obj, key);
+    if (!v)
+        throw InputError(std::string("'") + key + "' is missing: a " + kind + " model needs '" + key + "' (" + shape +
+                         ")");
+    return *v;
+}
+
+std::string string_of(const json& obj, const char* key) {
+    const json* v = find(obj, key);
+    if (!v) return {};
+    if (!v->is_string()) throw InputError(std::string("'") + key + "' must be a string, got " + type_name(*v));
+    return v->get<std::string>();
+}
+
+Model model_from_json_object(const json& obj, bool nested) {
+    if (!obj.is_object()) throw InputError("expected a JSON object with the model's keys, got " + type_name(obj));
+    if (const json* f = find(obj, "format"); f && !(f->is_string() && f->get<std::string>() == "rbmscope-model"))
+        throw InputError("'format' is " + (f->is_string() ? "'" + f->get<std::string>() + "'" : type_name(*f)) +
+                         ", expected \"rbmscope-model\"");
+    if (const json* v = find(obj, "version"); v && !(v->is_number() && v->get<double>() == 1.0))
+        throw InputError("'version' is " + (v->is_number() ? v->dump() : type_name(*v)) +
+                         ", this program reads version 1");
+    const json* k = find(obj, "kind");
+    if (!k) throw InputError(std::string("'kind' is missing (expected ") + kKindList + ")");
+    if (!k->is_string()) throw InputError(std::string("'kind' must be a string (") + kKindList + "), got " + type_name(*k));
+    const std::string kind = k->get<std::string>();
+
+    Model model;
+    model.name = string_of(obj, "name");
+    model.notes = string_of(obj, "notes");
+    switch (parse_kind(kind)) {
+        case ModelKind::Gaussian: {
+            Gaussian g;
+            g.mean = vector_of(require(obj, "mean", kind, "[n]"), "mean");
+            g.cov = matrix_of(require(obj, "cov", kind, "[[n x n]]"), "cov");
+            model.params = std::move(g);
+            break;
+        }
+        default: {
+            const Mat W = matrix_of(require(obj, "W", kind, "n rows of m numbers"), "W");
+            // "b" and "c" are optional and default to zeros (SPEC §8 lists them, many
+            // exported models leave a zero bias out).
+            const json* jb = find(obj, "b");
+            const json* jc = find(obj, "c");
+            const Vec b = jb ? vector_of(*jb, "b") : Vec::Zero(W.rows());
+            const Vec c = jc ? vector_of(*jc, "c") : Vec::Zero(W.cols());
+            if (kind == "brbm") {
+                model.params = Brbm{W, b, c};
+            } else if (kind == "leaky") {
+                Leaky l{W, b, c};
+                if (const json* jl = find(obj, "leakiness")) {
+                    if (!jl->is_number())
+                        throw InputError("'leakiness' must be a number in (0, 1], got " + type_name(*jl));
+                    l.leakiness = jl->get<double>();
+                }
+                model.params = std::move(l);
+            } else {
+                Grbm g;
+                g.W = W;
+                g.b = b;
+                g.c = c;
+                const json* js = find(obj, "sigma");
+                g.sigma = js ? vector_of(*js, "sigma") : Vec::Ones(W.rows());
+                if (const json* jh = find(obj, "hidden_values")) {
+                    const Vec hv = vector_of(*jh, "hidden_values");
+                    g.hidden_values.assign(hv.data(), hv.data() + hv.size());
+                }
+                model.params = std::move(g);
+            }
+        }
+    }
+    if (const json* a = find(obj, "anneal_from")) {
+        if (nested) throw InputError("'anneal_from' cannot itself have an 'anneal_from'");
+        if (!a->is_object())
+            throw InputError("'anneal_from' must be a model object (like the file itself), got " + type_name(*a));
+        model.anneal_from = std::make_shared<const Model>(
+            with_context("in 'anneal_from': ", [&] { return model_from_json_object(*a, true); }));
+    }
+    return model;
+}
+
+// ---------------------------------------------------------------- JSON writing
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+json vec_json(const Vec& v) { return json(std::vector<double>(v.data(), v.data() + v.size())); }
+
+// One key per line and one matrix row per line: readable, and numbers are printed with the
+// shortest text that reads back to the same double.
+void write_object(std::string& out, const Model& m, const std::string& indent) {
+    std::vector<std::pair<std::string, std::string>> items;
+    const std::string inner = indent + " ";
+    auto matrix = [&](const Mat& W) {
+        std::string s = "[";
+        for (Index r = 0; r < W.rows(); ++r) {
+            const Vec row = W.row(r).transpose();
+            s += (r ? ",\n" : "\n") + inner + " " + dump(vec_json(row));
+        }
+        return s + (W.rows() ? "\n" + inner : "") + "]";
+    };
+    items.emplace_back("format", dump("rbmscope-model"));
+    items.emplace_back("version", "1");
+    items.emplace_back("kind", dump(kind_name(m.kind())));
+    if (!m.name.empty()) items.emplace_back("name", dump(m.name));
+    if (!m.notes.empty()) items.emplace_back("notes", dump(m.notes));
+    std::visit(
+        [&](const auto& p) {
+            using T = std::decay_t<decltype(p)>;
+            if constexpr (std::is_same_v<T, Gaussian>) {
+                items.emplace_back("mean", dump(vec_json(p.mean)));
+                items.emplace_back("cov", matrix(p.cov));
+            } else {
+                items.emplace_back("W", matrix(p.W));
+                items.emplace_back("b", dump(vec_json(p.b)));
+                items.emplace_back("c", dump(vec_json(p.c)));
+                if constexpr (std::is_same_v<T, Grbm>) {
+                    items.emplace_back("sigma", dump(vec_json(p.sigma)));
+                    items.emplace_back("hidden_values", dump(json(p.hidden_values)));
+                }
+                if constexpr (std::is_same_v<T, Leaky>) items.emplace_back("leakiness", dump(json(p.leakiness)));
+            }
+        },
+        m.params);
+    if (m.anneal_from) {
+        std::string nested;
+        write_object(nested, *m.anneal_from, inner);
+        items.emplace_back("anneal_from", nested);
+    }
+    out += "{\n";
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out += inner + dump(items[i].first) + ": " + items[i].second + (i + 1 < items.size() ? ",\n" : "\n");
+    out += indent + "}";
+}
+
+// ---------------------------------------------------------------- NumPy archives
+
+// Largest .npy member we read: the element limit at 8 bytes each plus a header.
+constexpr std::uint64_t kMaxMemberBytes = 8 * static_cast<std::uint64_t>(kMaxFileElements) + (1u << 20);
+
+const char* const kArrayKeys[] = {"W", "b", "c", "sigma", "hidden_values", "leakiness", "kind",
+                                  "mean", "cov", "name", "notes"};
+const char* const kNestedPrefix = "anneal_from/";
+
+bool wanted_key(const std::string& key) {
+    std::string k = key.rfind(kNestedPrefix, 0) == 0 ? key.substr(std::strlen(kNestedPrefix)) : key;
+    return std::any_of(std::begin(kArrayKeys), std::end(kArrayKeys), [&](const char* a) { return k == a; });
+}
+
+std::string zip_error_text(zip_error_t* e) {
+    std::string s = zip_error_strerror(e);
+    zip_error_fini(e);
+    return s;
+}
+
+struct ZipCloser {
+    void operator()(zip_t* z) const { zip_discard(z); }
+};
+
+std::map<std::string, NpyArray> read_npz(const std::string& bytes) {
+    zip_error_t err;
+    zip_error_init(&err);
+    zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
+    if (!src) throw InputError("cannot read the archive: " + zip_error_text(&err));
+    zip_t* raw = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+    if (!raw) {
+        zip_source_free(src);
+        const std::string why = zip_error_text(&err);
+        throw InputError("not a valid .npz file (a zip archive of .npy arrays): " + why);
+    }
+    std::unique_ptr<zip_t, ZipCloser> za(raw);
+    std::map<std::string, NpyArray> out;
+    const zip_int64_t entries = zip_get_num_entries(raw, 0);
+    for (zip_int64_t i = 0; i < entries; ++i) {
+        const char* cname = zip_get_name(raw, static_cast<zip_uint64_t>(i), 0);
+        if (!cname) continue;
+        const std::string name = cname;
+        if (name.size() < 4 || name.compare(name.size() - 4, 4, ".npy") != 0) continue;
+        const std::string key = name.substr(0, name.size() - 4);
+        if (!wanted_key(key)) continue;  // unknown arrays are ignored like unknown JSON keys
+        const std::string member = "member '" + name + "'";
+        zip_stat_t st;
+        zip_stat_init(&st);
+        if (zip_stat_index(raw, static_cast<zip_uint64_t>(i), 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
+            throw InputError(member + " cannot be read: " + zip_strerror(raw));
+        if (st.size > kMaxMemberBytes)
+            throw InputError(member + " is " + std::to_string(st.size) +
+                             " bytes uncompressed, more than any model array may be (limit 2^28 elements)");
+        zip_file_t* f = zip_fopen_index(raw, static_cast<zip_uint64_t>(i), 0);
+        if (!f) throw InputError(member + " cannot be read: " + zip_strerror(raw));
+        std::string data;
+        char buf[1 << 16];
+        zip_int64_t got = 0;
+        // Grow as data arrives rather than trusting the declared size.
+        while ((got = zip_fread(f, buf, sizeof buf)) > 0) {
+            data.append(buf, static_cast<std::size_t>(got));
+            if (data.size() > st.size) break;
+        }
+        if (got < 0) {
+            const std::string why = zip_file_strerror(f);
+            zip_fclose(f);
+            throw InputError(member + " cannot be read: " + why);
+        }
+        zip_fclose(f);
+        if (data.size() != st.size)
+            throw InputError(member + " has " + std::to_string(data.size()) + " bytes, the archive says " +
+                             std::to_string(st.size));
+        out[key] = parse_npy(data, member);
+    }
+    return out;
+}
+
+std::string array_shape_text(const NpyArray& a) {
+    std::string s = "(";
+    for (std::size_t i = 0; i < a.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(a.shape[i]);
+    return s + (a.shape.size() == 1 ? ",)" : ")");
+}
+
+void require_numeric(const NpyArray& a, const std::string& key) {
+    if (a.is_string) throw InputError("'" + key + "' must hold numbers, got a string array");
+}
+
+Mat npy_matrix(const NpyArray& a, const std::string& key) {
+    require_numeric(a, key);
+    if (a.shape.size() != 2)
+        throw InputError("'" + key + "' must be a 2-D array (rows x columns), got shape " + array_shape_text(a));
+    // Before anything is sized from it: an empty (0, 10^8) W would make 10^8 default biases.
+    if (a.shape[0] == 0 || a.shape[1] == 0)
+        throw InputError("'" + key + "' has shape " + array_shape_text(a) + ": it has no " +
+                         (a.shape[0] == 0 ? "rows" : "columns"));
+    Mat m(a.shape[0], a.shape[1]);
+    for (Index r = 0; r < m.rows(); ++r)
+        for (Index c = 0; c < m.cols(); ++c) m(r, c) = a.data[static_cast<std::size_t>(r * m.cols() + c)];
+    return m;
+}
+
+Vec npy_vector(const NpyArray& a, const std::string& key) {
+    require_numeric(a, key);
+    if (a.shape.size() != 1)
+        throw InputError("'" + key + "' must be a 1-D array, got shape " + array_shape_text(a));
+    return Eigen::Map<const Vec>(a.data.data(), static_cast<Index>(a.data.size()));
+}
+
+double npy_scalar(const NpyArray& a, const std::string& key) {
+    require_numeric(a, key);
+    if (a.size() != 1 || a.shape.size() > 1)
+        throw InputError("'" + key + "' must be a single number (a 0-d array), got shape " + array_shape_text(a));
+    return a.data[0];
+}
+
+std::string npy_string(const NpyArray& a, const std::string& key) {
+    if (!a.is_string || a.size() != 1 || a.shape.size() > 1)
+        throw InputError("'" + key + "' must be a string (a 0-d or 1-element '<U' array), got " +
+                         (a.is_string ? "shape " + array_shape_text(a) : std::string("numbers")));
+    return a.strings[0];
+}
+
+Model model_from_arrays(const std::map<std::string, NpyArray>& arrays, const std::string& prefix) {
+    auto get = [&](const char* key) -> const NpyArray* {
+        const auto it = arrays.find(prefix + key);
+        return it == arrays.end() ? nullptr : &it->second;
+    };
+    std::string kind;
+    if (const NpyArray* k = get("kind")) {
+        kind = npy_string(*k, "kind");
+    } else if (get("mean") || get("cov")) {
+        kind = "gaussian";
+    } else if (get("leakiness")) {
+        if (get("sigma") || get("hidden_values"))
+            throw InputError("no 'kind' array, and 'leakiness' together with 'sigma'/'hidden_values' cannot tell "
+                             "a leaky RBM from a GRBM; add kind.npy");
+        kind = "leaky";
+    } else {
+        kind = get("sigma") || get("hidden_values") ? "grbm" : "brbm";
+    }
+    const ModelKind mk = parse_kind(kind);
+    Model model;
+    if (const NpyArray* a = get("name")) model.name = npy_string(*a, "name");
+    if (const NpyArray* a = get("notes")) model.notes = npy_string(*a, "notes");
+    auto need = [&](const char* key) -> const NpyArray& {
+        const NpyArray* a = get(key);
+        if (!a)
+            throw InputError(std::string("no '") + key + "' array (" + prefix + key + ".npy): a " + kind +
+                             " model needs it");
+        return *a;
+    };
+    if (mk == ModelKind::Gaussian) {
+        model.params = Gaussian{npy_vector(need("mean"), "mean"), npy_matrix(need("cov"), "cov")};
+    } else {
+        const Mat W = npy_matrix(need("W"), "W");
+        const NpyArray* ab = get("b");
+        const NpyArray* ac = get("c");
+        const Vec b = ab ? npy_vector(*ab, "b") : Vec::Zero(W.rows());
+        const Vec c = ac ? npy_vector(*ac, "c") : Vec::Zero(W.cols());
+        if (mk == ModelKind::Brbm) {
+            model.params = Brbm{W, b, c};
+        } else if (mk == ModelKind::Leaky) {
+            Leaky l{W, b, c};
+            if (const NpyArray* a = get("leakiness")) l.leakiness = npy_scalar(*a, "leakiness");
+            model.params = std::move(l);
+        } else {
+            Grbm g;
+            g.W = W;
+            g.b = b;
+            g.c = c;
+            const NpyArray* as = get("sigma");
+            g.sigma = as ? npy_vector(*as, "sigma") : Vec::Ones(W.rows());
+            if (const NpyArray* a = get("hidden_values")) {
+                const Vec hv = npy_vector(*a, "hidden_values");
+                g.hidden_values.assign(hv.data(), hv.data() + hv.size());
+            }
+            model.params = std::move(g);
+        }
+    }
+    if (prefix.empty()) {
+        const bool has_nested = std::any_of(arrays.begin(), arrays.end(),
+                                            [](const auto& kv) { return kv.first.rfind(kNestedPrefix, 0) == 0; });
+        if (has_nested)
+            model.anneal_from = std::make_shared<const Model>(
+                with_context("in 'anneal_from': ", [&] { return model_from_arrays(arrays, kNestedPrefix); }));
+    }
+    return model;
+}
+
+void add_arrays(std::vector<std::pair<std::string, std::string>>& members, const Model& m, const std::string& prefix) {
+    auto add = [&](const std::string& key, std::string bytes) { members.emplace_back(prefix + key + ".npy", std::move(bytes)); };
+    add("kind", write_npy_strings({kind_name(m.kind())}));
+    if (!m.name.empty()) add("name", write_npy_strings({m.name}));
+    if (!m.notes.empty()) add("notes", write_npy_strings({m.notes}));
+    std::visit(
+        [&](const auto& p) {
+            using T = std::decay_t<decltype(p)>;
+            if constexpr (std::is_same_v<T, Gaussian>) {
+                add("mean", write_npy(p.mean));
+                add("cov", write_npy(p.cov));
+            } else {
+                add("W", write_npy(p.W));
+                add("b", write_npy(p.b));
+                add("c", write_npy(p.c));
+                if constexpr (std::is_same_v<T, Grbm>) {
+                    add("sigma", write_npy(p.sigma));
+                    add("hidden_values",
+                        write_npy(Vec(Eigen::Map<const Vec>(p.hidden_values.data(), static_cast<Index>(p.hidden_values.size())))));
+                }
+                if constexpr (std::is_same_v<T, Leaky>) add("leakiness", write_npy_scalar(p.leakiness));
+            }
+        },
+        m.params);
+    if (m.anneal_from) add_arrays(members, *m.anneal_from, prefix + kNestedPrefix);
+}
+
+// Members stored uncompressed, as numpy.savez does.
+std::string zip_members(const std::vector<std::pair<std::string, std::string>>& members) {
+    zip_error_t err;
+    zip_error_init(&err);
+    zip_source_t* out = zip_source_buffer_create(nullptr, 0, 0, &err);
+    if (!out) throw InputError("cannot build the .npz archive: " + zip_error_text(&err));
+    zip_t* za = zip_open_from_source(out, ZIP_TRUNCATE, &err);
+    if (!za) {
+        zip_source_free(out);
+        throw InputError("cannot build the .npz archive: " + zip_error_text(&err));
+    }
+    zip_source_keep(out);  // the bytes stay readable after zip_close
+    auto give_up = [&](const std::string& why) {
+        zip_discard(za);
+        zip_source_free(out);
+        throw InputError("cannot build the .npz archive: " + why);
+    };
+    for (const auto& [name, bytes] : members) {
+        zip_source_t* s = zip_source_buffer(za, bytes.data(), bytes.size(), 0);
+        if (!s) give_up(zip_strerror(za));
+        const zip_int64_t idx = zip_file_add(za, name.c_str(), s, ZIP_FL_ENC_UTF_8);
+        if (idx < 0) {
+            zip_source_free(s);
+            give_up(zip_strerror(za));
+        }
+        zip_set_file_compression(za, static_cast<zip_uint64_t>(idx), ZIP_CM_STORE, 0);
+    }
+    if (zip_close(za) != 0) give_up(zip_strerror(za));
+    std::string bytes;
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_source_open(out) != 0 || zip_source_stat(out, &st) != 0) {
+        zip_source_free(out);
+        throw InputError("cannot build the .npz archive: reading it back failed");
+    }
+    bytes.resize(st.size);
+    const zip_int64_t got = zip_source_read(out, bytes.data(), st.size);
+    zip_source_close(out);
+    zip_source_free(out);
+    if (got < 0 || static_cast<zip_uint64_t>(got) != st.size)
+        throw InputError("cannot build the .npz archive: reading it back failed");
+    return bytes;
+}
+
+// ---------------------------------------------------------------- files
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+std::string random_suffix() {
+    std::random_device rd;
+    const std::uint64_t x = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+    return buf;
+}
+
+}  // namespace
+
+Model model_from_json_text(const std::string& text, const std::string& origin) {
+    return with_context(origin + ": ", [&] {
+        const json j = json_text::parse(text, "a model's numbers must be finite");
+        if (!j.is_object())
+            throw InputError("expected a JSON object {\"kind\": ..., \"W\": ...} at the top level, got " + type_name(j));
+        Model m = model_from_json_object(j, false);
+        validate_in(m);
+        return m;
+    });
+}
+
+std::string model_to_json_text(const Model& model) {
+    std::string out;
+    write_object(out, model, "");
+    return out + "\n";
+}
+
+Model load_model(const fs::path& path) {
+    const std::string origin = path.string();
+    const std::string ext = lower_extension(path);
+    if (ext != ".json" && ext != ".npz" && ext != ".npy")
+        throw InputError(origin + ": unknown model file extension '" + path.extension().string() +
+                         "' (expected .json, .npz or .npy)");
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    const std::uint64_t cap = ext == ".npy" ? kMaxMemberBytes : ext == ".npz" ? 8 * kMaxMemberBytes : ~std::uint64_t(0);
+    if (!ec && size > cap)
+        throw InputError(origin + ": file is " + std::to_string(size) + " bytes, more than any model file may be");
+    return model_from_file_bytes(read_file(path), ext, origin);
+}
+
+Model model_from_file_bytes(const std::string& bytes, const std::string& ext, const std::string& origin) {
+    if (ext != ".json" && ext != ".npz" && ext != ".npy")
+        throw InputError(origin + ": unknown model file extension '" + ext + "' (expected .json, .npz or .npy)");
+    if (ext == ".json") return model_from_json_text(bytes, origin);
+    if (bytes.empty()) throw InputError(origin + ": file is empty");
+    // A lone .npy holds W of a BRBM with zero biases; parse_npy names the file itself.
+    const NpyArray lone = ext == ".npy" ? parse_npy(bytes, origin) : NpyArray{};
+    return with_context(origin + ": ", [&] {
+        Model m;
+        if (ext == ".npz") {
+            m = model_from_arrays(read_npz(bytes), "");
+        } else {
+            const NpyArray& a = lone;
+            if (a.is_string || a.shape.size() != 2)
+                throw InputError("a lone .npy file must hold 'W' as a 2-D array of numbers (n visible x m hidden), got " +
+                                 (a.is_string ? std::string("strings") : "shape " + array_shape_text(a)));
+            const Mat W = npy_matrix(a, "W");
+            m.params = Brbm{W, Vec::Zero(W.rows()), Vec::Zero(W.cols())};
+        }
+        validate_in(m);
+        return m;
+    });
+}
+
+void save_model(const Model& model, const fs::path& path) {
+    const std::string ext = lower_extension(path);
+    const std::string where = "cannot save the model to '" + path.string() + "': ";
+    if (ext != ".json" && ext != ".npz")
+        throw InputError(where + "unknown extension '" + path.extension().string() + "' (expected .json or .npz)");
+    with_context(where, [&] { validate_in(model); });
+    if (ext == ".json") {
+        write_file_atomically(path, model_to_json_text(model));
+    } else {
+        std::vector<std::pair<std::string, std::string>> members;
+        add_arrays(members, model, "");
+        write_file_atomically(path, zip_members(members));
+    }
+}
+
+void write_file_atomically(const fs::path& path, const std::string& bytes) {
+    const std::string target = path.string();
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw InputError("cannot write '" + target + "': it is a directory");
+    std::string tmp;
+    int fd = -1;
+    for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+        tmp = target + ".tmp-" + random_suffix();
+        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) throw InputError("cannot write '" + target + "': " + errno_text(errno));
+    auto fail = [&](const std::string& step, int e) {
+        if (fd >= 0) ::close(fd);
+        ::unlink(tmp.c_str());
+        throw InputError("cannot write '" + target + "': " + step + ": " + errno_text(e) +
+                         " (the previous file, if any, is unchanged)");
+    };
+    // Keep the permissions of the file being replaced.
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) (void)::fchmod(fd, st.st_mode & 07777);
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            fail("writing", errno);
+        }
+        done += static_cast<std::size_t>(w);
+    }
+    if (::fsync(fd) != 0) fail("flushing to disk", errno);
+    const int rc = ::close(fd);
+    fd = -1;
+    if (rc != 0) fail("closing", errno);
+    if (::rename(tmp.c_str(), target.c_str()) != 0) fail("renaming the temporary file over it", errno);
+    // Make the rename itself durable.
+    const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+std::string read_file(const fs::path& path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw InputError("cannot read '" + path.string() + "': it is a directory");
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) throw InputError("cannot read '" + path.string() + "': " + errno_text(errno));
+    std::string out;
+    char buf[1 << 16];
+    std::size_t got = 0;
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, got);
+    const bool bad = std::ferror(f) != 0;
+    const int e = errno;
+    std::fclose(f);
+    if (bad) throw InputError("cannot read '" + path.string() + "': " + errno_text(e));
+    return out;
+}
+
+}  // namespace rbm

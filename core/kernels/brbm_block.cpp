@@ -1,0 +1,119 @@
+#include "core/kernels/brbm_block.hpp"
+
+#include <cmath>
+
+#include "core/kernels/vector_math.hpp"
+
+namespace rbm::detail {
+
+namespace {
+
+// Per-thread buffers, so a step allocates nothing once they have grown.
+template <class S>
+struct Scratch {
+    std::vector<int> vis_idx, vis_off, hid_idx, hid_off;
+    std::vector<S> lambda, act, bias, y, e;
+    std::vector<double> x, e1, e0, inc;
+    std::vector<std::uint32_t> words;
+    std::vector<unsigned char> on;
+};
+template <class S>
+Scratch<S>& scratch() {
+    thread_local Scratch<S> s;
+    return s;
+}
+
+}  // namespace
+
+template <class S>
+BrbmKernel<S>::BrbmKernel(const Brbm& m, const Vec& base_bias)
+    : w_(m.W), wt_(m.W.transpose()), a_(base_bias), b_(m.b) {
+    c_.assign(static_cast<std::size_t>(w_.padded_cols()), S(0));
+    for (Index j = 0; j < m.n_hidden(); ++j) c_[static_cast<std::size_t>(j)] = static_cast<S>(m.c(j));
+    zero_.assign(static_cast<std::size_t>(wt_.padded_cols()), S(0));
+}
+
+template <class S>
+void BrbmKernel<S>::step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
+                         ChainRngs& rngs) const {
+    const Index rows = end - begin, n = w_.rows(), m = w_.cols();
+    const Index ldh = w_.padded_cols(), ldv = wt_.padded_cols();
+    Scratch<S>& s = scratch<S>();
+    s.vis_idx.clear();
+    s.vis_off.assign(1, 0);
+    s.hid_idx.clear();
+    s.hid_off.assign(1, 0);
+    s.lambda.resize(static_cast<std::size_t>(rows * ldh));
+    s.act.resize(static_cast<std::size_t>(rows * ldv));
+    for (auto* v : {&s.x, &s.e1, &s.e0, &s.inc}) v->resize(static_cast<std::size_t>(m));
+    s.words.resize(static_cast<std::size_t>(std::max(n, m)));
+    s.on.resize(static_cast<std::size_t>(std::max(n, m)));
+
+    // Active visible units; their part of the increment, (beta - beta')(b - a)'v.
+    const double d = beta - beta_prev;
+    for (Index r = 0; r < rows; ++r) {
+        double lin = 0;
+        for (Index i = 0; i < n; ++i)
+            if (X(begin + r, i) != 0.0) {
+                s.vis_idx.push_back(static_cast<int>(i));
+                lin += b_(i) - a_(i);
+            }
+        s.vis_off.push_back(static_cast<int>(s.vis_idx.size()));
+        if (lw) (*lw)(begin + r) += d * lin;
+    }
+    w_.sum_rows(s.vis_idx.data(), s.vis_off.data(), rows, c_.data(), s.lambda.data(), ldh);
+
+    // Hidden layer: the increment sum_j softplus(beta x_j) - softplus(beta' x_j) (softplus_step)
+    // shares e1 = exp(-beta|x|) with the hidden draw.
+    double* x = s.x.data();
+    double* e1 = s.e1.data();
+    double* e0 = s.e0.data();
+    double* inc = s.inc.data();
+    std::uint32_t* words = s.words.data();
+    unsigned char* on = s.on.data();
+    for (Index r = 0; r < rows; ++r) {
+        const S* lam = s.lambda.data() + r * ldh;
+        for (Index j = 0; j < m; ++j) x[j] = static_cast<double>(lam[j]);
+        for (Index j = 0; j < m; ++j) e1[j] = exp_nonpositive(-beta * std::fabs(x[j]));
+        if (lw) {
+            for (Index j = 0; j < m; ++j) e0[j] = exp_nonpositive(-beta_prev * std::fabs(x[j]));
+            for (Index j = 0; j < m; ++j) inc[j] = softplus_step(x[j], beta_prev, beta, e1[j], e0[j]);
+            double acc = 0;
+            for (Index j = 0; j < m; ++j) acc += inc[j];
+            (*lw)(begin + r) += acc;
+        }
+        rngs[begin + r].fill_u32(words, static_cast<std::size_t>(m));
+        for (Index j = 0; j < m; ++j) on[j] = bernoulli_sigmoid(unit_from_word(words[j]), x[j], e1[j]);
+        for (Index j = 0; j < m; ++j)
+            if (on[j]) s.hid_idx.push_back(static_cast<int>(j));
+        s.hid_off.push_back(static_cast<int>(s.hid_idx.size()));
+    }
+    wt_.sum_rows(s.hid_idx.data(), s.hid_off.data(), rows, zero_.data(), s.act.data(), ldv);
+
+    // Visible layer: y = beta W h + (1-beta) a + beta b, in S.
+    s.bias.resize(static_cast<std::size_t>(n));
+    s.y.resize(static_cast<std::size_t>(n));
+    s.e.resize(static_cast<std::size_t>(n));
+    S* bias = s.bias.data();
+    S* y = s.y.data();
+    S* e = s.e.data();
+    for (Index i = 0; i < n; ++i) bias[i] = static_cast<S>((1.0 - beta) * a_(i) + beta * b_(i));
+    const S bt = static_cast<S>(beta);
+    for (Index r = 0; r < rows; ++r) {
+        const S* u = s.act.data() + r * ldv;
+        for (Index i = 0; i < n; ++i) y[i] = bt * u[i] + bias[i];
+        for (Index i = 0; i < n; ++i) e[i] = exp_nonpositive(-std::fabs(y[i]));
+        rngs[begin + r].fill_u32(words, static_cast<std::size_t>(n));
+        if constexpr (sizeof(S) == 4) {
+            for (Index i = 0; i < n; ++i) on[i] = bernoulli_sigmoid(unit_from_word_f(words[i]), y[i], e[i]);
+        } else {
+            for (Index i = 0; i < n; ++i) on[i] = bernoulli_sigmoid(unit_from_word(words[i]), y[i], e[i]);
+        }
+        for (Index i = 0; i < n; ++i) X(begin + r, i) = on[i];
+    }
+}
+
+template class BrbmKernel<float>;
+template class BrbmKernel<double>;
+
+}  // namespace rbm::detail

@@ -1,0 +1,36 @@
+#pragma once
+// The AIS step of the BRBM geometric path (SPEC §2.1) as one fused kernel per block of chains:
+//   lambda = c + W'v                       (sum of the rows of W where v is on: kernels/panels.hpp)
+//   lw += (beta-beta')(b-a)'v + sum_j [softplus(beta lambda_j) - softplus(beta' lambda_j)]
+//   h ~ Bernoulli(sigmoid(beta lambda))    (same exp as the increment)
+//   v ~ Bernoulli(sigmoid(beta W h + (1-beta) a + beta b))
+// so the increment costs no product of its own. S is the precision of W, lambda and the
+// visible pre-activations; increments and hidden probabilities are in double, from the
+// S-precision lambda. Every Bernoulli decision takes one 32-bit word of the chain's stream
+// (Rng::fill_u32), in the same order for float and double, so the two precisions differ only
+// by rounding.
+#include "core/kernels/panels.hpp"
+#include "core/models/models.hpp"
+#include "core/random/rng.hpp"
+
+namespace rbm::detail {
+
+template <class S>
+class BrbmKernel {
+public:
+    BrbmKernel() = default;
+    BrbmKernel(const Brbm& m, const Vec& base_bias);
+    // One transition at beta on rows [begin, end) of X; with lw, first the increment
+    // log f_beta(x) - log f_beta_prev(x) at the state before it.
+    void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
+
+private:
+    RowPanels<S> w_, wt_;      // rows of W (visible units), rows of W' (hidden units)
+    std::vector<S> c_, zero_;  // padded hidden bias, padded zeros
+    Vec a_, b_;
+};
+
+extern template class BrbmKernel<float>;
+extern template class BrbmKernel<double>;
+
+}  // namespace rbm::detail

@@ -1,0 +1,346 @@
+// The PT engine: scans (local moves in parallel, then one communication step per chain), the
+// round-trip bookkeeping, and run_pt with its adaptive rounds, records and progress reports.
+#include <chrono>
+#include <cmath>
+
+#include "core/numerics/parallel.hpp"
+#include "core/tempering/pt.hpp"
+
+namespace rbm {
+
+namespace {
+
+// Where a replica last was, for counting restarts (reference -> target) and round trips
+// (reference -> target -> reference).
+enum EndState : std::uint8_t { kNowhere = 0, kFromReference = 1, kTargetAfterReference = 2, kTargetOnly = 3 };
+
+}  // namespace
+
+PtSampler::PtSampler(TemperedModel& model, const PtOptions& o)
+    : model_(model), scheme_(o.scheme), chains_(o.chains), rungs_(static_cast<Index>(o.betas.size())),
+      lifted_replica_(o.lifted_replica) {
+    validate(o);
+    model_.set_ladder(o.betas);
+    const Index rows = chains_ * rungs_, pairs = rungs_ - 1;
+    V_ = RowMat(rows, model_.visible_dim());
+    H_ = RowMat(rows, model_.hidden_dim());
+    pot_ = Vec::Zero(rows);
+    chain_rngs_ = ChainRngs(o.seed, rows, StreamPurpose::Chains);
+    swap_rngs_ = ChainRngs(o.seed, chains_, StreamPurpose::Swaps);
+    for_each_block(rows, [&](Index begin, Index end) { model_.initialize(V_, H_, begin, end, chain_rngs_); });
+    replica_at_.resize(static_cast<std::size_t>(rows));
+    end_state_.assign(static_cast<std::size_t>(rows), kNowhere);
+    for (Index c = 0; c < chains_; ++c) {
+        for (Index k = 0; k < rungs_; ++k) replica_at_[static_cast<std::size_t>(c * rungs_ + k)] = static_cast<std::uint16_t>(k);
+        end_state_[static_cast<std::size_t>(c * rungs_)] = kFromReference;
+        end_state_[static_cast<std::size_t>(c * rungs_ + pairs)] = kTargetOnly;
+    }
+    LiftedState start;
+    start.rung = lifted_replica_;
+    start.direction = lifted_replica_ == pairs ? -1 : +1;
+    lifted_.assign(static_cast<std::size_t>(chains_), start);
+    rej_sum_.assign(static_cast<std::size_t>(chains_ * pairs), 0.0);
+    proposed_.assign(static_cast<std::size_t>(chains_ * pairs), 0);
+    accepted_.assign(static_cast<std::size_t>(chains_ * pairs), 0);
+    trips_.assign(static_cast<std::size_t>(rows), 0);
+    restarts_.assign(static_cast<std::size_t>(rows), 0);
+    lifted_trips_.assign(static_cast<std::size_t>(chains_), 0);
+}
+
+void PtSampler::set_ladder(const std::vector<double>& betas) {
+    validate_ladder(betas);
+    if (static_cast<Index>(betas.size()) != rungs_)
+        throw InputError("a new ladder must keep the number of replicas (" + std::to_string(rungs_) + "), got " +
+                         std::to_string(betas.size()));
+    model_.set_ladder(betas);
+    reset_stats();
+}
+
+void PtSampler::reset_stats() {
+    std::fill(rej_sum_.begin(), rej_sum_.end(), 0.0);
+    std::fill(proposed_.begin(), proposed_.end(), 0);
+    std::fill(accepted_.begin(), accepted_.end(), 0);
+    std::fill(trips_.begin(), trips_.end(), 0);
+    std::fill(restarts_.begin(), restarts_.end(), 0);
+    std::fill(lifted_trips_.begin(), lifted_trips_.end(), 0);
+    stat_scans_ = 0;
+}
+
+void PtSampler::scan() {
+    local_moves();
+    for_each_block(chains_, [&](Index begin, Index end) {
+        for (Index c = begin; c < end; ++c) {
+            communicate(c);
+            track_ends(c);
+        }
+    });
+    ++scan_index_;
+    ++stat_scans_;
+}
+
+// One task per (rung, block of chains): rows [k C + b B, k C + min(C, (b+1) B)).
+void PtSampler::local_moves() {
+    const Index blocks = (chains_ + kChainBlock - 1) / kChainBlock, tasks = rungs_ * blocks;
+    auto run = [&](Index t) {
+        const Index k = t / blocks, b = t % blocks;
+        const Index begin = k * chains_ + b * kChainBlock, end = k * chains_ + std::min(chains_, (b + 1) * kChainBlock);
+        model_.local_move(k, V_, H_, begin, end, chain_rngs_, pot_);
+    };
+    // Tiny scans cost less than a parallel dispatch; the result is the same either way.
+    if (V_.rows() * (V_.cols() + H_.cols() + 1) < 4096) {
+        for (Index t = 0; t < tasks; ++t) run(t);
+        return;
+    }
+    for_each_block(tasks, [&](Index t0, Index t1) {
+        for (Index t = t0; t < t1; ++t) run(t);
+    }, 1);
+}
+
+void PtSampler::communicate(Index c) {
+    const Index pairs = rungs_ - 1;
+    const std::vector<double>& beta = model_.ladder();
+    Rng& rng = swap_rngs_[c];
+    auto row = [&](Index k) { return k * chains_ + c; };
+    // alpha_k = min(1, exp((beta_{k+1} - beta_k)(V(x_k) - V(x_{k+1})))).
+    auto alpha = [&](Index k) {
+        const double a = (beta[static_cast<std::size_t>(k + 1)] - beta[static_cast<std::size_t>(k)]) *
+                         (pot_(row(k)) - pot_(row(k + 1)));
+        return a >= 0 ? 1.0 : std::exp(a);
+    };
+    // Rao-Blackwellised rejection: every pair, every step, from the states before any swap.
+    double* rej = rej_sum_.data() + c * pairs;
+    for (Index k = 0; k < pairs; ++k) rej[k] += 1.0 - alpha(k);
+    // Pairs proposed in one step are disjoint, so alpha below equals the pre-swap value.
+    auto attempt = [&](Index k) {
+        const std::size_t s = static_cast<std::size_t>(c * pairs + k);
+        ++proposed_[s];
+        if (!(rng.uniform() < alpha(k))) return false;
+        ++accepted_[s];
+        const Index i = row(k), j = row(k + 1);
+        V_.row(i).swap(V_.row(j));
+        if (H_.cols() > 0) H_.row(i).swap(H_.row(j));
+        std::swap(pot_(i), pot_(j));
+        std::swap(replica_at_[static_cast<std::size_t>(c * rungs_ + k)],
+                  replica_at_[static_cast<std::size_t>(c * rungs_ + k + 1)]);
+        return true;
+    };
+    switch (scheme_) {
+        case PtScheme::Deo:
+        case PtScheme::Reversible: {
+            const Index parity = scheme_ == PtScheme::Deo ? scan_index_ % 2 : (rng.uniform() < 0.5 ? 0 : 1);
+            for (Index k = parity; k < pairs; k += 2) attempt(k);
+            break;
+        }
+        case PtScheme::Single: attempt(static_cast<Index>(rng.below(static_cast<std::uint64_t>(pairs)))); break;
+        case PtScheme::Lifted: {
+            LiftedState& l = lifted_[static_cast<std::size_t>(c)];
+            l.advance(attempt(l.pair()), pairs);
+            break;
+        }
+    }
+}
+
+void PtSampler::track_ends(Index c) {
+    const Index last = rungs_ - 1;
+    const std::size_t base = static_cast<std::size_t>(c * rungs_);
+    const std::uint16_t at_ref = replica_at_[base], at_target = replica_at_[base + static_cast<std::size_t>(last)];
+    std::uint8_t& s0 = end_state_[base + at_ref];
+    if (s0 == kTargetAfterReference) {
+        ++trips_[base + at_ref];
+        if (scheme_ == PtScheme::Lifted && at_ref == lifted_replica_) ++lifted_trips_[static_cast<std::size_t>(c)];
+    }
+    s0 = kFromReference;
+    std::uint8_t& s1 = end_state_[base + at_target];
+    if (s1 == kFromReference) {
+        ++restarts_[base + at_target];
+        s1 = kTargetAfterReference;
+    } else if (s1 == kNowhere) {
+        s1 = kTargetOnly;
+    }
+}
+
+PtSampler::State PtSampler::state() const { return State{V_, H_, replica_at_, lifted_, end_state_, scan_index_}; }
+
+void PtSampler::set_state(const State& s) {
+    if (s.V.rows() != V_.rows() || s.V.cols() != V_.cols() || s.H.rows() != H_.rows() || s.H.cols() != H_.cols() ||
+        s.replica_at.size() != replica_at_.size() || s.lifted.size() != lifted_.size() ||
+        s.end_state.size() != end_state_.size() || s.scan_index < 0)
+        throw InputError("tempering state does not fit this sampler (" + std::to_string(chains_) + " chains x " +
+                         std::to_string(rungs_) + " rungs of " + std::to_string(V_.cols()) + " visible units)");
+    V_ = s.V;
+    H_ = s.H;
+    replica_at_ = s.replica_at;
+    lifted_ = s.lifted;
+    end_state_ = s.end_state;
+    scan_index_ = s.scan_index;
+}
+
+void PtSampler::reseed(std::uint64_t seed) {
+    chain_rngs_ = ChainRngs(seed, V_.rows(), StreamPurpose::Chains);
+    swap_rngs_ = ChainRngs(seed, chains_, StreamPurpose::Swaps);
+}
+
+PtStats PtSampler::stats() const {
+    const Index pairs = rungs_ - 1;
+    PtStats s;
+    s.scheme = scheme_;
+    s.betas = model_.ladder();
+    s.scans = stat_scans_;
+    s.chains = chains_;
+    s.rejection.assign(static_cast<std::size_t>(pairs), 0.0);
+    s.proposed.assign(static_cast<std::size_t>(pairs), 0);
+    s.accepted.assign(static_cast<std::size_t>(pairs), 0);
+    s.round_trips.assign(static_cast<std::size_t>(rungs_), 0);
+    s.restarts.assign(static_cast<std::size_t>(rungs_), 0);
+    for (Index c = 0; c < chains_; ++c) {  // fixed order: the sums do not depend on threads
+        for (Index k = 0; k < pairs; ++k) {
+            const std::size_t i = static_cast<std::size_t>(c * pairs + k);
+            s.rejection[static_cast<std::size_t>(k)] += rej_sum_[i];
+            s.proposed[static_cast<std::size_t>(k)] += proposed_[i];
+            s.accepted[static_cast<std::size_t>(k)] += accepted_[i];
+        }
+        for (Index r = 0; r < rungs_; ++r) {
+            s.round_trips[static_cast<std::size_t>(r)] += trips_[static_cast<std::size_t>(c * rungs_ + r)];
+            s.restarts[static_cast<std::size_t>(r)] += restarts_[static_cast<std::size_t>(c * rungs_ + r)];
+        }
+        s.lifted_round_trips += lifted_trips_[static_cast<std::size_t>(c)];
+    }
+    if (stat_scans_ > 0)
+        for (double& r : s.rejection) r /= static_cast<double>(stat_scans_) * static_cast<double>(chains_);
+    return s;
+}
+
+// ---------------- run_pt ----------------
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The last `window` scans of chain 0's index process.
+class RecentWindow {
+public:
+    RecentWindow(Index window, Index rungs) : window_(window), rungs_(rungs), data_(static_cast<std::size_t>(window * rungs)) {}
+    void push(Index scan, const std::vector<std::uint16_t>& replica_at) {
+        if (window_ == 0) return;
+        std::copy(replica_at.begin(), replica_at.begin() + rungs_, data_.begin() + (next_ % window_) * rungs_);
+        ++next_;
+        last_scan_ = scan;
+    }
+    void fill(PtSnapshot& s) const {
+        const Index count = std::min(next_, window_);
+        s.recent.resize(static_cast<std::size_t>(count * rungs_));
+        for (Index i = 0; i < count; ++i) {
+            const Index slot = (next_ - count + i) % window_;
+            std::copy(data_.begin() + slot * rungs_, data_.begin() + (slot + 1) * rungs_, s.recent.begin() + i * rungs_);
+        }
+        s.recent_scans = count;
+        s.recent_first_scan = count > 0 ? last_scan_ - count + 1 : 0;
+    }
+
+private:
+    Index window_, rungs_, next_ = 0, last_scan_ = 0;
+    std::vector<std::uint16_t> data_;
+};
+
+}  // namespace
+
+PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control) {
+    const auto start = Clock::now();
+    validate(o);
+    std::unique_ptr<TemperedModel> tm = make_tempered_model(model, o.reference);
+    PtSampler sampler(*tm, o);
+    const Index rungs = sampler.rungs(), chains = sampler.chains(), last = rungs - 1;
+    const Index n = tm->visible_dim(), m = tm->hidden_dim();
+
+    std::vector<Index> lengths;
+    for (int r = o.adaptive_rounds; r >= 1; --r) {
+        const Index div = Index(1) << r;
+        lengths.push_back(std::max<Index>(1, (o.scans + div - 1) / div));
+    }
+    lengths.push_back(o.scans);
+    Index total = 0;
+    for (Index l : lengths) total += l;
+
+    PtResult res;
+    res.description = tm->description();
+    res.kernel = tm->kernel_name();
+    res.history = IndexHistory(std::min(o.history_chains, chains), rungs, o.max_history_bytes);
+    const Index sample_chains = std::min(o.sample_chains, chains);
+    DecimatedRecords<double> samples(sample_chains * (n + m), sample_chains > 0 ? o.max_samples / sample_chains : 0);
+    std::vector<double> record(static_cast<std::size_t>(sample_chains * (n + m)));
+    RecentWindow recent(o.window, rungs);
+
+    auto snapshot = [&](int round) {
+        PtSnapshot s;
+        s.scans_done = sampler.scans_done();
+        s.scans_total = total;
+        s.round = round;
+        s.rounds = static_cast<int>(lengths.size());
+        s.stats = sampler.stats();
+        recent.fill(s);
+        s.states = RowMat(rungs, n);
+        for (Index k = 0; k < rungs; ++k) s.states.row(k) = sampler.states().row(k * chains);
+        return s;
+    };
+
+    auto last_report = Clock::now();
+    for (std::size_t round = 0; round < lengths.size() && !res.cancelled; ++round) {
+        for (Index i = 0; i < lengths[round]; ++i) {
+            sampler.scan();
+            const Index scan = sampler.last_scan();
+            res.history.push(scan, sampler.replica_at());
+            recent.push(scan, sampler.replica_at());
+            if (scan >= o.burn_in && (scan - o.burn_in) % o.sample_every == 0) {
+                const Index rel = (scan - o.burn_in) / o.sample_every;
+                if (samples.wants(rel)) {
+                    for (Index c = 0; c < sample_chains; ++c) {
+                        const Index r = last * chains + c;
+                        for (Index d = 0; d < n; ++d) record[static_cast<std::size_t>(c * (n + m) + d)] = sampler.states()(r, d);
+                        for (Index d = 0; d < m; ++d) record[static_cast<std::size_t>(c * (n + m) + n + d)] = sampler.hidden()(r, d);
+                    }
+                    samples.push(rel, record.data());
+                }
+            }
+            if (control.cancel && control.cancel->load(std::memory_order_relaxed)) {
+                res.cancelled = true;
+                break;
+            }
+            if (control.on_progress && since(last_report) >= control.progress_interval_seconds) {
+                control.on_progress(snapshot(static_cast<int>(round) + 1));
+                last_report = Clock::now();
+            }
+        }
+        if (round + 1 < lengths.size() && !res.cancelled) {
+            const PtStats st = sampler.stats();
+            res.rounds.push_back({st.betas, st.rejection, st.barrier(), st.scans});
+            sampler.set_ladder(equalize_ladder(st.betas, st.rejection, rungs));
+        }
+    }
+    if (control.on_progress) control.on_progress(snapshot(static_cast<int>(lengths.size())));
+
+    res.betas = sampler.betas();
+    res.stats = sampler.stats();
+    res.states = sampler.states();
+    res.hidden = sampler.hidden();
+    res.replica_at = sampler.replica_at();
+    if (o.scheme == PtScheme::Lifted) res.lifted = sampler.lifted();
+    res.scans_done = sampler.scans_done();
+    const Index rows = samples.size() * sample_chains;
+    res.target_samples = RowMat(rows, n);
+    res.target_hidden = RowMat(rows, m);
+    for (Index i = 0; i < samples.size(); ++i) {
+        const double* rec = samples.record(i);
+        for (Index c = 0; c < sample_chains; ++c) {
+            const Index r = i * sample_chains + c;
+            for (Index d = 0; d < n; ++d) res.target_samples(r, d) = rec[c * (n + m) + d];
+            for (Index d = 0; d < m; ++d) res.target_hidden(r, d) = rec[c * (n + m) + n + d];
+            res.sample_scans.push_back(o.burn_in + samples.scan(i) * o.sample_every);
+            res.sample_chains.push_back(c);
+        }
+    }
+    res.seconds = since(start);
+    return res;
+}
+
+}  // namespace rbm

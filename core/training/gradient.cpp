@@ -1,0 +1,170 @@
+// Scores d log p*(v) / d theta (SPEC §1 free energies, hidden units summed out), their exact
+// model expectations by enumeration, and the average log-likelihood.
+#include <cmath>
+#include <string>
+
+#include "core/exact/exact.hpp"
+#include "core/numerics/scalar.hpp"
+#include "core/training/training.hpp"
+
+namespace rbm {
+
+Vec ParamGrad::flat() const {
+    Vec out(W.size() + b.size() + c.size() + log_sigma.size());
+    out << Eigen::Map<const Vec>(W.data(), W.size()), b, c, log_sigma;
+    return out;
+}
+
+namespace {
+
+// The per-row pieces every score is made of: s_W = A' M (rows of A times rows of M), s_b = Bv,
+// s_c = M, s_logsigma = S, for a block of rows.
+struct ScoreParts {
+    RowMat A;  // n columns: the visible factor of s_W (v, or v / sigma)
+    RowMat M;  // m columns: E[h | v] (BRBM, GRBM) or alpha∘eta (leaky)
+    RowMat Bv; // n columns: s_b
+    RowMat S;  // n columns: s_logsigma (GRBM with sigma learned), else empty
+};
+
+ScoreParts score_parts(const Model& model, const RowMat& V, bool with_sigma) {
+    ScoreParts p;
+    if (const auto* m = model.as<Brbm>()) {
+        RowMat L = V * m->W;
+        L.rowwise() += m->c.transpose();
+        p.M = L.unaryExpr([](double x) { return sigmoid(x); });
+        p.A = V;
+        p.Bv = V;
+    } else if (const auto* m = model.as<Grbm>()) {
+        const RowMat L = m->hidden_field(V);
+        p.M = L.unaryExpr([&](double x) { return m->mean_hidden(x); });
+        p.A = V.array().rowwise() / m->sigma.transpose().array();
+        p.Bv = (V.rowwise() - m->b.transpose()).array().rowwise() / m->sigma.array().square().transpose();
+        if (with_sigma) {
+            // d/d log sigma_i: (v_i - b_i)^2 / sigma_i^2 - (v_i / sigma_i) (W E[h|v])_i
+            const RowMat D = (V.rowwise() - m->b.transpose()).array().rowwise() / m->sigma.transpose().array();
+            const RowMat U = p.M * m->W.transpose();
+            p.S = D.array().square() - p.A.array() * U.array();
+        }
+    } else if (const auto* m = model.as<Leaky>()) {
+        RowMat E = V * m->W;
+        E.rowwise() += m->c.transpose();
+        const double cl = m->leakiness;
+        p.M = E.unaryExpr([cl](double e) { return e > 0 ? e : cl * e; });
+        p.A = V;
+        p.Bv = V;
+    } else {
+        throw InputError(std::string("training scores exist for brbm, grbm and leaky models, not ") + kind_name(model.kind()));
+    }
+    if (with_sigma && !model.as<Grbm>()) throw InputError("only a GRBM has sigma to learn");
+    return p;
+}
+
+}  // namespace
+
+ParamGrad mean_score(const Model& model, const RowMat& V, bool with_sigma) {
+    if (V.rows() == 0) throw InputError("a score needs at least one row");
+    const ScoreParts p = score_parts(model, V, with_sigma);
+    const double inv = 1.0 / static_cast<double>(V.rows());
+    ParamGrad g;
+    g.W = (p.A.transpose() * p.M) * inv;
+    g.b = p.Bv.colwise().mean().transpose();
+    g.c = p.M.colwise().mean().transpose();
+    if (with_sigma) g.log_sigma = p.S.colwise().mean().transpose();
+    return g;
+}
+
+Mat score_rows(const Model& model, const RowMat& V, bool with_sigma) {
+    const ScoreParts p = score_parts(model, V, with_sigma);
+    const Index n = p.A.cols(), m = p.M.cols();
+    Mat out(V.rows(), n * m + n + m + (with_sigma ? n : 0));
+    for (Index r = 0; r < V.rows(); ++r) {
+        for (Index j = 0; j < m; ++j)
+            for (Index i = 0; i < n; ++i) out(r, j * n + i) = p.A(r, i) * p.M(r, j);
+        out.row(r).segment(n * m, n) = p.Bv.row(r);
+        out.row(r).segment(n * m + n, m) = p.M.row(r);
+        if (with_sigma) out.row(r).segment(n * m + n + m, n) = p.S.row(r);
+    }
+    return out;
+}
+
+ParamGrad exact_model_score(const Model& model, bool with_sigma) {
+    if (const auto* m = model.as<Brbm>()) {
+        const Index n = m->n_visible();
+        if (with_sigma) throw InputError("only a GRBM has sigma to learn");
+        if (n > 24) throw InputError("exact model score of a BRBM enumerates 2^" + std::to_string(n) + " visible states; at most 2^24");
+        const double log_z = exact_log_z(model);
+        ParamGrad g{Mat::Zero(n, m->n_hidden()), Vec::Zero(n), Vec::Zero(m->n_hidden()), Vec()};
+        const std::uint64_t total = std::uint64_t(1) << n, chunk = 4096;
+        for (std::uint64_t start = 0; start < total; start += chunk) {
+            const Index rows = static_cast<Index>(std::min(chunk, total - start));
+            RowMat V(rows, n);
+            for (Index r = 0; r < rows; ++r)
+                for (Index i = 0; i < n; ++i) V(r, i) = ((start + static_cast<std::uint64_t>(r)) >> i) & 1u ? 1.0 : 0.0;
+            const Vec p = (m->log_unnorm(V).array() - log_z).exp().matrix();
+            const ScoreParts s = score_parts(model, V, false);
+            g.W += s.A.transpose() * p.asDiagonal() * s.M;
+            g.b += s.Bv.transpose() * p;
+            g.c += s.M.transpose() * p;
+        }
+        return g;
+    }
+    if (const auto* m = model.as<Grbm>()) {
+        // Over p(h) ∝ exp(B.h + h'Jh/2) (SPEC §1.1), with u = W h and E[v | h] = b + sigma∘u:
+        //   E[s_W_ij] = E[(b_i/sigma_i + u_i) h_j], E[s_b] = E[u / sigma], E[s_c] = E[h],
+        //   E[s_logsigma_i] = E[1 + u_i^2 - (b_i/sigma_i + u_i) u_i] = E[1 - (b_i/sigma_i) u_i].
+        const Index n = m->n_visible(), k = m->n_hidden();
+        const std::size_t X = m->hidden_values.size();
+        const double configs = std::pow(static_cast<double>(X), static_cast<double>(k));
+        if (configs > 16777216.0)
+            throw InputError("exact model score of a GRBM enumerates " + std::to_string(static_cast<long long>(configs)) +
+                             " hidden configurations; at most 2^24");
+        const Vec B = m->hidden_marginal_field();
+        const Mat J = m->hidden_marginal_coupling();
+        const Vec bs = m->b.cwiseQuotient(m->sigma);
+        std::vector<int> digit(static_cast<std::size_t>(k), 0);
+        Vec h(k);
+        LogSumExp lse;
+        std::vector<double> logw;
+        std::vector<Vec> hs;
+        logw.reserve(static_cast<std::size_t>(configs));
+        for (long long c = 0; c < static_cast<long long>(configs); ++c) {
+            for (Index j = 0; j < k; ++j) h(j) = m->hidden_values[static_cast<std::size_t>(digit[static_cast<std::size_t>(j)])];
+            const double lw = B.dot(h) + 0.5 * h.dot(J * h);
+            lse.add(lw);
+            logw.push_back(lw);
+            hs.push_back(h);
+            for (Index j = 0; j < k; ++j) {  // next configuration, mixed radix
+                if (++digit[static_cast<std::size_t>(j)] < static_cast<int>(X)) break;
+                digit[static_cast<std::size_t>(j)] = 0;
+            }
+        }
+        const double log_z = lse.value();
+        ParamGrad g{Mat::Zero(n, k), Vec::Zero(n), Vec::Zero(k), with_sigma ? Vec::Zero(n) : Vec()};
+        for (std::size_t c = 0; c < hs.size(); ++c) {
+            const double p = std::exp(logw[c] - log_z);
+            const Vec u = m->W * hs[c];
+            g.W += p * (bs + u) * hs[c].transpose();
+            g.b += p * u.cwiseQuotient(m->sigma);
+            g.c += p * hs[c];
+            if (with_sigma) g.log_sigma += p * (Vec::Ones(n) - bs.cwiseProduct(u));
+        }
+        return g;
+    }
+    throw InputError(std::string("no exact model score for a ") + kind_name(model.kind()) + " model");
+}
+
+ParamGrad exact_log_likelihood_gradient(const Model& model, const RowMat& data, bool with_sigma) {
+    ParamGrad g = mean_score(model, data, with_sigma);
+    const ParamGrad e = exact_model_score(model, with_sigma);
+    g.W -= e.W;
+    g.b -= e.b;
+    g.c -= e.c;
+    if (with_sigma) g.log_sigma -= e.log_sigma;
+    return g;
+}
+
+double average_log_likelihood(const Model& model, const RowMat& data, double log_z) {
+    return model.log_unnorm(data).mean() - log_z;
+}
+
+}  // namespace rbm

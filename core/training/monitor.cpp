@@ -1,0 +1,186 @@
+// Monitoring records: exact or AIS average log-likelihood, reconstruction error, swap acceptance,
+// projections; and the log as CSV / JSON.
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/ais/paths.hpp"
+#include "core/ais/runner.hpp"
+#include "core/exact/exact.hpp"
+#include "core/numerics/scalar.hpp"
+#include "core/training/trainer_impl.hpp"
+
+namespace rbm {
+
+namespace {
+
+// Mean over rows of |v - E[v | h = E[h | v]]|^2 (one mean-field reconstruction).
+double reconstruction_error(const Model& model, const RowMat& V) {
+    RowMat R;
+    if (const auto* m = model.as<Brbm>()) {
+        RowMat L = V * m->W;
+        L.rowwise() += m->c.transpose();
+        const RowMat H = L.unaryExpr([](double x) { return sigmoid(x); });
+        R = H * m->W.transpose();
+        R.rowwise() += m->b.transpose();
+        R = R.unaryExpr([](double x) { return sigmoid(x); });
+    } else if (const auto* m = model.as<Grbm>()) {
+        const RowMat H = m->hidden_field(V).unaryExpr([&](double x) { return m->mean_hidden(x); });
+        R = (H * m->W.transpose()).array().rowwise() * m->sigma.transpose().array();
+        R.rowwise() += m->b.transpose();
+    } else if (const auto* m = model.as<Leaky>()) {
+        RowMat E = V * m->W;
+        E.rowwise() += m->c.transpose();
+        const double cl = m->leakiness;
+        R = E.unaryExpr([cl](double e) { return e > 0 ? e : cl * e; }) * m->W.transpose();
+        R.rowwise() += m->b.transpose();
+    } else {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    return (V - R).rowwise().squaredNorm().mean();
+}
+
+}  // namespace
+
+RowMat Trainer::Impl::monitor_rows() const {
+    const Index rows = options.monitor_examples > 0 ? std::min(options.monitor_examples, data.size()) : data.size();
+    return data.X.topRows(rows);
+}
+
+TrainRecord Trainer::Impl::record() {
+    TrainRecord r;
+    r.update = done;
+    r.epoch = static_cast<double>(done) * static_cast<double>(options.batch) / static_cast<double>(data.size());
+    r.learning_rate = learning_rate_at(done);
+    r.seconds = seconds;
+    const RowMat rows = monitor_rows();
+    r.reconstruction_error = reconstruction_error(model, rows);
+    const double mean_log_unnorm = model.log_unnorm(rows).mean();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    r.log_likelihood = r.log_likelihood_low = r.log_likelihood_high = r.log_z = nan;
+    try {
+        ExactOptions eo;
+        eo.max_configurations = options.exact_limit;
+        if (enumeration_size(model).configurations <= options.exact_limit && has_exact_log_z(model, eo)) {
+            r.log_z = exact_log_z(model, eo);
+            r.log_likelihood = r.log_likelihood_low = r.log_likelihood_high = mean_log_unnorm - r.log_z;
+            r.log_likelihood_method = "exact";
+        } else {
+            PathRequest req;
+            if (model.kind() == ModelKind::Leaky) {
+                req.path = "leaky";
+                req.leaky_kernel = LeakyKernel::ExactMH;  // exact for p*(v) (SPEC §1.3), whatever trains
+            } else {
+                req.path = "geometric";
+                req.base = "data";
+                req.moments.data = rows;
+            }
+            const PathPtr path = build_path(model, req);
+            ScheduleRequest sr;
+            sr.kind = "linear";
+            sr.steps = options.ais_steps;
+            AisOptions ao;
+            ao.chains = options.ais_chains;
+            ao.seed = options.ais_seed;
+            ao.checkpoints = 1;
+            ao.bootstrap_resamples = 200;
+            const AisResult a = run_ais(*path, make_schedule(sr, path.get()), ao);
+            r.log_z = a.estimate.log_z;
+            r.log_likelihood = mean_log_unnorm - a.estimate.log_z;
+            r.log_likelihood_low = mean_log_unnorm - a.estimate.ci95_high;
+            r.log_likelihood_high = mean_log_unnorm - a.estimate.ci95_low;
+            r.ais_ess = a.estimate.ess;
+            r.log_likelihood_method = "ais";
+            // Every p(v|h) of these kinds is a Gaussian with covariance diag(sigma^2) (leaky: I), so
+            // log p(v) <= -sum_i log(sqrt(2 pi) sigma_i) (BRBM: 0). An estimate above it means AIS
+            // failed (a near-degenerate model: W's largest singular value pinned at the projection limit).
+            double bound = 0.0;
+            if (const auto* g = model.as<Grbm>()) bound = -(0.5 * kLog2Pi * static_cast<double>(g->n_visible()) + g->sigma.array().log().sum());
+            if (model.kind() == ModelKind::Leaky) bound = -0.5 * kLog2Pi * static_cast<double>(model.n_visible());
+            if (!(r.log_likelihood <= bound)) {
+                r.log_likelihood_method = "ais-unreliable";
+                r.log_likelihood = r.log_likelihood_low = r.log_likelihood_high = nan;
+            }
+        }
+    } catch (const InputError&) {
+        // AIS refused the model (non-finite weights): the record says so; the parameters themselves
+        // are checked after every update.
+        r.log_likelihood_method = "ais-failed";
+    }
+    if (acceptance_updates > 0)
+        for (double a : acceptance_sum) r.swap_acceptance.push_back(a / static_cast<double>(acceptance_updates));
+    std::fill(acceptance_sum.begin(), acceptance_sum.end(), 0.0);
+    acceptance_updates = 0;
+    r.projections = projections_since;
+    projections_since = 0;
+    if (const Leaky* l = model.as<Leaky>()) r.max_singular_value = l->max_singular_value();
+    return r;
+}
+
+std::string Trainer::log_csv() const {
+    std::ostringstream os;
+    os << std::setprecision(10);
+    os << "update,epoch,learning_rate,log_likelihood,log_likelihood_method,log_likelihood_low,log_likelihood_high,"
+          "log_z,ais_ess,reconstruction_error,projections,max_singular_value,seconds,swap_acceptance\n";
+    for (const TrainRecord& r : impl_->log) {
+        os << r.update << ',' << r.epoch << ',' << r.learning_rate << ',' << r.log_likelihood << ','
+           << r.log_likelihood_method << ',' << r.log_likelihood_low << ',' << r.log_likelihood_high << ',' << r.log_z << ','
+           << r.ais_ess << ',' << r.reconstruction_error << ',' << r.projections << ',' << r.max_singular_value << ','
+           << r.seconds << ',';
+        for (std::size_t k = 0; k < r.swap_acceptance.size(); ++k) os << (k ? ";" : "") << r.swap_acceptance[k];
+        os << '\n';
+    }
+    return os.str();
+}
+
+namespace detail {
+nlohmann::json record_json(const TrainRecord& r) {
+    auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+    return {{"update", r.update},
+            {"epoch", r.epoch},
+            {"learning_rate", r.learning_rate},
+            {"log_likelihood", num(r.log_likelihood)},
+            {"log_likelihood_method", r.log_likelihood_method},
+            {"log_likelihood_low", num(r.log_likelihood_low)},
+            {"log_likelihood_high", num(r.log_likelihood_high)},
+            {"log_z", num(r.log_z)},
+            {"ais_ess", r.ais_ess},
+            {"reconstruction_error", num(r.reconstruction_error)},
+            {"swap_acceptance", r.swap_acceptance},
+            {"projections", r.projections},
+            {"max_singular_value", r.max_singular_value},
+            {"seconds", r.seconds}};
+}
+TrainRecord record_from_json(const nlohmann::json& j) {
+    auto num = [&](const char* key) {
+        const auto& v = j.at(key);
+        return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
+    };
+    TrainRecord r;
+    r.update = j.at("update").get<Index>();
+    r.epoch = num("epoch");
+    r.learning_rate = num("learning_rate");
+    r.log_likelihood = num("log_likelihood");
+    r.log_likelihood_method = j.at("log_likelihood_method").get<std::string>();
+    r.log_likelihood_low = num("log_likelihood_low");
+    r.log_likelihood_high = num("log_likelihood_high");
+    r.log_z = num("log_z");
+    r.ais_ess = num("ais_ess");
+    r.reconstruction_error = num("reconstruction_error");
+    r.swap_acceptance = j.at("swap_acceptance").get<std::vector<double>>();
+    r.projections = j.at("projections").get<Index>();
+    r.max_singular_value = num("max_singular_value");
+    r.seconds = num("seconds");
+    return r;
+}
+}  // namespace detail
+
+std::string Trainer::log_json() const {
+    nlohmann::json a = nlohmann::json::array();
+    for (const TrainRecord& r : impl_->log) a.push_back(detail::record_json(r));
+    return a.dump(1);
+}
+
+}  // namespace rbm

@@ -1,0 +1,254 @@
+// Negative phases: CD-k, PCD, PCD on tempering ladders (PtSampler on the current model), and the
+// leakiness-annealing sampler of Li et al. (Algorithm 2) with its "mix" variant.
+#include "core/training/samplers.hpp"
+
+#include <cmath>
+
+#include "core/numerics/parallel.hpp"
+#include "core/tempering/pt.hpp"
+
+namespace rbm::detail {
+
+std::uint64_t update_key(std::uint64_t seed, std::uint64_t t, std::uint64_t salt) {
+    std::uint64_t z = seed ^ (0x9e3779b97f4a7c15ULL * (t + 1)) ^ (salt << 56);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+nlohmann::json matrix_json(const RowMat& M) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (Index r = 0; r < M.rows(); ++r) {
+        nlohmann::json row = nlohmann::json::array();
+        for (Index c = 0; c < M.cols(); ++c) row.push_back(M(r, c));
+        rows.push_back(std::move(row));
+    }
+    return nlohmann::json{{"rows", M.rows()}, {"cols", M.cols()}, {"data", std::move(rows)}};
+}
+
+RowMat matrix_from_json(const nlohmann::json& j, const std::string& what) {
+    if (!j.is_object() || !j.contains("rows") || !j.contains("cols") || !j.contains("data"))
+        throw InputError(what + ": expected an object with rows, cols and data");
+    const Index rows = j.at("rows").get<Index>(), cols = j.at("cols").get<Index>();
+    const auto& d = j.at("data");
+    if (rows < 0 || cols < 0 || !d.is_array() || static_cast<Index>(d.size()) != rows)
+        throw InputError(what + ": data does not hold " + std::to_string(rows) + " rows");
+    RowMat M(rows, cols);
+    for (Index r = 0; r < rows; ++r) {
+        const auto& row = d[static_cast<std::size_t>(r)];
+        if (!row.is_array() || static_cast<Index>(row.size()) != cols)
+            throw InputError(what + ": row " + std::to_string(r + 1) + " does not hold " + std::to_string(cols) + " numbers");
+        for (Index c = 0; c < cols; ++c) {
+            const auto& x = row[static_cast<std::size_t>(c)];
+            if (!x.is_number()) throw InputError(what + ": row " + std::to_string(r + 1) + " holds a non-number");
+            M(r, c) = x.get<double>();
+        }
+    }
+    return M;
+}
+
+namespace {
+
+constexpr std::uint64_t kChainSalt = 1, kInitSalt = 2;
+
+SweepOptions sweep_options(const TrainOptions& o) { return SweepOptions{o.leaky_kernel}; }
+
+Index persistent_chains(const TrainOptions& o) { return o.chains > 0 ? o.chains : o.batch; }
+
+// CD-k: k sweeps from the batch.
+class CdSampler final : public NegativeSampler {
+public:
+    explicit CdSampler(const TrainOptions& o) : o_(o) {}
+    const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key) override {
+        V_ = batch;
+        ChainRngs rngs(key, V_.rows(), StreamPurpose::Training);
+        for (int s = 0; s < o_.k; ++s) gibbs_sweep(model, V_, rngs, sweep_options(o_));
+        return V_;
+    }
+    RowMat states() const override { return V_; }
+
+private:
+    TrainOptions o_;
+    RowMat V_;
+};
+
+// PCD: k sweeps of persistent chains, started from the reference of the initial model.
+class PcdSampler final : public NegativeSampler {
+public:
+    PcdSampler(const TrainOptions& o, const Model& initial) : o_(o) {
+        ChainRngs rngs(update_key(o.seed, 0, kInitSalt), persistent_chains(o), StreamPurpose::Training);
+        V_ = initial_states(initial, persistent_chains(o), rngs);
+    }
+    const RowMat& sample(const Model& model, const RowMat&, std::uint64_t key) override {
+        ChainRngs rngs(key, V_.rows(), StreamPurpose::Training);
+        for (int s = 0; s < o_.k; ++s) gibbs_sweep(model, V_, rngs, sweep_options(o_));
+        return V_;
+    }
+    RowMat states() const override { return V_; }
+    nlohmann::json save() const override { return {{"chains", matrix_json(V_)}}; }
+    void load(const nlohmann::json& j, const std::string& origin) override {
+        RowMat V = matrix_from_json(j.at("chains"), origin + ": sampler.chains");
+        if (V.rows() != V_.rows() || V.cols() != V_.cols())
+            throw InputError(origin + ": sampler.chains has the wrong shape for these options");
+        V_ = std::move(V);
+    }
+
+private:
+    TrainOptions o_;
+    RowMat V_;
+};
+
+// The tempered family of the model being trained: PtSampler keeps a reference to one
+// TemperedModel, so this one forwards to a tempered model rebuilt after every update.
+class LiveTempered final : public TemperedModel {
+public:
+    explicit LiveTempered(const Model& m) { update(m); }
+    void update(const Model& m) {
+        inner_ = make_tempered_model(m);
+        if (!betas_.empty()) inner_->set_ladder(betas_);
+    }
+    std::string description() const override { return inner_->description(); }
+    std::string kernel_name() const override { return inner_->kernel_name(); }
+    Index visible_dim() const override { return inner_->visible_dim(); }
+    Index hidden_dim() const override { return inner_->hidden_dim(); }
+    void set_ladder(const std::vector<double>& betas) override {
+        TemperedModel::set_ladder(betas);
+        inner_->set_ladder(betas);
+    }
+    void initialize(RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs) const override {
+        inner_->initialize(V, H, begin, end, rngs);
+    }
+    void local_move(Index rung, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs, Vec& pot) const override {
+        inner_->local_move(rung, V, H, begin, end, rngs, pot);
+    }
+    void potential(const RowMat& V, const RowMat& H, Index begin, Index end, Vec& pot) const override {
+        inner_->potential(V, H, begin, end, pot);
+    }
+
+private:
+    std::unique_ptr<TemperedModel> inner_;
+};
+
+PtScheme scheme_of(TrainMethod m) {
+    switch (m) {
+        case TrainMethod::Lpt: return PtScheme::Lifted;
+        case TrainMethod::Deo: return PtScheme::Deo;
+        default: return PtScheme::Reversible;
+    }
+}
+
+// Procedure 1 of the tempering paper: every persistent chain is a ladder; each update runs k
+// scans (a sweep at every rung, then one swap step); the target rung gives the negatives.
+class TemperedSampler final : public NegativeSampler {
+public:
+    TemperedSampler(const TrainOptions& o, const Model& initial) : o_(o) {
+        live_ = std::make_unique<LiveTempered>(initial);
+        PtOptions p;
+        p.scheme = scheme_of(o.method);
+        p.betas = geometric_ladder(o.temperatures + 1, o.gamma);
+        p.chains = persistent_chains(o);
+        p.seed = update_key(o.seed, 0, kInitSalt);
+        pt_ = std::make_unique<PtSampler>(*live_, p);
+    }
+    const RowMat& sample(const Model& model, const RowMat&, std::uint64_t key) override {
+        live_->update(model);
+        pt_->reseed(key);
+        pt_->reset_stats();
+        for (int s = 0; s < o_.k; ++s) pt_->scan();
+        acceptance_ = pt_->stats().acceptance();
+        const Index C = pt_->chains();
+        V_ = pt_->states().middleRows((pt_->rungs() - 1) * C, C);
+        return V_;
+    }
+    RowMat states() const override {
+        const Index C = pt_->chains();
+        return pt_->states().middleRows((pt_->rungs() - 1) * C, C);
+    }
+    std::vector<double> last_acceptance() const override { return acceptance_; }
+    nlohmann::json save() const override {
+        const PtSampler::State s = pt_->state();
+        nlohmann::json lifted = nlohmann::json::array();
+        for (const LiftedState& l : s.lifted) lifted.push_back({l.rung, l.direction});
+        return {{"V", matrix_json(s.V)},       {"H", matrix_json(s.H)},   {"replica_at", s.replica_at},
+                {"lifted", lifted},             {"end_state", s.end_state}, {"scan_index", s.scan_index}};
+    }
+    void load(const nlohmann::json& j, const std::string& origin) override {
+        try {
+            PtSampler::State s;
+            s.V = matrix_from_json(j.at("V"), origin + ": sampler.V");
+            s.H = matrix_from_json(j.at("H"), origin + ": sampler.H");
+            s.replica_at = j.at("replica_at").get<std::vector<std::uint16_t>>();
+            for (const auto& l : j.at("lifted")) s.lifted.push_back(LiftedState{l.at(0).get<Index>(), l.at(1).get<int>()});
+            s.end_state = j.at("end_state").get<std::vector<std::uint8_t>>();
+            s.scan_index = j.at("scan_index").get<Index>();
+            pt_->set_state(s);
+        } catch (const nlohmann::json::exception& e) {
+            throw InputError(origin + ": tempering state is malformed (" + e.what() + ")");
+        }
+    }
+
+private:
+    TrainOptions o_;
+    std::unique_ptr<LiveTempered> live_;
+    std::unique_ptr<PtSampler> pt_;
+    RowMat V_;
+    std::vector<double> acceptance_;
+};
+
+// Algorithm 2 of Li et al.: start at leakiness 1 (exact Gaussian draws; "mix": the batch), then
+// k sweeps at leakiness c_s = 1 - (s/k)(1 - c_L), s = 1..k. Fresh chains every update.
+class LeakyAnnealSampler final : public NegativeSampler {
+public:
+    LeakyAnnealSampler(const TrainOptions& o, bool from_data) : o_(o), from_data_(from_data) {}
+    const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key) override {
+        const Leaky* m = model.as<Leaky>();
+        if (!m) throw InputError("the leaky and mix samplers need a leaky RBM");
+        const Index count = from_data_ ? batch.rows() : persistent_chains(o_);
+        ChainRngs rngs(key, count, StreamPurpose::Training);
+        if (from_data_) {
+            V_ = batch;
+        } else {
+            // Leakiness 1: log f = -v'(I - WW')v/2 + v'(b + Wc) + const, so v ~ N(P^{-1}(b + Wc), P^{-1}).
+            const Index n = m->n_visible();
+            const Mat P = Mat::Identity(n, n) - m->W * m->W.transpose();
+            Eigen::LLT<Mat> llt(P);
+            if (llt.info() != Eigen::Success)
+                throw InputError("leaky sampler: I - W W' is not positive definite (largest singular value of W >= 1)");
+            const Vec mean = llt.solve(m->b + m->W * m->c);
+            V_.resize(count, n);
+            for (Index r = 0; r < count; ++r) {
+                Vec z(n);
+                for (Index i = 0; i < n; ++i) z(i) = rngs[r].normal();
+                V_.row(r) = (mean + llt.matrixU().solve(z)).transpose();  // cov (L L')^{-1} = L'^{-1} L^{-1}
+            }
+        }
+        for (int s = 1; s <= o_.k; ++s) {
+            const double cl = 1.0 - (static_cast<double>(s) / o_.k) * (1.0 - m->leakiness);
+            leaky_sweep(*m, V_, rngs, o_.leaky_kernel, 1.0, cl);
+        }
+        return V_;
+    }
+    RowMat states() const override { return V_; }
+
+private:
+    TrainOptions o_;
+    bool from_data_;
+    RowMat V_;
+};
+
+}  // namespace
+
+std::unique_ptr<NegativeSampler> make_negative_sampler(const TrainOptions& o, const Model& initial) {
+    switch (o.method) {
+        case TrainMethod::Cd: return std::make_unique<CdSampler>(o);
+        case TrainMethod::Pcd: return std::make_unique<PcdSampler>(o, initial);
+        case TrainMethod::Pt:
+        case TrainMethod::Lpt:
+        case TrainMethod::Deo: return std::make_unique<TemperedSampler>(o, initial);
+        case TrainMethod::Leaky: return std::make_unique<LeakyAnnealSampler>(o, false);
+        case TrainMethod::Mix: return std::make_unique<LeakyAnnealSampler>(o, true);
+    }
+    throw InputError("unknown training method");
+}
+
+}  // namespace rbm::detail

@@ -1,0 +1,36 @@
+#pragma once
+// Negative-phase samplers of the Trainer (training.hpp lists them). Internal to core.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "core/training/training.hpp"
+
+namespace rbm::detail {
+
+class NegativeSampler {
+public:
+    virtual ~NegativeSampler() = default;
+    // Negative samples for one update of `model` (rows: visible states), from the streams of
+    // `key`; batch is the update's data batch.
+    virtual const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key) = 0;
+    // Current states for display (empty before the first update for samplers without state).
+    virtual RowMat states() const = 0;
+    // Tempered samplers: mean swap acceptance per ladder pair over the scans of the last sample().
+    virtual std::vector<double> last_acceptance() const { return {}; }
+    // Persistent state for checkpoints (null when there is none).
+    virtual nlohmann::json save() const { return nullptr; }
+    virtual void load(const nlohmann::json& state, const std::string& origin) { (void)state, (void)origin; }
+};
+
+// initial: the model the persistent chains start from (their reference draws).
+std::unique_ptr<NegativeSampler> make_negative_sampler(const TrainOptions& options, const Model& initial);
+
+// Stream key of update t: a SplitMix64 hash of (seed, t, purpose salt).
+std::uint64_t update_key(std::uint64_t seed, std::uint64_t t, std::uint64_t salt);
+
+// JSON <-> matrices, doubles printed to round-trip exactly.
+nlohmann::json matrix_json(const RowMat& M);
+RowMat matrix_from_json(const nlohmann::json& j, const std::string& what);
+
+}  // namespace rbm::detail

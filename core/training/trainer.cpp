@@ -1,0 +1,274 @@
+// The Trainer: initial parameters, one update (batch, negative phase, gradient, momentum, weight
+// decay, projection, divergence checks) and the step loop.
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "core/training/trainer_impl.hpp"
+
+namespace rbm {
+
+namespace {
+
+constexpr std::uint64_t kOrderSalt = 3, kInitSalt = 4, kUpdateSalt = 5;
+
+Model initial_model(const TrainOptions& o, const Dataset& data, double projection_limit) {
+    const Index n = data.dim(), m = o.hidden;
+    Rng rng(detail::update_key(o.seed, 0, kInitSalt), static_cast<std::uint64_t>(StreamPurpose::Training) << 48);
+    Mat W(n, m);
+    for (Index j = 0; j < m; ++j)
+        for (Index i = 0; i < n; ++i) W(i, j) = o.init_scale * rng.normal();
+    const Vec mean = data.X.colwise().mean().transpose();
+    Model model;
+    switch (o.kind) {
+        case ModelKind::Brbm: {
+            Vec b = Vec::Zero(n);
+            if (o.init_bias_from_data) b = mean.unaryExpr([](double p) { p = std::clamp(p, 1e-3, 1 - 1e-3); return std::log(p / (1 - p)); });
+            model.params = Brbm{W, b, Vec::Zero(m)};
+            break;
+        }
+        case ModelKind::Grbm: {
+            Vec sigma = Vec::Constant(n, o.sigma);
+            if (o.sigma <= 0) {
+                const Vec var = (data.X.rowwise() - mean.transpose()).array().square().colwise().mean().transpose();
+                sigma = var.cwiseSqrt().cwiseMax(1e-2);
+            }
+            model.params = Grbm{W, o.init_bias_from_data ? mean : Vec::Zero(n), Vec::Zero(m), sigma, {0.0, 1.0}};
+            break;
+        }
+        case ModelKind::Leaky: {
+            Leaky l{W, Vec::Zero(n), Vec::Zero(m), o.leakiness};
+            if (o.projection) l.project(projection_limit);
+            model.params = l;
+            break;
+        }
+        default: throw InputError("training supports brbm, grbm and leaky models");
+    }
+    return model;
+}
+
+ParamGrad zero_like(const Model& m, bool with_sigma) {
+    const Index n = m.n_visible(), k = m.n_hidden();
+    return ParamGrad{Mat::Zero(n, k), Vec::Zero(n), Vec::Zero(k), with_sigma ? Vec::Zero(n) : Vec()};
+}
+
+// Adds `step` to the parameters of `m`.
+void apply(Model& m, const ParamGrad& step) {
+    std::visit(
+        [&](auto& p) {
+            using T = std::decay_t<decltype(p)>;
+            if constexpr (std::is_same_v<T, Gaussian>) {
+                throw InputError("gaussian models are not trained");
+            } else {
+                p.W += step.W;
+                p.b += step.b;
+                p.c += step.c;
+                if constexpr (std::is_same_v<T, Grbm>)
+                    if (step.log_sigma.size() > 0) p.sigma = (p.sigma.array().log() + step.log_sigma.array()).exp().matrix();
+            }
+        },
+        m.params);
+}
+
+// Empty when every parameter is finite and in range, else what went wrong.
+std::string invalid_parameters(const Model& m) {
+    std::ostringstream os;
+    std::visit(
+        [&](const auto& p) {
+            using T = std::decay_t<decltype(p)>;
+            if constexpr (!std::is_same_v<T, Gaussian>) {
+                if (!p.W.allFinite()) os << "W has a non-finite entry";
+                else if (!p.b.allFinite()) os << "b has a non-finite entry";
+                else if (!p.c.allFinite()) os << "c has a non-finite entry";
+                else if (p.W.cwiseAbs().maxCoeff() > 1e6) os << "|W| exceeds 1e6";
+                if constexpr (std::is_same_v<T, Grbm>)
+                    if (os.tellp() == 0 && !(p.sigma.array() > 0).all()) os << "sigma is not positive";
+            }
+        },
+        m.params);
+    return os.str();
+}
+
+}  // namespace
+
+Trainer::Impl::Impl(const TrainOptions& o, Dataset d) : options(o), data(std::move(d)) {
+    validate(options, data);
+    if (options.kind == ModelKind::Leaky && options.projection) projection_limit = effective_projection_limit(options, data);
+    model = initial_model(options, data, projection_limit);
+    model.name = std::string(kind_name(options.kind)) + " trained by " + train_method_name(options.method) + " on " + data.name;
+    velocity = zero_like(model, learns_sigma());
+    last_gradient = velocity;
+    sampler = detail::make_negative_sampler(options, model);
+}
+
+double Trainer::Impl::learning_rate_at(Index t) const {
+    if (options.schedule == LearningRateSchedule::Constant || options.updates == 0) return options.learning_rate;
+    return options.learning_rate * std::max(0.0, 1.0 - static_cast<double>(t) / static_cast<double>(options.updates));
+}
+
+const std::vector<Index>& Trainer::Impl::epoch_order(Index epoch) {
+    if (perm_epoch == epoch) return perm;
+    const Index N = data.size();
+    perm.resize(static_cast<std::size_t>(N));
+    for (Index i = 0; i < N; ++i) perm[static_cast<std::size_t>(i)] = i;
+    Rng rng(detail::update_key(options.seed, static_cast<std::uint64_t>(epoch), kOrderSalt),
+            static_cast<std::uint64_t>(StreamPurpose::Training) << 48);
+    for (Index i = N - 1; i > 0; --i)  // Fisher-Yates
+        std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(i + 1)))]);
+    perm_epoch = epoch;
+    return perm;
+}
+
+void Trainer::Impl::one_update() {
+    const Index t = done, N = data.size(), B = options.batch;
+    const Index per_epoch = (N + B - 1) / B, epoch = t / per_epoch, first = (t % per_epoch) * B;
+    const std::vector<Index>& order = epoch_order(epoch);
+    const Index rows = std::min(N, first + B) - first;
+    RowMat batch(rows, data.dim());
+    for (Index r = 0; r < rows; ++r) batch.row(r) = data.X.row(order[static_cast<std::size_t>(first + r)]);
+
+    auto diverge = [&](const std::string& why) {
+        status = TrainStatus::Diverged;
+        std::ostringstream os;
+        os << "training diverged at update " << t + 1 << ": " << why;
+        message = os.str();
+    };
+    const RowMat* neg = nullptr;
+    try {
+        neg = &sampler->sample(model, batch, detail::update_key(options.seed, static_cast<std::uint64_t>(t), kUpdateSalt));
+    } catch (const InputError& e) {
+        diverge(std::string("the negative phase failed (") + e.what() + ")");
+        return;
+    }
+    if (!neg->allFinite()) {
+        diverge("the negative-phase samples are not finite (the model has no normalizer any more)" +
+                std::string(options.kind == ModelKind::Leaky && !options.projection ? "; train leaky RBMs with the projection step" : ""));
+        return;
+    }
+    ParamGrad g = mean_score(model, batch, learns_sigma());
+    const ParamGrad gn = mean_score(model, *neg, learns_sigma());
+    g.W -= gn.W;
+    g.b -= gn.b;
+    g.c -= gn.c;
+    if (learns_sigma()) g.log_sigma -= gn.log_sigma;
+    last_gradient = g;
+    std::visit(
+        [&](const auto& p) {
+            if constexpr (!std::is_same_v<std::decay_t<decltype(p)>, Gaussian>) g.W -= options.weight_decay * p.W;
+        },
+        model.params);
+    const double lr = learning_rate_at(t), mu = options.momentum;
+    ParamGrad v = velocity;
+    v.W = mu * v.W + lr * g.W;
+    v.b = mu * v.b + lr * g.b;
+    v.c = mu * v.c + lr * g.c;
+    if (learns_sigma()) v.log_sigma = mu * v.log_sigma + lr * g.log_sigma;
+    Model next = model;
+    apply(next, v);
+    bool active = false;
+    if (Leaky* l = next.as<Leaky>()) {
+        if (options.projection) {
+            active = l->project(projection_limit);
+        } else if (std::string bad = invalid_parameters(next); bad.empty()) {
+            const double s = l->max_singular_value();
+            if (!(s < 1.0)) {
+                std::ostringstream os;
+                os.precision(6);
+                os << "the largest singular value of W reached " << s
+                   << " >= 1, so I - W W' is not positive definite and the leaky RBM has no normalizer (Li et al. "
+                      "Theorem 1); train with the projection step (drop --no-projection)";
+                diverge(os.str());
+                return;
+            }
+        }
+    }
+    if (const std::string bad = invalid_parameters(next); !bad.empty()) {
+        diverge(bad + "; lower the learning rate");
+        return;
+    }
+    model = std::move(next);
+    velocity = std::move(v);
+    if (options.kind == ModelKind::Leaky) projected.push_back(active ? 1 : 0);
+    projections_since += active ? 1 : 0;
+    const std::vector<double> acc = sampler->last_acceptance();
+    if (!acc.empty()) {
+        if (acceptance_sum.size() != acc.size()) acceptance_sum.assign(acc.size(), 0.0);
+        for (std::size_t k = 0; k < acc.size(); ++k) acceptance_sum[k] += acc[k];
+        ++acceptance_updates;
+    }
+    ++done;
+}
+
+// ---------------- Trainer ----------------
+Trainer::Trainer(const TrainOptions& options, Dataset data) : impl_(std::make_unique<Impl>(options, std::move(data))) {}
+Trainer::Trainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Trainer::~Trainer() = default;
+Trainer::Trainer(Trainer&&) noexcept = default;
+Trainer& Trainer::operator=(Trainer&&) noexcept = default;
+
+TrainStatus Trainer::step(Index n, const std::atomic<bool>* cancel) {
+    Impl& s = *impl_;
+    if (s.status == TrainStatus::Diverged) return s.status;
+    if (s.status == TrainStatus::Cancelled) s.status = TrainStatus::Running;
+    if (s.done >= s.options.updates) {
+        s.status = TrainStatus::Finished;
+        if (s.log.empty() || s.log.back().update != s.done) s.log.push_back(s.record());
+        return s.status;
+    }
+    if (s.log.empty()) s.log.push_back(s.record());
+    using Clock = std::chrono::steady_clock;
+    for (Index i = 0; i < n && s.done < s.options.updates; ++i) {
+        if (cancel && cancel->load()) {
+            s.status = TrainStatus::Cancelled;
+            return s.status;
+        }
+        const auto start = Clock::now();
+        s.one_update();
+        s.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+        if (s.status == TrainStatus::Diverged) return s.status;
+        const bool due = (s.options.monitor_every > 0 && s.done % s.options.monitor_every == 0) || s.done == s.options.updates;
+        if (due) {
+            TrainRecord r = s.record();
+            s.log.push_back(r);
+            if (r.log_likelihood_method == "exact" && !std::isfinite(r.log_likelihood)) {
+                s.status = TrainStatus::Diverged;
+                s.message = "training diverged at update " + std::to_string(s.done) + ": the log-likelihood is not finite";
+                return s.status;
+            }
+        }
+    }
+    if (s.done >= s.options.updates) s.status = TrainStatus::Finished;
+    return s.status;
+}
+
+TrainStatus Trainer::status() const { return impl_->status; }
+const std::string& Trainer::message() const { return impl_->message; }
+Index Trainer::updates_done() const { return impl_->done; }
+const TrainOptions& Trainer::options() const { return impl_->options; }
+const Dataset& Trainer::data() const { return impl_->data; }
+double Trainer::projection_limit() const { return impl_->projection_limit; }
+Model Trainer::model() const { return impl_->model; }
+const std::vector<TrainRecord>& Trainer::log() const { return impl_->log; }
+const std::vector<std::uint8_t>& Trainer::projection_active() const { return impl_->projected; }
+RowMat Trainer::negative_samples() const { return impl_->sampler->states(); }
+const ParamGrad& Trainer::last_gradient() const { return impl_->last_gradient; }
+TrainRecord Trainer::evaluate() {
+    Impl& s = *impl_;  // an extra record must not consume the counters of the next scheduled one
+    const std::vector<double> acc = s.acceptance_sum;
+    const Index acc_updates = s.acceptance_updates, projections = s.projections_since;
+    TrainRecord r = s.record();
+    s.acceptance_sum = acc;
+    s.acceptance_updates = acc_updates;
+    s.projections_since = projections;
+    return r;
+}
+
+void Trainer::set_total_updates(Index updates) {
+    if (updates < impl_->done)
+        throw InputError("--updates " + std::to_string(updates) + " is less than the " + std::to_string(impl_->done) +
+                         " updates already done");
+    impl_->options.updates = updates;
+    if (impl_->status == TrainStatus::Finished && updates > impl_->done) impl_->status = TrainStatus::Running;
+}
+
+}  // namespace rbm

@@ -1,0 +1,48 @@
+#pragma once
+// The Trainer's state, shared by its update loop, monitor and checkpoint files. Internal to core.
+#include <memory>
+#include <vector>
+
+#include "core/training/samplers.hpp"
+
+namespace rbm {
+
+struct Trainer::Impl {
+    TrainOptions options;
+    Dataset data;
+    Model model;
+    ParamGrad velocity, last_gradient;
+    std::unique_ptr<detail::NegativeSampler> sampler;
+    double projection_limit = 1.0;  // leaky: the bound in force (effective_projection_limit)
+    Index done = 0;
+    TrainStatus status = TrainStatus::Running;
+    std::string message;
+    std::vector<TrainRecord> log;
+    std::vector<std::uint8_t> projected;
+    // Since the previous record: summed swap acceptance per pair, updates, active projections.
+    std::vector<double> acceptance_sum;
+    Index acceptance_updates = 0;
+    Index projections_since = 0;
+    double seconds = 0;
+    // Epoch order cache.
+    Index perm_epoch = -1;
+    std::vector<Index> perm;
+
+    Impl(const TrainOptions& o, Dataset d);  // fresh run: initial parameters from the options
+    void one_update();                        // sets status / message when it diverges
+    TrainRecord record();                     // monitor now
+    RowMat monitor_rows() const;
+    const std::vector<Index>& epoch_order(Index epoch);
+    double learning_rate_at(Index t) const;
+    bool learns_sigma() const { return options.kind == ModelKind::Grbm && options.learn_sigma; }
+};
+
+namespace detail {
+nlohmann::json record_json(const TrainRecord& r);
+TrainRecord record_from_json(const nlohmann::json& j);
+}  // namespace detail
+
+// A fingerprint of the data (FNV-1a over shape and values) so a checkpoint refuses other data.
+std::uint64_t data_fingerprint(const Dataset& d);
+
+}  // namespace rbm

@@ -1,0 +1,195 @@
+#pragma once
+// Training RBMs by stochastic gradient ascent on the average log-likelihood (SPEC §7).
+//
+// For every model kind, log p(v) = log p*(v) - log Z and d log Z / d theta = E_model[d log p*(v)/d theta],
+// so the gradient is   mean over a data batch of s(v)  -  mean over negative samples of s(v),
+// with the score s(v) = d log p*(v) / d theta (free energies of SPEC §1; hidden units summed out).
+// The negative samples come from one of the samplers below; everything else is shared.
+//
+// Negative phase (one update each):
+//   cd      CD-k: k block-Gibbs sweeps from the batch.
+//   pcd     PCD: k sweeps of persistent chains (Tieleman 2008).
+//   pt      PCD whose chains are parallel-tempering ladders (Kadan et al., Procedure 1): one scan
+//           (a sweep on every rung, then swaps) per update; reversible even-odd swaps. Ladder
+//           beta_k = gamma^(N-k), k = 0..N (the paper's beta_t = gamma^t, renumbered, SPEC §2.5).
+//   lpt     the same with lifted swaps; deo  with deterministic even-odd swaps.
+//   leaky   leaky RBM only: Algorithm 2 of Li et al.: exact draws at leakiness 1, then k sweeps
+//           with the leakiness lowered linearly to the model's; fresh chains every update.
+//   mix     leaky RBM only: the same annealing started from the batch (the paper's "mix").
+// Leaky RBMs: after every update W's singular values are clipped to 1 - 1e-6 (projection step,
+// Li et al. eq. 7); whether it was active is recorded per update.
+//
+// Determinism: the random streams of update t are keyed by (seed, t), so a run depends only on
+// its options and data, not on the thread count or on where it was checkpointed and resumed.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/data/datasets.hpp"
+#include "core/kernels/gibbs.hpp"
+#include "core/models/models.hpp"
+
+namespace rbm {
+
+enum class TrainMethod { Cd, Pcd, Pt, Lpt, Deo, Leaky, Mix };
+const char* train_method_name(TrainMethod m);           // "cd", "pcd", "pt", "lpt", "deo", "leaky", "mix"
+TrainMethod parse_train_method(const std::string& name);  // InputError listing the names
+bool is_tempered(TrainMethod m);                         // pt, lpt, deo
+
+enum class LearningRateSchedule { Constant, Linear };  // linear: lr (1 - t / updates), t from 0
+
+struct TrainOptions {
+    ModelKind kind = ModelKind::Brbm;   // brbm, grbm or leaky
+    Index hidden = 16;
+    TrainMethod method = TrainMethod::Pcd;
+    int k = 1;                  // sweeps per update (cd, pcd), annealing steps (leaky, mix); pt: scans
+    Index updates = 1000;       // total updates of the run
+    Index batch = 10;
+    double learning_rate = 0.01;
+    LearningRateSchedule schedule = LearningRateSchedule::Constant;
+    double momentum = 0.0;      // velocity = momentum * velocity + lr * gradient
+    double weight_decay = 0.0;  // adds -weight_decay * W to the gradient of W
+    double gamma = 0.7;         // tempered: ladder ratio, 0 < gamma < 1
+    Index temperatures = 6;     // tempered: N, rungs besides the target (ladder has N + 1)
+    Index chains = 0;           // persistent chains (pcd, pt, lpt, deo); 0: the batch size
+    std::uint64_t seed = 1;
+    double init_scale = 0.01;   // W_ij ~ N(0, init_scale^2); c = 0; b from the data (see below)
+    // Visible bias at the start: BRBM logit of the data mean (clipped to [1e-3, 1 - 1e-3], Hinton's
+    // guide), GRBM the data mean, leaky 0 (the paper's model has none; it is still learned).
+    bool init_bias_from_data = true;
+    // GRBM
+    bool learn_sigma = false;   // learn log sigma too
+    double sigma = 1.0;         // initial (or fixed) sigma; <= 0: the data standard deviation per unit
+    // Leaky RBM
+    double leakiness = 0.01;
+    bool projection = true;
+    // Largest singular value the projection allows. 0 (auto): projection_limit_for(data), which keeps
+    // the model's c_L = 1 variance within kProjectionVarianceFactor times the data's largest one.
+    double projection_limit = 0.0;
+    LeakyKernel leaky_kernel = LeakyKernel::ExactMH;
+    // Monitoring: a record at update 0, every monitor_every updates, and at the end.
+    Index monitor_every = 100;          // 0: only at the start and the end
+    Index monitor_examples = 0;         // rows used for log-likelihood and reconstruction (0: all)
+    double exact_limit = 262144.0;      // exact log Z when enumeration needs at most this many terms
+    Index ais_chains = 100, ais_steps = 1000;  // otherwise AIS (linear schedule)
+    std::uint64_t ais_seed = 4242;      // the same AIS streams at every record (smoother curves)
+};
+// The automatic projection bound for leaky RBMs: s_max = sqrt(1 - 1 / (F * max(lambda, 1))), with
+// lambda the largest eigenvalue of the data's covariance and F = kProjectionVarianceFactor, capped
+// at 1 - 1e-6 (SPEC 1.3). At c_L = 1 the model is N(., (I - WW')^-1), whose largest variance is
+// 1 / (1 - s^2): a fit never needs much more than the data's largest variance (the noise floor of
+// p(v | h) is 1, hence max(lambda, 1)), while a bound at 1 - 1e-6 lets one overshooting step leave a
+// nearly improper model (variance 5e5) from which the negative phase and the biases explode.
+inline constexpr double kProjectionVarianceFactor = 10.0;
+double projection_limit_for(const Dataset& data);
+// The bound in force for these options and data (the explicit one, or the automatic one).
+double effective_projection_limit(const TrainOptions& options, const Dataset& data);
+
+// InputError naming the option (e.g. "--method leaky needs --kind leaky").
+void validate(const TrainOptions& options, const Dataset& data);
+
+// The parameters a gradient has (log_sigma only for a GRBM that learns sigma).
+struct ParamGrad {
+    Mat W;
+    Vec b, c, log_sigma;
+    Vec flat() const;  // W (column-major), b, c, log_sigma
+};
+
+// Mean over the rows of V of the score d log p*(v) / d theta of a GRBM (binary hidden units {0,1}
+// or any value set), BRBM or leaky RBM; with_sigma adds d/d log sigma (GRBM).
+ParamGrad mean_score(const Model& model, const RowMat& V, bool with_sigma = false);
+// The same per row: rows x parameters, in the order of ParamGrad::flat() (for standard errors).
+Mat score_rows(const Model& model, const RowMat& V, bool with_sigma = false);
+// Exact E_model[score] by enumeration: BRBM over the visible layer (n <= 24), GRBM over the hidden
+// configurations (|X|^m <= 2^24). InputError otherwise.
+ParamGrad exact_model_score(const Model& model, bool with_sigma = false);
+// Exact gradient of the average log-likelihood of `data`: mean_score(data) - exact_model_score.
+ParamGrad exact_log_likelihood_gradient(const Model& model, const RowMat& data, bool with_sigma = false);
+// Mean of log p*(v) over the rows minus log_z.
+double average_log_likelihood(const Model& model, const RowMat& data, double log_z);
+
+// One monitoring record.
+struct TrainRecord {
+    Index update = 0;            // updates done when it was taken
+    double epoch = 0;            // update * batch / data rows
+    double learning_rate = 0;    // of the next update
+    // Average log-likelihood of the monitored rows: "exact" (enumeration) or "ais" (estimate; low /
+    // high its bootstrap 95% interval). NaN with "ais-failed" (AIS refused: non-finite weights) or
+    // "ais-unreliable" (the estimate exceeded the largest value log p(v) can take for the kind,
+    // log_z holds it): AIS does not work on this (near-degenerate) model. An exact value that is
+    // not finite stops the run (Diverged).
+    double log_likelihood = 0, log_likelihood_low = 0, log_likelihood_high = 0;
+    std::string log_likelihood_method;
+    double log_z = 0;
+    double ais_ess = 0;          // effective sample size of the AIS weights (ais only)
+    double reconstruction_error = 0;  // mean over rows of |v - E[v | E[h | v]]|^2
+    std::vector<double> swap_acceptance;  // tempered: per ladder pair, since the previous record
+    Index projections = 0;       // leaky: updates since the previous record with an active projection
+    double max_singular_value = 0;  // leaky: of W now
+    double seconds = 0;          // training time so far (monitoring excluded)
+};
+
+enum class TrainStatus { Running, Finished, Diverged, Cancelled };
+const char* train_status_name(TrainStatus s);  // "running", "finished", "diverged", "cancelled"
+
+// Drives a run in pieces so that a GUI worker can show progress and stop it:
+//   Trainer t(options, data);                   // InputError for bad options
+//   while (t.status() == TrainStatus::Running) { t.step(50, &cancel); show(t.model(), t.log()); }
+// step() is not thread-safe against concurrent reads: copy what you show between steps.
+class Trainer {
+public:
+    Trainer(const TrainOptions& options, Dataset data);
+    ~Trainer();
+    Trainer(Trainer&&) noexcept;
+    Trainer& operator=(Trainer&&) noexcept;
+
+    // Runs up to n updates (fewer when the run ends, diverges or *cancel is raised, checked after
+    // every update); takes the records that fall due. Returns status(). Once Diverged or Finished,
+    // it does nothing. A raised cancel flag gives Cancelled; a later step() resumes (Running again).
+    TrainStatus step(Index n_updates, const std::atomic<bool>* cancel = nullptr);
+    // Runs to the end (status Finished or Diverged, or Cancelled).
+    TrainStatus run(const std::atomic<bool>* cancel = nullptr) { return step(options().updates - updates_done(), cancel); }
+
+    TrainStatus status() const;
+    // Diverged: which parameter or quantity went wrong, at which update, and what to do. The
+    // model stays at the last update whose parameters were valid.
+    const std::string& message() const;
+    Index updates_done() const;
+    const TrainOptions& options() const;
+    // A longer or shorter run on resume (>= updates_done()); Finished becomes Running if more remain.
+    void set_total_updates(Index updates);
+    const Dataset& data() const;
+    double projection_limit() const;                  // leaky with projection: the bound in force
+
+    Model model() const;                              // a copy of the current parameters
+    const std::vector<TrainRecord>& log() const;
+    const std::vector<std::uint8_t>& projection_active() const;  // leaky: one 0/1 per update
+    RowMat negative_samples() const;                  // current negative-phase states (visible)
+    const ParamGrad& last_gradient() const;           // estimate used by the last update (before decay)
+    // Takes a record now (outside the schedule) and returns it; it is not added to the log.
+    TrainRecord evaluate();
+
+    // Checkpoint: JSON with the options, a fingerprint of the data, the model, the optimizer
+    // velocity, the persistent chains (tempering: ladder states and lifted directions), the
+    // counters and the log. Resuming with the same data continues exactly as an uninterrupted run.
+    void save_checkpoint(const std::filesystem::path& path) const;
+    static Trainer load_checkpoint(const std::filesystem::path& path, Dataset data);
+    std::string checkpoint_json() const;
+    static Trainer from_checkpoint_json(const std::string& text, Dataset data, const std::string& origin = "checkpoint");
+
+    // The log as CSV (one line per record) or as a JSON array.
+    std::string log_csv() const;
+    std::string log_json() const;
+
+    struct Impl;
+
+private:
+    explicit Trainer(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rbm

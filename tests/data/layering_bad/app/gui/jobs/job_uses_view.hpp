@@ -1,0 +1,2 @@
+#pragma once
+#include "views/annealing/ais_job.hpp"

@@ -1,0 +1,2 @@
+#pragma once
+#include "jobs/background_jobs.hpp"
