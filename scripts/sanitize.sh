@@ -42,13 +42,14 @@ run_thread() {
   local dir=$base/build-tsan
   local t0=$SECONDS
   CXX=${RBMSCOPE_TSAN_CXX:-g++} cmake -S "$root" -B "$dir" -G Ninja -DRBMSCOPE_BUILD_GUI=OFF -DCMAKE_BUILD_TYPE=None \
-    -DCMAKE_CXX_FLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
+    -DCMAKE_CXX_FLAGS="-O1 -g1 -fno-omit-frame-pointer -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
+    -DRBMSCOPE_CORE_OPTIMIZE=-O2 \
     "${rbm_launcher[@]}" >/dev/null
   ninja -C "$dir" -j "$jobs" "${tsan_suites[@]}"
   local t1=$SECONDS
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp"
   local regex
-  regex="^core\\.($(IFS='|'; echo "${tsan_suites[*]}"))\$"
+  regex="^core\\.($(IFS='|'; echo "${tsan_suites[*]}"))(\\.[0-9]+of[0-9]+)?\$"  # shards too (tests/CMakeLists.txt)
   # One suite at a time, each with 2 threads available: races need real concurrency.
   ctest --test-dir "$dir" -R "$regex" --no-tests=error --output-on-failure --timeout 1800
   echo "sanitize thread: build $((t1 - t0)) s, tests $((SECONDS - t1)) s"

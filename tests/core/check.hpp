@@ -4,8 +4,10 @@
 //   TEST_CASE("grbm log Z matches quadrature") { CHECK_CLOSE(a, b, 1e-8); }
 //   int main() { return rbm::test::run_all(); }   // or use RBM_TEST_MAIN
 // Each test prints its failures with file:line; run_all prints "N passed, N failed".
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <sstream>
@@ -41,24 +43,38 @@ inline bool close_rel(double a, double b, double tol) {
     return std::fabs(a - b) <= tol * std::max({1.0, std::fabs(a), std::fabs(b)});
 }
 
-// argv: an optional filter substring selects the cases to run.
+// argv: an optional filter substring selects the cases to run. RBMSCOPE_TEST_SHARD=i/n runs only
+// the cases whose position in the file is i modulo n (ctest runs the longest suites as n entries,
+// tests/CMakeLists.txt, so both cores stay busy); a shard with no case fails, like an empty run.
 inline int run_all(int argc = 0, char** argv = nullptr) {
     int passed = 0, failed = 0;
     const char* filter = argc > 1 ? argv[1] : nullptr;
+    long shard = 0, shards = 1;
+    if (const char* s = std::getenv("RBMSCOPE_TEST_SHARD")) {
+        if (std::sscanf(s, "%ld/%ld", &shard, &shards) != 2 || shards < 1 || shard < 0 || shard >= shards) {
+            std::fprintf(stderr, "RBMSCOPE_TEST_SHARD must be i/n with 0 <= i < n, not '%s'\n", s);
+            return 2;
+        }
+    }
+    long index = -1;
     for (auto& c : registry()) {
+        ++index;
+        if (index % shards != shard) continue;
         if (filter && !std::strstr(c.name, filter)) continue;
         failures_in_case() = 0;
+        const auto t0 = std::chrono::steady_clock::now();
         try {
             c.fn();
         } catch (const std::exception& e) {
             fail(__FILE__, __LINE__, std::string("unexpected exception: ") + e.what());
         }
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (failures_in_case() == 0) {
             ++passed;
-            std::printf("PASS %s\n", c.name);
+            std::printf("PASS %s (%.2f s)\n", c.name, secs);
         } else {
             ++failed;
-            std::printf("FAIL %s\n", c.name);
+            std::printf("FAIL %s (%.2f s)\n", c.name, secs);
         }
         std::fflush(stdout);
     }
