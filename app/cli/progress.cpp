@@ -67,7 +67,7 @@ void Progress::finish(bool complete, const nlohmann::json& extra) {
     std::lock_guard lock(mutex_);
     if (finished_) return;
     if (complete) fraction_ = 1;
-    emit(phase_.empty() ? "done" : phase_, -1, extra, true, complete);
+    emit(phase_.empty() ? "done" : phase_, last_sweeps_, extra, true, complete);  // the last phase's rate
     finished_ = true;
 }
 
@@ -79,7 +79,7 @@ void Progress::emit(const std::string& phase, double chain_sweeps, const nlohman
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const double phase_elapsed = std::chrono::duration<double>(now - phase_start_).count();
     const double eta = fraction_ > 0 ? elapsed * (1 - fraction_) / fraction_ : NAN;
-    const double rate = chain_sweeps >= 0 && phase_elapsed > 0 ? chain_sweeps / phase_elapsed : NAN;
+    const double rate = chain_sweeps > 0 && phase_elapsed > 0 ? chain_sweeps / phase_elapsed : NAN;
     if (mode_ == Mode::Jsonl) {
         nlohmann::json j = extra.is_object() ? extra : nlohmann::json::object();
         j["phase"] = phase;

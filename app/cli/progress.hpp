@@ -15,7 +15,7 @@
 //
 // `fraction` is of the whole command (0..1) and is kept nondecreasing; `chain_sweeps` counts the
 // chain-sweeps done in the current phase (the rate is that count over the phase's wall time; a
-// count lower than the last one starts a new run of the phase; negative = no rate).
+// count lower than the last one starts a new run of the phase; 0 or negative: no rate given).
 // eta_s = elapsed x (1 - fraction) / fraction, omitted at fraction 0.
 // update() may be called from any thread (it locks).
 #include <chrono>
