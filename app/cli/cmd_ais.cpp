@@ -256,7 +256,8 @@ json run_ais_command(const std::vector<std::string>& argv) {
     if (has_exact_log_z(model)) {
         const double ex = exact_log_z(model);
         j["exact_log_z"] = ex;
-        if (r.complete) j["error"] = e.log_z - ex;  // a partial log_z is of Z_beta_reached, not Z
+        // A forward run stopped early estimates Z_beta_reached, not Z: no error then.
+        if (r.steps_done == r.steps) j["error"] = e.log_z - ex;
     }
     j["path"] = path;
     j["path_name"] = r.path_name;
