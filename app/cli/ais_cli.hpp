@@ -6,6 +6,8 @@
 
 #include "cli_command.hpp"
 #include "core/ais/paths.hpp"
+#include "core/ais/runner.hpp"
+#include "progress.hpp"
 
 namespace rbm::cli {
 
@@ -18,5 +20,26 @@ PathRequest ais_path_request(const Args& a, const Model& target, const std::stri
 // A CSV (or whitespace-separated) file of visible vectors, one per row; '#' lines and a
 // non-numeric first line (a header) are skipped. Binary: every value must be 0 or 1.
 RowMat read_data_rows(const std::string& file, Index n_visible, bool binary);
+
+// Progress and Ctrl-C of one AIS run, in chain-sweeps: the Gibbs target-moment phase (phase
+// "moments", when build_path runs it) then the annealing chains ("annealing", "reverse").
+// The run's fraction, moments + annealing, is mapped to [lo, hi] of the command's (ais-sweep: one
+// run of many). Both phases get interrupt::flag() as their cancel flag.
+class AisWork {
+public:
+    AisWork(Progress& progress, Index chains, Index steps_guess, bool reverse, double lo = 0, double hi = 1);
+    void watch_moments(MomentSource& src);  // sets src.cancel and src.on_sweep (uses *this: keep it alive)
+    AisControl control(Index steps);        // for run_ais; steps = K of the schedule
+    Index moment_sweeps_done() const { return moment_done_; }
+    Index moment_sweeps() const { return moment_total_; }
+
+private:
+    double map(double done_work, double all_work) const;
+    Progress& progress_;
+    Index chains_, moment_chains_ = 0, moment_done_ = 0, moment_total_ = 0;
+    double anneal_work_;
+    int phases_;
+    double lo_, hi_;
+};
 
 }  // namespace rbm::cli

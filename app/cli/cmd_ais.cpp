@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "ais_cli.hpp"
+#include "interrupt.hpp"
+#include "progress.hpp"
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
 #include "core/numerics/parallel.hpp"
@@ -123,6 +125,47 @@ PathRequest ais_path_request(const Args& a, const Model& target, const std::stri
     return req;
 }
 
+AisWork::AisWork(Progress& progress, Index chains, Index steps_guess, bool reverse, double lo, double hi)
+    : progress_(progress),
+      chains_(chains),
+      anneal_work_(static_cast<double>(chains) * static_cast<double>(std::max<Index>(steps_guess, 1)) * (reverse ? 2 : 1)),
+      phases_(reverse ? 2 : 1),
+      lo_(lo),
+      hi_(hi) {}
+
+double AisWork::map(double done_work, double all_work) const {
+    return lo_ + (hi_ - lo_) * (all_work > 0 ? done_work / all_work : 0.0);
+}
+
+void AisWork::watch_moments(MomentSource& src) {
+    src.cancel = &interrupt::flag();
+    moment_chains_ = src.gibbs_chains;
+    src.on_sweep = [this](Index done, Index total) {
+        moment_done_ = done;
+        moment_total_ = total;
+        const double per = static_cast<double>(moment_chains_);
+        const double done_work = per * static_cast<double>(done);
+        progress_.update("moments", map(done_work, per * static_cast<double>(total) + anneal_work_), done_work,
+                         {{"sweep", done}, {"sweeps", total}});
+    };
+    progress_.update("moments", lo_, 0);
+}
+
+AisControl AisWork::control(Index steps) {
+    anneal_work_ = static_cast<double>(chains_) * static_cast<double>(steps) * phases_;
+    AisControl c;
+    c.cancel = &interrupt::flag();
+    if (progress_.mode() != Progress::Mode::Off)
+        c.on_progress = [this](const AisSnapshot& s) {
+            const double moments = static_cast<double>(moment_chains_) * static_cast<double>(moment_total_);
+            progress_.update(s.phase == AisPhase::Forward ? "annealing" : "reverse",
+                             map(moments + s.fraction * anneal_work_, moments + anneal_work_),
+                             static_cast<double>(s.step) * static_cast<double>(chains_),
+                             {{"beta", s.beta}, {"step", s.step}, {"steps", s.steps}});
+        };
+    return c;
+}
+
 namespace {
 
 json histogram_json(const Histogram& h) { return {{"lo", h.lo}, {"hi", h.hi}, {"counts", h.counts}}; }
@@ -142,13 +185,15 @@ json run_ais_command(const std::vector<std::string>& argv) {
         {"betas", "b0,b1,...", "the schedule as a list (implies --schedule list): 0 first, 1 last, increasing"},
         {"geometric-start", "B1", "first nonzero beta of --schedule geometric (default 1e-4)"},
         {"checkpoints", "C", "betas at which the running estimate is recorded (default 50)"},
-        {"log-weights", "", "also print every chain's log weight"}};
+        {"log-weights", "", "also print every chain's log weight"},
+        Progress::option()};
     for (auto& o : ais_path_options()) opts.push_back(o);
     Args a("ais", {"MODEL"}, opts,
            "Annealed importance sampling estimate of log Z (SPEC §2-4): log_z with +-3 sigma bounds\n"
            "(log_z_low is null when it does not exist), a bootstrap 95% interval, the effective\n"
            "sample size, the log-weight histogram and the running estimate of log Z_beta. With\n"
-           "--reverse also the reverse (upper) estimate. exact_log_z is given when it is known.");
+           "--reverse also the reverse (upper) estimate. exact_log_z is given when it is known.\n"
+           "Ctrl-C: the estimate of log Z at beta_reached so far, \"complete\": false, exit 130.");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();
@@ -175,12 +220,25 @@ json run_ais_command(const std::vector<std::string>& argv) {
     o.reverse = a.flag("reverse");
     o.checkpoints = static_cast<int>(a.get_int("checkpoints", 50, 1, 100000));
 
+    interrupt::watch();
+    Progress progress(a);
     const Model model = resolve_model_argument(a.positional(0));
     PathRequest preq = ais_path_request(a, model, path, base, o.seed);
     preq.float32 = precision == "float32";
-    const PathPtr p = build_path(model, preq);
+    AisWork work(progress, o.chains, sreq.steps > 0 ? sreq.steps : static_cast<Index>(sreq.list.size()), o.reverse);
+    work.watch_moments(preq.moments);
+    PathPtr p;
+    try {
+        p = build_path(model, preq);
+    } catch (const Cancelled&) {
+        progress.finish(false);
+        return {{"complete", false}, {"phase", "moments"}, {"moment_sweeps_done", work.moment_sweeps_done()},
+                {"moment_sweeps", work.moment_sweeps()}, {"moment_chains", preq.moments.gibbs_chains},
+                {"path", path}, {"base", base}, {"chains", o.chains}, {"seed", o.seed}};
+    }
     const Schedule schedule = make_schedule(sreq, p.get());
-    const AisResult r = run_ais(*p, schedule, o);
+    const AisResult r = run_ais(*p, schedule, o, work.control(static_cast<Index>(schedule.size()) - 1));
+    progress.finish(r.complete);
     const AisEstimate& e = r.estimate;
 
     json j;
@@ -198,7 +256,8 @@ json run_ais_command(const std::vector<std::string>& argv) {
     if (has_exact_log_z(model)) {
         const double ex = exact_log_z(model);
         j["exact_log_z"] = ex;
-        j["error"] = e.log_z - ex;
+        // A forward run stopped early estimates Z_beta_reached, not Z: no error then.
+        if (r.steps_done == r.steps) j["error"] = e.log_z - ex;
     }
     j["path"] = path;
     j["path_name"] = r.path_name;
@@ -212,6 +271,10 @@ json run_ais_command(const std::vector<std::string>& argv) {
     j["precision"] = precision;
     j["notes"] = r.notes;
     j["complete"] = r.complete;
+    if (!r.complete) {  // how far the forward chains got: the estimate above is of log Z_beta_reached
+        j["beta_reached"] = r.beta_reached;
+        j["steps_done"] = r.steps_done;
+    }
     if (std::isfinite(r.cost_functional)) j["cost_functional"] = r.cost_functional;
     j["histogram"] = histogram_json(e.histogram);
     json running = json::array();
@@ -223,6 +286,10 @@ json run_ais_command(const std::vector<std::string>& argv) {
         const ReverseAisResult& v = *r.reverse;
         json rj;
         rj["complete"] = v.complete;
+        if (!v.complete) {
+            rj["beta_reached"] = v.beta_reached;
+            rj["steps_done"] = v.steps_done;
+        }
         if (v.log_z_upper) {
             rj["log_z_upper"] = *v.log_z_upper;
             rj["ci95"] = {v.ci95_low, v.ci95_high};

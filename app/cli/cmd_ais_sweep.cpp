@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "ais_cli.hpp"
+#include "interrupt.hpp"
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/model_io.hpp"
@@ -196,14 +197,17 @@ json run_sweep(const std::vector<std::string>& argv) {
         {"checkpoint-every", "N", "finished runs between checkpoints (default 1)"},
         {"resume", "FILE", "continue from a checkpoint: same MODEL and options; runs only the missing ones "
                            "(and keeps saving to FILE unless --checkpoint is given)"},
-        {"stop-after", "N", "(for tests) stop after N runs of this invocation, as an interrupted sweep would"}};
+        {"stop-after", "N", "(for tests) stop after N runs of this invocation, as an interrupted sweep would"},
+        Progress::option()};
     const std::size_t n_sweep_options = opts.size();
     for (auto& o : ais_path_options()) opts.push_back(o);
     Args a("ais-sweep", {"MODEL"}, opts,
            "AIS over several methods and numbers of steps K, each repeated R times: mean and sd of\n"
            "log Zhat over the repeats, the mean bootstrap 95% interval and the mean ESS (the papers'\n"
            "log Z vs K and ESS vs K figures). Repeat r of every method uses seed S + r, so\n"
-           "`rbmscope-cli ais MODEL --seed S+r ...` reproduces one run.");
+           "`rbmscope-cli ais MODEL --seed S+r ...` reproduces one run.\n"
+           "Ctrl-C: the rows (method, K) whose repeats all finished, runs_done of runs, \"complete\": false,\n"
+           "exit 130; the unfinished run is dropped, and --checkpoint is written so --resume continues.");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();
@@ -238,10 +242,19 @@ json run_sweep(const std::vector<std::string>& argv) {
     Checkpoint ck = resume.empty() ? Checkpoint{options, {}} : load_checkpoint(resume, options);
     Index ran = 0;
 
+    interrupt::watch();
+    Progress progress(a);
+    const Index runs_total = static_cast<Index>(methods.size() * ks.size()) * repeats;
+    Index runs_seen = 0;  // runs finished, from the checkpoint or here
+    bool interrupted = false;
+    progress.update("sweep", 0, 0);
+
     std::vector<Row> rows;
     for (const Method& m : methods) {
+        if (interrupted) break;
         PathPtr p;  // built only when one of the method's runs is missing
         for (long long k : ks) {
+            if (interrupted) break;
             std::optional<Schedule> schedule;
             std::vector<double> lz, lo, hi, ess, essf, lwm, up;
             double secs = 0;
@@ -254,7 +267,19 @@ json run_sweep(const std::vector<std::string>& argv) {
                         save_checkpoint(checkpoint_file, ck);
                         return {{"stopped_after", ran}, {"runs_done", ck.runs.size()}, {"checkpoint", checkpoint_file}};
                     }
-                    if (!p) p = build_path(model, ais_path_request(a, model, m.path, m.base, seed));
+                    const double run_lo = static_cast<double>(runs_seen) / static_cast<double>(runs_total);
+                    AisWork work(progress, chains, static_cast<Index>(k), a.flag("reverse"), run_lo,
+                                 static_cast<double>(runs_seen + 1) / static_cast<double>(runs_total));
+                    if (!p) {
+                        PathRequest preq = ais_path_request(a, model, m.path, m.base, seed);
+                        work.watch_moments(preq.moments);
+                        try {
+                            p = build_path(model, preq);
+                        } catch (const Cancelled&) {
+                            interrupted = true;
+                            break;
+                        }
+                    }
                     if (!schedule) {
                         ScheduleRequest sreq;
                         sreq.kind = kind;
@@ -267,13 +292,18 @@ json run_sweep(const std::vector<std::string>& argv) {
                     o.perfect = a.flag("perfect");
                     o.reverse = a.flag("reverse");
                     o.checkpoints = 1;
-                    const AisResult res = run_ais(*p, *schedule, o);
+                    const AisResult res = run_ais(*p, *schedule, o, work.control(static_cast<Index>(schedule->size()) - 1));
+                    if (!res.complete) {  // interrupted: this run is dropped, the finished ones kept
+                        interrupted = true;
+                        break;
+                    }
                     RunResult x{p->name(),         res.estimate.log_z, res.estimate.ci95_low,   res.estimate.ci95_high,
                                 res.estimate.ess, res.estimate.ess_fraction, res.estimate.log_w_mean, res.seconds, {}};
                     if (res.reverse && res.reverse->log_z_upper) x.upper = *res.reverse->log_z_upper;
                     it = ck.runs.emplace(key, x).first;
                     if (++ran % every == 0 && !checkpoint_file.empty()) save_checkpoint(checkpoint_file, ck);
                 }
+                ++runs_seen;
                 const RunResult& x = it->second;
                 path_name = x.path_name;
                 lz.push_back(x.log_z);
@@ -285,6 +315,7 @@ json run_sweep(const std::vector<std::string>& argv) {
                 if (x.upper) up.push_back(*x.upper);
                 secs += x.seconds;
             }
+            if (interrupted) break;  // an unfinished (method, K) gives no row
             Row row{m.spec, m.path, m.base, path_name, static_cast<Index>(k), mean_of(lz), sd_of(lz), mean_of(lo),
                     mean_of(hi), mean_of(ess), mean_of(essf), mean_of(lwm), secs};
             if (!up.empty()) {
@@ -295,7 +326,8 @@ json run_sweep(const std::vector<std::string>& argv) {
         }
     }
     if (!checkpoint_file.empty() && (ran == 0 ? resume != checkpoint_file : ran % every != 0))
-        save_checkpoint(checkpoint_file, ck);  // the complete sweep
+        save_checkpoint(checkpoint_file, ck);  // the complete sweep (or the runs finished before Ctrl-C)
+    progress.finish(!interrupted, {{"runs_done", runs_seen}, {"runs", runs_total}});
     const bool exact_known = has_exact_log_z(model);
     const double exact = exact_known ? exact_log_z(model) : NAN;
 
@@ -332,6 +364,11 @@ json run_sweep(const std::vector<std::string>& argv) {
         results.push_back(x);
     }
     j["results"] = results;
+    j["complete"] = !interrupted;
+    if (interrupted) {
+        j["runs_done"] = runs_seen;
+        j["runs"] = runs_total;
+    }
     return j;
 }
 

@@ -12,7 +12,9 @@
 #include <chrono>
 #include <iostream>
 
+#include "ais_cli.hpp"
 #include "cli_command.hpp"
+#include "interrupt.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
@@ -37,11 +39,13 @@ Leaky orthogonal_leaky(Index n, Index m, double norm, double leakiness, std::uin
     return l;
 }
 
-json run_one(const AnnealingPath& path, Index chains, Index steps, std::uint64_t seed, double truth) {
+// Null when Ctrl-C stopped the run.
+json run_one(const AnnealingPath& path, Index chains, Index steps, std::uint64_t seed, double truth, AisWork& work) {
     AisOptions o;
     o.chains = chains;
     o.seed = seed;
-    const AisResult r = run_ais(path, linear_schedule(steps), o);
+    const AisResult r = run_ais(path, linear_schedule(steps), o, work.control(steps));
+    if (!r.complete) return nullptr;
     return {{"log_z", r.estimate.log_z},
             {"error", r.estimate.log_z - truth},
             {"ci95", {r.estimate.ci95_low, r.estimate.ci95_high}},
@@ -61,9 +65,11 @@ json run_leaky_table(const std::vector<std::string>& argv) {
             {"norm", "X", "norm of every weight column, < 1 (default 0.9)"},
             {"kernel", "K", "exact-mh (default: exactly invariant) or paper-gibbs (the paper's sampler)"},
             {"seed", "S", "random seed for the weights and the chains (default 1)"},
-            {"threads", "T", "worker threads; results do not depend on it"}},
+            {"threads", "T", "worker threads; results do not depend on it"},
+            Progress::option()},
            "Li et al.'s Table 2: AIS-Leaky vs AIS-Energy on leaky RBMs with orthogonal weight columns,\n"
-           "against the closed-form log Z. Prints one row per hidden-unit count.");
+           "against the closed-form log Z. Prints one row per hidden-unit count.\n"
+           "Ctrl-C: the rows finished, \"complete\": false, exit 130.");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();
@@ -85,13 +91,28 @@ json run_leaky_table(const std::vector<std::string>& argv) {
         if (m > n) throw InputError("--m " + std::to_string(m) + " exceeds --n " + std::to_string(n) +
                                     ": orthogonal columns need m <= n");
 
+    interrupt::watch();
+    Progress progress(a);
+    progress.update("annealing", 0, 0);
+    // Fractions in chain-sweeps: every row costs lc x lk + ec x ek.
+    const double per_row = static_cast<double>(lc) * static_cast<double>(lk) + static_cast<double>(ec) * static_cast<double>(ek);
+    const double all = per_row * static_cast<double>(ms.size());
+    bool complete = true;
     json rows = json::array();
-    for (long long m : ms) {
+    for (std::size_t row = 0; row < ms.size() && complete; ++row) {
+        const long long m = ms[row];
+        const double at = per_row * static_cast<double>(row), mid = at + static_cast<double>(lc) * static_cast<double>(lk);
+        AisWork leaky_work(progress, lc, lk, false, at / all, mid / all), energy_work(progress, ec, ek, false, mid / all,
+                                                                                         (at + per_row) / all);
         const auto t0 = std::chrono::steady_clock::now();
         const Leaky model = orthogonal_leaky(n, m, norm, cl, seed);
         const double truth = leaky_log_z_orthogonal(model);
-        const json leaky = run_one(*make_leaky_leakiness_path(model, kernel), lc, lk, seed, truth);
-        const json energy = run_one(*make_leaky_energy_path(model, kernel), ec, ek, seed, truth);
+        const json leaky = run_one(*make_leaky_leakiness_path(model, kernel), lc, lk, seed, truth, leaky_work);
+        const json energy = leaky.is_null() ? json() : run_one(*make_leaky_energy_path(model, kernel), ec, ek, seed, truth, energy_work);
+        if (energy.is_null()) {
+            complete = false;
+            break;
+        }
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         rows.push_back({{"m", m},
                         {"true_log_z", truth},
@@ -103,7 +124,9 @@ json run_leaky_table(const std::vector<std::string>& argv) {
                         {"ais_leaky_detail", leaky},
                         {"ais_energy_detail", energy}});
     }
+    progress.finish(complete);
     return {{"rows", rows},
+            {"complete", complete},
             {"settings",
              {{"n", n},
               {"leakiness", cl},

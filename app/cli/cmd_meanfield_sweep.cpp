@@ -1,11 +1,14 @@
 // rbmscope-cli meanfield-sweep: the mean-field paper's comparison (Takahashi & Yasuda §4.2) on
 // random enumerable GRBMs: -log Z, F_I, F_II, F_TAP and the MSE of <h> and <v> per coupling scale.
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
 
 #include "cli_command.hpp"
+#include "interrupt.hpp"
+#include "progress.hpp"
 #include "core/meanfield/meanfield.hpp"
 #include "core/numerics/parallel.hpp"
 
@@ -42,8 +45,9 @@ json run_sweep(const std::vector<std::string>& argv) {
             {"tol", "T", "convergence tolerance on the means (default 1e-10)"},
             {"max-iterations", "I", "sweeps per restart (default 10000)"},
             {"threads", "T", "worker threads; results do not depend on it"},
-            {"format", "F", "json (default) or csv (one row per scale, with a header)"}},
-           help);
+            {"format", "F", "json (default) or csv (one row per scale, with a header)"},
+            Progress::option()},
+           help + "\nCtrl-C: the rows of the scales finished, \"complete\": false, exit 130.");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();
@@ -78,8 +82,33 @@ json run_sweep(const std::vector<std::string>& argv) {
     o.mean_field.max_iterations = a.get_int("max-iterations", 10000, 1, 1'000'000'000);
     const std::string format = a.get_choice("format", "json", {"json", "csv"});
 
+    interrupt::watch();
+    Progress progress(a);
     const auto t0 = std::chrono::steady_clock::now();
-    const auto rows = mean_field_sweep(o);
+    // One scale at a time (a trial's model and restarts depend on the scale and trial index only,
+    // so the rows are those of one call), so that Ctrl-C keeps the finished scales.
+    std::vector<MeanFieldSweepRow> rows;
+    std::atomic<Index> trials_done{0};
+    const double trials_total = static_cast<double>(o.trials) * static_cast<double>(o.scales.size());
+    o.cancelled = [] { return interrupt::requested(); };
+    o.on_trial = [&] {
+        const Index done = ++trials_done;
+        progress.update("trials", static_cast<double>(done) / trials_total, -1, {{"trials_done", done}});
+    };
+    progress.update("trials", 0, -1);
+    bool complete = true;
+    for (double scale : o.scales) {
+        MeanFieldSweepOptions one = o;
+        one.scales = {scale};
+        try {
+            const auto r = mean_field_sweep(one);
+            rows.insert(rows.end(), r.begin(), r.end());
+        } catch (const Cancelled&) {
+            complete = false;
+            break;
+        }
+    }
+    progress.finish(complete);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     if (format == "csv") {
@@ -119,6 +148,8 @@ json run_sweep(const std::vector<std::string>& argv) {
                         {"tap", method_json(r.tap)}});
     out["rows"] = list;
     out["seconds"] = seconds;
+    out["complete"] = complete;
+    if (!complete) out["scales_done"] = rows.size();
     return out;
 }
 

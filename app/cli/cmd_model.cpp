@@ -2,6 +2,8 @@
 #include <iostream>
 
 #include "cli_command.hpp"
+#include "interrupt.hpp"
+#include "progress.hpp"
 #include "core/exact/exact.hpp"
 #include "core/kernels/gibbs.hpp"
 #include "core/numerics/parallel.hpp"
@@ -72,9 +74,11 @@ json run_sample(const std::vector<std::string>& argv) {
             {"threads", "T", "worker threads; results do not depend on it"},
             {"kernel", "K", "leaky RBMs: exact-mh (default, exact for p*(v)) or paper-gibbs (the paper's kernel)"},
             {"exact", "", "draw exact samples instead of running chains (small models)"},
-            {"format", "F", "json (default) or csv (one row per chain, no header)"}},
+            {"format", "F", "json (default) or csv (one row per chain, no header)"},
+            Progress::option()},
            "Samples of v: the final state of each chain after T sweeps from the model's reference\n"
-           "distribution, or exact samples with --exact.");
+           "distribution, or exact samples with --exact.\n"
+           "Ctrl-C: the chains' states after sweeps_done sweeps, \"complete\": false, exit 130.");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();
@@ -92,22 +96,32 @@ json run_sample(const std::vector<std::string>& argv) {
                          " visible units is too many values to print");
     RowMat V;
     json j = model_summary(m);
+    bool complete = true;
     if (a.flag("exact")) {
         V = exact_samples(m, chains, seed);
         j["method"] = "exact";
     } else {
+        interrupt::watch();
+        Progress progress(a);
+        progress.update("sampling", 0, 0);
         ChainRngs rngs(seed, chains, StreamPurpose::Chains);
         V = initial_states(m, chains, rngs);
         SweepOptions so;
         so.leaky_kernel = kernel == "paper-gibbs" ? LeakyKernel::PaperGibbs : LeakyKernel::ExactMH;
         LeakySweepStats total;
-        for (long long t = 0; t < sweeps; ++t) {
+        long long done = 0;
+        for (; done < sweeps && !interrupt::requested(); ++done) {
             const auto s = gibbs_sweep(m, V, rngs, so);
             total.proposed += s.proposed;
             total.accepted += s.accepted;
+            progress.update("sampling", static_cast<double>(done + 1) / static_cast<double>(sweeps),
+                            static_cast<double>(done + 1) * static_cast<double>(chains));
         }
+        complete = done == sweeps;
+        progress.finish(complete);
         j["method"] = "gibbs";
         j["sweeps"] = sweeps;
+        if (!complete) j["sweeps_done"] = done;
         if (m.kind() == ModelKind::Leaky) {
             j["kernel"] = leaky_kernel_name(so.leaky_kernel);
             if (total.proposed > 0) j["acceptance"] = double(total.accepted) / double(total.proposed);
@@ -124,6 +138,7 @@ json run_sample(const std::vector<std::string>& argv) {
     j["chains"] = chains;
     j["seed"] = seed;
     j["samples"] = to_json(V);
+    j["complete"] = complete;
     return j;
 }
 

@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "cli_command.hpp"
+#include "interrupt.hpp"
+#include "progress.hpp"
 #include "core/io/model_io.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
@@ -72,7 +74,8 @@ json run_pt_command(const std::vector<std::string>& argv) {
             {"reference-scale", "S", "GRBM: multiply the reference standard deviations by S (default 1)"},
             {"trajectory", "FILE", "write the replica index process as CSV (see below)"},
             {"trajectory-chains", "K", "chains written to --trajectory (default: all, at most 16)"},
-            {"threads", "T", "worker threads; results do not depend on it"}},
+            {"threads", "T", "worker threads; results do not depend on it"},
+            Progress::option()},
            "Parallel tempering between a tractable reference (beta = 0) and the model (beta = 1) on the\n"
            "joint (v,h), p_beta ∝ f_ref^(1-beta) f_model^beta (SPEC 2.5, 6). References: GRBM a diagonal\n"
            "Gaussian matched to the model with uniform hidden units; BRBM zero weights and biases (beta\n"
@@ -95,7 +98,8 @@ json run_pt_command(const std::vector<std::string>& argv) {
            "ends); every statistic then comes from a final run of T scans on the tuned ladder.\n"
            "--trajectory FILE: CSV with columns scan,chain,rung_0..rung_N; rung_k holds the id of the\n"
            "replica at beta_k after that scan (replica i starts at rung i; scans count from 1 over all\n"
-           "rounds). Long runs keep every 2^j-th scan so that the record stays under 32 MB.");
+           "rounds). Long runs keep every 2^j-th scan so that the record stays under 32 MB.\n"
+           "Ctrl-C: the statistics of the scans so far (scans_done of all rounds), \"complete\": false, exit 130.");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();
@@ -121,8 +125,22 @@ json run_pt_command(const std::vector<std::string>& argv) {
     o.sample_chains = 0;
     o.window = 0;
     validate(o);
+    interrupt::watch();
+    Progress progress(a);
     const Model m = resolve_model_argument(a.positional(0));
-    const PtResult r = run_pt(m, o);
+    PtControl control;
+    control.cancel = &interrupt::flag();
+    if (progress.mode() != Progress::Mode::Off) {
+        const double per_scan = static_cast<double>(o.chains) * static_cast<double>(o.betas.size());
+        progress.update("tempering", 0, 0);
+        control.on_progress = [&](const PtSnapshot& s) {
+            progress.update("tempering", static_cast<double>(s.scans_done) / static_cast<double>(s.scans_total),
+                            per_scan * static_cast<double>(s.scans_done),
+                            {{"scans_done", s.scans_done}, {"scans", s.scans_total}, {"round", s.round}, {"rounds", s.rounds}});
+        };
+    }
+    const PtResult r = run_pt(m, o, control);
+    progress.finish(!r.cancelled);
     const PtStats& s = r.stats;
 
     json j;
@@ -178,6 +196,11 @@ json run_pt_command(const std::vector<std::string>& argv) {
                            {"stride", r.history.stride()}};
     }
     j["seconds"] = r.seconds;
+    j["complete"] = !r.cancelled;
+    if (r.cancelled) {  // the statistics above are of the scans of the last round so far
+        j["scans_done"] = r.scans_done;
+        j["round_scans_done"] = s.scans;
+    }
     return j;
 }
 

@@ -1,11 +1,11 @@
 // rbmscope-cli train: train a BRBM, GRBM or leaky RBM on bars-and-stripes, the digits, IDX or CSV
 // data with CD, PCD, tempered PCD (PT / lifted PT / DEO) or the leaky samplers (SPEC §7, §8);
 // and rbmscope-cli data-info: what a data spec loads to.
-#include <atomic>
-#include <csignal>
 #include <iostream>
 
 #include "cli_command.hpp"
+#include "interrupt.hpp"
+#include "progress.hpp"
 #include "core/data/datasets.hpp"
 #include "core/io/model_io.hpp"
 #include "core/numerics/parallel.hpp"
@@ -13,9 +13,6 @@
 
 namespace rbm::cli {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_interrupt(int) { g_interrupted = true; }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -122,7 +119,8 @@ json run_train(const std::vector<std::string>& argv) {
         {"checkpoint-every", "U", "updates between checkpoints (default: only at the end)"},
         {"resume", "FILE", "continue from a checkpoint (same --data and transforms; training options come from it)"},
         {"out", "MODEL", "write the trained model here (.json or .npz)"},
-        {"log", "FILE", "write the training log (.csv or .json)"}};
+        {"log", "FILE", "write the training log (.csv or .json)"},
+        Progress::option()};
     for (const auto& o : data_options()) options.push_back(o);
     Args a("train", {}, options,
            "Trains an RBM by stochastic gradient ascent on the average log-likelihood (SPEC 7). Negative\n"
@@ -131,7 +129,8 @@ json run_train(const std::vector<std::string>& argv) {
            "the leakiness-annealing sampler (leaky, Li et al. Algorithm 2) and its variant from data (mix).\n"
            "Leaky RBMs get the projection step after every update. The log-likelihood in the log is exact\n"
            "when log Z is enumerable, else an AIS estimate (labelled, with a bootstrap 95% interval).\n"
-           "Ctrl-C stops after the current update and still writes --out, --log and --checkpoint.");
+           "Ctrl-C stops after the current update and still writes --out, --log and --checkpoint;\n"
+           "the JSON then says \"complete\": false (status cancelled) and the exit code is 130.");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();
@@ -207,15 +206,24 @@ json run_train(const std::vector<std::string>& argv) {
     const Index every = a.get_int("checkpoint-every", 0, 0);
     if (every > 0 && checkpoint.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
 
-    g_interrupted = false;
-    auto previous = std::signal(SIGINT, on_interrupt);
+    interrupt::watch();
+    Progress progress(a);
+    const double total_updates = static_cast<double>(std::max<Index>(1, t.options().updates));
+    const Index first_update = t.updates_done();
+    progress.update("training", static_cast<double>(first_update) / total_updates, 0);
     while (t.status() == TrainStatus::Running) {
         const Index chunk = every > 0 ? every - t.updates_done() % every : t.options().updates;
-        t.step(chunk, &g_interrupted);
+        // One update at a time for the progress line; step(1) n times is step(n) (same numbers).
+        for (Index i = 0; i < chunk && t.status() == TrainStatus::Running; ++i) {
+            t.step(1, &interrupt::flag());
+            const Index done = t.updates_done();
+            progress.update("training", static_cast<double>(done) / total_updates, -1,
+                            {{"updates_done", done}, {"updates", t.options().updates}});
+        }
         if (!checkpoint.empty() && t.status() != TrainStatus::Diverged) t.save_checkpoint(checkpoint);
         if (t.status() == TrainStatus::Cancelled) break;
     }
-    std::signal(SIGINT, previous);
+    progress.finish(t.status() == TrainStatus::Finished);
     if (t.status() == TrainStatus::Diverged) {
         if (!log_path.empty())
             write_file_atomically(log_path, ends_with(log_path, ".csv") ? t.log_csv() : t.log_json());
@@ -249,6 +257,7 @@ json run_train(const std::vector<std::string>& argv) {
     }
     if (!log_path.empty()) j["log"] = log_path;
     if (!checkpoint.empty()) j["checkpoint"] = checkpoint;
+    j["complete"] = t.status() != TrainStatus::Cancelled;
     return j;
 }
 

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "cli_command.hpp"
+#include "interrupt.hpp"
 
 namespace {
 
@@ -18,7 +19,8 @@ void print_overview() {
         if (left.size() < 16) left.resize(16, ' ');
         std::cout << left << cmd.summary << "\n";
     }
-    std::cout << "\nSuccess prints one JSON object on stdout (exit 0); bad input prints one line on stderr (exit 2).\n";
+    std::cout << "\nSuccess prints one JSON object on stdout (exit 0); bad input prints one line on stderr (exit 2).\n"
+                 "Ctrl-C stops a long command, which prints its partial result with \"complete\": false (exit 130).\n";
 }
 
 // One line on stderr: newlines in a message would break the contract.
@@ -46,8 +48,20 @@ int main(int argc, char** argv) {
     std::vector<std::string> rest(argv + 2, argv + argc);
     try {
         const auto out = it->second.run(rest);
+        // Interrupted: the command returned its partial result ("complete": false), or printed
+        // its partial CSV itself (null).
+        const bool partial = rbm::cli::interrupt::requested() &&
+                             (out.is_null() || (out.is_object() && out.value("complete", true) == false));
+        if (partial) {
+            if (!out.is_null()) std::cout << rbm::cli::interrupt::without_missing_numbers(out).dump(1) << std::endl;
+            return rbm::cli::interrupt::kExitCode;
+        }
         if (!out.is_null()) std::cout << out.dump(1) << std::endl;
         return 0;
+    } catch (const rbm::Cancelled&) {
+        // A phase without a partial result of its own (the command did not catch it).
+        std::cout << nlohmann::json{{"command", name}, {"complete", false}}.dump(1) << std::endl;
+        return rbm::cli::interrupt::kExitCode;
     } catch (const rbm::InputError& e) {
         fail_line(e.what());
         return 2;

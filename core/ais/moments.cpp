@@ -53,11 +53,20 @@ VisibleMoments gibbs_moments(const Model& model, const MomentSource& src) {
         throw InputError("Gibbs moment estimation needs at least 1 chain and 1 step, and burn-in >= 0");
     ChainRngs rngs(src.seed, src.gibbs_chains, StreamPurpose::Moments);
     RowMat V = initial_states(model, src.gibbs_chains, rngs);
-    for (Index t = 0; t < src.gibbs_burn_in; ++t) gibbs_sweep(model, V, rngs);
+    const Index total = src.gibbs_burn_in + src.gibbs_steps;
+    auto after_sweep = [&](Index done) {
+        if (src.cancel && src.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+        if (src.on_sweep) src.on_sweep(done, total);
+    };
+    for (Index t = 0; t < src.gibbs_burn_in; ++t) {
+        gibbs_sweep(model, V, rngs);
+        after_sweep(t + 1);
+    }
     MomentAccumulator acc(V.colwise().mean().transpose());
     for (Index t = 0; t < src.gibbs_steps; ++t) {
         gibbs_sweep(model, V, rngs);
         acc.add(V);
+        after_sweep(src.gibbs_burn_in + t + 1);
     }
     std::ostringstream os;
     os << "Gibbs chains (" << src.gibbs_chains << " x " << src.gibbs_steps << ", burn-in " << src.gibbs_burn_in << ")";

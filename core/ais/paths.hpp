@@ -1,6 +1,8 @@
 #pragma once
 // Factories for every annealing path of SPEC §2, and build_path(), which turns the CLI/GUI
 // request (path, base, model, optional start model) into one of them.
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -16,6 +18,12 @@ struct MomentSource {
     Index gibbs_chains = 100, gibbs_steps = 5000, gibbs_burn_in = 100;  // Kiwaki's setting
     std::uint64_t seed = 1;
     RowMat data;  // Kind::Data: rows are visible vectors
+    // Gibbs chains only (the long phase: minutes on a large BRBM). `cancel` is read after every
+    // sweep; raised, target_moments (and so build_path) throws Cancelled. `on_sweep(done, total)`
+    // is called on the calling thread after every sweep, total = burn-in + steps sweeps of
+    // gibbs_chains chains. Neither changes the numbers.
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(Index done, Index total)> on_sweep;
 };
 struct VisibleMoments {
     Vec mean;

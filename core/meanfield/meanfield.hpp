@@ -141,6 +141,7 @@ struct MeanFieldSweepOptions {
     std::uint64_t seed = 1;
     MeanFieldOptions mean_field;  // type ignored (all three run); compare_exact ignored
     std::function<bool()> cancelled;  // raised -> throws Cancelled
+    std::function<void()> on_trial;   // after every trial, from worker threads (progress; must be thread-safe)
 };
 extern const char* const kMeanFieldSweepDistribution;  // the sentence above, for --help and output
 

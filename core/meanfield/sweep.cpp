@@ -1,6 +1,7 @@
 // The paper's numerical comparison (Takahashi & Yasuda §4.2): random GRBMs small enough to
 // enumerate, for several coupling scales, averaged over trials. The paper's parameter
 // distributions did not survive in our copy; ours are stated in kMeanFieldSweepDistribution.
+#include <atomic>
 #include <cmath>
 #include <string>
 
@@ -82,11 +83,18 @@ std::vector<MeanFieldSweepRow> mean_field_sweep(const MeanFieldSweepOptions& opt
     const Index S = static_cast<Index>(opts.scales.size()), T = opts.trials;
     std::vector<TrialOutcome> out(static_cast<std::size_t>(S * T));
     const MeanFieldType types[3] = {MeanFieldType::TypeI, MeanFieldType::TypeII, MeanFieldType::Tap};
+    // Cancelling must not throw from inside the loop: an exception cancels TBB's task group, and
+    // with it mean_field's own parallel loop over restarts running in the other threads, which
+    // then returns with restarts never run (a crash). The remaining jobs are skipped instead.
+    std::atomic<bool> stopped{false};
     for_each_block(
         S * T,
         [&](Index begin, Index end) {
             for (Index job = begin; job < end; ++job) {
-                if (opts.cancelled && opts.cancelled()) throw Cancelled();
+                if (stopped.load(std::memory_order_relaxed) || (opts.cancelled && opts.cancelled())) {
+                    stopped.store(true, std::memory_order_relaxed);
+                    return;
+                }
                 const Index s = job / T, t = job % T;
                 const Grbm g = mean_field_sweep_model(opts, opts.scales[static_cast<std::size_t>(s)], t);
                 const MeanFieldExact ref = mean_field_exact_reference(g);
@@ -103,9 +111,11 @@ std::vector<MeanFieldSweepRow> mean_field_sweep(const MeanFieldSweepOptions& opt
                     o.mse_v[k] = e.mse_v;
                     o.converged[k] = r.converged;
                 }
+                if (opts.on_trial) opts.on_trial();
             }
         },
         1);
+    if (stopped.load()) throw Cancelled();
 
     std::vector<MeanFieldSweepRow> rows;
     std::vector<double> buf(static_cast<std::size_t>(T));

@@ -2,6 +2,7 @@
 // against direct integration, the fixed-point equations, Proposition 2 on hundreds of random
 // models, accuracy against enumeration, and the options' failure modes.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -633,6 +634,39 @@ TEST_CASE("sweep: rows follow from the stated model distribution; ordering of th
     so.hidden = 5;
     so.scales = {-1};
     CHECK_THROWS_WITH(mean_field_sweep(so), InputError, "scales must be finite and >= 0");
+}
+
+TEST_CASE("sweep: cancelling with several threads throws Cancelled (no crash); on_trial counts every trial; rows per scale") {
+    MeanFieldSweepOptions so;
+    so.scales = {0.1, 0.3};
+    so.trials = 4000;  // far more trials than are run before the cancel
+    std::atomic<int> polls{0};
+    so.cancelled = [&] { return ++polls > 200; };
+    {
+        // Two workers: before the fix, the thread whose poll threw cancelled TBB's task group, and
+        // with it mean_field's loop over restarts in the other thread, which crashed on restarts
+        // never run.
+        ThreadLimit two(2);
+        CHECK_THROWS_WITH(mean_field_sweep(so), Cancelled, "cancelled");
+    }
+    // on_trial: once per trial; a sweep over two scales gives the rows of two one-scale sweeps
+    // (the CLI runs one scale at a time so that Ctrl-C keeps the finished ones).
+    so.cancelled = {};
+    so.visible = 8;
+    so.hidden = 5;
+    so.trials = 7;
+    std::atomic<int> trials{0};
+    so.on_trial = [&] { ++trials; };
+    const auto both = mean_field_sweep(so);
+    CHECK(trials == 14);
+    so.on_trial = {};
+    for (std::size_t k = 0; k < 2; ++k) {
+        MeanFieldSweepOptions one = so;
+        one.scales = {so.scales[k]};
+        const auto r = mean_field_sweep(one);
+        CHECK(r.size() == 1 && r[0].true_free_energy == both[k].true_free_energy);
+        CHECK(r[0].tap.free_energy == both[k].tap.free_energy && r[0].type2.mse_h == both[k].type2.mse_h);
+    }
 }
 
 RBM_TEST_MAIN

@@ -1,0 +1,113 @@
+#include "progress.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace rbm::cli {
+namespace {
+
+constexpr double kInterval = 0.2;  // seconds between lines: at most 5 a second
+
+std::string fixed(double x, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+    return buf;
+}
+
+std::string duration(double s) {
+    if (s < 60) return fixed(s, 0) + "s";
+    if (s < 3600) return fixed(std::floor(s / 60), 0) + "m" + fixed(std::fmod(s, 60), 0) + "s";
+    return fixed(std::floor(s / 3600), 0) + "h" + fixed(std::floor(std::fmod(s, 3600) / 60), 0) + "m";
+}
+
+}  // namespace
+
+Args::Option Progress::option() {
+    return {"progress", "jsonl", "progress as JSON lines on stderr (phase, fraction, eta_s, chain_sweeps_per_s);\n"
+                                 "      without it a terminal gets one updating line, a pipe nothing"};
+}
+
+Progress::Progress(const Args& a) : mode_(Mode::Off) {
+    if (a.has("progress")) {
+        a.get_choice("progress", "jsonl", {"jsonl"});
+        mode_ = Mode::Jsonl;
+    } else if (::isatty(STDERR_FILENO)) {
+        mode_ = Mode::Line;
+    }
+}
+
+Progress::Progress(Mode mode) : mode_(mode) {}
+
+Progress::~Progress() {
+    if (mode_ == Mode::Line && emitted_ && !finished_) std::fprintf(stderr, "\r%*s\r", static_cast<int>(line_width_), "");
+}
+
+void Progress::update(const std::string& phase, double fraction, double chain_sweeps, const nlohmann::json& extra) {
+    if (mode_ == Mode::Off) return;
+    std::lock_guard lock(mutex_);
+    if (finished_) return;
+    const auto now = Clock::now();
+    // A new phase, or a new run of the same phase (its chain-sweep count starts again): the rate
+    // is measured from here.
+    if (phase != phase_ || (chain_sweeps >= 0 && chain_sweeps < last_sweeps_)) {
+        phase_ = phase;
+        phase_start_ = now;
+        last_sweeps_ = 0;
+    }
+    if (chain_sweeps >= 0) last_sweeps_ = chain_sweeps;
+    if (std::isfinite(fraction)) fraction_ = std::max(fraction_, std::min(1.0, fraction));
+    if (emitted_ && std::chrono::duration<double>(now - last_emit_).count() < kInterval) return;
+    emit(phase, chain_sweeps, extra, false, false);
+}
+
+void Progress::finish(bool complete, const nlohmann::json& extra) {
+    if (mode_ == Mode::Off) return;
+    std::lock_guard lock(mutex_);
+    if (finished_) return;
+    if (complete) fraction_ = 1;
+    emit(phase_.empty() ? "done" : phase_, last_sweeps_, extra, true, complete);  // the last phase's rate
+    finished_ = true;
+}
+
+void Progress::emit(const std::string& phase, double chain_sweeps, const nlohmann::json& extra, bool final_line,
+                    bool complete) {
+    const auto now = Clock::now();
+    last_emit_ = now;
+    emitted_ = true;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double phase_elapsed = std::chrono::duration<double>(now - phase_start_).count();
+    const double eta = fraction_ > 0 ? elapsed * (1 - fraction_) / fraction_ : NAN;
+    const double rate = chain_sweeps > 0 && phase_elapsed > 0 ? chain_sweeps / phase_elapsed : NAN;
+    if (mode_ == Mode::Jsonl) {
+        nlohmann::json j = extra.is_object() ? extra : nlohmann::json::object();
+        j["phase"] = phase;
+        j["fraction"] = fraction_;
+        j["elapsed_s"] = elapsed;
+        if (std::isfinite(eta)) j["eta_s"] = eta;
+        if (std::isfinite(rate)) j["chain_sweeps_per_s"] = rate;
+        if (final_line) {
+            j["final"] = true;
+            j["complete"] = complete;
+        }
+        std::fputs((j.dump() + "\n").c_str(), stderr);
+        std::fflush(stderr);
+        return;
+    }
+    // Mode::Line: one line on the terminal, rewritten in place; erased by the final call.
+    if (final_line) {
+        std::fprintf(stderr, "\r%*s\r", static_cast<int>(line_width_), "");
+        std::fflush(stderr);
+        return;
+    }
+    std::string line = phase + " " + fixed(100 * fraction_, 1) + "%  " + duration(elapsed) + " elapsed";
+    if (std::isfinite(eta)) line += ", about " + duration(eta) + " left";
+    if (std::isfinite(rate)) line += "  (" + fixed(rate, 0) + " chain-sweeps/s)";
+    if (line.size() < line_width_) line.resize(line_width_, ' ');
+    line_width_ = line.size();
+    std::fprintf(stderr, "\r%s", line.c_str());
+    std::fflush(stderr);
+}
+
+}  // namespace rbm::cli

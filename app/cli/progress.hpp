@@ -1,0 +1,61 @@
+#pragma once
+// Progress of a long rbmscope-cli command on stderr (SPEC §9 "--progress jsonl"):
+//   --progress jsonl   one JSON object per line, at most every 0.2 s (the first and the last line
+//                      always): {"phase", "fraction", "elapsed_s", "eta_s", "chain_sweeps_per_s",
+//                      ...the command's extra fields}; the last line has "final": true (and
+//                      "complete": false after Ctrl-C).
+//   no option, stderr a terminal: one line rewritten in place ('\r'), cleared at the end.
+//   no option, stderr not a terminal: nothing (stderr stays clean for scripts).
+//
+// Use, in a command:
+//   Args a("cmd", {...}, {..., Progress::option()}, "...");  a.parse(argv);
+//   Progress progress(a);                       // reads --progress
+//   progress.update("annealing", fraction, chain_sweeps_done);   // often is fine: rate-limited
+//   progress.finish(complete);                  // before returning the JSON
+//
+// `fraction` is of the whole command (0..1) and is kept nondecreasing; `chain_sweeps` counts the
+// chain-sweeps done in the current phase (the rate is that count over the phase's wall time; a
+// count lower than the last one starts a new run of the phase; 0 or negative: no rate given).
+// eta_s = elapsed x (1 - fraction) / fraction, omitted at fraction 0.
+// update() may be called from any thread (it locks).
+#include <chrono>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_command.hpp"
+
+namespace rbm::cli {
+
+class Progress {
+public:
+    enum class Mode { Off, Line, Jsonl };
+    static Args::Option option();  // --progress jsonl
+    explicit Progress(const Args& a);  // InputError for a value other than jsonl
+    explicit Progress(Mode mode);
+    ~Progress();  // a terminal line left by a command that threw is erased
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
+
+    void update(const std::string& phase, double fraction, double chain_sweeps = -1,
+                const nlohmann::json& extra = nlohmann::json::object());
+    // The final line: fraction 1 when complete, else the fraction reached.
+    void finish(bool complete, const nlohmann::json& extra = nlohmann::json::object());
+    Mode mode() const { return mode_; }
+    double fraction() const { return fraction_; }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    void emit(const std::string& phase, double chain_sweeps, const nlohmann::json& extra, bool final_line,
+              bool complete);
+
+    Mode mode_;
+    std::mutex mutex_;
+    Clock::time_point start_ = Clock::now(), phase_start_ = start_, last_emit_{};
+    bool emitted_ = false, finished_ = false;
+    std::string phase_;
+    double fraction_ = 0, last_sweeps_ = 0;
+    std::size_t line_width_ = 0;
+};
+
+}  // namespace rbm::cli
