@@ -1,15 +1,17 @@
 #include "distributed_ais.hpp"
 
 #include <chrono>
+#include <stdexcept>
 #include <string>
 
 #include "world.hpp"
 
 namespace rbm::cli::mpi {
 
-AisResult run_ais_on_world(const AnnealingPath& path, const Schedule& schedule, const AisOptions& options) {
+AisResult run_ais_on_world(const AnnealingPath& path, const Schedule& schedule, const AisOptions& options,
+                           const AisControl& control) {
     World& w = world();
-    if (!w.distributed()) return run_ais(path, schedule, options);
+    if (!w.distributed()) return run_ais(path, schedule, options, control);
     const auto t0 = std::chrono::steady_clock::now();
     const Index ranks = w.size(), n = options.chains;
     const Index block = options.block > 0 ? options.block : ais_block_size(path.dim());
@@ -29,13 +31,21 @@ AisResult run_ais_on_world(const AnnealingPath& path, const Schedule& schedule, 
     AisOptions share = options;
     share.chain_begin = std::min(n, r * blocks / ranks * block);
     share.chain_end = std::min(n, (r + 1) * blocks / ranks * block);
-    AisResult res = run_ais(path, schedule, share);
+    AisControl ctl = control;
+    if (!w.root()) ctl.on_progress = nullptr;
+    AisResult res = run_ais(path, schedule, share, ctl);
 
     // One message: [final forward | running points | reverse], each this rank's chains in order.
     const Index local = share.chain_end - share.chain_begin;
     std::vector<const Vec*> parts{&res.log_weights};
     for (const Vec& v : res.running_log_weights) parts.push_back(&v);
     if (res.reverse) parts.push_back(&res.reverse->log_weights);
+    // Every rank must send the same vectors: ranks cancelled at different steps (a SIGINT reaching
+    // them at different times) have no common result. The interrupt handling must make ranks
+    // agree on where to stop (e.g. rank 0 decides at a step boundary and broadcasts) before this.
+    for (int shape : w.agree(static_cast<int>(parts.size()) * 2 + (res.complete ? 1 : 0)))
+        if (shape != static_cast<int>(parts.size()) * 2 + (res.complete ? 1 : 0))
+            throw std::runtime_error("the ranks stopped at different steps; a distributed run needs them to stop together");
     std::vector<double> buf;
     buf.reserve(static_cast<std::size_t>(local) * parts.size());
     for (const Vec* v : parts) buf.insert(buf.end(), v->data(), v->data() + v->size());

@@ -20,7 +20,11 @@
 
 namespace rbm::cli::mpi {
 
-// InputError (on every rank alike) when there are fewer chain blocks than ranks.
-AisResult run_ais_on_world(const AnnealingPath& path, const Schedule& schedule, const AisOptions& options);
+// InputError (on every rank alike) when there are fewer chain blocks than ranks. `control`:
+// cancel/pause apply on every rank; on_progress is called on rank 0 only, with rank 0's share
+// (every rank advances step-major through the same schedule, so its fraction is the run's) --
+// the hook for a progress reporter (`--progress jsonl`) under mpirun.
+AisResult run_ais_on_world(const AnnealingPath& path, const Schedule& schedule, const AisOptions& options,
+                           const AisControl& control = {});
 
 }  // namespace rbm::cli::mpi
