@@ -18,6 +18,7 @@ namespace rbm::cli::mpi {
 
 namespace {
 
+#ifdef RBMSCOPE_HAVE_MPI
 bool launched_by_mpi() {
     for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
         if (std::getenv(v)) return true;
@@ -25,7 +26,6 @@ bool launched_by_mpi() {
     return force && std::string(force) == "1";
 }
 
-#ifdef RBMSCOPE_HAVE_MPI
 int to_int_count(std::size_t n) {
     if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
         throw std::runtime_error("MPI message of " + std::to_string(n) + " values is more than one call can send");
@@ -41,7 +41,15 @@ World& World::instance() {
 }
 
 void World::init([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv) {
-#ifdef RBMSCOPE_HAVE_MPI
+#ifndef RBMSCOPE_HAVE_MPI
+    // Without MPI every process of `mpirun -np N` would run the whole command and print it.
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+        if (const char* n = std::getenv(v); n && std::atoi(n) > 1) {
+            std::fprintf(stderr, "rbmscope-cli: built without MPI (-DRBMSCOPE_MPI=OFF), so it cannot share a run "
+                                 "between the %s processes mpirun started; rebuild with MPI or run it without mpirun\n", n);
+            std::exit(2);
+        }
+#else
     if (initialized_ || !launched_by_mpi()) return;
     MPI_Init(argc, argv);
     initialized_ = true;
