@@ -23,8 +23,15 @@ namespace {
 
 const std::string kCli = std::string("'") + RBMSCOPE_CLI + "' ";
 
-std::string mpirun(int ranks) {
-    return std::string(RBMSCOPE_MPIEXEC) + " --oversubscribe -np " + std::to_string(ranks) + " " + kCli;
+// Under AddressSanitizer (scripts/sanitize.sh) leak checking is off for processes that
+// initialise MPI: Open MPI's plugins leak at MPI_Finalize and are unloaded before LeakSanitizer
+// can name them, so no suppression file can single them out. Memory errors are still reported.
+std::string mpi_env() { return std::getenv("ASAN_OPTIONS") ? "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " : ""; }
+
+// `exec`: the shell replaces itself with mpirun (so the shell's pid is mpirun's).
+std::string mpirun(int ranks, bool exec = false) {
+    return mpi_env() + (exec ? "exec " : "") + RBMSCOPE_MPIEXEC + " --oversubscribe -np " + std::to_string(ranks) + " " +
+           kCli;
 }
 
 test::CliResult run_shell(const std::string& cmd) {
@@ -158,7 +165,7 @@ TEST_CASE("ais-sweep: a rank SIGKILLed mid-sweep; the job ends; resumed at anoth
     const pid_t job = ::fork();
     if (job == 0) {
         ::setenv("RBMSCOPE_TEST_PAUSE_AFTER_CHECKPOINT", "120", 1);
-        const std::string cmd = "exec " + mpirun(3) + sweep + " --threads 1 --checkpoint '" + ck + "' >/dev/null 2>'" +
+        const std::string cmd = mpirun(3, true) + sweep + " --threads 1 --checkpoint '" + ck + "' >/dev/null 2>'" +
                                 (test::temp_dir() / "killed.err").string() + "'";
         ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
@@ -221,7 +228,7 @@ TEST_CASE("bad input: more ranks than chains, or than chain blocks: one message 
 TEST_CASE("RBMSCOPE_MPI=1 initialises MPI in a singleton (no launcher): the plain output") {
     const std::string args = "ais four-mode --steps 10 --chains 64 --seed 2";
     const auto plain = test::run_cli(args);
-    const auto forced = run_shell("RBMSCOPE_MPI=1 " + kCli + args);
+    const auto forced = run_shell(mpi_env() + "RBMSCOPE_MPI=1 " + kCli + args);
     CHECK_MSG(plain.exit_code == 0 && forced.exit_code == 0, plain.err << forced.err);
     if (plain.exit_code == 0 && forced.exit_code == 0) CHECK(untimed(plain.json()) == untimed(forced.json()));
 }
