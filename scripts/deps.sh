@@ -8,6 +8,7 @@ packages=(
   libqt6opengl6-dev  # Qt6Charts' CMake config needs Qt6OpenGL; qt6-charts-dev does not pull it in
   libeigen3-dev libtbb-dev librandom123-dev nlohmann-json3-dev libzip-dev zlib1g-dev
   xvfb xauth fonts-dejavu-core
+  libopenmpi-dev openmpi-bin  # cluster runs: mpirun -np R rbmscope-cli ais ... (RBMSCOPE_MPI)
 )
 # Extra packages a script needs beyond the build (e.g. scripts/fuzz.sh passes clang).
 packages+=("$@")

@@ -11,6 +11,7 @@
 #include "core/exact/exact.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
+#include "mpi/distributed_ais.hpp"
 
 namespace rbm::cli {
 
@@ -237,7 +238,8 @@ json run_ais_command(const std::vector<std::string>& argv) {
                 {"path", path}, {"base", base}, {"chains", o.chains}, {"seed", o.seed}};
     }
     const Schedule schedule = make_schedule(sreq, p.get());
-    const AisResult r = run_ais(*p, schedule, o, work.control(static_cast<Index>(schedule.size()) - 1));
+    // One process: run_ais; under mpirun each rank runs its share of the chains (app/cli/mpi/).
+    const AisResult r = mpi::run_ais_on_world(*p, schedule, o, work.control(static_cast<Index>(schedule.size()) - 1));
     progress.finish(r.complete);
     const AisEstimate& e = r.estimate;
 

@@ -17,6 +17,8 @@
 #include "core/io/model_io.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
+#include "mpi/distributed_ais.hpp"
+#include "mpi/world.hpp"
 
 namespace rbm::cli {
 namespace {
@@ -130,10 +132,12 @@ struct Checkpoint {
 };
 
 void save_checkpoint(const std::string& file, const Checkpoint& c) {
+    if (!mpi::world().root()) return;  // under mpirun every rank holds the same runs; one writes
     json runs = json::array();
     for (const auto& [k, r] : c.runs) runs.push_back(run_json(k, r));
     write_file_atomically(file, json{{"format", kCheckpointFormat}, {"version", 1}, {"options", c.options},
                                      {"runs", runs}}.dump(1));
+    mpi::test_pause_after_checkpoint();
 }
 
 // Reads a checkpoint and refuses it when it was made with other options, naming the first one.
@@ -292,7 +296,7 @@ json run_sweep(const std::vector<std::string>& argv) {
                     o.perfect = a.flag("perfect");
                     o.reverse = a.flag("reverse");
                     o.checkpoints = 1;
-                    const AisResult res = run_ais(*p, *schedule, o, work.control(static_cast<Index>(schedule->size()) - 1));
+                    const AisResult res = mpi::run_ais_on_world(*p, *schedule, o, work.control(static_cast<Index>(schedule->size()) - 1));
                     if (!res.complete) {  // interrupted: this run is dropped, the finished ones kept
                         interrupted = true;
                         break;

@@ -6,6 +6,7 @@
 
 #include "cli_command.hpp"
 #include "interrupt.hpp"
+#include "mpi/world.hpp"
 
 namespace {
 
@@ -31,48 +32,76 @@ void fail_line(const std::string& msg) {
     std::cerr << "rbmscope-cli: " << one << std::endl;
 }
 
-}  // namespace
+// Ends the command on this rank: `code` 0 with `out` to print, or the exit code and message.
+// Under mpirun the ranks first agree on how the command ended (mpi/world.hpp), so one rank's bad
+// input never leaves the others waiting in a collective. Only rank 0 prints results (the other
+// ranks' stdout is /dev/null) and messages every rank shares; a rank that fails alone says which.
+int finish(int code, const std::string& message, const nlohmann::json& out) {
+    auto& world = rbm::cli::mpi::world();
+    if (world.distributed() && world.in_work()) {  // failed inside a collective piece of work
+        fail_line("rank " + std::to_string(world.rank()) + ": " + message);
+        world.abort(code);
+    }
+    const std::vector<int> codes = world.agree(code);
+    if (code == 0) {
+        for (int c : codes)
+            if (c != 0) return c;  // the failing rank printed why
+        if (!out.is_null()) std::cout << out.dump(1) << std::endl;
+        return 0;
+    }
+    if (message.empty()) return code;
+    if (world.root()) fail_line(message);
+    else if (codes[0] == 0) fail_line("rank " + std::to_string(world.rank()) + ": " + message);
+    return code;
+}
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     std::ios::sync_with_stdio(true);
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
         print_overview();
-        return argc < 2 ? 2 : 0;
+        return finish(argc < 2 ? 2 : 0, "", nullptr);
     }
     const std::string name = argv[1];
     auto it = rbm::cli::commands().find(name);
-    if (it == rbm::cli::commands().end()) {
-        fail_line("unknown command '" + name + "' (run rbmscope-cli --help for the list)");
-        return 2;
-    }
+    if (it == rbm::cli::commands().end())
+        return finish(2, "unknown command '" + name + "' (run rbmscope-cli --help for the list)", nullptr);
     std::vector<std::string> rest(argv + 2, argv + argc);
     try {
         const auto out = it->second.run(rest);
         // Interrupted: the command returned its partial result ("complete": false), or printed
-        // its partial CSV itself (null).
+        // its partial CSV itself (null). Rank 0 prints it (under mpirun the others write to /dev/null).
         const bool partial = rbm::cli::interrupt::requested() &&
                              (out.is_null() || (out.is_object() && out.value("complete", true) == false));
         if (partial) {
-            if (!out.is_null()) std::cout << rbm::cli::interrupt::without_missing_numbers(out).dump(1) << std::endl;
-            return rbm::cli::interrupt::kExitCode;
+            if (!out.is_null() && rbm::cli::mpi::world().root())
+                std::cout << rbm::cli::interrupt::without_missing_numbers(out).dump(1) << std::endl;
+            return finish(rbm::cli::interrupt::kExitCode, "", nullptr);
         }
-        if (!out.is_null()) std::cout << out.dump(1) << std::endl;
-        return 0;
+        return finish(0, "", out);
     } catch (const rbm::Cancelled&) {
         // A phase without a partial result of its own (the command did not catch it).
-        std::cout << nlohmann::json{{"command", name}, {"complete", false}}.dump(1) << std::endl;
-        return rbm::cli::interrupt::kExitCode;
+        if (rbm::cli::mpi::world().root())
+            std::cout << nlohmann::json{{"command", name}, {"complete", false}}.dump(1) << std::endl;
+        return finish(rbm::cli::interrupt::kExitCode, "", nullptr);
+    } catch (const rbm::cli::mpi::PeerFailed& e) {
+        return e.code;  // agreed inside the command; the failing rank printed why
     } catch (const rbm::InputError& e) {
-        fail_line(e.what());
-        return 2;
+        return finish(2, e.what(), nullptr);
     } catch (const nlohmann::json::exception& e) {
-        fail_line(std::string("bad input: ") + e.what());
-        return 2;
+        return finish(2, std::string("bad input: ") + e.what(), nullptr);
     } catch (const std::bad_alloc&) {
-        fail_line("out of memory: the requested run is too large for this machine");
-        return 2;
+        return finish(2, "out of memory: the requested run is too large for this machine", nullptr);
     } catch (const std::exception& e) {
-        fail_line(std::string("internal error: ") + e.what());
-        return 3;
+        return finish(3, std::string("internal error: ") + e.what(), nullptr);
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    auto& world = rbm::cli::mpi::world();
+    world.init(&argc, &argv);
+    const int code = run(argc, argv);
+    world.finalize();
+    return code;
 }

@@ -18,12 +18,53 @@ Index ais_block_size(Index dim) {
 
 namespace {
 
+bool is_share(const AisOptions& o) { return o.chain_end > 0; }
+
+// The forward estimate of a run that reached step `done` of `steps` (of all o.chains chains).
+AisEstimate forward_estimate(const Vec& lw, double log_z0, const AisOptions& o, Index done, Index steps) {
+    EstimateOptions eo;
+    eo.seed = o.seed;
+    eo.bootstrap_resamples = o.bootstrap_resamples;
+    // A cancelled run must return promptly: cap the bootstrap at ~2e6 draws (a few ms).
+    if (done < steps)
+        eo.bootstrap_resamples =
+            static_cast<int>(std::min<Index>(o.bootstrap_resamples, std::max<Index>(20, 2'000'000 / o.chains)));
+    eo.histogram_bins = o.histogram_bins;
+    return estimate_log_z(lw, log_z0, eo);
+}
+
+void reverse_summary(ReverseAisResult& rev, double log_z0, const AisOptions& o) {
+    EstimateOptions eo;
+    eo.seed = o.seed ^ 0x5245564552534555ull;  // bootstrap streams apart from the forward ones
+    eo.bootstrap_resamples = o.bootstrap_resamples;
+    eo.histogram_bins = o.histogram_bins;
+    const AisEstimate e = estimate_log_z(rev.log_weights, 0.0, eo);
+    rev.log_z_upper = log_z0 - e.log_z;
+    rev.ci95_low = log_z0 - e.ci95_high;
+    rev.ci95_high = log_z0 - e.ci95_low;
+    rev.ess = e.ess;
+    rev.ess_fraction = e.ess_fraction;
+    rev.log_w_mean = e.log_w_mean;
+    rev.log_w_var = e.log_w_var;
+}
+
+// The streams of chains [first, first + n) of the whole run: element r is chain first + r, keyed
+// (seed, purpose, chain index) exactly as ChainRngs keys chain first + r of a whole run.
+ChainRngs chain_streams(std::uint64_t seed, Index n, StreamPurpose purpose, Index first) {
+    ChainRngs rngs(seed, n, purpose);
+    if (first != 0)
+        for (Index r = 0; r < n; ++r)
+            rngs[r].reset(seed, (static_cast<std::uint64_t>(purpose) << 48) + static_cast<std::uint64_t>(first + r));
+    return rngs;
+}
+
 using Clock = std::chrono::steady_clock;
 
 class Runner {
 public:
     Runner(const AnnealingPath& path, const Schedule& betas, const AisOptions& opt, const AisControl& ctl)
-        : path_(path), betas_(betas), opt_(opt), ctl_(ctl), n_(opt.chains),
+        : path_(path), betas_(betas), opt_(opt), ctl_(ctl),
+          n_(is_share(opt) ? opt.chain_end - opt.chain_begin : opt.chains), first_(is_share(opt) ? opt.chain_begin : 0),
           k_(static_cast<Index>(betas.size()) - 1),
           block_(opt.block > 0 ? opt.block : ais_block_size(path.dim())),
           start_(Clock::now()), last_progress_(start_) {
@@ -143,7 +184,7 @@ private:
     }
 
     void forward(AisResult& res) {
-        ChainRngs rngs(opt_.seed, n_, StreamPurpose::Chains);
+        ChainRngs rngs = chain_streams(opt_.seed, n_, StreamPurpose::Chains, first_);
         RowMat X;
         prepare(X);
         for_each_block(n_, [&](Index b, Index e) { path_.sample_base(X, b, e, rngs); }, block_);
@@ -158,6 +199,7 @@ private:
             if (cp) {
                 ++next_cp;
                 running_.push_back({betas_[k], log_z0_ + log_mean_exp(lw), effective_sample_size(lw)});
+                if (is_share(opt_) && k < k_) res.running_log_weights.push_back(lw);  // at k_: log_weights
             }
             progress(AisPhase::Forward, k, betas_[k], X, lw, cp, k == k_);
         }
@@ -165,21 +207,13 @@ private:
         res.beta_reached = betas_[done];
         res.running = running_;
         res.particles = particles(X);
-        EstimateOptions eo;
-        eo.seed = opt_.seed;
-        eo.bootstrap_resamples = opt_.bootstrap_resamples;
-        // A cancelled run must return promptly: cap the bootstrap at ~2e6 draws (a few ms).
-        if (done < k_)
-            eo.bootstrap_resamples = static_cast<int>(
-                std::min<Index>(opt_.bootstrap_resamples, std::max<Index>(20, 2'000'000 / n_)));
-        eo.histogram_bins = opt_.histogram_bins;
-        res.estimate = estimate_log_z(lw, log_z0_, eo);
+        if (!is_share(opt_)) res.estimate = forward_estimate(lw, log_z0_, opt_, done, k_);
         res.log_weights = std::move(lw);
     }
 
     ReverseAisResult reverse() {
         ReverseAisResult rev;
-        ChainRngs rngs(opt_.seed, n_, StreamPurpose::Misc);
+        ChainRngs rngs = chain_streams(opt_.seed, n_, StreamPurpose::Misc, first_);
         RowMat X;
         prepare(X);
         for_each_block(n_, [&](Index b, Index e) { path_.sample_exact(1.0, X, b, e, rngs); }, block_);
@@ -194,21 +228,8 @@ private:
         rev.steps_done = done;
         rev.beta_reached = betas_[k_ - done];
         rev.complete = done == k_;
-        if (rev.complete) {
-            EstimateOptions eo;
-            eo.seed = opt_.seed ^ 0x5245564552534555ull;  // bootstrap streams apart from the forward ones
-            eo.bootstrap_resamples = opt_.bootstrap_resamples;
-            eo.histogram_bins = opt_.histogram_bins;
-            const AisEstimate e = estimate_log_z(lw, 0.0, eo);
-            rev.log_z_upper = log_z0_ - e.log_z;
-            rev.ci95_low = log_z0_ - e.ci95_high;
-            rev.ci95_high = log_z0_ - e.ci95_low;
-            rev.ess = e.ess;
-            rev.ess_fraction = e.ess_fraction;
-            rev.log_w_mean = e.log_w_mean;
-            rev.log_w_var = e.log_w_var;
-        }
         rev.log_weights = std::move(lw);
+        if (rev.complete && !is_share(opt_)) reverse_summary(rev, log_z0_, opt_);
         return rev;
     }
 
@@ -216,7 +237,7 @@ private:
     const Schedule& betas_;
     const AisOptions& opt_;
     const AisControl& ctl_;
-    Index n_, k_, block_;
+    Index n_, first_, k_, block_;
     Clock::time_point start_, last_progress_;
     double paused_s_ = 0;
     double log_z0_ = 0;
@@ -233,11 +254,36 @@ AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const Ais
     validate_schedule(schedule);
     if (options.chains < 1) throw InputError("AIS needs at least one chain, got " + std::to_string(options.chains));
     if (options.snapshot_chains < 0) throw InputError("snapshot_chains must be >= 0");
+    if (is_share(options) && !(options.chain_begin >= 0 && options.chain_begin < options.chain_end &&
+                               options.chain_end <= options.chains))
+        throw InputError("chain range [" + std::to_string(options.chain_begin) + ", " + std::to_string(options.chain_end) +
+                         ") is not a nonempty part of the " + std::to_string(options.chains) + " chains");
     if ((options.perfect || options.reverse) && !path.can_sample_exactly())
         throw InputError(std::string(options.perfect ? "perfect transitions" : "reverse AIS") + " need exact samples from " +
                          (options.perfect ? "every intermediate distribution" : "the target") + ", which the " +
                          path.name() + " path cannot draw (model too large to enumerate, or no exact sampler)");
     return Runner(path, schedule, options, control).run();
+}
+
+void summarize_ais(AisResult& r, const AisOptions& o) {
+    const auto n = static_cast<Index>(o.chains);
+    auto check = [&](const Vec& v, const char* what) {
+        if (v.size() != n)
+            throw InputError(std::string("summarize_ais: ") + what + " has " + std::to_string(v.size()) + " chains, expected " +
+                             std::to_string(n));
+    };
+    check(r.log_weights, "log_weights");
+    r.estimate = forward_estimate(r.log_weights, r.log_z0, o, r.steps_done, r.steps);
+    for (std::size_t i = 0; i < r.running.size(); ++i) {
+        const Vec& lw = i < r.running_log_weights.size() ? r.running_log_weights[i] : r.log_weights;
+        check(lw, "running_log_weights");
+        r.running[i].log_z = r.log_z0 + log_mean_exp(lw);
+        r.running[i].ess = effective_sample_size(lw);
+    }
+    if (r.reverse && r.reverse->complete) {
+        check(r.reverse->log_weights, "reverse log_weights");
+        reverse_summary(*r.reverse, r.log_z0, o);
+    }
 }
 
 }  // namespace rbm

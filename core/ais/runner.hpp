@@ -50,6 +50,14 @@ struct AisOptions {
     int bootstrap_resamples = 1000;  // a cancelled run uses fewer (estimate.bootstrap_resamples says how many)
     int histogram_bins = 40;
     double progress_interval_s = 0.03;  // on_progress at most this often (plus every checkpoint)
+    // A share of a larger run (one MPI rank's): when chain_end > 0, only chains
+    // [chain_begin, chain_end) of `chains` run, each on its own stream as in the whole run, so
+    // their log weights are bitwise those chains' weights in one process provided chain_begin is
+    // a multiple of the block size (ais_block_size) and `block` is left automatic: the blocks,
+    // and so every product's shape, are then the same. The result then also holds the weights
+    // at every running point (running_log_weights); its estimates describe this share only until
+    // the shares' weights are concatenated in chain order and summarize_ais is called.
+    Index chain_begin = 0, chain_end = 0;
 };
 
 enum class AisPhase { Forward, Reverse };
@@ -108,6 +116,8 @@ struct AisResult {
     AisEstimate estimate;
     std::vector<RunningPoint> running;
     std::optional<ReverseAisResult> reverse;
+    std::vector<Vec> running_log_weights;  // forward weights at each running point before the last
+                                           // step (chain_end > 0 only; at the last: log_weights)
     RowMat particles;            // first snapshot_chains final chains (visible units)
     double seconds = 0;          // wall time, excluding pauses
     double chain_sweeps_per_s = 0;
@@ -121,6 +131,12 @@ struct AisResult {
 // exactly. Never throws Cancelled: a cancelled run returns its partial result.
 AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const AisOptions& options,
                   const AisControl& control = {});
+
+// Recomputes estimate, running[].log_z/ess and the reverse summary from r.log_weights,
+// r.running_log_weights (running points past its end use r.log_weights) and
+// r.reverse->log_weights, which must now hold all `options.chains` chains in chain order (the shares of a chain_begin/chain_end run gathered): the numbers are
+// then bitwise those of run_ais on the whole run. `options` as given to the shares.
+void summarize_ais(AisResult& r, const AisOptions& options);
 
 // Chains per block run_ais uses for a path of this state dimension (block = 0).
 Index ais_block_size(Index dim);

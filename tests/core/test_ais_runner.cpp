@@ -169,6 +169,60 @@ TEST_CASE("pause holds the chains, resumes, and paused time is not counted") {
     CHECK(run_ais(*p, linear_schedule(300), o).log_weights == r.log_weights);
 }
 
+TEST_CASE("shares of a run (chain_begin/chain_end at block boundaries) concatenated and summarized = the whole run") {
+    // What an MPI rank runs (app/cli/mpi/distributed_ais.cpp): chains [begin, end) on their own streams.
+    const Model b = wrap(test::random_brbm(42, 10, 7));
+    const Model g = wrap(test::random_grbm(41, 5, 6, {-1, 1}));
+    for (const PathPtr& p : {build(b, "geometric", "uniform"), build(g, "geometric", "moment")}) {
+        AisOptions o;
+        o.chains = 300;  // blocks of 64: 5 blocks, the last of 44
+        o.seed = 17;
+        o.reverse = true;
+        o.checkpoints = 4;
+        o.bootstrap_resamples = 200;
+        const Schedule s = linear_schedule(30);
+        const AisResult whole = run_ais(*p, s, o);
+        const Index block = ais_block_size(p->dim());
+        CHECK(block == 64);
+        const std::vector<Index> cuts{0, block, 3 * block, o.chains};  // shares of 1, 2 and 2 blocks
+        AisResult merged;
+        std::vector<Vec> running(3, Vec(o.chains));
+        Vec fwd(o.chains), rev(o.chains);
+        for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+            AisOptions share = o;
+            share.chain_begin = cuts[i];
+            share.chain_end = cuts[i + 1];
+            AisResult r = run_ais(*p, s, share);
+            const Index n = cuts[i + 1] - cuts[i];
+            CHECK(r.log_weights.size() == n && r.running_log_weights.size() == 3);
+            fwd.segment(cuts[i], n) = r.log_weights;
+            rev.segment(cuts[i], n) = r.reverse->log_weights;
+            for (std::size_t k = 0; k < 3; ++k) running[k].segment(cuts[i], n) = r.running_log_weights[k];
+            if (i == 0) merged = std::move(r);
+        }
+        merged.log_weights = fwd;
+        merged.reverse->log_weights = rev;
+        merged.running_log_weights = running;
+        summarize_ais(merged, o);
+        CHECK_MSG(merged.log_weights == whole.log_weights, p->name());
+        CHECK(merged.reverse->log_weights == whole.reverse->log_weights);
+        CHECK(merged.estimate.log_z == whole.estimate.log_z && merged.estimate.ci95_low == whole.estimate.ci95_low &&
+              merged.estimate.ci95_high == whole.estimate.ci95_high && merged.estimate.ess == whole.estimate.ess);
+        CHECK(merged.estimate.histogram.counts == whole.estimate.histogram.counts);
+        CHECK(merged.running.size() == whole.running.size());
+        for (std::size_t k = 0; k < whole.running.size(); ++k)
+            CHECK(merged.running[k].log_z == whole.running[k].log_z && merged.running[k].ess == whole.running[k].ess);
+        CHECK(*merged.reverse->log_z_upper == *whole.reverse->log_z_upper &&
+              merged.reverse->ci95_low == whole.reverse->ci95_low);
+    }
+    const PathPtr p = build(b, "geometric", "uniform");
+    AisOptions bad;
+    bad.chains = 100;
+    bad.chain_begin = 64;
+    bad.chain_end = 101;
+    CHECK_THROWS_WITH(run_ais(*p, linear_schedule(5), bad), InputError, "chain range [64, 101) is not a nonempty part");
+}
+
 TEST_CASE("refusals: zero chains, bad schedule, perfect/reverse without an exact sampler") {
     const Grbm g = test::random_grbm(46, 3, 20);  // 2^20 hidden states: no perfect transitions
     const PathPtr p = make_grbm_geometric_path(g, DiagGaussianBase{g.b, g.sigma}, "test base");

@@ -1,0 +1,241 @@
+// Cluster runs (issue #17): `mpirun -np R rbmscope-cli ais|ais-sweep ...` prints what the
+// single-process run prints, timing fields aside, at 1-4 ranks and for every AIS path; a sweep
+// whose rank is killed resumes from its checkpoint at another rank count with the uninterrupted
+// output; too many ranks is bad input; a dead rank ends the job instead of hanging it.
+// Runs Open MPI with --oversubscribe (the CI machine has two cores) and as root where CI is root.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "../core/check.hpp"
+#include "cli_runner.hpp"
+
+using namespace rbm;
+using nlohmann::json;
+
+namespace {
+
+const std::string kCli = std::string("'") + RBMSCOPE_CLI + "' ";
+
+// Under AddressSanitizer (scripts/sanitize.sh) leak checking is off for processes that
+// initialise MPI: Open MPI's plugins leak at MPI_Finalize and are unloaded before LeakSanitizer
+// can name them, so no suppression file can single them out. Memory errors are still reported.
+std::string mpi_env() { return std::getenv("ASAN_OPTIONS") ? "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " : ""; }
+
+// `exec`: the shell replaces itself with mpirun (so the shell's pid is mpirun's).
+std::string mpirun(int ranks, bool exec = false) {
+    return mpi_env() + (exec ? "exec " : "") + RBMSCOPE_MPIEXEC + " --oversubscribe -np " + std::to_string(ranks) + " " +
+           kCli;
+}
+
+test::CliResult run_shell(const std::string& cmd) {
+    const auto err_path = test::temp_dir() / "stderr.txt";
+    test::CliResult r;
+    FILE* p = ::popen((cmd + " 2>'" + err_path.string() + "'").c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = ::pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream e(err_path);
+    std::stringstream ss;
+    ss << e.rdbuf();
+    r.err = ss.str();
+    return r;
+}
+
+// The output without its measured fields (SPEC §9: seconds, *_per_s, ranks, threads).
+json untimed(json j) {
+    if (j.is_object()) {
+        json out = json::object();
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            const std::string& k = it.key();
+            if (k == "seconds" || k == "ranks" || k == "threads" ||
+                (k.size() > 6 && k.compare(k.size() - 6, 6, "_per_s") == 0))
+                continue;
+            out[k] = untimed(it.value());
+        }
+        return out;
+    }
+    if (j.is_array()) {
+        json out = json::array();
+        for (const json& x : j) out.push_back(untimed(x));
+        return out;
+    }
+    return j;
+}
+
+// `args` at one process with 2 threads and at `ranks` ranks with 1 thread each: same JSON.
+void expect_same(const std::string& args, int ranks) {
+    const auto one = test::run_cli(args + " --threads 2");
+    const auto many = run_shell(mpirun(ranks) + args + " --threads 1");
+    CHECK_MSG(one.exit_code == 0, args << ": " << one.err);
+    CHECK_MSG(many.exit_code == 0, args << " at " << ranks << " ranks: exit " << many.exit_code << " " << many.err);
+    if (one.exit_code != 0 || many.exit_code != 0) return;
+    const json a = untimed(one.json()), b = untimed(many.json());
+    std::string differs;
+    for (auto it = a.begin(); it != a.end(); ++it)
+        if (!b.contains(it.key()) || b[it.key()] != it.value()) differs += " " + it.key();
+    CHECK_MSG(a == b, args << " at " << ranks << " ranks differs in" << differs);
+    CHECK_MSG(many.err.empty(), args << " at " << ranks << " ranks wrote to stderr: " << many.err);
+}
+
+std::string quoted(const std::string& path) {
+    std::string q(1, '\'');
+    q.append(path).push_back('\'');
+    return q;
+}
+
+// A small BRBM (8 visible, 6 hidden: exact log Z in no time on every rank) and data for it.
+std::string small_brbm() {
+    json W = json::array();
+    for (int i = 0; i < 8; ++i) {
+        json row = json::array();
+        for (int j = 0; j < 6; ++j) row.push_back(1.5 * std::sin(1.0 + 7.0 * i + 3.0 * j));
+        W.push_back(row);
+    }
+    const json m{{"format", "rbmscope-model"}, {"version", 1}, {"kind", "brbm"}, {"W", W},
+                 {"b", {-0.5, 0.2, 0.1, -0.3, 0.4, 0.0, -0.2, 0.3}}, {"c", {0.1, -0.4, 0.2, 0.0, -0.1, 0.3}}};
+    return quoted(test::write_temp("brbm8x6.json", m.dump()));
+}
+std::string brbm_data() {
+    std::string text;
+    for (int row = 0; row < 6; ++row) {
+        for (int i = 0; i < 8; ++i) text += std::string(i ? "," : "") + (((i + row) % 3 == 0) ? "1" : "0");
+        text += "\n";
+    }
+    return quoted(test::write_temp("brbm8.csv", text));
+}
+
+// 256 chains make four blocks of 64, so 4 ranks each hold one and 3 ranks hold 1, 1 and 2.
+const std::string kRun = " --steps 40 --chains 256 --seed 7 --checkpoints 4 --log-weights";
+
+}  // namespace
+
+TEST_CASE("ais: geometric paths with every base, 1-4 ranks") {
+    expect_same("ais four-mode --base moment" + kRun, 2);
+    expect_same("ais four-mode --base sigma" + kRun, 3);
+    expect_same("ais " + small_brbm() + " --base uniform --reverse" + kRun, 3);
+    expect_same("ais " + small_brbm() + " --base data --data " + brbm_data() + kRun, 1);
+}
+
+TEST_CASE("ais: cov, moments (MAS knots from Gibbs target moments on every rank), leaky, energy") {
+    expect_same("ais four-mode --path cov" + kRun, 4);
+    expect_same("ais four-mode --path moments --moments gibbs --moment-steps 300" + kRun, 3);
+    expect_same("ais leaky-2d --path leaky" + kRun, 2);
+    expect_same("ais leaky-2d --path energy" + kRun, 4);
+}
+
+TEST_CASE("ais: --reverse, --perfect, --precision float32") {
+    expect_same("ais four-mode --reverse" + kRun, 4);
+    expect_same("ais four-mode --perfect" + kRun, 2);
+    expect_same("ais " + small_brbm() + " --base moment --precision float32" + kRun, 4);
+}
+
+TEST_CASE("ais-sweep: json and csv at 2 and 3 ranks") {
+    const std::string sweep = "ais-sweep four-mode --methods geometric:moment,cov --steps 5,20 --chains 200 --repeats 2 --seed 4";
+    expect_same(sweep, 2);
+    const auto one = test::run_cli(sweep + " --format csv --reverse");
+    const auto three = run_shell(mpirun(3) + sweep + " --format csv --reverse");
+    CHECK_MSG(one.exit_code == 0 && three.exit_code == 0, one.err << three.err);
+    // The last CSV column is the measured seconds.
+    auto drop_seconds = [](const std::string& csv) {
+        std::string out, line;
+        std::istringstream in(csv);
+        while (std::getline(in, line)) out += line.substr(0, line.rfind(',')) + "\n";
+        return out;
+    };
+    CHECK_MSG(drop_seconds(one.out) == drop_seconds(three.out), one.out << "\n" << three.out);
+}
+
+TEST_CASE("ais-sweep: a rank SIGKILLed mid-sweep; the job ends; resumed at another rank count it gives the uninterrupted output") {
+    const std::string sweep = "ais-sweep four-mode --methods geometric:moment,cov --steps 5,20 --chains 200 --repeats 2 --seed 9";
+    const auto whole = test::run_cli(sweep);
+    CHECK_MSG(whole.exit_code == 0, whole.err);
+    const std::string ck = (test::temp_dir() / "sweep.ck").string();
+    std::filesystem::remove(ck);
+    // Rank 0 sleeps after its first checkpoint (test hook), so the kill lands mid-sweep by construction.
+    const pid_t job = ::fork();
+    if (job == 0) {
+        ::setenv("RBMSCOPE_TEST_PAUSE_AFTER_CHECKPOINT", "120", 1);
+        const std::string cmd = mpirun(3, true) + sweep + " --threads 1 --checkpoint '" + ck + "' >/dev/null 2>'" +
+                                (test::temp_dir() / "killed.err").string() + "'";
+        ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto waited_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    while (!std::filesystem::exists(ck) && waited_s() < 60) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK_MSG(std::filesystem::exists(ck), "no checkpoint within 60 s");
+    // Rank 1: the child of mpirun whose environment says OMPI_COMM_WORLD_RANK=1.
+    pid_t victim = -1;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream stat(e.path() / "stat");
+        std::string pid, comm, state;
+        long long ppid = 0;
+        if (!(stat >> pid >> comm >> state >> ppid) || ppid != job) continue;
+        std::ifstream env(e.path() / "environ");
+        std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+        if (all.find(std::string("OMPI_COMM_WORLD_RANK=1") + '\0') != std::string::npos) victim = std::stoi(name);
+    }
+    CHECK_MSG(victim > 0, "rank 1 of mpirun " << job << " not found");
+    if (victim > 0) ::kill(victim, SIGKILL);
+    // mpirun notices the dead rank and ends the others; never a hang.
+    int status = 0;
+    pid_t done = 0;
+    while ((done = ::waitpid(job, &status, WNOHANG)) == 0 && waited_s() < 90)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (done == 0) {
+        ::kill(job, SIGKILL);
+        ::waitpid(job, &status, 0);
+    }
+    CHECK_MSG(done == job, "mpirun still running 90 s after a rank was killed");
+    CHECK_MSG(!(WIFEXITED(status) && WEXITSTATUS(status) == 0), "a killed job exited 0");
+    std::ifstream in(ck);
+    const json ckj = json::parse(in);
+    CHECK_MSG(!ckj["runs"].empty() && ckj["runs"].size() < 8, "checkpoint holds " << ckj["runs"].size() << " of 8 runs");
+
+    const auto resumed = run_shell(mpirun(2) + sweep + " --threads 1 --resume '" + ck + "'");
+    CHECK_MSG(resumed.exit_code == 0, resumed.err);
+    if (whole.exit_code == 0 && resumed.exit_code == 0) CHECK(untimed(whole.json()) == untimed(resumed.json()));
+}
+
+TEST_CASE("bad input: more ranks than chains, or than chain blocks: one message from rank 0, exit 2") {
+    auto expect_message = [](const test::CliResult& r, const std::string& fragment) {
+        CHECK_MSG(r.exit_code == 2, "exit " << r.exit_code << " " << r.err);
+        CHECK_MSG(r.out.empty(), r.out);
+        std::size_t lines = 0, at = 0;
+        while ((at = r.err.find("rbmscope-cli: ", at)) != std::string::npos) ++lines, ++at;
+        CHECK_MSG(lines == 1, "expected one message, stderr: " << r.err);
+        CHECK_MSG(r.err.find(fragment) != std::string::npos, "stderr lacks '" << fragment << "': " << r.err);
+    };
+    expect_message(run_shell(mpirun(3) + "ais four-mode --chains 2 --steps 5"), "more ranks than the 2 AIS chains");
+    expect_message(run_shell(mpirun(3) + "ais four-mode --chains 100 --steps 5"),
+                   "100 chains make 2 block(s) of 64");
+    // Bad input found before any chain runs still reaches every rank the same way.
+    expect_message(run_shell(mpirun(2) + "ais four-mode --path nosuch"), "--path");
+}
+
+TEST_CASE("RBMSCOPE_MPI=1 initialises MPI in a singleton (no launcher): the plain output") {
+    const std::string args = "ais four-mode --steps 10 --chains 64 --seed 2";
+    const auto plain = test::run_cli(args);
+    const auto forced = run_shell(mpi_env() + "RBMSCOPE_MPI=1 " + kCli + args);
+    CHECK_MSG(plain.exit_code == 0 && forced.exit_code == 0, plain.err << forced.err);
+    if (plain.exit_code == 0 && forced.exit_code == 0) CHECK(untimed(plain.json()) == untimed(forced.json()));
+}
+
+int main(int argc, char** argv) {
+    // Open MPI refuses to run as root unless told (CI containers run as root).
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    return test::run_all(argc, argv);
+}
