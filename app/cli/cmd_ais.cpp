@@ -175,7 +175,7 @@ json run_ais_command(const std::vector<std::string>& argv) {
     o.reverse = a.flag("reverse");
     o.checkpoints = static_cast<int>(a.get_int("checkpoints", 50, 1, 100000));
 
-    const Model model = resolve_model_argument(a.positional(0));
+    const Model model = a.model(0);
     PathRequest preq = ais_path_request(a, model, path, base, o.seed);
     preq.float32 = precision == "float32";
     const PathPtr p = build_path(model, preq);

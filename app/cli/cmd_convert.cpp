@@ -20,7 +20,7 @@ json run_convert(const std::vector<std::string>& argv) {
         std::cout << a.usage();
         return nullptr;
     }
-    const Model m = resolve_model_argument(a.positional(0));
+    const Model m = a.model(0);
     const std::filesystem::path out = a.positional(1);
     save_model(m, out);
     std::error_code ec;

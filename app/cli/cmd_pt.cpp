@@ -121,7 +121,7 @@ json run_pt_command(const std::vector<std::string>& argv) {
     o.sample_chains = 0;
     o.window = 0;
     validate(o);
-    const Model m = resolve_model_argument(a.positional(0));
+    const Model m = a.model(0);
     const PtResult r = run_pt(m, o);
     const PtStats& s = r.stats;
 
