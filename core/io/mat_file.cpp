@@ -1,8 +1,12 @@
 // MATLAB .mat files (v4, v5 and the HDF5-based v7.3) through libmatio. Every variable's class,
 // rank and dimensions are read (Mat_VarReadNextInfo) and checked before its data is.
 #include <matio.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -52,7 +56,81 @@ constexpr int kMaxVariables = 100000;
 // Deflate expands at most ~1032:1; more data than that could not come from the file.
 constexpr double kMaxExpansion = 1100.0;
 
+// libmatio trusts a v5 file's element sizes: a dimensions element claiming 2 GB makes it
+// allocate that much before anything can be checked. So the top-level elements of a v5 file
+// are walked first: each must fit in the file, and each variable's dimensions element must be
+// small (rank <= 32) and inside its variable; for a compressed variable, the start of its
+// inflated stream is checked the same way.
+std::uint32_t word(const unsigned char* p, bool swap) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return swap ? __builtin_bswap32(v) : v;
+}
+
+constexpr std::uint32_t miMATRIX = 14, miCOMPRESSED = 15;
+
+// `m` points at a miMATRIX element's data (after its tag), `len` bytes of it available,
+// `declared` its size: every sub-element seen (flags, dimensions, name, data) must fit in it.
+void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t declared, bool swap, int index) {
+    std::uint64_t pos = 0;
+    const std::string which = "the file is damaged: variable " + std::to_string(index + 1);
+    for (int sub = 0; pos + 8 <= len && pos + 8 <= declared; ++sub) {
+        const std::uint32_t t = word(m + pos, swap);
+        if ((t >> 16) != 0) {  // small element: tag and up to 4 bytes of data in 8 bytes
+            pos += 8;
+            continue;
+        }
+        const std::uint64_t n = word(m + pos + 4, swap);
+        if (pos + 8 + n > declared)
+            throw InputError(which + " has an element of " + std::to_string(n) + " bytes, more than the variable's " +
+                             std::to_string(declared));
+        if (sub == 1 && n > 4 * 32) throw InputError(which + " declares " + std::to_string(n / 4) + " dimensions");
+        pos += 8 + (n + 7) / 8 * 8;
+    }
+}
+
+void check_v5_layout(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.size() < 128) return;
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+    const bool le = p[126] == 'I' && p[127] == 'M', be = p[126] == 'M' && p[127] == 'I';
+    if (!le && !be) return;  // v4, or not a .mat file: libmatio decides
+    const bool swap = be;  // this code runs on little-endian machines (x86-64, arm64)
+    const unsigned version = le ? (p[124] | (p[125] << 8)) : ((p[124] << 8) | p[125]);
+    if (version != 0x0100) return;  // v7.3 is HDF5, checked by libhdf5
+    std::size_t at = 128;
+    for (int index = 0; at + 8 <= bytes.size(); ++index) {
+        const std::uint32_t t = word(p + at, swap);
+        if ((t >> 16) != 0) {  // a small data element: 8 bytes in all
+            at += 8;
+            continue;
+        }
+        const std::uint64_t n = word(p + at + 4, swap);
+        if (at + 8 + n > bytes.size())
+            throw InputError("the file is truncated or damaged: variable " + std::to_string(index + 1) + " claims " +
+                             std::to_string(n) + " bytes, " + std::to_string(bytes.size() - at - 8) + " remain");
+        if (t == miMATRIX) check_matrix_start(p + at + 8, static_cast<std::size_t>(n), n, swap, index);
+        if (t == miCOMPRESSED && n > 0) {
+            unsigned char head[1024];
+            z_stream z{};
+            if (inflateInit(&z) != Z_OK) throw InputError("cannot start zlib");
+            z.next_in = const_cast<unsigned char*>(p + at + 8);
+            z.avail_in = static_cast<uInt>(n);
+            z.next_out = head;
+            z.avail_out = sizeof head;
+            inflate(&z, Z_SYNC_FLUSH);
+            const std::size_t got = sizeof head - z.avail_out;
+            inflateEnd(&z);
+            if (got >= 8 && word(head, swap) == miMATRIX)
+                check_matrix_start(head + 8, got - 8, word(head + 4, swap), swap, index);
+        }
+        at += 8 + ((t == miMATRIX) ? (n + 7) / 8 * 8 : n);
+    }
+}
+
 MatPtr open_mat(const fs::path& path) {
+    check_v5_layout(path);
     quiet_matio();
     g_matio_message.clear();
     mat_t* m = Mat_Open(path.c_str(), MAT_ACC_RDONLY);
