@@ -61,17 +61,19 @@ constexpr double kMaxExpansion = 1100.0;
 // are walked first: each must fit in the file, and each variable's dimensions element must be
 // small (rank <= 32) and inside its variable; for a compressed variable, the start of its
 // inflated stream is checked the same way.
+constexpr std::uint32_t miMATRIX = 14, miCOMPRESSED = 15;
+
 std::uint32_t word(const unsigned char* p, bool swap) {
     std::uint32_t v;
     std::memcpy(&v, p, 4);
     return swap ? __builtin_bswap32(v) : v;
 }
 
-constexpr std::uint32_t miMATRIX = 14, miCOMPRESSED = 15;
-
 // `m` points at a miMATRIX element's data (after its tag), `len` bytes of it available,
 // `declared` its size: every sub-element seen (flags, dimensions, name, data) must fit in it.
-void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t declared, bool swap, int index) {
+void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t declared, bool swap, int index,
+                        int depth = 0) {
+    if (depth > 32) throw InputError("the file is damaged: variable " + std::to_string(index + 1) + " nests too deep");
     std::uint64_t pos = 0;
     const std::string which = "the file is damaged: variable " + std::to_string(index + 1);
     for (int sub = 0; pos + 8 <= len && pos + 8 <= declared; ++sub) {
@@ -85,6 +87,10 @@ void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t d
             throw InputError(which + " has an element of " + std::to_string(n) + " bytes, more than the variable's " +
                              std::to_string(declared));
         if (sub == 1 && n > 4 * 32) throw InputError(which + " declares " + std::to_string(n / 4) + " dimensions");
+        // Cells and structs hold whole matrices as elements: the same rules inside.
+        if (t == miMATRIX && pos + 8 < len)
+            check_matrix_start(m + pos + 8, static_cast<std::size_t>(std::min<std::uint64_t>(n, len - pos - 8)), n, swap,
+                               index, depth + 1);
         pos += 8 + (n + 7) / 8 * 8;
     }
 }
