@@ -76,6 +76,7 @@ void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t d
     if (depth > 32) throw InputError("the file is damaged: variable " + std::to_string(index + 1) + " nests too deep");
     std::uint64_t pos = 0;
     const std::string which = "the file is damaged: variable " + std::to_string(index + 1);
+    unsigned cls = 0;
     for (int sub = 0; pos + 8 <= len && pos + 8 <= declared; ++sub) {
         const std::uint32_t t = word(m + pos, swap);
         if ((t >> 16) != 0) {  // small element: tag and up to 4 bytes of data in 8 bytes
@@ -86,7 +87,17 @@ void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t d
         if (pos + 8 + n > declared)
             throw InputError(which + " has an element of " + std::to_string(n) + " bytes, more than the variable's " +
                              std::to_string(declared));
+        if (sub == 0 && n >= 4 && pos + 12 <= len) cls = word(m + pos + 8, swap) & 0xFF;
         if (sub == 1 && n > 4 * 32) throw InputError(which + " declares " + std::to_string(n / 4) + " dimensions");
+        // A cell or struct array's elements are whole matrices of at least 8 bytes each; libmatio
+        // allocates a pointer per element from the dimensions alone.
+        if (sub == 1 && (cls == 1 || cls == 2 || cls == 3) && pos + 8 + n <= len) {
+            double count = 1;
+            for (std::uint64_t k = 0; k + 4 <= n; k += 4) count *= static_cast<double>(word(m + pos + 8 + k, swap));
+            if (count * 8.0 > static_cast<double>(declared))
+                throw InputError(which + " declares " + std::to_string(static_cast<unsigned long long>(std::min(count, 1e18))) +
+                                 " cells or fields in " + std::to_string(declared) + " bytes");
+        }
         // Cells and structs hold whole matrices as elements: the same rules inside.
         if (t == miMATRIX && pos + 8 < len)
             check_matrix_start(m + pos + 8, static_cast<std::size_t>(std::min<std::uint64_t>(n, len - pos - 8)), n, swap,
