@@ -7,6 +7,7 @@ packages=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
   libqt6opengl6-dev  # Qt6Charts' CMake config needs Qt6OpenGL; qt6-charts-dev does not pull it in
   libeigen3-dev libtbb-dev librandom123-dev nlohmann-json3-dev libzip-dev zlib1g-dev
+  libmatio-dev libhdf5-dev
   xvfb xauth fonts-dejavu-core
   libopenmpi-dev openmpi-bin  # cluster runs: mpirun -np R rbmscope-cli ais ... (RBMSCOPE_MPI)
 )

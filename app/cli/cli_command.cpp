@@ -2,7 +2,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
+
+#include "core/io/named_arrays.hpp"
+#include "core/io/presets.hpp"
 
 namespace rbm::cli {
 
@@ -11,12 +15,43 @@ std::map<std::string, Command>& commands() {
     return c;
 }
 
+std::vector<std::string>& load_warnings() {
+    static std::vector<std::string> w;
+    return w;
+}
+
 Args::Args(std::string command, std::vector<std::string> positional_names, std::vector<Option> options,
            std::string summary)
     : command_(std::move(command)),
       summary_(std::move(summary)),
       positional_names_(std::move(positional_names)),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+    // Every command reading a model file takes --map (SPEC §9), declared here once.
+    for (const auto& p : positional_names_)
+        if (p == "MODEL" || p == "IN") {
+            options_.push_back({"map", "NAME=ARRAY,...",
+                                "which array of a .npz/.mat/.h5 file holds each model array, e.g. "
+                                "W=vishid,b=visbiases,c=hidbiases"});
+            break;
+        }
+}
+
+Model Args::model(std::size_t i) const {
+    const std::string& arg = positional(i);
+    ModelLoadOptions options;
+    if (auto m = get("map")) options.names = parse_array_map(*m);
+    std::error_code ec;
+    if (arg.rfind("preset:", 0) == 0 || !std::filesystem::exists(arg, ec)) {
+        if (!options.names.empty()) {
+            (void)resolve_model_argument(arg);  // says "no such file" first when it is neither
+            throw InputError("--map names arrays of a model file; '" + arg + "' is a preset");
+        }
+        return resolve_model_argument(arg);
+    }
+    LoadedModel loaded = load_model_file(arg, options);
+    for (auto& w : loaded.warnings) load_warnings().push_back(arg + ": " + w);
+    return std::move(loaded.model);
+}
 
 void Args::parse(const std::vector<std::string>& argv) {
     for (std::size_t i = 0; i < argv.size(); ++i) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/models/models.hpp"
 #include "core/numerics/types.hpp"
 
 namespace rbm::cli {
@@ -47,6 +48,9 @@ public:
     // One of `choices` (InputError listing them otherwise).
     std::string get_choice(const std::string& name, const std::string& fallback,
                            const std::vector<std::string>& choices) const;
+    // The model named by positional i (a MODEL or IN): a file read with --map, or a preset.
+    // What the loader noticed (a transposed W) goes to load_warnings().
+    Model model(std::size_t i) const;
 
 private:
     std::string command_, summary_;
@@ -66,6 +70,8 @@ struct Command {
 };
 
 std::map<std::string, Command>& commands();
+// Warnings from loading the command's model; main() adds them to the result's "warnings".
+std::vector<std::string>& load_warnings();
 struct Registrar {
     explicit Registrar(Command c) { commands()[c.name] = std::move(c); }
 };

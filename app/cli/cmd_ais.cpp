@@ -223,7 +223,7 @@ json run_ais_command(const std::vector<std::string>& argv) {
 
     interrupt::watch();
     Progress progress(a);
-    const Model model = resolve_model_argument(a.positional(0));
+    const Model model = a.model(0);
     PathRequest preq = ais_path_request(a, model, path, base, o.seed);
     preq.float32 = precision == "float32";
     AisWork work(progress, o.chains, sreq.steps > 0 ? sreq.steps : static_cast<Index>(sreq.list.size()), o.reverse);

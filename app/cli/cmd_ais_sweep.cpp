@@ -227,7 +227,7 @@ json run_sweep(const std::vector<std::string>& argv) {
     const std::string kind = a.get_choice("schedule", "linear",
                                           {"linear", "sigmoid", "four-period", "piecewise", "binned", "geometric"});
     const std::string format = a.get_choice("format", "json", {"json", "csv"});
-    const Model model = resolve_model_argument(a.positional(0));
+    const Model model = a.model(0);
 
     // Checkpoints: the options that decide the numbers are every option but these.
     std::vector<std::string> decisive;

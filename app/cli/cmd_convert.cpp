@@ -4,15 +4,18 @@
 
 #include "cli_command.hpp"
 #include "core/io/model_io.hpp"
+#include "core/io/named_arrays.hpp"
 #include "core/io/presets.hpp"
 
 namespace rbm::cli {
 namespace {
 
 json run_convert(const std::vector<std::string>& argv) {
-    Args a("convert", {"IN", "OUT"}, {},
-           "Read a model (.json, .npz, a lone .npy holding W, or a preset name) and write it to OUT,\n"
-           "as .json or .npz by OUT's extension. OUT is replaced only once the new file is complete\n"
+    Args a("convert", {"IN", "OUT"},
+           {{"mat-version", "V", "for a .mat OUT: 5 (default) or 7.3 (MATLAB's HDF5-based format)"}},
+           "Read a model (.json, .npz, a lone .npy holding W, .mat, .h5, or a preset name) and write it\n"
+           "to OUT by its extension: .json, .npz, .mat (Hinton's names: vishid, visbiases, hidbiases)\n"
+           "or .h5/.hdf5 (h5py's layout). OUT is replaced only once the new file is complete\n"
            "(written to a temporary file, flushed, then renamed), so an interrupted conversion\n"
            "leaves any previous OUT intact.");
     a.parse(argv);
@@ -20,9 +23,22 @@ json run_convert(const std::vector<std::string>& argv) {
         std::cout << a.usage();
         return nullptr;
     }
-    const Model m = resolve_model_argument(a.positional(0));
+    const std::string mat_version = a.get_choice("mat-version", "5", {"5", "7.3"});
+    const Model m = a.model(0);
     const std::filesystem::path out = a.positional(1);
-    save_model(m, out);
+    if (mat_version == "7.3") {
+        std::string ext = out.extension().string();
+        for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (ext != ".mat") throw InputError("--mat-version applies to a .mat OUT, not '" + out.string() + "'");
+        validate(m);
+        try {
+            write_mat_model(m, out, true);
+        } catch (const InputError& e) {
+            throw InputError("cannot save the model to '" + out.string() + "': " + e.what());
+        }
+    } else {
+        save_model(m, out);
+    }
     std::error_code ec;
     const auto bytes = std::filesystem::file_size(out, ec);
     return json{{"input", a.positional(0)},
@@ -35,6 +51,6 @@ json run_convert(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-REGISTER_COMMAND("convert", "write a model in another format (.json or .npz), atomically", run_convert);
+REGISTER_COMMAND("convert", "write a model in another format (.json, .npz, .mat, .h5), atomically", run_convert);
 
 }  // namespace rbm::cli

@@ -57,7 +57,7 @@ json run_meanfield(const std::vector<std::string>& argv) {
     o.seed = a.get_seed("seed", 1);
     o.exact.max_configurations = static_cast<double>(a.get_int("max-configurations", 16777216, 1, 1LL << 40));
     o.record_trace = a.flag("trace");
-    const Model m = resolve_model_argument(a.positional(0));
+    const Model m = a.model(0);
     const MeanFieldResult r = mean_field(m, o);
 
     json j;

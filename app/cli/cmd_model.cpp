@@ -34,7 +34,7 @@ json run_info(const std::vector<std::string>& argv) {
         std::cout << a.usage();
         return nullptr;
     }
-    const Model m = resolve_model_argument(a.positional(0));
+    const Model m = a.model(0);
     json j = model_summary(m);
     j["notes"] = m.notes;
     const EnumerationSize size = enumeration_size(m);
@@ -57,7 +57,7 @@ json run_exact(const std::vector<std::string>& argv) {
     ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
     ExactOptions opts;
     opts.max_configurations = static_cast<double>(a.get_int("max-configurations", 16777216, 1, 1LL << 40));
-    const Model m = resolve_model_argument(a.positional(0));
+    const Model m = a.model(0);
     json j = model_summary(m);
     j["log_z"] = exact_log_z(m, opts);
     const Moments mo = exact_visible_moments(m, opts);
@@ -90,7 +90,7 @@ json run_sample(const std::vector<std::string>& argv) {
     const std::uint64_t seed = a.get_seed("seed", 1);
     const std::string format = a.get_choice("format", "json", {"json", "csv"});
     const std::string kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"});
-    const Model m = resolve_model_argument(a.positional(0));
+    const Model m = a.model(0);
     if (static_cast<double>(chains) * static_cast<double>(m.n_visible()) > 2e8)
         throw InputError("--chains " + std::to_string(chains) + " x " + std::to_string(m.n_visible()) +
                          " visible units is too many values to print");

@@ -127,7 +127,7 @@ json run_pt_command(const std::vector<std::string>& argv) {
     validate(o);
     interrupt::watch();
     Progress progress(a);
-    const Model m = resolve_model_argument(a.positional(0));
+    const Model m = a.model(0);
     PtControl control;
     control.cancel = &interrupt::flag();
     if (progress.mode() != Progress::Mode::Off) {

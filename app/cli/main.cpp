@@ -13,7 +13,8 @@ namespace {
 void print_overview() {
     std::cout << "usage: rbmscope-cli COMMAND [arguments] [--help]\n\n"
                  "Samplers, annealers and exact answers for restricted Boltzmann machines.\n"
-                 "MODEL is a model file (.json, .npz, .npy) or a preset name (see 'rbmscope-cli presets').\n\n"
+                 "MODEL is a model file (.json, .npz, .npy, .mat, .h5, .hdf5) or a preset name (see 'rbmscope-cli presets');\n"
+                 "--map W=vishid,b=visbiases,c=hidbiases names the arrays of a .npz/.mat/.h5 file.\n\n"
                  "commands:\n";
     for (const auto& [name, cmd] : rbm::cli::commands()) {
         std::string left = "  " + name;
@@ -67,7 +68,12 @@ int run(int argc, char** argv) {
         return finish(2, "unknown command '" + name + "' (run rbmscope-cli --help for the list)", nullptr);
     std::vector<std::string> rest(argv + 2, argv + argc);
     try {
-        const auto out = it->second.run(rest);
+        auto out = it->second.run(rest);
+        if (out.is_object() && !rbm::cli::load_warnings().empty()) {  // e.g. a transposed W (--map)
+            auto& w = out["warnings"];
+            if (!w.is_array()) w = nlohmann::json::array();
+            for (const auto& s : rbm::cli::load_warnings()) w.push_back(s);
+        }
         // Interrupted: the command returned its partial result ("complete": false), or printed
         // its partial CSV itself (null). Rank 0 prints it (under mpirun the others write to /dev/null).
         const bool partial = rbm::cli::interrupt::requested() &&

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/io/json_text.hpp"
+#include "core/io/named_arrays.hpp"
 #include "core/io/npy.hpp"
 
 namespace rbm {
@@ -28,6 +29,7 @@ namespace fs = std::filesystem;
 
 // Kinds accepted in files, in the order the messages list them.
 const char* const kKindList = "grbm, brbm, leaky or gaussian";
+const char* const kOtherModelExtensions = "; MATLAB .mat and HDF5 .h5/.hdf5 files are read too";
 
 ModelKind parse_kind(const std::string& s) {
     if (s == "grbm") return ModelKind::Grbm;
@@ -283,7 +285,10 @@ struct ZipCloser {
     void operator()(zip_t* z) const { zip_discard(z); }
 };
 
-std::map<std::string, NpyArray> read_npz(const std::string& bytes) {
+// The members named like a model's arrays, and those `extra` maps to; `members` gets the
+// names of every .npy member (without ".npy").
+std::map<std::string, NpyArray> read_npz(const std::string& bytes, const ArrayNameMap& extra,
+                                         std::vector<std::string>* members) {
     zip_error_t err;
     zip_error_init(&err);
     zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
@@ -303,7 +308,9 @@ std::map<std::string, NpyArray> read_npz(const std::string& bytes) {
         const std::string name = cname;
         if (name.size() < 4 || name.compare(name.size() - 4, 4, ".npy") != 0) continue;
         const std::string key = name.substr(0, name.size() - 4);
-        if (!wanted_key(key)) continue;  // unknown arrays are ignored like unknown JSON keys
+        members->push_back(key);
+        const bool mapped = std::any_of(extra.begin(), extra.end(), [&](const auto& kv) { return kv.second == key; });
+        if (!wanted_key(key) && !mapped) continue;  // unknown arrays are ignored like unknown JSON keys
         const std::string member = "member '" + name + "'";
         zip_stat_t st;
         zip_stat_init(&st);
@@ -334,118 +341,6 @@ std::map<std::string, NpyArray> read_npz(const std::string& bytes) {
         out[key] = parse_npy(data, member);
     }
     return out;
-}
-
-std::string array_shape_text(const NpyArray& a) {
-    std::string s = "(";
-    for (std::size_t i = 0; i < a.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(a.shape[i]);
-    return s + (a.shape.size() == 1 ? ",)" : ")");
-}
-
-void require_numeric(const NpyArray& a, const std::string& key) {
-    if (a.is_string) throw InputError("'" + key + "' must hold numbers, got a string array");
-}
-
-Mat npy_matrix(const NpyArray& a, const std::string& key) {
-    require_numeric(a, key);
-    if (a.shape.size() != 2)
-        throw InputError("'" + key + "' must be a 2-D array (rows x columns), got shape " + array_shape_text(a));
-    // Before anything is sized from it: an empty (0, 10^8) W would make 10^8 default biases.
-    if (a.shape[0] == 0 || a.shape[1] == 0)
-        throw InputError("'" + key + "' has shape " + array_shape_text(a) + ": it has no " +
-                         (a.shape[0] == 0 ? "rows" : "columns"));
-    Mat m(a.shape[0], a.shape[1]);
-    for (Index r = 0; r < m.rows(); ++r)
-        for (Index c = 0; c < m.cols(); ++c) m(r, c) = a.data[static_cast<std::size_t>(r * m.cols() + c)];
-    return m;
-}
-
-Vec npy_vector(const NpyArray& a, const std::string& key) {
-    require_numeric(a, key);
-    if (a.shape.size() != 1)
-        throw InputError("'" + key + "' must be a 1-D array, got shape " + array_shape_text(a));
-    return Eigen::Map<const Vec>(a.data.data(), static_cast<Index>(a.data.size()));
-}
-
-double npy_scalar(const NpyArray& a, const std::string& key) {
-    require_numeric(a, key);
-    if (a.size() != 1 || a.shape.size() > 1)
-        throw InputError("'" + key + "' must be a single number (a 0-d array), got shape " + array_shape_text(a));
-    return a.data[0];
-}
-
-std::string npy_string(const NpyArray& a, const std::string& key) {
-    if (!a.is_string || a.size() != 1 || a.shape.size() > 1)
-        throw InputError("'" + key + "' must be a string (a 0-d or 1-element '<U' array), got " +
-                         (a.is_string ? "shape " + array_shape_text(a) : std::string("numbers")));
-    return a.strings[0];
-}
-
-Model model_from_arrays(const std::map<std::string, NpyArray>& arrays, const std::string& prefix) {
-    auto get = [&](const char* key) -> const NpyArray* {
-        const auto it = arrays.find(prefix + key);
-        return it == arrays.end() ? nullptr : &it->second;
-    };
-    std::string kind;
-    if (const NpyArray* k = get("kind")) {
-        kind = npy_string(*k, "kind");
-    } else if (get("mean") || get("cov")) {
-        kind = "gaussian";
-    } else if (get("leakiness")) {
-        if (get("sigma") || get("hidden_values"))
-            throw InputError("no 'kind' array, and 'leakiness' together with 'sigma'/'hidden_values' cannot tell "
-                             "a leaky RBM from a GRBM; add kind.npy");
-        kind = "leaky";
-    } else {
-        kind = get("sigma") || get("hidden_values") ? "grbm" : "brbm";
-    }
-    const ModelKind mk = parse_kind(kind);
-    Model model;
-    if (const NpyArray* a = get("name")) model.name = npy_string(*a, "name");
-    if (const NpyArray* a = get("notes")) model.notes = npy_string(*a, "notes");
-    auto need = [&](const char* key) -> const NpyArray& {
-        const NpyArray* a = get(key);
-        if (!a)
-            throw InputError(std::string("no '") + key + "' array (" + prefix + key + ".npy): a " + kind +
-                             " model needs it");
-        return *a;
-    };
-    if (mk == ModelKind::Gaussian) {
-        model.params = Gaussian{npy_vector(need("mean"), "mean"), npy_matrix(need("cov"), "cov")};
-    } else {
-        const Mat W = npy_matrix(need("W"), "W");
-        const NpyArray* ab = get("b");
-        const NpyArray* ac = get("c");
-        const Vec b = ab ? npy_vector(*ab, "b") : Vec::Zero(W.rows());
-        const Vec c = ac ? npy_vector(*ac, "c") : Vec::Zero(W.cols());
-        if (mk == ModelKind::Brbm) {
-            model.params = Brbm{W, b, c};
-        } else if (mk == ModelKind::Leaky) {
-            Leaky l{W, b, c};
-            if (const NpyArray* a = get("leakiness")) l.leakiness = npy_scalar(*a, "leakiness");
-            model.params = std::move(l);
-        } else {
-            Grbm g;
-            g.W = W;
-            g.b = b;
-            g.c = c;
-            const NpyArray* as = get("sigma");
-            g.sigma = as ? npy_vector(*as, "sigma") : Vec::Ones(W.rows());
-            if (const NpyArray* a = get("hidden_values")) {
-                const Vec hv = npy_vector(*a, "hidden_values");
-                g.hidden_values.assign(hv.data(), hv.data() + hv.size());
-            }
-            model.params = std::move(g);
-        }
-    }
-    if (prefix.empty()) {
-        const bool has_nested = std::any_of(arrays.begin(), arrays.end(),
-                                            [](const auto& kv) { return kv.first.rfind(kNestedPrefix, 0) == 0; });
-        if (has_nested)
-            model.anneal_from = std::make_shared<const Model>(
-                with_context("in 'anneal_from': ", [&] { return model_from_arrays(arrays, kNestedPrefix); }));
-    }
-    return model;
 }
 
 void add_arrays(std::vector<std::pair<std::string, std::string>>& members, const Model& m, const std::string& prefix) {
@@ -550,51 +445,75 @@ std::string model_to_json_text(const Model& model) {
     return out + "\n";
 }
 
-Model load_model(const fs::path& path) {
+Model load_model(const fs::path& path) { return load_model_file(path, {}).model; }
+
+ModelKind parse_model_kind(const std::string& kind) { return parse_kind(kind); }
+
+LoadedModel load_model_file(const fs::path& path, const ModelLoadOptions& options) {
     const std::string origin = path.string();
     const std::string ext = lower_extension(path);
+    if (is_named_container_extension(ext)) return load_named_container(path, ext, options);
     if (ext != ".json" && ext != ".npz" && ext != ".npy")
         throw InputError(origin + ": unknown model file extension '" + path.extension().string() +
-                         "' (expected .json, .npz or .npy)");
+                         "' (expected .json, .npz or .npy)" + kOtherModelExtensions);
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
     const std::uint64_t cap = ext == ".npy" ? kMaxMemberBytes : ext == ".npz" ? 8 * kMaxMemberBytes : ~std::uint64_t(0);
     if (!ec && size > cap)
         throw InputError(origin + ": file is " + std::to_string(size) + " bytes, more than any model file may be");
-    return model_from_file_bytes(read_file(path), ext, origin);
+    return model_from_file_bytes(read_file(path), ext, origin, options);
 }
 
 Model model_from_file_bytes(const std::string& bytes, const std::string& ext, const std::string& origin) {
+    return model_from_file_bytes(bytes, ext, origin, {}).model;
+}
+
+LoadedModel model_from_file_bytes(const std::string& bytes, const std::string& ext, const std::string& origin,
+                                  const ModelLoadOptions& options) {
+    if (is_named_container_extension(ext)) return named_container_from_bytes(bytes, ext, origin, options);
     if (ext != ".json" && ext != ".npz" && ext != ".npy")
-        throw InputError(origin + ": unknown model file extension '" + ext + "' (expected .json, .npz or .npy)");
-    if (ext == ".json") return model_from_json_text(bytes, origin);
+        throw InputError(origin + ": unknown model file extension '" + ext + "' (expected .json, .npz or .npy)" +
+                         kOtherModelExtensions);
+    if (!options.names.empty() && ext != ".npz")
+        throw InputError(origin + ": --map names arrays of a container (.npz, .mat, .h5); a " + ext +
+                         " file has fixed names");
+    if (ext == ".json") return {model_from_json_text(bytes, origin), {}};
     if (bytes.empty()) throw InputError(origin + ": file is empty");
     // A lone .npy holds W of a BRBM with zero biases; parse_npy names the file itself.
     const NpyArray lone = ext == ".npy" ? parse_npy(bytes, origin) : NpyArray{};
     return with_context(origin + ": ", [&] {
-        Model m;
+        LoadedModel out;
+        NamedArrays named;
         if (ext == ".npz") {
-            m = model_from_arrays(read_npz(bytes), "");
+            std::vector<std::string> members;
+            named.arrays = read_npz(bytes, options.names, &members);
+            (void)choose_arrays(members, options, false);  // a map naming a missing array says what there is
+            for (const auto& [key, name] : options.names) named.arrays[key] = named.arrays.at(name);
         } else {
             const NpyArray& a = lone;
             if (a.is_string || a.shape.size() != 2)
                 throw InputError("a lone .npy file must hold 'W' as a 2-D array of numbers (n visible x m hidden), got " +
-                                 (a.is_string ? std::string("strings") : "shape " + array_shape_text(a)));
-            const Mat W = npy_matrix(a, "W");
-            m.params = Brbm{W, Vec::Zero(W.rows()), Vec::Zero(W.cols())};
+                                 (a.is_string ? std::string("strings") : "shape " + array_shape_text(a.shape)));
+            named.arrays["W"] = a;
         }
-        validate_in(m);
-        return m;
+        out.model = model_from_named_arrays(named, "", &out.warnings);
+        validate_in(out.model);
+        return out;
     });
 }
 
 void save_model(const Model& model, const fs::path& path) {
     const std::string ext = lower_extension(path);
     const std::string where = "cannot save the model to '" + path.string() + "': ";
-    if (ext != ".json" && ext != ".npz")
-        throw InputError(where + "unknown extension '" + path.extension().string() + "' (expected .json or .npz)");
+    if (ext != ".json" && ext != ".npz" && !is_named_container_extension(ext))
+        throw InputError(where + "unknown extension '" + path.extension().string() +
+                         "' (expected .json or .npz); .mat, .h5 and .hdf5 are written too");
     with_context(where, [&] { validate_in(model); });
-    if (ext == ".json") {
+    if (ext == ".mat") {
+        with_context(where, [&] { write_mat_model(model, path, false); });
+    } else if (ext == ".h5" || ext == ".hdf5") {
+        with_context(where, [&] { write_h5_model(model, path); });
+    } else if (ext == ".json") {
         write_file_atomically(path, model_to_json_text(model));
     } else {
         std::vector<std::pair<std::string, std::string>> members;

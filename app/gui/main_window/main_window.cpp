@@ -13,6 +13,7 @@
 
 #include "main_window/method_help.hpp"
 #include "core/io/model_io.hpp"
+#include "core/io/named_arrays.hpp"
 #include "core/io/presets.hpp"
 #include "main_window/view_export.hpp"
 
@@ -40,6 +41,7 @@ MainWindow::MainWindow(QWidget* parent)
     buildPanel();
     buildStatusBar();
     buildMenus();
+    setAcceptDrops(true);
     resize(1280, 800);
 
     connect(run_, &AisJob::progressed, this, [this] {
@@ -192,6 +194,8 @@ void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     openModelAction_ = file->addAction(tr("&Open model…"), this, &MainWindow::openModelDialog);
     openModelAction_->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    rebuildRecentMenu();
     saveModelAction_ = file->addAction(tr("Save &model as…"), this, &MainWindow::saveModelDialog);
     saveModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S));
     file->addSeparator();
@@ -295,10 +299,21 @@ bool MainWindow::loadPreset(const QString& name) {
 
 bool MainWindow::loadFile(const QString& path) {
     try {
-        setModel(rbm::load_model(path.toStdString()), path, QString());
+        rbm::LoadedModel loaded = rbm::load_model_file(path.toStdString(), {});
+        setModel(std::move(loaded.model), path, QString());
+        rememberRecent(path);
+        // What the loader noticed (a transposed W) stays readable in the status bar.
+        QStringList notes;
+        for (const auto& w : loaded.warnings) notes << QString::fromStdString(w);
+        if (!notes.isEmpty()) statusText_->setText(QFileInfo(path).fileName() + ": " + notes.join(QStringLiteral("; ")));
         return true;
     } catch (const std::exception& e) {
-        showError(tr("Cannot open model"), QString::fromStdString(e.what()));
+        const QString why = QString::fromStdString(e.what());
+        // A .mat/.h5 without the standard names: let the user pick the arrays (the CLI's --map).
+        if (interactive_ && why.contains(QStringLiteral("no 'W' "))) {
+            if (const int picked = importWithDialog(path); picked >= 0) return picked == 1;
+        }
+        showError(tr("Cannot open model"), why);
         return false;
     }
 }
@@ -311,7 +326,7 @@ void MainWindow::showError(const QString& title, const QString& message) {
 
 void MainWindow::openModelDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), QString(),
-                                                      tr("Models (*.json *.npz *.npy);;All files (*)"));
+                                                      modelFileFilter());
     if (!path.isEmpty()) loadFile(path);
 }
 

@@ -33,6 +33,7 @@
 #include "views/training/training_view.hpp"
 
 class QAction;
+class QMenu;
 
 namespace rbmscope {
 
@@ -45,6 +46,18 @@ public:
     // Load a preset or file; on failure show the reason and keep the current model.
     bool loadPreset(const QString& name);
     bool loadFile(const QString& path);
+
+    // Model files (main_window/model_files.cpp). The Open model dialog's filter: every format
+    // load_model reads (.json .npz .npy .mat .h5 .hdf5).
+    static QString modelFileFilter();
+    static bool isModelFileName(const QString& path);
+    // File -> Open Recent: the last models opened from files, newest first (QSettings key
+    // "recentModels", at most kMaxRecent). A file gone since is removed, with a message.
+    static constexpr int kMaxRecent = 8;
+    QStringList recentModels() const;
+    bool openRecent(const QString& path);
+    QMenu* recentMenu() const { return recentMenu_; }
+    QString statusMessage() const;  // the status bar's text (the last error or note)
     const rbm::Model& model() const { return model_; }
     // True once every view shows results for the current model and settings and nothing runs
     // (used by --screenshot and tests).
@@ -118,6 +131,9 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    // A model file dropped on the window opens as File -> Open model does.
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     // main_window.cpp
@@ -133,6 +149,13 @@ private:
     void aboutMethod();
     void aboutEstimates();
     void about();
+
+    // main_window/model_files.cpp
+    void rememberRecent(const QString& path);
+    // -1: no dialog (not a listable container, or cancelled); 1: the picked arrays loaded;
+    // 0: they did not (reported).
+    int importWithDialog(const QString& path);
+    void rebuildRecentMenu();
 
     // main_window/session_files.cpp
     QString applySessionFile(const QString& path);  // "" on success; nothing changes otherwise
@@ -202,6 +225,7 @@ private:
     QAction* openSessionAction_ = nullptr;
     QAction* saveSessionAction_ = nullptr;
     QAction* saveSessionAsAction_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
 
     QTimer* autoRunTimer_ = nullptr;   // debounces runs while the user types
     QTimer* editTimer_ = nullptr;      // live model edits: at most ~30 density recomputes per second

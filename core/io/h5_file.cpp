@@ -1,0 +1,307 @@
+// HDF5 model files (.h5, .hdf5) through libhdf5's C API: datasets of the root group named as in
+// SPEC §8, `kind` (and `name`, `notes`) as a dataset or a string attribute of the root group.
+// Dimensions are read from the dataspace and checked before any data is.
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/io/model_io.hpp"
+#include "core/io/named_arrays.hpp"
+#include "core/io/scratch_file.hpp"
+
+namespace rbm {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// An HDF5 identifier closed with its own close function.
+class Id {
+public:
+    Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+    ~Id() {
+        if (id_ >= 0) close_(id_);
+    }
+    Id(Id&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+    Id(const Id&) = delete;
+    Id& operator=(const Id&) = delete;
+    Id& operator=(Id&&) = delete;
+    hid_t get() const { return id_; }
+    bool ok() const { return id_ >= 0; }
+
+private:
+    hid_t id_;
+    herr_t (*close_)(hid_t);
+};
+
+// libhdf5 prints its error stack to stderr by default; the messages here say what matters.
+void quiet_hdf5() {
+    H5open();
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+// The innermost description on HDF5's error stack (e.g. "truncated file: eof = ...").
+std::string hdf5_reason() {
+    std::string reason;
+    H5Ewalk2(
+        H5E_DEFAULT, H5E_WALK_UPWARD,
+        [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+            if (n == 0 && e && e->desc) *static_cast<std::string*>(out) = e->desc;
+            return 0;
+        },
+        &reason);
+    H5Eclear2(H5E_DEFAULT);
+    return reason.empty() ? std::string() : " (" + reason + ")";
+}
+
+constexpr hsize_t kMaxLinks = 100000;
+constexpr double kMaxExpansion = 1100.0;  // deflate's ~1032:1 and then some
+constexpr std::size_t kMaxStringBytes = 1 << 20;
+
+Id open_file(const fs::path& path) {
+    quiet_hdf5();
+    Id f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!f.ok()) throw InputError("not an HDF5 file libhdf5 can read" + hdf5_reason());
+    return f;
+}
+
+// The hard links of the root group (soft and external links are not followed: an external
+// link would open another file).
+std::vector<std::string> root_names(hid_t file) {
+    H5G_info_t info;
+    if (H5Gget_info(file, &info) < 0) throw InputError("the root group cannot be read" + hdf5_reason());
+    if (info.nlinks > kMaxLinks) throw InputError("the root group has " + std::to_string(info.nlinks) + " members; not a model file");
+    std::vector<std::string> out;
+    for (hsize_t i = 0; i < info.nlinks; ++i) {
+        const ssize_t len = H5Lget_name_by_idx(file, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+        if (len < 0 || len > 4096) throw InputError("a member name of the root group cannot be read" + hdf5_reason());
+        std::string name(static_cast<std::size_t>(len) + 1, '\0');
+        if (H5Lget_name_by_idx(file, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT) < 0)
+            throw InputError("a member name of the root group cannot be read" + hdf5_reason());
+        name.resize(static_cast<std::size_t>(len));
+        H5L_info_t li;
+        if (H5Lget_info(file, name.c_str(), &li, H5P_DEFAULT) < 0 || li.type != H5L_TYPE_HARD) continue;
+        out.push_back(name);
+    }
+    return out;
+}
+
+std::vector<std::int64_t> dims_of(hid_t space, const std::string& what) {
+    const H5S_class_t cls = H5Sget_simple_extent_type(space);
+    if (cls == H5S_NULL) throw InputError(what + " is an empty (null) dataset");
+    if (cls != H5S_SCALAR && cls != H5S_SIMPLE) throw InputError(what + " has no readable dataspace" + hdf5_reason());
+    const int nd = H5Sget_simple_extent_ndims(space);
+    if (nd < 0) throw InputError(what + " has no readable dataspace" + hdf5_reason());
+    if (nd > 32) throw InputError(what + " has " + std::to_string(nd) + " dimensions; model arrays have at most 2");
+    std::vector<hsize_t> d(static_cast<std::size_t>(nd));
+    if (nd > 0 && H5Sget_simple_extent_dims(space, d.data(), nullptr) < 0)
+        throw InputError(what + " has no readable dataspace" + hdf5_reason());
+    std::vector<std::int64_t> out;
+    for (hsize_t x : d) out.push_back(x > static_cast<hsize_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(x));
+    return out;
+}
+
+std::string type_text(hid_t type) {
+    switch (H5Tget_class(type)) {
+        case H5T_INTEGER: return "int" + std::to_string(8 * H5Tget_size(type));
+        case H5T_FLOAT: return "float" + std::to_string(8 * H5Tget_size(type));
+        case H5T_STRING: return "string";
+        case H5T_COMPOUND: return "compound (e.g. complex)";
+        case H5T_ENUM: return "enum (e.g. h5py bool)";
+        case H5T_VLEN: return "variable-length";
+        case H5T_ARRAY: return "array";
+        case H5T_OPAQUE: return "opaque";
+        case H5T_REFERENCE: return "reference";
+        case H5T_BITFIELD: return "bitfield";
+        case H5T_TIME: return "time";
+        default: return "unknown";
+    }
+}
+
+// One string from a dataset or attribute of string type, read with `reader` into a buffer of
+// memory type `mem`.
+template <class Read>
+std::string read_string(hid_t type, const std::vector<std::int64_t>& shape, const std::string& what, Read&& reader) {
+    if (H5Tget_class(type) != H5T_STRING)
+        throw InputError(what + " must be a string, got " + type_text(type));
+    std::int64_t count = 1;
+    for (auto d : shape) count *= d;
+    if (count != 1 || shape.size() > 1) throw InputError(what + " must be a single string, got shape " + array_shape_text(shape));
+    const htri_t vlen = H5Tis_variable_str(type);
+    if (vlen < 0) throw InputError(what + " cannot be read" + hdf5_reason());
+    Id mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    const H5T_cset_t cset = H5Tget_cset(type);  // h5py writes UTF-8; ASCII -> UTF-8 has no conversion path
+    if (cset >= 0) H5Tset_cset(mem.get(), cset);
+    if (vlen) {
+        char* p = nullptr;
+        if (H5Tset_size(mem.get(), H5T_VARIABLE) < 0 || !reader(mem.get(), &p))
+            throw InputError(what + " cannot be read" + hdf5_reason());
+        std::string s = p ? std::string(p, strnlen(p, kMaxStringBytes)) : std::string();
+        H5free_memory(p);
+        return s;
+    }
+    const std::size_t size = H5Tget_size(type);
+    if (size == 0 || size > kMaxStringBytes) throw InputError(what + " is a string of " + std::to_string(size) + " bytes");
+    std::string buf(size + 1, '\0');
+    if (H5Tset_size(mem.get(), size + 1) < 0 || !reader(mem.get(), buf.data()))
+        throw InputError(what + " cannot be read" + hdf5_reason());
+    buf.resize(strnlen(buf.c_str(), buf.size()));
+    while (!buf.empty() && buf.back() == ' ') buf.pop_back();  // space-padded fixed strings
+    return buf;
+}
+
+NpyArray read_dataset(hid_t file, const std::string& key, const std::string& name, std::uintmax_t file_bytes) {
+    const std::string what = key == name ? "'" + key + "'" : "'" + key + "' (dataset '" + name + "')";
+    Id ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!ds.ok()) {
+        H5Eclear2(H5E_DEFAULT);
+        throw InputError(what + " is not a dataset (a group?); expected an array of numbers");
+    }
+    Id space(H5Dget_space(ds.get()), H5Sclose);
+    Id type(H5Dget_type(ds.get()), H5Tclose);
+    if (!space.ok() || !type.ok()) throw InputError(what + " cannot be read" + hdf5_reason());
+    const std::vector<std::int64_t> shape = dims_of(space.get(), what);
+    check_declared_shape(shape, what);
+    NpyArray out;
+    out.shape = shape;
+    if (key == "kind" || key == "name" || key == "notes") {
+        out.is_string = true;
+        out.strings = {read_string(type.get(), shape, what, [&](hid_t mem, void* buf) {
+            return H5Dread(ds.get(), mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0;
+        })};
+        return out;
+    }
+    const H5T_class_t cls = H5Tget_class(type.get());
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+        throw InputError(what + " must hold numbers (integer or float), got " + type_text(type.get()));
+    std::size_t count = 1;
+    for (auto d : shape) count *= static_cast<std::size_t>(d);
+    // Unwritten chunks read as the fill value: a tiny file may declare a huge dataset.
+    const double need = static_cast<double>(count) * static_cast<double>(H5Tget_size(type.get()));
+    if (need > kMaxExpansion * static_cast<double>(file_bytes) + 4096.0)
+        throw InputError(what + " claims shape " + array_shape_text(shape) + ", more data than a " +
+                         std::to_string(file_bytes) + "-byte file can hold");
+    out.data.resize(count);
+    if (count > 0 && H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data.data()) < 0)
+        throw InputError(what + " cannot be read: the data is truncated or damaged" + hdf5_reason());
+    return out;
+}
+
+// `kind`, `name` or `notes` as a string attribute of the root group (h5py: f.attrs['kind']).
+bool read_root_attribute(hid_t file, const std::string& key, NpyArray& out) {
+    const htri_t exists = H5Aexists(file, key.c_str());
+    if (exists <= 0) return false;
+    const std::string what = "attribute '" + key + "'";
+    Id attr(H5Aopen(file, key.c_str(), H5P_DEFAULT), H5Aclose);
+    if (!attr.ok()) throw InputError(what + " cannot be read" + hdf5_reason());
+    Id space(H5Aget_space(attr.get()), H5Sclose);
+    Id type(H5Aget_type(attr.get()), H5Tclose);
+    if (!space.ok() || !type.ok()) throw InputError(what + " cannot be read" + hdf5_reason());
+    const std::vector<std::int64_t> shape = dims_of(space.get(), what);
+    out.is_string = true;
+    out.shape = {1};
+    out.strings = {read_string(type.get(), shape, what,
+                               [&](hid_t mem, void* buf) { return H5Aread(attr.get(), mem, buf) >= 0; })};
+    return true;
+}
+
+}  // namespace
+
+std::vector<ArrayInfo> list_h5_arrays(const fs::path& path) {
+    Id f = open_file(path);
+    std::vector<ArrayInfo> out;
+    for (const auto& name : root_names(f.get())) {
+        ArrayInfo info{name, {}, "group"};
+        Id ds(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+        if (ds.ok()) {
+            Id space(H5Dget_space(ds.get()), H5Sclose);
+            Id type(H5Dget_type(ds.get()), H5Tclose);
+            info.type = type.ok() ? type_text(type.get()) : "unknown";
+            try {
+                if (space.ok()) info.shape = dims_of(space.get(), name);
+            } catch (const InputError&) {
+                info.type += " (no shape)";
+            }
+        }
+        H5Eclear2(H5E_DEFAULT);
+        out.push_back(info);
+    }
+    return out;
+}
+
+NamedArrays read_h5_arrays(const fs::path& path, const ModelLoadOptions& options) {
+    std::error_code ec;
+    const std::uintmax_t bytes = fs::file_size(path, ec);
+    Id f = open_file(path);
+    NamedArrays out;
+    out.format = "h5";
+    for (const auto& [key, name] : choose_arrays(root_names(f.get()), options, true))
+        out.arrays[key] = read_dataset(f.get(), key, name, ec ? 0 : bytes);
+    for (const char* key : {"kind", "name", "notes"}) {
+        if (out.arrays.count(key)) continue;
+        NpyArray a;
+        if (read_root_attribute(f.get(), key, a)) out.arrays[key] = std::move(a);
+    }
+    return out;
+}
+
+void write_h5_model(const Model& model, const fs::path& path) {
+    if (model.anneal_from)
+        throw InputError("a model with 'anneal_from' cannot be written as .h5 (use .json or .npz)");
+    quiet_hdf5();
+    ScratchFile tmp(path);
+    {
+        Id f(H5Fcreate(tmp.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+        if (!f.ok()) throw InputError("libhdf5 cannot create the file" + hdf5_reason());
+        auto put = [&](const char* name, std::vector<hsize_t> dims, const double* data) {
+            Id space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                     H5Sclose);
+            Id ds(H5Dcreate2(f.get(), name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+            if (!ds.ok() || H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+                throw InputError(std::string("libhdf5 cannot write '") + name + "'" + hdf5_reason());
+        };
+        // h5py's layout: C order, so a (n, m) dataset is W's rows one after another.
+        auto put_matrix = [&](const char* name, const Mat& m) {
+            const RowMat r = m;
+            put(name, {static_cast<hsize_t>(m.rows()), static_cast<hsize_t>(m.cols())}, r.data());
+        };
+        auto put_vector = [&](const char* name, const Vec& v) { put(name, {static_cast<hsize_t>(v.size())}, v.data()); };
+        // As h5py writes a str attribute: variable-length UTF-8, scalar.
+        auto put_attr = [&](const char* name, const std::string& s) {
+            Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+            H5Tset_size(type.get(), H5T_VARIABLE);
+            H5Tset_cset(type.get(), H5T_CSET_UTF8);
+            Id space(H5Screate(H5S_SCALAR), H5Sclose);
+            Id attr(H5Acreate2(f.get(), name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+            const char* p = s.c_str();
+            if (!attr.ok() || H5Awrite(attr.get(), type.get(), &p) < 0)
+                throw InputError(std::string("libhdf5 cannot write attribute '") + name + "'" + hdf5_reason());
+        };
+        put_attr("kind", kind_name(model.kind()));
+        if (!model.name.empty()) put_attr("name", model.name);
+        if (!model.notes.empty()) put_attr("notes", model.notes);
+        std::visit(
+            [&](const auto& p) {
+                using T = std::decay_t<decltype(p)>;
+                if constexpr (std::is_same_v<T, Gaussian>) {
+                    put_vector("mean", p.mean);
+                    put_matrix("cov", p.cov);
+                } else {
+                    put_matrix("W", p.W);
+                    put_vector("b", p.b);
+                    put_vector("c", p.c);
+                    if constexpr (std::is_same_v<T, Grbm>) {
+                        put_vector("sigma", p.sigma);
+                        put("hidden_values", {static_cast<hsize_t>(p.hidden_values.size())}, p.hidden_values.data());
+                    }
+                    if constexpr (std::is_same_v<T, Leaky>) put("leakiness", {}, &p.leakiness);
+                }
+            },
+            model.params);
+        if (H5Fflush(f.get(), H5F_SCOPE_GLOBAL) < 0) throw InputError("libhdf5 cannot flush the file" + hdf5_reason());
+    }
+    tmp.commit();
+}
+
+}  // namespace rbm

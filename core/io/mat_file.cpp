@@ -1,0 +1,384 @@
+// MATLAB .mat files (v4, v5 and the HDF5-based v7.3) through libmatio. Every variable's class,
+// rank and dimensions are read (Mat_VarReadNextInfo) and checked before its data is.
+#include <matio.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <cstdio>
+#include <memory>
+#include <random>
+
+#include "core/io/model_io.hpp"
+#include "core/io/named_arrays.hpp"
+#include "core/io/scratch_file.hpp"
+
+namespace rbm {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// libmatio prints its complaints to stderr, and on a short read it warns and returns the
+// variable padded with zeros: keep the first complaint, and refuse the file when there is one.
+thread_local std::string g_matio_message;
+void matio_log(int /*level*/, char* message) {
+    if (!g_matio_message.empty() || !message) return;
+    std::string m = message;
+    g_matio_message = m.substr(0, std::min(m.find('\n'), std::size_t(200)));
+    if (g_matio_message.empty()) g_matio_message = "an error";
+}
+void refuse_if_complained(const std::string& what) {
+    if (!g_matio_message.empty())
+        throw InputError(what + "the file is truncated or damaged (libmatio: " + g_matio_message + ")");
+}
+void quiet_matio() {
+    static const bool once = [] {
+        Mat_LogInitFunc("rbmscope", matio_log);
+        return true;
+    }();
+    (void)once;
+}
+
+struct MatCloser {
+    void operator()(mat_t* m) const { Mat_Close(m); }
+};
+struct VarFreer {
+    void operator()(matvar_t* v) const { Mat_VarFree(v); }
+};
+using MatPtr = std::unique_ptr<mat_t, MatCloser>;
+using VarPtr = std::unique_ptr<matvar_t, VarFreer>;
+
+// Far more variables than any model file has; a damaged file must not make the listing loop long.
+constexpr int kMaxVariables = 100000;
+// Deflate expands at most ~1032:1; more data than that could not come from the file.
+constexpr double kMaxExpansion = 1100.0;
+
+// libmatio trusts a v5 file's element sizes: a dimensions element claiming 2 GB makes it
+// allocate that much before anything can be checked. So the top-level elements of a v5 file
+// are walked first: each must fit in the file, and each variable's dimensions element must be
+// small (rank <= 32) and inside its variable; for a compressed variable, the start of its
+// inflated stream is checked the same way.
+constexpr std::uint32_t miMATRIX = 14, miCOMPRESSED = 15;
+
+std::uint32_t word(const unsigned char* p, bool swap) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return swap ? __builtin_bswap32(v) : v;
+}
+
+// `m` points at a miMATRIX element's data (after its tag), `len` bytes of it available,
+// `declared` its size: every sub-element seen (flags, dimensions, name, data) must fit in it.
+void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t declared, bool swap, int index,
+                        int depth = 0) {
+    if (depth > 32) throw InputError("the file is damaged: variable " + std::to_string(index + 1) + " nests too deep");
+    std::uint64_t pos = 0;
+    const std::string which = "the file is damaged: variable " + std::to_string(index + 1);
+    unsigned cls = 0;
+    for (int sub = 0; pos + 8 <= len && pos + 8 <= declared; ++sub) {
+        const std::uint32_t t = word(m + pos, swap);
+        if ((t >> 16) != 0) {  // small element: tag and up to 4 bytes of data in 8 bytes
+            pos += 8;
+            continue;
+        }
+        const std::uint64_t n = word(m + pos + 4, swap);
+        if (pos + 8 + n > declared)
+            throw InputError(which + " has an element of " + std::to_string(n) + " bytes, more than the variable's " +
+                             std::to_string(declared));
+        if (sub == 0 && n >= 4 && pos + 12 <= len) cls = word(m + pos + 8, swap) & 0xFF;
+        if (sub == 1 && n > 4 * 32) throw InputError(which + " declares " + std::to_string(n / 4) + " dimensions");
+        // A cell or struct array's elements are whole matrices of at least 8 bytes each; libmatio
+        // allocates a pointer per element from the dimensions alone.
+        if (sub == 1 && (cls == 1 || cls == 2 || cls == 3) && pos + 8 + n <= len) {
+            double count = 1;
+            for (std::uint64_t k = 0; k + 4 <= n; k += 4) count *= static_cast<double>(word(m + pos + 8 + k, swap));
+            if (count * 8.0 > static_cast<double>(declared))
+                throw InputError(which + " declares " + std::to_string(static_cast<unsigned long long>(std::min(count, 1e18))) +
+                                 " cells or fields in " + std::to_string(declared) + " bytes");
+        }
+        // Cells and structs hold whole matrices as elements: the same rules inside.
+        if (t == miMATRIX && pos + 8 < len)
+            check_matrix_start(m + pos + 8, static_cast<std::size_t>(std::min<std::uint64_t>(n, len - pos - 8)), n, swap,
+                               index, depth + 1);
+        pos += 8 + (n + 7) / 8 * 8;
+    }
+}
+
+void check_v5_layout(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.size() < 128) return;
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+    const bool le = p[126] == 'I' && p[127] == 'M', be = p[126] == 'M' && p[127] == 'I';
+    if (!le && !be) return;  // v4, or not a .mat file: libmatio decides
+    const bool swap = be;  // this code runs on little-endian machines (x86-64, arm64)
+    const unsigned version = le ? (p[124] | (p[125] << 8)) : ((p[124] << 8) | p[125]);
+    if (version != 0x0100) return;  // v7.3 is HDF5, checked by libhdf5
+    std::size_t at = 128;
+    for (int index = 0; at + 8 <= bytes.size(); ++index) {
+        const std::uint32_t t = word(p + at, swap);
+        if ((t >> 16) != 0) {  // a small data element: 8 bytes in all
+            at += 8;
+            continue;
+        }
+        const std::uint64_t n = word(p + at + 4, swap);
+        if (at + 8 + n > bytes.size())
+            throw InputError("the file is truncated or damaged: variable " + std::to_string(index + 1) + " claims " +
+                             std::to_string(n) + " bytes, " + std::to_string(bytes.size() - at - 8) + " remain");
+        if (t == miMATRIX) check_matrix_start(p + at + 8, static_cast<std::size_t>(n), n, swap, index);
+        if (t == miCOMPRESSED && n > 0) {
+            unsigned char head[1024];
+            z_stream z{};
+            if (inflateInit(&z) != Z_OK) throw InputError("cannot start zlib");
+            z.next_in = const_cast<unsigned char*>(p + at + 8);
+            z.avail_in = static_cast<uInt>(n);
+            z.next_out = head;
+            z.avail_out = sizeof head;
+            inflate(&z, Z_SYNC_FLUSH);
+            const std::size_t got = sizeof head - z.avail_out;
+            inflateEnd(&z);
+            if (got >= 8 && word(head, swap) == miMATRIX)
+                check_matrix_start(head + 8, got - 8, word(head + 4, swap), swap, index);
+        }
+        at += 8 + ((t == miMATRIX) ? (n + 7) / 8 * 8 : n);
+    }
+}
+
+MatPtr open_mat(const fs::path& path) {
+    check_v5_layout(path);
+    quiet_matio();
+    g_matio_message.clear();
+    mat_t* m = Mat_Open(path.c_str(), MAT_ACC_RDONLY);
+    if (!m)
+        throw InputError("not a MATLAB .mat file libmatio can read (v4, v5 or v7.3)" +
+                         (g_matio_message.empty() ? std::string() : ": " + g_matio_message));
+    MatPtr out(m);
+    refuse_if_complained("");  // v7.3: the header reads, the HDF5 part may not
+    return out;
+}
+
+const char* class_text(const matvar_t& v) {
+    if (v.isLogical) return "logical";
+    switch (v.class_type) {
+        case MAT_C_EMPTY: return "empty";
+        case MAT_C_CELL: return "cell";
+        case MAT_C_STRUCT: return "struct";
+        case MAT_C_OBJECT: return "object";
+        case MAT_C_CHAR: return "char";
+        case MAT_C_SPARSE: return "sparse";
+        case MAT_C_DOUBLE: return "double";
+        case MAT_C_SINGLE: return "single";
+        case MAT_C_INT8: return "int8";
+        case MAT_C_UINT8: return "uint8";
+        case MAT_C_INT16: return "int16";
+        case MAT_C_UINT16: return "uint16";
+        case MAT_C_INT32: return "int32";
+        case MAT_C_UINT32: return "uint32";
+        case MAT_C_INT64: return "int64";
+        case MAT_C_UINT64: return "uint64";
+        case MAT_C_FUNCTION: return "function handle";
+        case MAT_C_OPAQUE: return "opaque object";
+    }
+    return "unknown";
+}
+
+std::size_t element_bytes(matio_classes c) {
+    switch (c) {
+        case MAT_C_DOUBLE: case MAT_C_INT64: case MAT_C_UINT64: return 8;
+        case MAT_C_SINGLE: case MAT_C_INT32: case MAT_C_UINT32: return 4;
+        case MAT_C_INT16: case MAT_C_UINT16: case MAT_C_CHAR: return 2;
+        case MAT_C_INT8: case MAT_C_UINT8: return 1;
+        default: return 0;
+    }
+}
+
+std::vector<std::int64_t> shape_of(const matvar_t& v) {
+    std::vector<std::int64_t> s;
+    if (v.rank < 0 || !v.dims) return s;
+    for (int i = 0; i < v.rank; ++i) {
+        const size_t d = v.dims[i];
+        s.push_back(d > static_cast<size_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(d));
+    }
+    return s;
+}
+
+template <class T>
+void copy_column_major(const void* data, std::size_t rows, std::size_t cols, std::vector<double>& out) {
+    const T* p = static_cast<const T*>(data);
+    out.resize(rows * cols);
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) out[i * cols + j] = static_cast<double>(p[i + j * rows]);
+}
+
+// `key` is the model's name, `name` the variable's; messages name both when they differ.
+NpyArray read_variable(mat_t* mat, const std::string& key, const std::string& name, std::uintmax_t file_bytes) {
+    const std::string what = key == name ? "'" + key + "'" : "'" + key + "' (variable '" + name + "')";
+    g_matio_message.clear();
+    VarPtr info(Mat_VarReadInfo(mat, name.c_str()));
+    if (!info) throw InputError(what + " cannot be read: the file is damaged" +
+                                (g_matio_message.empty() ? std::string() : " (" + g_matio_message + ")"));
+    const std::vector<std::int64_t> shape = shape_of(*info);
+    if (info->rank < 1) throw InputError(what + " has no dimensions");
+    check_declared_shape(shape, what);
+    const bool text = key == "kind" || key == "name" || key == "notes";
+    if (info->isComplex) throw InputError(what + " is complex; expected real numbers");
+    if (text) {
+        if (info->class_type != MAT_C_CHAR)
+            throw InputError(what + " must be a char array (a string), got a " + std::string(class_text(*info)) + " array");
+    } else if (element_bytes(info->class_type) == 0 || info->class_type == MAT_C_CHAR) {
+        throw InputError(what + " must be a numeric array (double, single or integer), got a " +
+                         std::string(class_text(*info)) + " array");
+    }
+    std::size_t count = 1;
+    for (auto d : shape) count *= static_cast<std::size_t>(d);
+    const double need = static_cast<double>(count) * static_cast<double>(element_bytes(info->class_type));
+    if (need > kMaxExpansion * static_cast<double>(file_bytes) + 4096.0)
+        throw InputError(what + " claims shape " + array_shape_text(shape) + ", more data than a " +
+                         std::to_string(file_bytes) + "-byte file can hold");
+    g_matio_message.clear();
+    VarPtr v(Mat_VarRead(mat, name.c_str()));
+    refuse_if_complained(what + " cannot be read: ");
+    if (!v || v->rank != info->rank || shape_of(*v) != shape || v->class_type != info->class_type ||
+        (count > 0 && (!v->data || v->data_size <= 0 || v->nbytes < count * static_cast<std::size_t>(v->data_size))))
+        throw InputError(what + " cannot be read: the data is truncated or damaged" +
+                         (g_matio_message.empty() ? std::string() : " (" + g_matio_message + ")"));
+    NpyArray out;
+    const std::size_t rows = static_cast<std::size_t>(shape[0]);
+    const std::size_t cols = shape.size() > 1 ? static_cast<std::size_t>(shape[1]) : 1;
+    if (text) {
+        if (rows > 1) throw InputError(what + " must be a one-line char array, got " + std::to_string(rows) + " lines");
+        std::string s;
+        for (std::size_t i = 0; i < count; ++i) {
+            unsigned ch = v->data_size == 1   ? static_cast<const unsigned char*>(v->data)[i]
+                          : v->data_size == 2 ? static_cast<const std::uint16_t*>(v->data)[i]
+                                              : static_cast<unsigned>('?');
+            s += ch < 128 ? static_cast<char>(ch) : '?';
+        }
+        out.is_string = true;
+        out.shape = {1};
+        out.strings = {s};
+        return out;
+    }
+    // matio gives the data in the variable's class, column-major (MATLAB's order).
+    switch (v->class_type) {
+        case MAT_C_DOUBLE: copy_column_major<double>(v->data, rows, cols, out.data); break;
+        case MAT_C_SINGLE: copy_column_major<float>(v->data, rows, cols, out.data); break;
+        case MAT_C_INT8: copy_column_major<std::int8_t>(v->data, rows, cols, out.data); break;
+        case MAT_C_UINT8: copy_column_major<std::uint8_t>(v->data, rows, cols, out.data); break;
+        case MAT_C_INT16: copy_column_major<std::int16_t>(v->data, rows, cols, out.data); break;
+        case MAT_C_UINT16: copy_column_major<std::uint16_t>(v->data, rows, cols, out.data); break;
+        case MAT_C_INT32: copy_column_major<std::int32_t>(v->data, rows, cols, out.data); break;
+        case MAT_C_UINT32: copy_column_major<std::uint32_t>(v->data, rows, cols, out.data); break;
+        case MAT_C_INT64: copy_column_major<std::int64_t>(v->data, rows, cols, out.data); break;
+        case MAT_C_UINT64: copy_column_major<std::uint64_t>(v->data, rows, cols, out.data); break;
+        default: throw InputError(what + " must be a numeric array");
+    }
+    // The element size matio reports must match the class, or the copy above misread it.
+    if (static_cast<std::size_t>(v->data_size) != element_bytes(v->class_type) && v->class_type != MAT_C_CHAR)
+        throw InputError(what + " cannot be read: its stored element size does not match its class");
+    out.shape = shape;
+    return out;
+}
+
+std::vector<ArrayInfo> list_open(mat_t* mat) {
+    std::vector<ArrayInfo> out;
+    g_matio_message.clear();
+    Mat_Rewind(mat);
+    for (int i = 0; i < kMaxVariables; ++i) {
+        VarPtr v(Mat_VarReadNextInfo(mat));
+        if (!v) {
+            refuse_if_complained("");
+            return out;
+        }
+        if (!v->name) continue;
+        out.push_back({v->name, shape_of(*v), class_text(*v) + std::string(v->isComplex ? " complex" : "")});
+    }
+    throw InputError("more than " + std::to_string(kMaxVariables) + " variables; not a model file");
+}
+
+std::vector<double> row_major_to_column_major(const Mat& m) {
+    std::vector<double> out(static_cast<std::size_t>(m.size()));
+    for (Index j = 0; j < m.cols(); ++j)
+        for (Index i = 0; i < m.rows(); ++i) out[static_cast<std::size_t>(i + j * m.rows())] = m(i, j);
+    return out;
+}
+
+}  // namespace
+
+std::vector<ArrayInfo> list_mat_arrays(const fs::path& path) {
+    MatPtr mat = open_mat(path);
+    return list_open(mat.get());
+}
+
+NamedArrays read_mat_arrays(const fs::path& path, const ModelLoadOptions& options) {
+    std::error_code ec;
+    const std::uintmax_t bytes = fs::file_size(path, ec);
+    MatPtr mat = open_mat(path);
+    std::vector<std::string> names;
+    for (const auto& a : list_open(mat.get())) names.push_back(a.name);
+    NamedArrays out;
+    out.matlab_shapes = true;
+    out.format = "mat";
+    for (const auto& [key, name] : choose_arrays(names, options, true))
+        out.arrays[key] = read_variable(mat.get(), key, name, ec ? 0 : bytes);
+    return out;
+}
+
+void write_mat_model(const Model& model, const fs::path& path, bool mat73) {
+    if (model.anneal_from)
+        throw InputError("a model with 'anneal_from' cannot be written as .mat (use .json or .npz)");
+    quiet_matio();
+    ScratchFile tmp(path);
+    g_matio_message.clear();
+    mat_t* raw = Mat_CreateVer(tmp.path().c_str(), nullptr, mat73 ? MAT_FT_MAT73 : MAT_FT_MAT5);
+    if (!raw) throw InputError("libmatio cannot create the file" + (g_matio_message.empty() ? std::string() : ": " + g_matio_message));
+    MatPtr mat(raw);
+    auto put = [&](const char* name, std::size_t rows, std::size_t cols, std::vector<double> data) {
+        size_t dims[2] = {rows, cols};
+        VarPtr v(Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, data.data(), MAT_F_DONT_COPY_DATA));
+        if (!v || Mat_VarWrite(mat.get(), v.get(), MAT_COMPRESSION_NONE) != 0)
+            throw InputError(std::string("libmatio cannot write '") + name + "'");
+    };
+    auto put_matrix = [&](const char* name, const Mat& m) {
+        put(name, static_cast<std::size_t>(m.rows()), static_cast<std::size_t>(m.cols()), row_major_to_column_major(m));
+    };
+    // Hinton's code keeps every vector as a 1 x n row.
+    auto put_row = [&](const char* name, const Vec& v) {
+        put(name, 1, static_cast<std::size_t>(v.size()), std::vector<double>(v.data(), v.data() + v.size()));
+    };
+    auto put_text = [&](const char* name, const std::string& s) {
+        std::string copy = s;
+        size_t dims[2] = {1, copy.size()};
+        VarPtr v(Mat_VarCreate(name, MAT_C_CHAR, MAT_T_UINT8, 2, dims, copy.data(), MAT_F_DONT_COPY_DATA));
+        if (!v || Mat_VarWrite(mat.get(), v.get(), MAT_COMPRESSION_NONE) != 0)
+            throw InputError(std::string("libmatio cannot write '") + name + "'");
+    };
+    put_text("kind", kind_name(model.kind()));
+    if (!model.name.empty()) put_text("name", model.name);
+    if (!model.notes.empty()) put_text("notes", model.notes);
+    std::visit(
+        [&](const auto& p) {
+            using T = std::decay_t<decltype(p)>;
+            if constexpr (std::is_same_v<T, Gaussian>) {
+                put_row("mean", p.mean);
+                put_matrix("cov", p.cov);
+            } else {
+                put_matrix("vishid", p.W);
+                put_row("visbiases", p.b);
+                put_row("hidbiases", p.c);
+                if constexpr (std::is_same_v<T, Grbm>) {
+                    put_row("sigma", p.sigma);
+                    put_row("hidden_values", Eigen::Map<const Vec>(p.hidden_values.data(),
+                                                                   static_cast<Index>(p.hidden_values.size())));
+                }
+                if constexpr (std::is_same_v<T, Leaky>) put("leakiness", 1, 1, {p.leakiness});
+            }
+        },
+        model.params);
+    mat.reset();
+    tmp.commit();
+}
+
+}  // namespace rbm

@@ -1,0 +1,95 @@
+#pragma once
+// Containers of named arrays (.npz, MATLAB .mat, HDF5 .h5): which array holds each of the
+// model's keys (W, b, c, ...), and the one assembly of a model from them. The readers of each
+// format only turn their arrays into NpyArrays under the model's names; the checks of shapes,
+// kinds and the transposed-W rule are written here once.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/io/model_io.hpp"
+#include "core/io/npy.hpp"
+#include "core/models/models.hpp"
+
+namespace rbm {
+
+// The model's key -> the container's array name, e.g. {"W": "vishid", "b": "visbiases"}.
+using ArrayNameMap = std::map<std::string, std::string>;
+
+// "W=vishid,b=visbiases,c=hidbiases" (the CLI's --map). InputError for an unknown key, a
+// missing '=', an empty name or a key given twice.
+ArrayNameMap parse_array_map(const std::string& text);
+// The keys a map may name, in the order messages list them.
+const std::vector<std::string>& mappable_keys();
+
+struct ModelLoadOptions {
+    ArrayNameMap names;  // empty: the standard names (and, in .mat/.h5, Hinton's)
+};
+
+// A loaded model and what the loader noticed without refusing the file (e.g. a transposed W).
+struct LoadedModel {
+    Model model;
+    std::vector<std::string> warnings;
+};
+
+// One array of a container as listed without reading its data (for an import dialog).
+struct ArrayInfo {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    std::string type;  // "double", "int32", "char", "cell", "string", ...
+};
+
+// The arrays of a container under the model's keys.
+struct NamedArrays {
+    std::map<std::string, NpyArray> arrays;
+    // MATLAB has no 1-D arrays: vectors come as 1 x n or n x 1, scalars as 1 x 1.
+    bool matlab_shapes = false;
+    std::string format = "npz";  // "npz", "mat" or "h5": how a missing array is named in messages
+};
+
+// Which of `available` holds each key: the map's choice, else the key itself, else (when
+// `hinton_names`) vishid / visbiases / hidbiases for W / b / c. A map naming an array the
+// container lacks is an InputError listing what it has.
+ArrayNameMap choose_arrays(const std::vector<std::string>& available, const ModelLoadOptions& options,
+                           bool hinton_names);
+
+// The model made of `a` (prefix "anneal_from/" for the nested start of a .npz). A W stored
+// m x n where b and c say n x m is transposed and said so in `warnings`.
+Model model_from_named_arrays(const NamedArrays& a, const std::string& prefix, std::vector<std::string>* warnings);
+
+ModelKind parse_model_kind(const std::string& kind);  // InputError listing the kinds (model_io.cpp)
+std::string array_shape_text(const std::vector<std::int64_t>& shape);  // "(2, 3)", "(4,)", "()"
+// Refuse a declared shape before anything is allocated: at most 2 dimensions, no dimension
+// and no product above kMaxFileElements. `what` names the array in the message.
+void check_declared_shape(const std::vector<std::int64_t>& shape, const std::string& what);
+
+// MATLAB .mat (v5, v7.3) and HDF5 readers (mat_file.cpp, h5_file.cpp): the arrays of `options`,
+// or of the standard names, read after their declared sizes are checked.
+NamedArrays read_mat_arrays(const std::filesystem::path& path, const ModelLoadOptions& options);
+NamedArrays read_h5_arrays(const std::filesystem::path& path, const ModelLoadOptions& options);
+std::vector<ArrayInfo> list_mat_arrays(const std::filesystem::path& path);
+std::vector<ArrayInfo> list_h5_arrays(const std::filesystem::path& path);
+// Writers with the reference tools' conventions: .mat with Hinton's names (vishid n x m,
+// visbiases 1 x n, hidbiases 1 x m) and `kind` as a char array; .h5 as h5py writes (C order,
+// `kind` a string attribute of the root group). `mat73` picks MATLAB's v7.3 (HDF5) layout.
+void write_mat_model(const Model& model, const std::filesystem::path& path, bool mat73);
+void write_h5_model(const Model& model, const std::filesystem::path& path);
+
+// load_model and model_from_file_bytes (model_io.hpp) with options (--map) and what the loader
+// noticed (e.g. a transposed W); also MATLAB .mat (v5, v7.3) and HDF5 .h5/.hdf5 (SPEC §9).
+LoadedModel load_model_file(const std::filesystem::path& path, const ModelLoadOptions& options);
+LoadedModel model_from_file_bytes(const std::string& bytes, const std::string& ext, const std::string& origin,
+                                  const ModelLoadOptions& options);
+// .mat, .h5, .hdf5 (model_containers.cpp): the libraries read files, so bytes go through a
+// temporary file.
+bool is_named_container_extension(const std::string& lower_ext);
+LoadedModel load_named_container(const std::filesystem::path& path, const std::string& lower_ext,
+                                 const ModelLoadOptions& options);
+LoadedModel named_container_from_bytes(const std::string& bytes, const std::string& lower_ext,
+                                       const std::string& origin, const ModelLoadOptions& options);
+// The arrays of a .mat or .h5 file with their shapes and types, without their data.
+std::vector<ArrayInfo> list_model_arrays(const std::filesystem::path& path);
+
+}  // namespace rbm

@@ -1,0 +1,207 @@
+// Opening model files in the app (issue #18): a .mat dropped on the window opens like File ->
+// Open model; a bad file dropped gives the message and keeps the current model; File -> Open
+// recent remembers the last files and drops those that are gone; the dialog offers every format.
+#include <QDialogButtonBox>
+#include <QDropEvent>
+#include <QPushButton>
+#include <QFile>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QPainter>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QUrl>
+#include <QtTest>
+
+#include "main_window/array_import_dialog.hpp"
+#include "main_window/main_window.hpp"
+#include "screenshot_dir.hpp"
+
+using namespace rbmscope;
+
+namespace {
+
+const QString kData = QStringLiteral(RBMSCOPE_TEST_DATA);
+
+// Drags `path` over the window and drops it; returns whether the drag was accepted.
+bool dropFile(MainWindow& w, const QString& path) {
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(path)});
+    const QPoint at(w.width() / 2, w.height() / 2);
+    QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    if (!enter.isAccepted()) return false;
+    QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    return drop.isAccepted();
+}
+
+}  // namespace
+
+class TestModelFiles : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);  // QSettings and autosave out of the user's files
+        QVERIFY(settingsDir_.isValid());
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
+    }
+    void init() { QSettings().remove(QStringLiteral("recentModels")); }
+
+    void droppedMatFileOpens() {
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
+        QVERIFY(dropFile(w, kData + QStringLiteral("/loaders/brbm-v5.mat")));
+        QCOMPARE(w.model().kind(), rbm::ModelKind::Brbm);
+        QCOMPARE(w.model().n_visible(), rbm::Index(5));
+        QCOMPARE(w.model().n_hidden(), rbm::Index(3));
+        // The same numbers as the JSON twin.
+        const rbm::Model twin = rbm::load_model((kData + QStringLiteral("/loaders/brbm.json")).toStdString());
+        QVERIFY(w.model().as<rbm::Brbm>()->W == twin.as<rbm::Brbm>()->W);
+        QVERIFY(w.model().as<rbm::Brbm>()->b == twin.as<rbm::Brbm>()->b);
+        // An h5py file too, and the transposed one says so in the status bar.
+        QVERIFY(dropFile(w, kData + QStringLiteral("/loaders/grbm.h5")));
+        QCOMPARE(w.model().kind(), rbm::ModelKind::Grbm);
+        QVERIFY(dropFile(w, kData + QStringLiteral("/loaders/brbm-transposed.h5")));
+        QVERIFY2(w.statusMessage().contains(QStringLiteral("transposed")), qPrintable(w.statusMessage()));
+    }
+
+    void droppedBadFileKeepsTheModel() {
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
+        const std::string before = w.model().name;
+        QVERIFY(dropFile(w, kData + QStringLiteral("/bad/mat-W-cell.mat")));
+        QCOMPARE(w.model().name, before);
+        QCOMPARE(w.model().kind(), rbm::ModelKind::Grbm);
+        // The message File -> Open model gives for the same file.
+        const QString dropped = w.statusMessage();
+        QVERIFY(!w.loadFile(kData + QStringLiteral("/bad/mat-W-cell.mat")));
+        QCOMPARE(w.statusMessage(), dropped);
+        QVERIFY2(dropped.contains(QStringLiteral("'W' (variable 'vishid') must be a numeric array")), qPrintable(dropped));
+        // Not a model file, or several files: the drag is refused and nothing happens.
+        QVERIFY(!dropFile(w, kData + QStringLiteral("/bad/model.txt")));
+        QMimeData two;
+        two.setUrls({QUrl::fromLocalFile(kData + QStringLiteral("/loaders/brbm.json")),
+                     QUrl::fromLocalFile(kData + QStringLiteral("/loaders/grbm.json"))});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &two, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        QVERIFY(!enter.isAccepted());
+        QCOMPARE(w.model().name, before);
+    }
+
+    void openRecentRemembersAndForgets() {
+        QTemporaryDir dir;
+        QStringList files;
+        for (int i = 0; i < MainWindow::kMaxRecent + 2; ++i) {
+            const QString p = dir.filePath(QStringLiteral("m%1.json").arg(i));
+            QVERIFY(QFile::copy(kData + QStringLiteral("/loaders/brbm.json"), p));
+            files << p;
+        }
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(w.loadFile(files[0]));
+        QVERIFY(w.loadFile(files[1]));
+        QCOMPARE(w.recentModels(), (QStringList{files[1], files[0]}));
+        QVERIFY(w.loadFile(files[0]));  // to the front, not twice
+        QCOMPARE(w.recentModels(), (QStringList{files[0], files[1]}));
+        // A failed open is not remembered.
+        QVERIFY(!w.loadFile(kData + QStringLiteral("/bad/mat-W-cell.mat")));
+        QCOMPARE(w.recentModels().size(), 2);
+        for (const QString& f : files) QVERIFY(w.loadFile(f));
+        QCOMPARE(w.recentModels().size(), MainWindow::kMaxRecent);
+        QCOMPARE(w.recentModels().front(), files.back());
+        // The menu lists them (plus the separator and Clear list).
+        QCOMPARE(w.recentMenu()->actions().size(), MainWindow::kMaxRecent + 2);
+        // A file gone since: removed, with a message, and the model stays.
+        const QString gone = w.recentModels()[1];
+        QVERIFY(QFile::remove(gone));
+        const rbm::Index n = w.model().n_visible();
+        QVERIFY(!w.openRecent(gone));
+        QVERIFY(!w.recentModels().contains(gone));
+        QVERIFY2(w.statusMessage().contains(QStringLiteral("no longer exists; removed from Open recent")),
+                 qPrintable(w.statusMessage()));
+        QCOMPARE(w.model().n_visible(), n);
+        // A second window (the next start) reads the same list.
+        MainWindow again;
+        QCOMPARE(again.recentModels(), w.recentModels());
+        QVERIFY(again.openRecent(again.recentModels().front()));
+    }
+
+    void dialogOffersEveryFormat() {
+        const QString f = MainWindow::modelFileFilter();
+        for (const char* ext : {"*.json", "*.npz", "*.npy", "*.mat", "*.h5", "*.hdf5"})
+            QVERIFY2(f.section(QStringLiteral(";;"), 0, 0).contains(QLatin1String(ext)), ext);
+    }
+
+    void importDialogPicksArrays() {
+        // Hinton's names are recognised and preselected; the map loads the JSON twin's model.
+        const std::string mat = (kData + QStringLiteral("/loaders/brbm-v5.mat")).toStdString();
+        ArrayImportDialog hinton(QStringLiteral("brbm-v5.mat"), rbm::list_model_arrays(mat));
+        const rbm::ArrayNameMap picked = hinton.names();
+        QCOMPARE(picked.size(), std::size_t(3));
+        QCOMPARE(picked.at("W"), std::string("vishid"));
+        QCOMPARE(picked.at("b"), std::string("visbiases"));
+        QCOMPARE(picked.at("c"), std::string("hidbiases"));
+        rbm::ModelLoadOptions o;
+        o.names = picked;
+        const rbm::Model twin = rbm::load_model((kData + QStringLiteral("/loaders/brbm.json")).toStdString());
+        QVERIFY(rbm::load_model_file(mat, o).model.as<rbm::Brbm>()->W == twin.as<rbm::Brbm>()->W);
+        // Other names: W is guessed as the only matrix, the biases are picked by hand.
+        const std::vector<rbm::ArrayInfo> other = {{"hbias", {3}, "float64"},
+                                                   {"vbias", {5}, "float64"},
+                                                   {"weights", {3, 5}, "float64"},
+                                                   {"epoch", {}, "int64"}};
+        ArrayImportDialog d(QStringLiteral("trained.h5"), other);
+        QCOMPARE(d.names().size(), std::size_t(1));
+        QCOMPARE(d.names().at("W"), std::string("weights"));
+        d.choice(QStringLiteral("b"))->setCurrentIndex(2);
+        d.choice(QStringLiteral("c"))->setCurrentIndex(1);
+        QCOMPARE(d.names().at("b"), std::string("vbias"));
+        QCOMPARE(d.names().at("c"), std::string("hbias"));
+        // Without a W the dialog cannot be accepted.
+        d.choice(QStringLiteral("W"))->setCurrentIndex(0);
+        QVERIFY(!d.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
+        d.choice(QStringLiteral("W"))->setCurrentIndex(3);
+        QVERIFY(d.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
+        d.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        QVERIFY(d.grab().save(screenshotDir() + QStringLiteral("/import-dialog.png")));
+    }
+
+    void recentMenuScreenshot() {
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(w.loadFile(kData + QStringLiteral("/loaders/grbm.json")));
+        QVERIFY(w.loadFile(kData + QStringLiteral("/loaders/brbm-v73.mat")));
+        QVERIFY(w.loadFile(kData + QStringLiteral("/loaders/grbm.h5")));
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QMenu* file = w.menuBar()->actions().front()->menu();
+        const QPoint at = w.menuBar()->actionGeometry(w.menuBar()->actions().front()).bottomLeft();
+        file->popup(w.menuBar()->mapToGlobal(at));
+        QVERIFY(QTest::qWaitForWindowExposed(file));
+        const QRect recentRect = file->actionGeometry(w.recentMenu()->menuAction());
+        w.recentMenu()->popup(file->mapToGlobal(recentRect.topRight()));
+        QVERIFY(QTest::qWaitForWindowExposed(w.recentMenu()));
+        QImage shot = w.grab().toImage();
+        {
+            QPainter p(&shot);
+            p.drawPixmap(w.mapFromGlobal(file->pos()), file->grab());
+            p.drawPixmap(w.mapFromGlobal(w.recentMenu()->pos()), w.recentMenu()->grab());
+        }
+        w.recentMenu()->hide();
+        file->hide();
+        QVERIFY(shot.save(screenshotDir() + QStringLiteral("/open-recent-menu.png")));
+    }
+
+private:
+    QTemporaryDir settingsDir_;
+};
+
+QTEST_MAIN(TestModelFiles)
+#include "tst_model_files.moc"
