@@ -1,6 +1,8 @@
 #pragma once
 // Factories for every annealing path of SPEC §2, and build_path(), which turns the CLI/GUI
 // request (path, base, model, optional start model) into one of them.
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -16,6 +18,11 @@ struct MomentSource {
     Index gibbs_chains = 100, gibbs_steps = 5000, gibbs_burn_in = 100;  // Kiwaki's setting
     std::uint64_t seed = 1;
     RowMat data;  // Kind::Data: rows are visible vectors
+    // Raised -> Gibbs estimation throws Cancelled (checked before every sweep). Not owned; null: never.
+    const std::atomic<bool>* cancel = nullptr;
+    // Gibbs estimation calls progress(sweeps done, sweeps in all, burn-in included) after every
+    // sweep, on the calling thread (a long estimation can say how far it is).
+    std::function<void(Index, Index)> progress;
 };
 struct VisibleMoments {
     Vec mean;
@@ -47,6 +54,7 @@ struct MasOptions {
     double tolerance = 1e-8;         // gradient norm
     Index pcd_chains = 1000, pcd_steps = 20;  // when moments are not enumerable
     std::uint64_t seed = 1;
+    const std::atomic<bool>* cancel = nullptr;  // raised -> throws Cancelled between fits and sweeps
 };
 PathPtr make_mas_path(const Model& target, const Model& base, const MasOptions& opts);
 
