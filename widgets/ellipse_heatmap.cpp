@@ -48,6 +48,16 @@ void EllipseHeatmap::clearSpot() {
     update();
 }
 
+namespace {
+// QPainter's raster engine converts to int: points of a model with extreme numbers (1e300) crash
+// it. Such points are far off the plot; they are not drawn.
+bool paintable(const QPointF& w, const QRect& plot) {
+    constexpr double margin = 1e5;
+    return std::isfinite(w.x()) && std::isfinite(w.y()) && std::fabs(w.x() - plot.center().x()) < margin &&
+           std::fabs(w.y() - plot.center().y()) < margin;
+}
+}  // namespace
+
 void EllipseHeatmap::paintEvent(QPaintEvent* e) {
     HeatmapView::paintEvent(e);
     if (image().isNull()) return;
@@ -58,11 +68,13 @@ void EllipseHeatmap::paintEvent(QPaintEvent* e) {
     if (hasSpot_) {
         p.setPen(QPen(QColor(255, 255, 255), 1.5));
         p.setBrush(spotColor_);
-        p.drawEllipse(toWidget(spot_), 5.0, 5.0);
+        if (const QPointF w = toWidget(spot_); paintable(w, plot)) p.drawEllipse(w, 5.0, 5.0);
     }
     for (const EllipseOverlay& el : ellipses_) {
         QPolygonF poly = ellipsePolygon(el);
-        for (QPointF& q : poly) q = toWidget(q);
+        bool ok = true;
+        for (QPointF& q : poly) ok = paintable(q = toWidget(q), plot) && ok;
+        if (!ok) continue;
         p.setPen(QPen(el.color, el.width, el.style));
         p.setBrush(Qt::NoBrush);
         p.drawPolyline(poly);

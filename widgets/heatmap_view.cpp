@@ -184,6 +184,16 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     }
 }
 
+namespace {
+// Whether a widget point can be handed to QPainter: the raster engine converts coordinates to
+// int, and a particle or mode at 1e300 (a model of extreme numbers) crashed it. Nothing this far
+// outside the plot is visible anyway.
+bool paintable(const QPointF& w, const QRect& plot, double margin) {
+    return std::isfinite(w.x()) && std::isfinite(w.y()) && w.x() > plot.left() - margin && w.x() < plot.right() + margin &&
+           w.y() > plot.top() - margin && w.y() < plot.bottom() + margin;
+}
+}  // namespace
+
 void HeatmapView::paintOverlays(QPainter& p, const QRect& plot) {
     p.save();
     p.setClipRect(plot);
@@ -193,7 +203,8 @@ void HeatmapView::paintOverlays(QPainter& p, const QRect& plot) {
         if (p.paintEngine() && p.paintEngine()->type() == QPaintEngine::SVG) {
             p.setPen(Qt::NoPen);
             p.setBrush(particleColor_);
-            for (const auto& pt : particles_) p.drawEllipse(toWidget(pt), r, r);
+            for (const auto& pt : particles_)
+                if (const QPointF w = toWidget(pt); paintable(w, plot, 10)) p.drawEllipse(w, r, r);
         } else {
             // On screen: one pre-drawn dot blitted per particle (much cheaper than an
             // antialiased ellipse each, which matters at 30 frames a second).
@@ -209,11 +220,13 @@ void HeatmapView::paintOverlays(QPainter& p, const QRect& plot) {
                 spriteColor_ = particleColor_;
                 spriteRadius_ = r;
             }
-            for (const auto& pt : particles_) p.drawImage(toWidget(pt) - QPointF(d / 2.0, d / 2.0), sprite_);
+            for (const auto& pt : particles_)
+                if (const QPointF w = toWidget(pt); paintable(w, plot, d)) p.drawImage(w - QPointF(d / 2.0, d / 2.0), sprite_);
         }
     }
     for (const auto& m : markers_) {
         const QPointF c = toWidget(m);
+        if (!paintable(c, plot, 20)) continue;
         const double r = compact_ ? 3.5 : 6.0;
         p.setBrush(Qt::NoBrush);
         p.setPen(QPen(QColor(20, 20, 20, 200), 3.2));
@@ -225,6 +238,7 @@ void HeatmapView::paintOverlays(QPainter& p, const QRect& plot) {
     }
     for (int i = 0; i < arrows_.size(); ++i) {
         const QPointF a = toWidget(arrowOrigin_), b = toWidget(arrowOrigin_ + arrows_[i]);
+        if (!paintable(a, plot, 1e5) || !paintable(b, plot, 1e5)) continue;
         const QColor col = QColor::fromHsv((i * 97 + 20) % 360, 200, 255);
         p.setPen(QPen(col, 2.5));
         p.drawLine(a, b);

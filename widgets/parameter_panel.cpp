@@ -57,6 +57,7 @@ void ParameterPanel::buildUi() {
     presetBox_->setToolTip(tr("The papers' toy models"));
     auto* open = new QPushButton(tr("Open model file…"), modelGroup);
     summary_ = new QLabel(modelGroup);
+    summary_->setObjectName(QStringLiteral("modelSummary"));
     summary_->setWordWrap(true);
     summary_->setTextFormat(Qt::RichText);
     summary_->setMinimumWidth(230);

@@ -15,6 +15,8 @@
 //   --train-monitor T --train-init-scale S --train-shifts --train-prep binarize|scale|standardize|raw   training settings
 //   --sampler gibbs|pt|anneal --sample-sweeps N   samples view (with --run: draw and wait)
 //   --screenshot FILE.png [--size WxH] [--timeout S]  render the window once results are in, save it, exit
+// Environment: RBMSCOPE_CONFIG_DIR  where last-session.json is kept (default: the platform's config folder).
+// SIGTERM, SIGHUP and SIGINT close the window as the user would: the session is saved, exit 0.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "main_window/main_window.hpp"
+#include "main_window/quit_signals.hpp"
 #include "core/io/presets.hpp"
 #include "validated_field.hpp"
 
@@ -112,6 +115,9 @@ int main(int argc, char** argv) {
     rbmscope::MainWindow w;
     const bool screenshot = parser.isSet(shot);
     w.setInteractive(!screenshot);
+    // SIGTERM / SIGHUP / SIGINT: close the window normally, so the session is saved.
+    rbmscope::closeOnTerminationSignals(&w);
+    if (!screenshot) w.checkAutosaveLocation();
     // Without --preset/--model the last session comes back (never for --screenshot, whose
     // pictures must not depend on it); a session that cannot be opened says why and the
     // default preset opens instead.

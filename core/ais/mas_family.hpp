@@ -23,6 +23,10 @@ constexpr Index kConfigBlock = 2048;
 // Target moments when they are not enumerable: Gibbs chains, Rao-Blackwellized over h.
 constexpr int kTargetBurnIn = 200, kTargetSweeps = 200;
 
+inline void throw_if_cancelled(const MasOptions& opts) {
+    if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+}
+
 struct Params {
     Mat W;
     Vec b, c;

@@ -221,6 +221,7 @@ double preconditioned_max_eigenvalue(const Family& f, const RowMat& V, const Row
 // above rounding.
 FitResult fit_exact(const Family& f, const Vec& s, const Vec& eta0, const MasOptions& opts) {
     auto eval = [&](const Vec& eta, Vec& grad) {
+        throw_if_cancelled(opts);
         const Params p = f.params(eta);
         const EnumMoments em = enumerate_moments(f, p);
         grad = em.s - s;
@@ -311,6 +312,7 @@ FitResult fit_pcd(const Family& f, const Vec& s, const Vec& eta0, const MasOptio
     int tail = 0;
     RowMat Q;
     for (int t = 0; t < T; ++t) {
+        throw_if_cancelled(opts);
         const Params p = f.params(eta);
         sweep(f, p, V, rngs, static_cast<int>(opts.pcd_steps));
         const Vec grad = s - rb_moments(f, p, V, &var, &Q);

@@ -58,9 +58,13 @@ public:
             rngs = ChainRngs(opts.seed, opts.pcd_chains, StreamPurpose::Moments);
             V.resize(opts.pcd_chains, fam_.n);
             draw_independent(pa, V, 0, V.rows(), rngs);
-            sweep(fam_, pb, V, rngs, kTargetBurnIn);
+            for (int t = 0; t < kTargetBurnIn; ++t) {
+                throw_if_cancelled(opts);
+                sweep(fam_, pb, V, rngs, 1);
+            }
             s_b = Vec::Zero(fam_.dim());
             for (int t = 0; t < kTargetSweeps; ++t) {
+                throw_if_cancelled(opts);
                 sweep(fam_, pb, V, rngs, 1);
                 s_b += rb_moments(fam_, pb, V);
             }

@@ -18,10 +18,10 @@ struct MomentSource {
     Index gibbs_chains = 100, gibbs_steps = 5000, gibbs_burn_in = 100;  // Kiwaki's setting
     std::uint64_t seed = 1;
     RowMat data;  // Kind::Data: rows are visible vectors
-    // Gibbs chains only (the long phase: minutes on a large BRBM). `cancel` is read after every
-    // sweep; raised, target_moments (and so build_path) throws Cancelled. `on_sweep(done, total)`
-    // is called on the calling thread after every sweep, total = burn-in + steps sweeps of
-    // gibbs_chains chains. Neither changes the numbers.
+    // Gibbs chains only (the long phase: minutes on a large BRBM). `cancel` is read before and
+    // after every sweep (the app's quit, the CLI's Ctrl-C); raised, target_moments (and so
+    // build_path) throws Cancelled. `on_sweep(done, total)` is called on the calling thread after
+    // every sweep, total = burn-in + steps sweeps of gibbs_chains chains. Neither changes the numbers.
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(Index done, Index total)> on_sweep;
 };
@@ -55,6 +55,7 @@ struct MasOptions {
     double tolerance = 1e-8;         // gradient norm
     Index pcd_chains = 1000, pcd_steps = 20;  // when moments are not enumerable
     std::uint64_t seed = 1;
+    const std::atomic<bool>* cancel = nullptr;  // raised -> throws Cancelled between fits and sweeps
 };
 PathPtr make_mas_path(const Model& target, const Model& base, const MasOptions& opts);
 

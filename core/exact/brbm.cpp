@@ -88,7 +88,7 @@ double brbm_log_z(const Brbm& m, const ExactOptions& opts) {
                RowMat P;
                lay.chunk(c, lw, P);
                acc.add(lw);
-           }).value();
+           }, opts.cancel).value();
 }
 
 Moments brbm_layer_moments(const Brbm& m, bool visible, const ExactOptions& opts) {
@@ -102,7 +102,7 @@ Moments brbm_layer_moments(const Brbm& m, bool visible, const ExactOptions& opts
                 RowMat P;
                 lay.chunk(c, lw, P);
                 acc.add(lay.space, c, lw);
-            });
+            }, opts.cancel);
         Moments out;
         s.finish(lay.space, out.mean, out.cov);
         return out;
@@ -117,7 +117,7 @@ Moments brbm_layer_moments(const Brbm& m, bool visible, const ExactOptions& opts
             const RowMat D = (S.array() * (1.0 - S.array())).matrix();
             acc.means.add(lw, S);
             acc.variances.add(lw, D);
-        });
+        }, opts.cancel);
     Moments out;
     out.mean = s.means.mean();
     out.cov = s.means.second_moment() - out.mean * out.mean.transpose();
@@ -137,7 +137,7 @@ RowMat brbm_samples(const Brbm& m, Index count, std::uint64_t seed, const ExactO
     const ConfigTable table = make_config_table(lay.space, [&](Index c, Vec& lw) {
         RowMat P;
         lay.chunk(c, lw, P);
-    });
+    }, opts.cancel);
     ChainRngs rngs(seed, count, StreamPurpose::Exact);
     for_each_block(count, [&](Index begin, Index end) {
         for (Index r = begin; r < end; ++r) {

@@ -236,15 +236,19 @@ struct LogTotal {
 
 // f(chunk, acc) for every chunk; fixed groups of `group` chunks run in parallel, each into its
 // own copy of `init`, and the groups are merged in order: the same result for any thread count.
+// A raised *cancel (ExactOptions::cancel) throws Cancelled before the next chunk.
 template <class Acc, class F>
-Acc reduce_chunks(Index chunks, const Acc& init, F&& f, Index group = 4) {
+Acc reduce_chunks(Index chunks, const Acc& init, F&& f, const std::atomic<bool>* cancel = nullptr, Index group = 4) {
     const Index blocks = (chunks + group - 1) / group;
     std::vector<Acc> part(static_cast<std::size_t>(blocks), init);
     for_each_block(
         chunks,
         [&](Index begin, Index end) {
             Acc& acc = part[static_cast<std::size_t>(begin / group)];
-            for (Index c = begin; c < end; ++c) f(c, acc);
+            for (Index c = begin; c < end; ++c) {
+                if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+                f(c, acc);
+            }
         },
         group);
     Acc out = init;
@@ -263,7 +267,7 @@ struct ConfigTable {
     }
 };
 template <class F>
-ConfigTable make_config_table(const ConfigSpace& space, F&& chunk_log_w) {
+ConfigTable make_config_table(const ConfigSpace& space, F&& chunk_log_w, const std::atomic<bool>* cancel = nullptr) {
     ConfigTable t;
     t.cdf.resize(static_cast<std::size_t>(space.size()));
     const Index S = space.chunk_size();
@@ -272,7 +276,7 @@ ConfigTable make_config_table(const ConfigSpace& space, F&& chunk_log_w) {
         chunk_log_w(c, lw);
         std::copy(lw.data(), lw.data() + S, t.cdf.begin() + c * S);
         acc.add(lw);
-    });
+    }, cancel);
     t.log_z = total.value();
     double acc = 0;
     for (double& x : t.cdf) {

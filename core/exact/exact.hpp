@@ -2,6 +2,7 @@
 // Exact answers for small models (SPEC §1): log Z, moments of v, exact samples, densities on a
 // 2-D grid. Each function refuses (InputError) when the model is too big to enumerate or has
 // no exact method, and says how big the enumeration would have been.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -15,6 +16,8 @@ struct ExactOptions {
     // BRBM: which layer to enumerate; Auto takes the smaller one (the hidden layer on a tie).
     enum class Layer { Auto, Visible, Hidden };
     Layer brbm_layer = Layer::Auto;
+    // Raised -> the enumeration throws Cancelled (checked per chunk). Not owned; null: never.
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 // Number of configurations an exact computation would enumerate (may be astronomically

@@ -48,7 +48,7 @@ double hidden_log_total(const Grbm& m, const ExactOptions& opts) {
                Vec lw;
                hm.log_weights(c, lw);
                acc.add(lw);
-           }).value();
+           }, opts.cancel).value();
 }
 
 // Keeps (configuration index, log p(h)) of the configurations above a threshold.
@@ -84,7 +84,7 @@ HiddenMoments grbm_hidden_moments(const Grbm& m, const ExactOptions& opts) {
             Vec lw;
             hm.log_weights(c, lw);
             acc.add(hm.space, c, lw);
-        });
+        }, opts.cancel);
     HiddenMoments out;
     s.finish(hm.space, out.mean, out.cov);
     return out;
@@ -109,7 +109,7 @@ RowMat grbm_samples(const Grbm& m, Index count, std::uint64_t seed, const ExactO
     RowMat V(count, n);
     if (count == 0) return V;
     const HiddenMarginal hm(m);
-    const ConfigTable table = make_config_table(hm.space, [&](Index c, Vec& lw) { hm.log_weights(c, lw); });
+    const ConfigTable table = make_config_table(hm.space, [&](Index c, Vec& lw) { hm.log_weights(c, lw); }, opts.cancel);
     ChainRngs rngs(seed, count, StreamPurpose::Exact);
     for_each_block(count, [&](Index begin, Index end) {
         for (Index r = begin; r < end; ++r) {
@@ -132,7 +132,7 @@ std::vector<std::pair<Vec, double>> grbm_heavy_configs(const Grbm& m, double min
         hm.log_weights(c, lw);
         for (Index t = 0; t < S; ++t)
             if (lw(t) >= threshold) acc.items.emplace_back(c * S + t, lw(t) - log_z);
-    });
+    }, opts.cancel);
     std::stable_sort(heavy.items.begin(), heavy.items.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
     std::vector<std::pair<Vec, double>> out;

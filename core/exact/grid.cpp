@@ -1,5 +1,7 @@
 // Normalized densities of 2-D models on a grid, and a view box that holds their mass.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "core/exact/enumeration.hpp"
@@ -16,28 +18,55 @@ void require_2d_continuous(const Model& model, const char* what) {
                          " model has " + std::to_string(model.n_visible()));
 }
 
+// A box whose cells can be told apart: finite corners and span, x1 > x0, y1 > y0, and a cell
+// wider than a few ulps of the coordinates (b = 1e308 with sigma = 1 gives x0 == x1 in double).
+// Empty when usable, else what is wrong.
+std::string box_problem(const GridSpec& g) {
+    const auto axis = [](double lo, double hi, int cells) {
+        if (!(std::isfinite(lo) && std::isfinite(hi) && std::isfinite(hi - lo)) || !(hi > lo)) return false;
+        const double cell = (hi - lo) / cells;
+        return cell > 8 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(lo), std::fabs(hi));
+    };
+    if (axis(g.x0, g.x1, std::max(g.nx, 1)) && axis(g.y0, g.y1, std::max(g.ny, 1))) return {};
+    std::ostringstream os;
+    os << "x [" << g.x0 << ", " << g.x1 << "], y [" << g.y0 << ", " << g.y1 << "]";
+    return os.str();
+}
+
 void require_grid(const GridSpec& g) {
-    if (!(std::isfinite(g.x0) && std::isfinite(g.x1) && std::isfinite(g.y0) && std::isfinite(g.y1)) ||
-        !(g.x1 > g.x0) || !(g.y1 > g.y0)) {
-        std::ostringstream os;
-        os << "density grid: the box must be finite with x1 > x0 and y1 > y0, got x [" << g.x0 << ", " << g.x1
-           << "], y [" << g.y0 << ", " << g.y1 << "]";
-        throw InputError(os.str());
-    }
     if (g.nx < 1 || g.ny < 1 || g.nx > 8192 || g.ny > 8192)
         throw InputError("density grid: nx and ny must be between 1 and 8192, got " + std::to_string(g.nx) + " x " +
                          std::to_string(g.ny));
+    if (const std::string p = box_problem(g); !p.empty())
+        throw InputError("density grid: the box must be finite with x1 > x0 and y1 > y0 and cells the arithmetic can "
+                         "tell apart, got " + p);
 }
 
-// Box [lo - margin, hi + margin] around the points (rows of P), per coordinate.
+// Box [lo - margin, hi + margin] around the points (rows of P), per coordinate. Only finite
+// points count; InputError when none is finite or the box is not usable (require_grid's rule),
+// naming what the view would need.
 GridSpec box_around(const RowMat& P, const Vec& margin, int nx, int ny) {
     GridSpec g;
     g.nx = nx;
     g.ny = ny;
-    g.x0 = P.col(0).minCoeff() - margin(0);
-    g.x1 = P.col(0).maxCoeff() + margin(0);
-    g.y0 = P.col(1).minCoeff() - margin(1);
-    g.y1 = P.col(1).maxCoeff() + margin(1);
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (Index r = 0; r < P.rows(); ++r) {
+        if (!(std::isfinite(P(r, 0)) && std::isfinite(P(r, 1)))) continue;
+        for (int c = 0; c < 2; ++c) {
+            lo[c] = std::min(lo[c], P(r, c));
+            hi[c] = std::max(hi[c], P(r, c));
+        }
+    }
+    if (!(lo[0] <= hi[0] && lo[1] <= hi[1]))
+        throw InputError("this model's density cannot be drawn: none of its mode centres is a finite number "
+                         "(the biases, weights or hidden values are beyond what double arithmetic holds)");
+    g.x0 = lo[0] - margin(0);
+    g.x1 = hi[0] + margin(0);
+    g.y0 = lo[1] - margin(1);
+    g.y1 = hi[1] + margin(1);
+    if (const std::string p = box_problem(g); !p.empty())
+        throw InputError("this model's density cannot be drawn: its view box " + p +
+                         " is not finite or too narrow for its magnitude (biases, weights or hidden values too large)");
     return g;
 }
 
@@ -52,6 +81,12 @@ DensityGrid density_grid(const Model& model, const GridSpec& grid, const ExactOp
     DensityGrid out;
     out.spec = grid;
     out.log_z = exact_log_z(model, opts);
+    if (!std::isfinite(out.log_z)) {
+        std::ostringstream os;
+        os << "this model's density cannot be drawn: its log Z is " << out.log_z
+           << " (the biases, weights or hidden values are beyond what double arithmetic holds)";
+        throw InputError(os.str());
+    }
     out.log_density.resize(static_cast<std::size_t>(grid.nx) * static_cast<std::size_t>(grid.ny));
     const double dx = (grid.x1 - grid.x0) / grid.nx, dy = (grid.y1 - grid.y0) / grid.ny;
     for_each_block(

@@ -161,6 +161,7 @@ RunEnd iterate(const Problem& p, State s, const MeanFieldOptions& opts, MeanFiel
     RunEnd end;
     Vec targets(m);
     for (long long it = 1; it <= opts.max_iterations; ++it) {
+        if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) throw Cancelled();
         double change = 0;
         if (opts.update == MeanFieldUpdate::Sequential) {
             for (Index j = 0; j < m; ++j) change = std::max(change, move_site(p, s, j, target_field(p, s, j), opts.damping));

@@ -42,6 +42,9 @@ struct MeanFieldOptions {
     // (runs are deterministic, so it ends on the same point), so the other restarts cost nothing
     // extra; max_iterations must then be at most kMeanFieldMaxTraceIterations.
     bool record_trace = false;
+    // Raised -> throws Cancelled before the next sweep (10^4 sweeps x 10 restarts of a large model
+    // take seconds). Not owned; null: never. exact.cancel is separate.
+    const std::atomic<bool>* cancel = nullptr;
 };
 inline constexpr long long kMeanFieldMaxTraceIterations = 1000000;  // 24 MB of trace at most
 

@@ -1,10 +1,13 @@
 #include "jobs/lanes.hpp"
 
+#include <algorithm>
+
 #include "core/ais/paths.hpp"
 
 namespace rbmscope {
 
-std::vector<Lane> buildLanes(const rbm::Model& model, const RunSettings& settings, const std::atomic<bool>* cancel) {
+std::vector<Lane> buildLanes(const rbm::Model& model, const RunSettings& settings, const std::atomic<bool>* cancel,
+                             const std::function<void(const QString&)>& progress) {
     std::vector<Lane> out;
     for (const MethodSpec& m : settings.methods()) {
         if (cancel && cancel->load()) throw rbm::Cancelled();
@@ -17,6 +20,18 @@ std::vector<Lane> buildLanes(const rbm::Model& model, const RunSettings& setting
         req.leaky_kernel = settings.leakyKernel;
         req.moments.seed = settings.seed;
         req.mas.seed = settings.seed;
+        // Gibbs moment estimation and MAS knot fits can take minutes: quitting must not wait for them.
+        req.moments.cancel = cancel;
+        req.mas.cancel = cancel;
+        if (progress)
+            req.moments.on_sweep = [&progress, label = lane.label](rbm::Index done, rbm::Index total) {
+                const rbm::Index step = std::max<rbm::Index>(1, total / 100);
+                if (done % step == 0 || done == 1)
+                    progress(QStringLiteral("%1: estimating the target's moments by Gibbs chains, sweep %2 of %3…")
+                                 .arg(label)
+                                 .arg(done)
+                                 .arg(total));
+            };
         try {
             lane.path = rbm::build_path(model, req);
             lane.notes = QString::fromStdString(lane.path->name());

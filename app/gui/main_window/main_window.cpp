@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
@@ -16,6 +17,7 @@
 #include "core/io/named_arrays.hpp"
 #include "core/io/presets.hpp"
 #include "main_window/view_export.hpp"
+#include "text_preview.hpp"
 
 namespace rbmscope {
 
@@ -59,6 +61,7 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
+    QFile::remove(autosavePath() + QStringLiteral(".opening"));  // this start got through (see startWithSession)
     // Workers may still post to the sessions and views: stop them before any of those goes.
     jobs_->cancelAll();
     jobs_->waitForAll();
@@ -102,6 +105,10 @@ void MainWindow::buildViews() {
     tabs_->setTabToolTip(tabs_->indexOf(training_), tr("Train RBMs with CD, PCD, tempered PCD or Algorithm 2 and watch them learn"));
     // "Open in app": the trained model replaces the current one; the samples view shows its data.
     connect(training_, &TrainingView::openModel, this, [this](const rbm::Model& m, const rbm::Dataset& data, const QString& origin) {
+        if (const QString problem = displayProblem(m); !problem.isEmpty()) {
+            showError(tr("Cannot open the trained model"), problem);
+            return;
+        }
         setModel(m, origin, QString());
         samples_->setData(data);
         filters_->setImageShape(static_cast<int>(data.image_rows), static_cast<int>(data.image_cols));
@@ -300,6 +307,9 @@ bool MainWindow::loadPreset(const QString& name) {
 bool MainWindow::loadFile(const QString& path) {
     try {
         rbm::LoadedModel loaded = rbm::load_model_file(path.toStdString(), {});
+        // A model no view can show is refused here, with the reason, and the current one stays.
+        if (const QString problem = displayProblem(loaded.model); !problem.isEmpty())
+            throw rbm::InputError(path.toStdString() + ": " + problem.toStdString());
         setModel(std::move(loaded.model), path, QString());
         rememberRecent(path);
         // What the loader noticed (a transposed W) stays readable in the status bar.
@@ -344,7 +354,7 @@ void MainWindow::saveModelDialog() {
 QString MainWindow::exportImage(const QString& path) {
     const QString err = rbmscope::exportImage(tabs_->currentWidget(), path,
                                               QStringLiteral("rbmscope — %1 — %2").arg(tabs_->tabText(tabs_->currentIndex()),
-                                                                                      QString::fromStdString(model_.name)));
+                                                                                      textPreview(model_.name, kNamePreviewChars)));
     statusText_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
     return err;
 }

@@ -113,21 +113,33 @@ public:
     QString sessionPath() const { return sessionPath_; }        // "" until a session is opened or saved
     QString sessionMessage() const { return sessionMessage_; }  // the last session problem, "" if none
     // Where the session is saved on quit and restored from on start (AppConfigLocation).
+    // $RBMSCOPE_CONFIG_DIR/last-session.json when that variable is set.
     static QString autosavePath();
+    // "" when the autosave's folder can be created and written, else why not (a real write).
+    static QString autosaveLocationProblem();
+    // At start: a folder the autosave cannot write is reported (status bar, non-modal message).
+    void checkAutosaveLocation();
     QString autosaveSession();  // save to autosavePath(); "" on success, else why not
-    void setAutosave(bool on) { autosave_ = on; }  // on quit (closeEvent); on by default
+    // On quit (closeEvent); on by default. A failed autosave is reported (status bar, stderr,
+    // autosaveFailed); when interactive the window stays open with a non-modal message once, and
+    // closing it again quits.
+    void setAutosave(bool on) { autosave_ = on; }
     // Start-up without --preset/--model: open `sessionFile`, or the autosave when it is empty.
     // When that fails (the reason is reported; a broken autosave is moved aside to
     // autosavePath() + ".broken", never overwritten) or there is none, the default preset
-    // opens. True when a session was opened.
+    // opens. True when a session was opened. An autosave whose model no view can show
+    // (displayProblem), or whose last start died while showing it (a marker file,
+    // autosavePath() + ".opening", lives until the density is in), counts as broken.
     bool startWithSession(const QString& sessionFile);
 
 Q_SIGNALS:
     void modelChanged();
     void densityReady();
     void lanesChanged();
+    void pathProgress(const QString& text);  // a long path build (Gibbs target moments) says how far it is
     void summaryReady();
     void sessionProblem(const QString& message);
+    void autosaveFailed(const QString& message);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -165,6 +177,8 @@ private:
     void saveSessionAsDialog();
 
     // main_window/runs.cpp
+    // "" when the views can show the model; else why not (refused on open, edit and restore).
+    static QString displayProblem(const rbm::Model& m);
     void setModel(rbm::Model m, const QString& origin, const QString& presetName);
     void refreshSummary();
     void rebuildLanes();
@@ -183,6 +197,7 @@ private:
     bool modelEdited_ = false;  // changed since setModel (editor or arrows)
     QString sessionPath_, sessionMessage_;
     bool autosave_ = true;
+    bool quitWithoutSaving_ = false;  // the autosave failed and the user was told: the next close quits
     QLabel* sessionLabel_ = nullptr;  // the last session problem, in the status bar
     bool interactive_ = true;
     RunSettings settings_;

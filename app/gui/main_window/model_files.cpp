@@ -103,6 +103,8 @@ int MainWindow::importWithDialog(const QString& path) {
         rbm::ModelLoadOptions options;
         options.names = dialog.names();
         rbm::LoadedModel loaded = rbm::load_model_file(path.toStdString(), options);
+        if (const QString problem = displayProblem(loaded.model); !problem.isEmpty())  // as File → Open
+            throw rbm::InputError(path.toStdString() + ": " + problem.toStdString());
         setModel(std::move(loaded.model), path, QString());
         rememberRecent(path);
         QStringList notes;

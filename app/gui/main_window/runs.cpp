@@ -3,11 +3,13 @@
 // the status bar follows whatever runs. Changing a parameter restarts only what it affects.
 #include <QAction>
 #include <QFileInfo>
+#include <algorithm>
 #include <cmath>
 
 #include "main_window/main_window.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/presets.hpp"
+#include "text_preview.hpp"
 
 namespace rbmscope {
 namespace {
@@ -24,13 +26,38 @@ QString rate(double r) {
 
 }  // namespace
 
+QString MainWindow::displayProblem(const rbm::Model& m) {
+    // The loader lets through every finite number. A GRBM whose hidden log weights
+    // B.h + h'Jh/2 (B = c + W'(b/sigma), J = W'W) can overflow — |.| <= hmax |B|_1 + m hmax^2 |W|_F^2 / 2
+    // is not finite — has no finite log Z, density or path; a 2-D model whose density box the
+    // arithmetic cannot hold (b = 1e308) has nothing to draw. Neither is shown.
+    if (const auto* g = m.as<rbm::Grbm>()) {
+        double hmax = 0;
+        for (double v : g->hidden_values) hmax = std::max(hmax, std::fabs(v));
+        const double bound = hmax * g->hidden_marginal_field().lpNorm<1>() +
+                             0.5 * static_cast<double>(g->n_hidden()) * hmax * hmax * g->W.squaredNorm();
+        if (!std::isfinite(bound))
+            return tr("this model's hidden log weights B.h + h'Jh/2 (B = c + W'(b/σ), J = W'W) can exceed what double "
+                      "arithmetic holds (largest |hidden value| %1, largest |W| %2): it has no finite log Z to show")
+                .arg(hmax, 0, 'g', 3)
+                .arg(g->W.cwiseAbs().maxCoeff(), 0, 'g', 3);
+    }
+    if (!isTwoD(m)) return {};
+    try {
+        (void)rbm::default_view(m, 256, 256);
+    } catch (const rbm::InputError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
 void MainWindow::setModel(rbm::Model m, const QString& origin, const QString& presetName) {
     model_ = std::move(m);
     loaded_ = model_;
     origin_ = origin;
     presetName_ = presetName;
     modelEdited_ = false;
-    setWindowTitle(QStringLiteral("rbmscope — %1").arg(QString::fromStdString(model_.name.empty() ? origin.toStdString() : model_.name)));
+    setWindowTitle(QStringLiteral("rbmscope — %1").arg(model_.name.empty() ? origin : textPreview(model_.name, kNamePreviewChars)));
     run_->cancel();
     sweep_->clear();
     exactLogZ_.reset();
@@ -67,11 +94,11 @@ void MainWindow::setModel(rbm::Model m, const QString& origin, const QString& pr
 void MainWindow::refreshSummary() {
     const rbm::Model snapshot = model_;
     const QString base = QStringLiteral("<b>%1</b><br>kind: %2 · n = %3 visible · m = %4 hidden")
-                             .arg(QString::fromStdString(snapshot.name).toHtmlEscaped())
+                             .arg(textPreview(snapshot.name, kNamePreviewChars).toHtmlEscaped())
                              .arg(QString::fromLatin1(rbm::kind_name(snapshot.kind())))
                              .arg(snapshot.n_visible())
                              .arg(snapshot.n_hidden());
-    const QString notes = QString::fromStdString(snapshot.notes).toHtmlEscaped();
+    const QString notes = textPreview(snapshot.notes, kNotesPreviewChars).toHtmlEscaped();
     const QString tail = notes.isEmpty() ? QString() : QStringLiteral("<p style='color:#666'>%1</p>").arg(notes);
     panel_->setModelSummary(base + tr("<br>exact log Z: computing…") + tail);
     struct Summary {
@@ -80,12 +107,14 @@ void MainWindow::refreshSummary() {
     };
     jobs_->submit<Summary>(
         QStringLiteral("summary"),
-        [snapshot](const BackgroundJobs::CancelFlag&) {
+        [snapshot](const BackgroundJobs::CancelFlag& cancel) {
             if (!rbm::has_exact_log_z(snapshot)) {
                 const auto size = rbm::enumeration_size(snapshot);
                 return Summary{QStringLiteral("exact log Z: not available (%1)").arg(QString::fromStdString(size.what)), std::nullopt};
             }
-            const double z = rbm::exact_log_z(snapshot);
+            rbm::ExactOptions opts;
+            opts.cancel = cancel.get();  // 2^24 configurations take seconds; quitting must not wait
+            const double z = rbm::exact_log_z(snapshot, opts);
             return Summary{QStringLiteral("exact log Z = <b>%1</b>").arg(z, 0, 'f', 6), z};
         },
         [this, base, tail](Summary s) {
@@ -107,9 +136,17 @@ void MainWindow::rebuildLanes() {
     panel_->setPathStatus(tr("building the annealing path…"), false);
     const rbm::Model model = model_;
     const RunSettings settings = settings_;
-    jobs_->submit<std::vector<Lane>>(
+    jobs_->submitWithProgress<std::vector<Lane>>(
         QStringLiteral("paths"),
-        [model, settings](const BackgroundJobs::CancelFlag& cancel) { return buildLanes(model, settings, cancel.get()); },
+        [this, model, settings](const BackgroundJobs::Context& ctx) {
+            // Gibbs target moments can take minutes on a large model: say how far they are.
+            return buildLanes(model, settings, ctx.cancel.get(), [this, &ctx](const QString& text) {
+                ctx.post([this, text] {
+                    panel_->setPathStatus(text, false);
+                    Q_EMIT pathProgress(text);
+                });
+            });
+        },
         [this](std::vector<Lane> lanes) { onLanes(std::move(lanes)); },
         [this](QString err) {
             panel_->setPathStatus(err, true);
@@ -279,6 +316,7 @@ void MainWindow::onModelEdited(const rbm::Grbm& g, bool final) {
     candidate.params = g;
     try {
         rbm::validate(candidate);
+        if (const QString problem = displayProblem(candidate); !problem.isEmpty()) throw rbm::InputError(problem.toStdString());
     } catch (const std::exception& e) {
         statusText_->setText(tr("Edit refused: %1").arg(QString::fromStdString(e.what())));
         return;

@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QStandardPaths>
+#include <QTemporaryFile>
 #include <iostream>
 
 #include "main_window/main_window.hpp"
@@ -17,7 +18,26 @@
 namespace rbmscope {
 
 QString MainWindow::autosavePath() {
-    return QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/last-session.json");
+    // RBMSCOPE_CONFIG_DIR overrides the platform's config location (tests, a portable setup).
+    const QString dir = qEnvironmentVariable("RBMSCOPE_CONFIG_DIR");
+    return (dir.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) : dir) +
+           QStringLiteral("/last-session.json");
+}
+
+QString MainWindow::autosaveLocationProblem() {
+    const QString dir = QFileInfo(autosavePath()).absolutePath();
+    if (!QDir().mkpath(dir)) return tr("cannot create the folder %1").arg(dir);
+    // A real write, as the autosave does it (permissions alone miss read-only mounts and root).
+    QTemporaryFile probe(dir + QStringLiteral("/.write-test-XXXXXX"));
+    if (!probe.open() || probe.write("x", 1) != 1 || !probe.flush())
+        return tr("cannot write in the folder %1: %2").arg(dir, probe.errorString());
+    return {};
+}
+
+void MainWindow::checkAutosaveLocation() {
+    if (const QString problem = autosaveLocationProblem(); !problem.isEmpty())
+        reportSessionProblem(tr("The session will not be saved on quit"),
+                             problem + tr("\nUse File → Save session as… to keep your work elsewhere."));
 }
 
 rbm::Session MainWindow::captureSession() const {
@@ -45,6 +65,7 @@ QString MainWindow::applySessionFile(const QString& path) {
     const QString view = QString::fromStdString(s.view);
     if (!view.isEmpty() && !viewNames().contains(view))
         return QStringLiteral("%1: 'view' is '%2', expected one of %3").arg(path, view, viewNames().join(QStringLiteral(", ")));
+    if (const QString problem = displayProblem(s.model); !problem.isEmpty()) return path + QStringLiteral(": ") + problem;
     const QString preset = QString::fromStdString(s.preset);
     setModel(std::move(s.model), preset.isEmpty() ? path : QStringLiteral("preset ") + preset, preset);
     applySettings(settings);
@@ -81,7 +102,7 @@ bool MainWindow::saveSession(const QString& path) {
 QString MainWindow::autosaveSession() {
     if (origin_.isEmpty()) return tr("no model is open");
     const QString path = autosavePath();
-    QDir().mkpath(QFileInfo(path).absolutePath());
+    if (!QDir().mkpath(QFileInfo(path).absolutePath())) return tr("cannot create the folder %1").arg(QFileInfo(path).absolutePath());
     try {
         rbm::save_session(captureSession(), path.toStdString());
     } catch (const std::exception& e) {
@@ -91,9 +112,28 @@ QString MainWindow::autosaveSession() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (autosave_)
-        if (const QString err = autosaveSession(); !err.isEmpty())
-            std::cerr << "rbmscope: the session was not saved: " << err.toStdString() << std::endl;
+    QFile::remove(autosavePath() + QStringLiteral(".opening"));  // this start got through
+    if (autosave_ && !quitWithoutSaving_) {
+        if (const QString err = autosaveSession(); !err.isEmpty()) {
+            const QString message = tr("The session was not saved to %1: %2").arg(autosavePath(), err);
+            statusText_->setText(message);
+            std::cerr << "rbmscope: " << message.toStdString() << std::endl;
+            Q_EMIT autosaveFailed(message);
+            if (interactive_) {
+                // Say so and stay open (non-modal, like every message here); closing again quits.
+                quitWithoutSaving_ = true;
+                auto* box = new QMessageBox(QMessageBox::Warning, tr("The session was not saved"),
+                                            message + tr("\n\nSave it elsewhere with File → Save session as…, or close "
+                                                         "the window again to quit without saving."),
+                                            QMessageBox::Ok, this);
+                box->setAttribute(Qt::WA_DeleteOnClose);
+                box->setModal(false);
+                box->show();
+                event->ignore();
+                return;
+            }
+        }
+    }
     QMainWindow::closeEvent(event);
 }
 
@@ -101,16 +141,36 @@ bool MainWindow::startWithSession(const QString& sessionFile) {
     const bool autosaved = sessionFile.isEmpty();
     const QString path = autosaved ? autosavePath() : sessionFile;
     const QString fallback = QString::fromStdString(rbm::default_preset_name());
+    // The marker lives while the autosave is being shown: found at start, the last start died
+    // showing it (a crash, a kill), and opening it again would do the same.
+    const QString marker = path + QStringLiteral(".opening");
     if (autosaved && !QFileInfo::exists(path)) {
+        QFile::remove(marker);
         loadPreset(fallback);
         return false;
     }
-    const QString err = applySessionFile(path);
+    QString err;
+    if (autosaved && QFileInfo::exists(marker)) {
+        err = tr("%1: the app stopped while showing this session at its last start (it crashed or was killed)").arg(path);
+    } else {
+        if (autosaved) {
+            QFile f(marker);
+            if (f.open(QIODevice::WriteOnly)) f.write("rbmscope: showing the last session\n");
+            // Gone once the density (the first view to draw) is in, or on quit.
+            connect(this, &MainWindow::densityReady, this, [marker] { QFile::remove(marker); }, Qt::SingleShotConnection);
+        }
+        try {
+            err = applySessionFile(path);
+        } catch (const std::exception& e) {
+            err = path + QStringLiteral(": ") + QString::fromStdString(e.what());
+        }
+    }
     if (err.isEmpty()) {
         if (!autosaved) sessionPath_ = path;
         statusText_->setText(autosaved ? tr("Restored the last session") : tr("Opened session %1").arg(path));
         return true;
     }
+    if (autosaved) QFile::remove(marker);
     loadPreset(fallback);
     QString message = err;
     if (autosaved) {

@@ -111,7 +111,9 @@ Field pathField(const rbm::AnnealingPath& path, double beta, const rbm::GridSpec
 }
 
 Field exactField(const rbm::Model& model, const rbm::GridSpec& spec, const std::atomic<bool>* cancel) {
-    const rbm::DensityGrid g = rbm::density_grid(model, spec, {}, [cancel] { return cancel && cancel->load(); });
+    rbm::ExactOptions opts;
+    opts.cancel = cancel;  // log Z of a large enumeration, too
+    const rbm::DensityGrid g = rbm::density_grid(model, spec, opts, [cancel] { return cancel && cancel->load(); });
     Field f;
     f.spec = spec;
     f.exact = true;

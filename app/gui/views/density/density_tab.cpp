@@ -4,6 +4,7 @@
 #include <QTextStream>
 
 #include "colormap.hpp"
+#include "text_preview.hpp"
 
 namespace rbmscope {
 
@@ -56,7 +57,7 @@ void DensityTab::setModel(const rbm::Model& model, bool keepBox) {
 void DensityTab::show(Field f, const rbm::Model& model) {
     lastMs_ = static_cast<double>(clock_.nsecsElapsed()) / 1e6;
     view_->setImage(colorize(f.p, f.spec.nx, f.spec.ny, 0.0, f.max), domainOf(f.spec), 0.0, f.max, tr("density p(v)"));
-    view_->setTitle(QStringLiteral("%1   ·   log Z = %2").arg(QString::fromStdString(model.name)).arg(f.logZ, 0, 'f', 4));
+    view_->setTitle(QStringLiteral("%1   ·   log Z = %2").arg(textPreview(model.name, kNamePreviewChars)).arg(f.logZ, 0, 'f', 4));
     view_->clearOverlays();
     view_->setMarkers(targetModes(model, &f));
     if (const auto* g = model.as<rbm::Grbm>()) {

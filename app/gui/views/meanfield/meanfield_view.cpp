@@ -316,18 +316,22 @@ void MeanFieldView::run() {
             const rbm::Grbm& g = *model.as<rbm::Grbm>();
             const rbm::MeanFieldType types[3] = {rbm::MeanFieldType::TypeI, rbm::MeanFieldType::TypeII,
                                                  rbm::MeanFieldType::Tap};
+            rbm::ExactOptions exact;
+            exact.cancel = flag.get();  // enumerations of up to 2^24 configurations: quitting must not wait
             for (int i = 0; i < 3; ++i) {
                 if (flag->load()) throw rbm::Cancelled();
                 rbm::MeanFieldOptions o = opts;
                 o.type = types[i];
+                o.cancel = flag.get();
+                o.exact.cancel = flag.get();
                 b.results[static_cast<std::size_t>(i)] = rbm::mean_field(model, o);
             }
-            if (rbm::has_exact_log_z(model)) b.exactF = -rbm::exact_log_z(model);
+            if (rbm::has_exact_log_z(model)) b.exactF = -rbm::exact_log_z(model, exact);
             else b.note = QObject::tr("Too many hidden configurations for the exact −log Z.");
             if (twoD && rbm::has_exact_log_z(model)) {
-                b.exactMoments = rbm::exact_visible_moments(model);
+                b.exactMoments = rbm::exact_visible_moments(model, exact);
                 const rbm::GridSpec box = rbm::default_view(model, kCells, kCells);
-                const rbm::DensityGrid grid = rbm::density_grid(model, box, {}, [flag] { return flag->load(); });
+                const rbm::DensityGrid grid = rbm::density_grid(model, box, exact, [flag] { return flag->load(); });
                 std::vector<double> dens(grid.log_density.size());
                 double top = 0;
                 for (std::size_t i = 0; i < dens.size(); ++i) top = std::max(top, dens[i] = std::exp(grid.log_density[i]));

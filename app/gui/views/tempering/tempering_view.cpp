@@ -307,14 +307,21 @@ void TemperingView::showFrame(const TemperingFrame& f) {
     if (f.betas != heatBetas_) requestRungImages(f.betas);
     ladder_->setAcceptance(f.stats.acceptance());
     if (f.stats.pairs() > 0 && f.stats.scans > 0) {
-        const rbm::BarrierProfile prof = rbm::barrier_profile(f.betas, f.stats.rejection);
-        std::vector<double> bs(kBarrierSamples), ls(kBarrierSamples);
-        const double lo = f.betas.front(), hi = f.betas.back();
-        for (int i = 0; i < kBarrierSamples; ++i) {
-            bs[static_cast<std::size_t>(i)] = lo + (hi - lo) * i / (kBarrierSamples - 1);
-            ls[static_cast<std::size_t>(i)] = prof.local(bs[static_cast<std::size_t>(i)]);
+        // Here on the GUI thread a refusal must not escape: a model of extreme numbers gives NaN
+        // rejection rates (0 · inf in the swap ratio), and then there is no barrier to draw.
+        try {
+            const rbm::BarrierProfile prof = rbm::barrier_profile(f.betas, f.stats.rejection);
+            std::vector<double> bs(kBarrierSamples), ls(kBarrierSamples);
+            const double lo = f.betas.front(), hi = f.betas.back();
+            for (int i = 0; i < kBarrierSamples; ++i) {
+                bs[static_cast<std::size_t>(i)] = lo + (hi - lo) * i / (kBarrierSamples - 1);
+                ls[static_cast<std::size_t>(i)] = prof.local(bs[static_cast<std::size_t>(i)]);
+            }
+            ladder_->setBarrierCurve(bs, ls);
+        } catch (const std::exception& e) {
+            ladder_->setBarrierCurve({}, {});
+            status_->setText(tr("no barrier: %1").arg(QString::fromStdString(e.what())));
         }
-        ladder_->setBarrierCurve(bs, ls);
     }
     chart_->setIndexProcess(f.recent, f.rungs, f.recentFirstScan);
     updateCounters(f);

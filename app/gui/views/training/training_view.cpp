@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include "text_preview.hpp"
 
 namespace rbmscope {
 namespace {
@@ -224,7 +225,7 @@ void TrainingView::openInApp() {
     rbm::Model m = r->snapshot->model;
     m.name = QStringLiteral("%1 on %2 (%3 updates)").arg(r->label, describe(r->data)).arg(r->snapshot->updatesDone).toStdString();
     Q_EMIT openModel(m, r->trainer->data(), QStringLiteral("trained: %1").arg(r->label));
-    setStatus(tr("Opened %1 in the other views.").arg(QString::fromStdString(m.name)));
+    setStatus(tr("Opened %1 in the other views.").arg(textPreview(m.name, kNamePreviewChars)));
 }
 
 void TrainingView::selectRun(int id) {
