@@ -418,6 +418,8 @@ void MainWindow::buildTransports() {
     connect(jobs_, &BackgroundJobs::runningChanged, this, [this] {
         for (auto& [view, t] : transports_) t->refresh();
     });
+    // A training run ends when its result is delivered, just after its channel stops running.
+    connect(training_->session(), &TrainingJob::busyChanged, trT, &Transport::refresh);
 }
 
 void MainWindow::reset() {
