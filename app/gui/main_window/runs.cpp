@@ -231,6 +231,10 @@ void MainWindow::launchRun(std::shared_ptr<rbm::StepGate> gate) {
         return;
     }
     pendingRunGate_.reset();
+    // The views follow the run: a β animation still playing would move the slider and the title
+    // away from the chains the overlay shows.
+    annealing_->setPlaying(false);
+    compare_->setPlaying(false);
     annealing_->setFollowRun(true);
     compare_->setFollowRun(true);
     run_->start(lanes_, settings_, isTwoD(model_) ? 1000 : 0, std::move(gate));
