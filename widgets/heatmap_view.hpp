@@ -37,6 +37,8 @@ public:
     const QVector<QPointF>& particles() const { return particles_; }
     const QVector<QPointF>& markers() const { return markers_; }
     QString title() const { return title_; }
+    QString overlayText() const { return overlayText_; }
+    QString message() const { return message_; }
     double colourMax() const { return vmax_; }
 
     QRectF domain() const { return domain_; }

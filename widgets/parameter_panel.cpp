@@ -131,7 +131,12 @@ void ParameterPanel::buildUi() {
         updateScheduleFields();
         userChanged();
     });
-    for (ValidatedField* f : {steps_, start_, delta_}) connect(f, &ValidatedField::edited, this, &ParameterPanel::userChanged);
+    // While typing only the validity and the schedule preview follow; a committed value (Enter,
+    // Tab, focus elsewhere) changes the settings (and may re-run).
+    for (ValidatedField* f : {steps_, start_, delta_}) {
+        connect(f, &ValidatedField::edited, this, &ParameterPanel::userTyping);
+        connect(f, &ValidatedField::committed, this, &ParameterPanel::userChanged);
+    }
     root->addWidget(schedGroup);
 
     // ---- chains ----
@@ -161,7 +166,10 @@ void ParameterPanel::buildUi() {
     cf->addRow(tr("Transitions"), kernelBox_);
     cf->addRow(reverseBox_);
     cf->addRow(exactReasonLabel_);
-    for (ValidatedField* f : {chains_, seed_, threads_}) connect(f, &ValidatedField::edited, this, &ParameterPanel::userChanged);
+    for (ValidatedField* f : {chains_, seed_, threads_}) {
+        connect(f, &ValidatedField::edited, this, &ParameterPanel::userTyping);
+        connect(f, &ValidatedField::committed, this, &ParameterPanel::userChanged);
+    }
     connect(kernelBox_, &QComboBox::activated, this, &ParameterPanel::userChanged);
     connect(reverseBox_, &QCheckBox::toggled, this, [this] {
         if (!updating_) userChanged();
@@ -184,7 +192,8 @@ void ParameterPanel::buildUi() {
     connect(compareList_, &QListWidget::itemChanged, this, [this] {
         if (!updating_) userChanged();
     });
-    connect(sweep_, &ValidatedField::edited, this, &ParameterPanel::userChanged);
+    connect(sweep_, &ValidatedField::edited, this, &ParameterPanel::userTyping);
+    connect(sweep_, &ValidatedField::committed, this, &ParameterPanel::userChanged);
     root->addWidget(cmpGroup);
 
     // ---- run ----
@@ -229,6 +238,7 @@ void ParameterPanel::setCurrentPreset(const QString& name) {
 }
 
 void ParameterPanel::setModelSummary(const QString& html) { summary_->setText(html); }
+QString ParameterPanel::modelSummary() const { return summary_->text(); }
 
 void ParameterPanel::setGrbmEditorVisible(bool on) { editor_->setVisible(on); }
 
@@ -449,6 +459,12 @@ void ParameterPanel::refreshValidity() {
         lastValid_ = valid;
         Q_EMIT validityChanged(valid);
     }
+}
+
+void ParameterPanel::userTyping() {
+    if (updating_) return;
+    refreshSchedulePreview();
+    refreshValidity();
 }
 
 void ParameterPanel::userChanged() {

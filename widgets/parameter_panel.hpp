@@ -28,6 +28,7 @@ public:
     void setPresets(const QList<QPair<QString, QString>>& presets);
     void setCurrentPreset(const QString& name);  // "" when the model came from a file
     void setModelSummary(const QString& html);
+    QString modelSummary() const;
 
     // A new model: offers the methods its kind allows and applies `settings` (usually
     // defaultSettings(traits)). Emits nothing.
@@ -78,6 +79,7 @@ private:
     void updateScheduleFields();
     void refreshSchedulePreview();
     void refreshValidity();
+    void userTyping();   // a field is being edited: validity and previews only
     void userChanged();
     std::string currentKey(QComboBox* box) const;
     void selectKey(QComboBox* box, const std::string& key);

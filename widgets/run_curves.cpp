@@ -22,6 +22,9 @@ void niceTicks(QValueAxis* axis, double lo, double hi) {
     axis->setTickType(QValueAxis::TicksDynamic);
     axis->setTickAnchor(0.0);
     axis->setTickInterval(step);
+    // As many decimals as the step needs, so neighbouring ticks never print alike ("-11.1" x 5).
+    const int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
+    axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
 }
 
 }  // namespace
@@ -176,6 +179,18 @@ void RunCurves::rescale() {
     }
     empty_->setText(any ? QString() : emptyText_);
     placeEmptyText();
+}
+
+QStringList RunCurves::tickLabels(Qt::Orientation o) const {
+    const auto* axis = static_cast<const QValueAxis*>(chart()->axes(o).front());
+    QStringList out;
+    const double step = axis->tickInterval();
+    if (axis->tickType() != QValueAxis::TicksDynamic || !(step > 0)) return out;
+    const QByteArray format = axis->labelFormat().toLatin1();
+    for (double v = std::ceil((axis->min() - axis->tickAnchor()) / step) * step + axis->tickAnchor(); v <= axis->max() + 1e-12;
+         v += step)
+        out << QString::asprintf(format.constData(), v);
+    return out;
 }
 
 void RunCurves::placeEmptyText() {

@@ -8,6 +8,7 @@
 #include <QLineSeries>
 #include <QPointF>
 #include <QString>
+#include <QStringList>
 #include <map>
 #include <vector>
 
@@ -30,6 +31,8 @@ public:
     QLineSeries* series(int key) const;
     QString curveName(int key) const;
     std::vector<int> keys() const;
+    // The tick labels an axis prints now (Qt::Vertical: the y axis).
+    QStringList tickLabels(Qt::Orientation o) const;
 
 protected:
     void resizeEvent(QResizeEvent* event) override;

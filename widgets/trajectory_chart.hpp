@@ -21,6 +21,7 @@ public:
     // Replica drawn thick on top (the lifted replica); -1: none.
     void setHighlight(int replica);
     void setBetas(const std::vector<double>& betas);  // right-axis labels (optional)
+    const std::vector<double>& betas() const { return betas_; }
     void setMessage(const QString& text);             // shown instead of the lines
     void clear();
 

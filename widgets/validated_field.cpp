@@ -1,5 +1,6 @@
 #include "validated_field.hpp"
 
+#include <QKeyEvent>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -19,12 +20,35 @@ ValidatedField::ValidatedField(const QString& text, Check check, QWidget* parent
         revalidate();
         Q_EMIT edited();
     });
+    connect(edit_, &QLineEdit::editingFinished, this, &ValidatedField::commit);
+    edit_->installEventFilter(this);
+    committed_ = text;
     revalidate();
 }
 
 void ValidatedField::setText(const QString& text) {
     edit_->setText(text);
+    committed_ = text;
     revalidate();
+}
+
+void ValidatedField::commit() {
+    if (edit_->text() == committed_) return;
+    committed_ = edit_->text();
+    Q_EMIT committed();
+}
+
+bool ValidatedField::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == edit_ && (event->type() == QEvent::ShortcutOverride || event->type() == QEvent::KeyPress)) {
+        auto* k = static_cast<QKeyEvent*>(event);
+        if (k->key() == Qt::Key_Space && (k->modifiers() & ~Qt::KeypadModifier) == Qt::NoModifier) {
+            // Not for the field: left unaccepted, a ShortcutOverride lets the window's Space
+            // shortcut (pause) fire; a plain key press is dropped.
+            event->ignore();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void ValidatedField::revalidate() { apply(check_ ? check_(edit_->text()) : QString()); }

@@ -1,6 +1,8 @@
 #pragma once
 // A line edit that checks its text as the user types and, when it refuses a value, says why in
-// a red line under the field (and outlines the field in red).
+// a red line under the field (and outlines the field in red). Typing only edits: the value is
+// committed when editing ends (Enter, Tab, focus elsewhere), so a half-typed value never acts.
+// Space is never typed into it (the values are numbers and lists); it stays the window's pause key.
 #include <QLabel>
 #include <QLineEdit>
 #include <QWidget>
@@ -25,15 +27,21 @@ public:
     void revalidate();
 
 Q_SIGNALS:
-    void edited();  // the user changed the text (valid or not)
+    void edited();     // the user changed the text (valid or not), while typing
+    void committed();  // editing ended with a text different from the last committed one
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void apply(const QString& reason);
+    void commit();
 
     QLineEdit* edit_;
     QLabel* message_;
     Check check_;
     QString reason_;
+    QString committed_;
 };
 
 // Common checks. Each returns an empty string or a reason naming the expectation.

@@ -303,6 +303,11 @@ json run_ais_command(const std::vector<std::string>& argv) {
         }
         j["reverse"] = rj;
     }
+    json warnings = json::array();  // SPEC §9: intervals from too few effective samples
+    if (const std::string w = ess_warning(e.ess); !w.empty()) warnings.push_back(w);
+    if (r.reverse && r.reverse->log_z_upper)
+        if (const std::string w = ess_warning(r.reverse->ess, "the reverse log Z"); !w.empty()) warnings.push_back(w);
+    if (!warnings.empty()) j["warnings"] = warnings;
     if (a.flag("log-weights")) j["log_weights"] = to_json(r.log_weights);
     return j;
 }

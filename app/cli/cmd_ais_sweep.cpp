@@ -354,7 +354,7 @@ json run_sweep(const std::vector<std::string>& argv) {
     j["seed"] = seed;
     j["schedule"] = kind;
     j["perfect"] = a.flag("perfect");
-    json results = json::array();
+    json results = json::array(), warnings = json::array();
     for (const Row& r : rows) {
         json x{{"method", r.method},         {"path", r.path},           {"base", r.base},
                {"path_name", r.path_name},   {"steps", r.steps},         {"log_z_mean", r.log_z_mean},
@@ -366,6 +366,9 @@ json run_sweep(const std::vector<std::string>& argv) {
             x["log_z_upper_sd"] = r.upper_sd;
         }
         results.push_back(x);
+        // SPEC §9: the rows whose (mean) ESS is too small for their interval.
+        if (const std::string w = ess_warning(r.ess, "log Z for " + r.method + " at K = " + std::to_string(r.steps)); !w.empty())
+            warnings.push_back(w);
     }
     j["results"] = results;
     j["complete"] = !interrupted;
@@ -373,6 +376,7 @@ json run_sweep(const std::vector<std::string>& argv) {
         j["runs_done"] = runs_seen;
         j["runs"] = runs_total;
     }
+    if (!warnings.empty()) j["warnings"] = warnings;
     return j;
 }
 

@@ -1,5 +1,7 @@
 #include "core/ais/estimates.hpp"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -155,6 +157,14 @@ AisEstimate estimate_log_z(const Vec& log_w, double log_z0, const EstimateOption
     e.log_w_var = e.n > 1 ? (log_w.array() - e.log_w_mean).square().sum() / static_cast<double>(e.n - 1) : 0.0;
     e.histogram = log_weight_histogram(log_w, opts.histogram_bins);
     return e;
+}
+
+std::string ess_warning(double ess, const std::string& what) {
+    if (!(ess < kReliableEss)) return {};
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f", ess);
+    return "the 95% interval of " + what + " is unreliable: ESS = " + buf +
+           " is under 30 (at ESS 3-20 such intervals covered the exact value in only 68% of runs, every miss low)";
 }
 
 }  // namespace rbm

@@ -3,6 +3,7 @@
 // with the largest weight scaled out, so no weight ever overflows or underflows to NaN.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/numerics/types.hpp"
@@ -67,5 +68,13 @@ struct AisEstimate {
 // InputError when log_w is empty or holds a non-finite value (overflow upstream: nothing
 // sensible can be said about Z then), naming the chain.
 AisEstimate estimate_log_z(const Vec& log_w, double log_z0, const EstimateOptions& opts = {});
+
+// Below this ESS the bootstrap interval is not to be trusted. Measured: at ESS 3-20 the 95 %
+// bootstrap interval covered the exact log Z in only 68 % of runs, every miss low (the few
+// weights drawn miss the heavy right tail that carries Z).
+inline constexpr double kReliableEss = 30.0;
+// The warning for an interval from weights with this ESS (SPEC §9 "warnings"); empty when
+// ESS >= kReliableEss. `what` names the estimate ("log Z", "reverse log Z").
+std::string ess_warning(double ess, const std::string& what = "log Z");
 
 }  // namespace rbm

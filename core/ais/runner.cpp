@@ -103,6 +103,18 @@ private:
 
     double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count() - paused_s_; }
 
+    // False when cancelled while waiting. on_hold reports the state the run holds in a pause.
+    bool wait_turn(const std::function<void()>& on_hold) {
+        if (ctl_.gate) {
+            const double before = ctl_.gate->waited_s.load();
+            const bool go = ctl_.gate->before_unit(ctl_.cancel, on_hold);
+            paused_s_ += ctl_.gate->waited_s.load() - before;
+            return go;
+        }
+        wait_while_paused();
+        return !cancelled();
+    }
+
     void wait_while_paused() {
         if (!ctl_.pause) return;
         const auto t0 = Clock::now();
@@ -151,7 +163,7 @@ private:
     }
 
     void progress(AisPhase phase, Index step, double beta, const RowMat& X, const Vec& lw, bool at_checkpoint,
-                  bool force) {
+                  bool force, bool held = false) {
         if (!ctl_.on_progress) return;
         const auto now = Clock::now();
         const bool due = std::chrono::duration<double>(now - last_progress_).count() >= opt_.progress_interval_s;
@@ -167,6 +179,7 @@ private:
         s.elapsed_s = elapsed();
         s.chain_sweeps_per_s = s.elapsed_s > 0 ? static_cast<double>(sweeps_) / s.elapsed_s : 0.0;
         s.at_checkpoint = at_checkpoint;
+        s.held = held;
         s.running = running_;
         const double lme = log_mean_exp(lw);
         s.log_z = phase == AisPhase::Forward ? log_z0_ + lme : log_z0_ - lme;
@@ -192,8 +205,9 @@ private:
         Index done = 0;
         std::size_t next_cp = 0;
         for (Index k = 1; k <= k_; ++k) {
-            wait_while_paused();
-            if (cancelled() || !step(betas_[k - 1], betas_[k], X, lw, rngs)) break;
+            const auto hold = [&] { progress(AisPhase::Forward, k - 1, betas_[k - 1], X, lw, false, true, true); };
+            if (!wait_turn(hold) || !step(betas_[k - 1], betas_[k], X, lw, rngs)) break;
+            if (ctl_.gate) ctl_.gate->after_unit();
             done = k;
             const bool cp = next_cp < checkpoint_steps_.size() && checkpoint_steps_[next_cp] == k;
             if (cp) {
@@ -220,8 +234,9 @@ private:
         Vec lw = Vec::Zero(n_);
         Index done = 0;
         for (Index k = k_; k >= 1; --k) {
-            wait_while_paused();
-            if (cancelled() || !step(betas_[k], betas_[k - 1], X, lw, rngs)) break;
+            const auto hold = [&] { progress(AisPhase::Reverse, k_ - k, betas_[k], X, lw, false, true, true); };
+            if (!wait_turn(hold) || !step(betas_[k], betas_[k - 1], X, lw, rngs)) break;
+            if (ctl_.gate) ctl_.gate->after_unit();
             done = k_ - k + 1;
             progress(AisPhase::Reverse, done, betas_[k - 1], X, lw, false, k == 1);
         }

@@ -33,6 +33,7 @@
 #include "core/ais/estimates.hpp"
 #include "core/ais/path.hpp"
 #include "core/ais/schedules.hpp"
+#include "core/numerics/step_gate.hpp"
 
 namespace rbm {
 
@@ -79,6 +80,7 @@ struct AisSnapshot {
     double elapsed_s = 0;       // excluding paused time
     double chain_sweeps_per_s = 0;
     bool at_checkpoint = false;
+    bool held = false;          // sent as the run stops in a pause (AisControl::gate): the state it holds
     std::vector<RunningPoint> running;  // forward checkpoints reached so far
     double log_z = 0;           // forward: log Zhat(beta) now; reverse: log Z0 - logmeanexp(r) so far
     double ess = 0, ess_fraction = 0;  // of the current weights of this phase
@@ -89,6 +91,10 @@ struct AisSnapshot {
 struct AisControl {
     const std::atomic<bool>* cancel = nullptr;  // raise to stop; takes effect within one block
     const std::atomic<bool>* pause = nullptr;   // while raised, waits between steps
+    // Pause, single steps, pacing and an exact step counter (numerics/step_gate.hpp): one unit is
+    // one annealing step of either phase. When set, on_progress gets a snapshot with held = true
+    // each time the run stops in a pause. Used instead of `pause` when both are set.
+    StepGate* gate = nullptr;
     // Called from the thread running run_ais, at most every progress_interval_s and at every
     // checkpoint. Must not call back into the run.
     std::function<void(const AisSnapshot&)> on_progress;

@@ -208,3 +208,32 @@ TEST_CASE("ais-sweep: interrupted and resumed from a checkpoint gives the uninte
 }
 
 RBM_TEST_MAIN
+
+TEST_CASE("ais, ais-sweep: an interval from ESS under 30 carries a warning (SPEC §9); ESS 30+ none") {
+    // 20 chains: ESS <= N = 20 < 30 whatever the weights.
+    const auto few = test::run_cli("ais four-mode --steps 20 --chains 20 --seed 2");
+    CHECK_MSG(few.exit_code == 0, few.err);
+    if (few.exit_code != 0) return;
+    const json j = few.json();
+    CHECK(j["ess"].get<double>() < 30);
+    CHECK_MSG(j.contains("warnings") && j["warnings"].size() == 1, j.dump());
+    if (j.contains("warnings") && !j["warnings"].empty()) {
+        const std::string w = j["warnings"][0].get<std::string>();
+        CHECK_MSG(w.find("unreliable") != std::string::npos && w.find("ESS") != std::string::npos, w);
+    }
+    const auto many = test::run_cli("ais four-mode --steps 200 --chains 400 --seed 3");
+    CHECK_MSG(many.exit_code == 0, many.err);
+    if (many.exit_code == 0) {
+        const json m = many.json();
+        CHECK(m["ess"].get<double>() >= 30);
+        CHECK_MSG(!m.contains("warnings"), m.dump());
+    }
+    const auto sweep = test::run_cli("ais-sweep four-mode --methods geometric:moment --steps 10 --chains 20 --repeats 1 --seed 2");
+    CHECK_MSG(sweep.exit_code == 0, sweep.err);
+    if (sweep.exit_code == 0) {
+        const json s = sweep.json();
+        CHECK_MSG(s.contains("warnings") && s["warnings"].size() == 1, s.dump());
+        if (s.contains("warnings") && !s["warnings"].empty())
+            CHECK(s["warnings"][0].get<std::string>().find("K = 10") != std::string::npos);
+    }
+}

@@ -114,4 +114,22 @@ TEST_CASE("histogram and moments of the log weights; bad weights refused") {
     CHECK_THROWS_WITH(estimate_log_z(bad, 0), InputError, "log weight of chain 2");
 }
 
+TEST_CASE("ESS under 30 marks the interval unreliable; 30 and above does not") {
+    CHECK(kReliableEss == 30.0);
+    // One dominant weight among 1000: ESS about 1.
+    Vec lw = Vec::Zero(1000);
+    lw(7) = 40.0;
+    const AisEstimate few = estimate_log_z(lw, 0.0);
+    CHECK(few.ess < 2.0);
+    const std::string w = ess_warning(few.ess);
+    CHECK(w.find("unreliable") != std::string::npos);
+    CHECK(w.find("log Z") != std::string::npos);
+    CHECK(w.find("ESS = 1.0") != std::string::npos);
+    CHECK(ess_warning(29.9, "the reverse log Z").find("the reverse log Z is unreliable") != std::string::npos);
+    CHECK(ess_warning(30.0).empty());
+    CHECK(ess_warning(500.0).empty());
+    // Equal weights: ESS = N, nothing to say.
+    CHECK(ess_warning(estimate_log_z(Vec::Constant(100, 1.0), 0.0).ess).empty());
+}
+
 RBM_TEST_MAIN

@@ -113,9 +113,13 @@ private Q_SLOTS:
         session.start(lanesFor(m, s), s, 0);
         QTRY_VERIFY_WITH_TIMEOUT(session.status().step > 10, 20000);
         session.setPaused(true);
-        QTest::qWait(150);  // the step in flight finishes, the last progress arrives
-        const rbm::Index held = session.status().step;
+        // Exact by construction: once the worker holds (StepGate::holding), its step count cannot
+        // move, and the snapshot it sent as it stopped shows that very step.
+        QTRY_VERIFY_WITH_TIMEOUT(session.stepGate()->holding.load(), 5000);
+        const rbm::Index held = session.stepGate()->done.load();
+        QTRY_COMPARE_WITH_TIMEOUT(session.status().step, held, 5000);
         QTest::qWait(300);
+        QCOMPARE(session.stepGate()->done.load(), static_cast<long long>(held));
         QCOMPARE(session.status().step, held);
         QVERIFY(session.status().paused);
         session.setPaused(false);

@@ -17,6 +17,7 @@ void typeInto(ValidatedField* f, const QString& text) {
     f->lineEdit()->selectAll();
     QTest::keyClick(f->lineEdit(), Qt::Key_Backspace);
     QTest::keyClicks(f->lineEdit(), text);
+    QTest::keyClick(f->lineEdit(), Qt::Key_Return);  // commits the value
 }
 
 bool itemEnabled(QComboBox* box, int i) {

@@ -51,6 +51,7 @@ void typeInto(MainWindow& w, const char* field, const QString& text) {
     QLineEdit* e = w.panel()->field(QString::fromLatin1(field))->lineEdit();
     e->selectAll();
     QTest::keyClicks(e, text);
+    QTest::keyClick(e, Qt::Key_Return);  // commits the value
 }
 
 }  // namespace

@@ -1,7 +1,14 @@
 #include "main_window/main_window.hpp"
 
+#include <QAbstractSpinBox>
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
+#include <QComboBox>
+#include <QKeyEvent>
+#include <QLineEdit>
+#include <QStyle>
+#include <QToolBar>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -9,6 +16,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QSettings>
+#include <algorithm>
 #include <QStatusBar>
 #include <iostream>
 
@@ -42,8 +51,10 @@ MainWindow::MainWindow(QWidget* parent)
     buildViews();
     buildPanel();
     buildStatusBar();
+    buildTransports();
     buildMenus();
     setAcceptDrops(true);
+    qApp->installEventFilter(this);
     resize(1280, 800);
 
     connect(run_, &AisJob::progressed, this, [this] {
@@ -120,6 +131,7 @@ void MainWindow::buildViews() {
     tabs_->setTabToolTip(2, tr("Several methods side by side: same model, same seed, same β, same colour scale"));
     tabs_->setTabToolTip(3, tr("log Ẑ and ESS against K, running estimate, log-weight histogram"));
     setCentralWidget(tabs_);
+    for (int i = 0; i < tabs_->count(); ++i) tabs_->widget(i)->setFocusPolicy(Qt::ClickFocus);
     connect(density_, &DensityTab::ready, this, [this] {
         if (density_->drawable() && !density_->busy())
             statusText_->setText(tr("Exact density on a %1×%2 grid in %3 ms.")
@@ -228,24 +240,73 @@ void MainWindow::buildMenus() {
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
 
+    // One transport for every view's job (jobs/transport.hpp): the actions act on the current view's.
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
-    runAction_ = runMenu->addAction(tr("&Run"), this, &MainWindow::startRun);
+    runAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Run"), this, &MainWindow::runCurrent);
     runAction_->setShortcut(QKeySequence(Qt::Key_F5));
+    runAction_->setToolTip(tr("Run this view's job from the start (F5)"));
     sweepAction_ = runMenu->addAction(tr("Run &sweep over K"), this, &MainWindow::startSweep);
     sweepAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
-    pauseAction_ = runMenu->addAction(tr("&Pause / resume"), this, &MainWindow::togglePause);
+    pauseAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this, &MainWindow::togglePause);
     pauseAction_->setShortcut(QKeySequence(Qt::Key_Space));
-    cancelAction_ = runMenu->addAction(tr("&Cancel (keep results)"), this, &MainWindow::stopAll);
+    pauseAction_->setCheckable(true);
+    pauseAction_->setToolTip(tr("Pause or resume this view's job (Space)"));
+    stepAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("S&tep"), this, &MainWindow::stepCurrent);
+    stepAction_->setShortcuts({QKeySequence(Qt::Key_Right), QKeySequence(Qt::Key_Period)});
+    stepAction_->setToolTip(tr("Pause and advance one unit: an annealing step, a PT scan, a sampling sweep, a training update (→ or .)"));
+    cancelAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_MediaStop), tr("&Cancel (keep results)"), this, &MainWindow::cancelCurrent);
     cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancelAction_->setToolTip(tr("Stop this view's job and keep what it computed (Esc)"));
+    restartAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("Res&tart"), this, &MainWindow::restartCurrent);
+    restartAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F5));
+    restartAction_->setToolTip(tr("Start this view's job again from the beginning (Ctrl+F5)"));
+    QMenu* speed = runMenu->addMenu(tr("S&peed"));
+    auto* speedGroup = new QActionGroup(this);
+    speedBox_ = new QComboBox(this);
+    speedBox_->setToolTip(tr("At most this many units (steps, scans, sweeps, updates) per second"));
+    speedBox_->setFocusPolicy(Qt::NoFocus);
+    for (double v : {0.0, 1000.0, 100.0, 30.0, 10.0, 3.0, 1.0}) {
+        const QString label = v == 0 ? tr("Full speed") : tr("%1 per second").arg(v);
+        QAction* a = speed->addAction(label, this, [this, v] { setPace(v); });
+        a->setCheckable(true);
+        a->setChecked(v == 0);
+        a->setData(v);
+        speedGroup->addAction(a);
+        speedActions_ << a;
+        speedBox_->addItem(label, v);
+    }
+    connect(speedBox_, &QComboBox::activated, this, [this](int i) { setPace(speedBox_->itemData(i).toDouble()); });
     runMenu->addSeparator();
     resetAction_ = runMenu->addAction(tr("R&eset model and parameters"), this, &MainWindow::reset);
     resetAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+
+    transportBar_ = addToolBar(tr("Transport"));
+    transportBar_->setObjectName(QStringLiteral("transportBar"));
+    transportBar_->setFocusPolicy(Qt::NoFocus);
+    transportBar_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    for (QAction* a : {runAction_, pauseAction_, stepAction_, cancelAction_, restartAction_}) transportBar_->addAction(a);
+    transportBar_->addSeparator();
+    transportBar_->addWidget(new QLabel(tr(" Speed "), this));
+    transportBar_->addWidget(speedBox_);
+    transportState_ = new QLabel(this);
+    transportState_->setObjectName(QStringLiteral("transportState"));
+    transportBar_->addWidget(transportState_);
+    connect(tabs_, &QTabWidget::currentChanged, this, [this] { updateActions(); });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < tabs_->count(); ++i) {
         QAction* a = view->addAction(tabs_->tabText(i), this, [this, i] { tabs_->setCurrentIndex(i); });
         if (i < 9) a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + i)));
     }
+    view->addSeparator();
+    presenterAction_ = view->addAction(tr("&Presenter mode"), this, [this](bool on) { setPresenter(on); });
+    presenterAction_->setCheckable(true);
+    presenterAction_->setShortcut(QKeySequence(Qt::Key_F11));
+    QAction* larger = view->addAction(tr("&Larger (presenter)"), this, [this] { scalePresenter(1.15); });
+    larger->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus)});
+    QAction* smaller = view->addAction(tr("&Smaller (presenter)"), this, [this] { scalePresenter(1 / 1.15); });
+    smaller->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Minus));
+    presenterScale_ = std::clamp(QSettings().value(QStringLiteral("presenter/scale"), 1.5).toDouble(), 0.5, 4.0);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* method = help->addAction(tr("About this &method"), this, &MainWindow::aboutMethod);
@@ -255,10 +316,73 @@ void MainWindow::buildMenus() {
     updateActions();
 }
 
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    const auto type = event->type();
+    if ((type == QEvent::ShortcutOverride || type == QEvent::KeyPress) && watched->isWidgetType()) {
+        auto* w = static_cast<QWidget*>(watched);
+        auto* k = static_cast<QKeyEvent*>(event);
+        if (w->window() == this && k->modifiers() == Qt::NoModifier) {
+            // A number field (spin box) never takes Space: unaccepted, the override lets the pause
+            // shortcut fire. Free-text fields (file names) keep it.
+            const bool numberField = qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QAbstractSpinBox*>(w->parentWidget());
+            if (k->key() == Qt::Key_Space && numberField) {
+                event->ignore();
+                return true;
+            }
+            // Enter ends editing of a field; the focus goes back to the view, so the next Space pauses.
+            if (type == QEvent::KeyPress && (k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter) &&
+                (qobject_cast<QLineEdit*>(w) || numberField))
+                QMetaObject::invokeMethod(this, [this] {
+                    if (QWidget* v = tabs_->currentWidget()) v->setFocus(Qt::OtherFocusReason);
+                }, Qt::QueuedConnection);
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::setPresenter(bool on) {
+    if (on == presenter_) return;
+    presenter_ = on;
+    if (presenterAction_ && presenterAction_->isChecked() != on) presenterAction_->setChecked(on);
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("parameterDock"))) dock->setVisible(!on);
+    if (on) {
+        normalFont_ = font();
+        normalIconSize_ = transportBar_->iconSize();
+        showFullScreen();
+    } else {
+        showNormal();
+    }
+    applyPresenterScale();
+}
+
+void MainWindow::scalePresenter(double factor) {
+    presenterScale_ = std::clamp(presenterScale_ * factor, 0.5, 4.0);
+    QSettings().setValue(QStringLiteral("presenter/scale"), presenterScale_);
+    applyPresenterScale();
+}
+
+void MainWindow::applyPresenterScale() {
+    if (!presenter_) {
+        if (normalIconSize_.isValid()) {
+            setFont(normalFont_);
+            transportBar_->setIconSize(normalIconSize_);
+        }
+        return;
+    }
+    QFont f = normalFont_;
+    f.setPointSizeF(normalFont_.pointSizeF() * presenterScale_);
+    setFont(f);  // every child widget inherits it (labels, tables, menus, chart titles that use the widget font)
+    transportBar_->setIconSize(normalIconSize_ * presenterScale_);
+    statusText_->setText(tr("Presenter mode: F11 leaves it, Ctrl+= / Ctrl+− scale (now ×%1)").arg(presenterScale_, 0, 'f', 2));
+}
+
 QAction* MainWindow::action(const QString& name) const {
     if (name == QLatin1String("run")) return runAction_;
     if (name == QLatin1String("sweep")) return sweepAction_;
     if (name == QLatin1String("pause")) return pauseAction_;
+    if (name == QLatin1String("step")) return stepAction_;
+    if (name == QLatin1String("restart")) return restartAction_;
+    if (name == QLatin1String("presenter")) return presenterAction_;
     if (name == QLatin1String("cancel")) return cancelAction_;
     if (name == QLatin1String("reset")) return resetAction_;
     if (name == QLatin1String("exportImage")) return exportImageAction_;

@@ -31,9 +31,13 @@
 #include "views/estimates/sweep_job.hpp"
 #include "views/tempering/tempering_view.hpp"
 #include "views/training/training_view.hpp"
+#include "jobs/transport.hpp"
+#include <map>
 
 class QAction;
 class QMenu;
+class QComboBox;
+class QToolBar;
 
 namespace rbmscope {
 
@@ -75,11 +79,26 @@ public:
     RunSettings settings() const { return settings_; }
 
     // Actions (also on menus and shortcuts).
-    void startRun();
-    void startSweep();
-    void stopAll();      // Esc: stop runs, keep partial results
-    void togglePause();  // Space
+    void startRun();     // the AIS run of the Annealing and Compare views
+    void startSweep();   // the sweep over K of the Estimates view
+    void stopAll();      // stop every run, keep partial results (the status bar's Cancel)
     void reset();
+    // The transport (jobs/transport.hpp) of a view's job, by view name ("" = the current view);
+    // null for a view without one (Target density, Filters). Run (F5), Pause (Space), Step
+    // (→ or .), Cancel (Esc), Restart (Ctrl+F5) and the speed act on the current view's.
+    Transport* transport(const QString& view = QString()) const;
+    void runCurrent();
+    void togglePause();  // Space; with nothing running on an annealing view: plays the β animation
+    void stepCurrent();
+    void cancelCurrent();
+    void restartCurrent();
+    void setPace(double unitsPerSecond);  // every transport; 0 = full speed
+    // Presenter mode (F11): full screen, the parameter panel hidden, text and the transport bar
+    // scaled by presenterScale() (Ctrl+= / Ctrl+-, kept in QSettings "presenter/scale").
+    void setPresenter(bool on);
+    bool presenter() const { return presenter_; }
+    double presenterScale() const { return presenterScale_; }
+    void scalePresenter(double factor);
     // Export the current view; empty string on success, else the reason.
     QString exportImage(const QString& path);
     QString exportData(const QString& path);
@@ -94,13 +113,16 @@ public:
     FiltersView* filtersView() const { return filters_; }
     TrainingView* trainingView() const { return training_; }
     MeanFieldView* meanFieldView() const { return meanfield_; }
+    TemperingView* temperingView() const { return tempering_; }
+    QString statusLine() const { return statusText_->text(); }
+    QString modelSummary() const;  // the description in the parameter panel (HTML)
     AisJob* session() const { return run_; }
     SweepJob* sweepJob() const { return sweep_; }
     BackgroundJobs* jobs() const { return jobs_; }
     const std::vector<Lane>& lanes() const { return lanes_; }
     bool lanesReady() const { return lanesReady_; }
     std::optional<double> exactLogZ() const { return exactLogZ_; }
-    // run pause cancel reset exportImage exportData openModel saveModel openSession saveSession saveSessionAs
+    // run sweep pause step cancel restart reset presenter exportImage exportData openModel saveModel openSession saveSession saveSessionAs
     QAction* action(const QString& name) const;
 
     // Sessions (main_window/session_files.cpp): the model, every panel setting and the view, in a
@@ -146,6 +168,8 @@ protected:
     // A model file dropped on the window opens as File -> Open model does.
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
+    // Space on a number field goes to the pause action; Enter in a field gives the focus back to the view.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     // main_window.cpp
@@ -181,6 +205,7 @@ private:
     static QString displayProblem(const rbm::Model& m);
     void setModel(rbm::Model m, const QString& origin, const QString& presetName);
     void refreshSummary();
+    QString modelTitle() const;  // the model's name, "(edited)" once changed by hand
     void rebuildLanes();
     void onLanes(std::vector<Lane> lanes);
     void onSettingsChanged();
@@ -190,6 +215,9 @@ private:
     void maybeAutoRun();
     void updateStatus();
     void updateActions();
+    void launchRun(std::shared_ptr<rbm::StepGate> gate);    // the AIS run, with the transport's gate
+    void launchSweep(std::shared_ptr<rbm::StepGate> gate);
+    void buildTransports();
 
     rbm::Model model_;
     rbm::Model loaded_;  // as opened, for Reset
@@ -231,6 +259,22 @@ private:
     QAction* runAction_ = nullptr;
     QAction* sweepAction_ = nullptr;
     QAction* pauseAction_ = nullptr;
+    QAction* stepAction_ = nullptr;
+    QAction* restartAction_ = nullptr;
+    QComboBox* speedBox_ = nullptr;
+    QList<QAction*> speedActions_;
+    QToolBar* transportBar_ = nullptr;
+    QLabel* transportState_ = nullptr;
+    QAction* presenterAction_ = nullptr;
+    bool presenter_ = false;
+    double presenterScale_ = 1.5;
+    QFont normalFont_;
+    QSize normalIconSize_;
+    void applyPresenterScale();
+    std::map<const QWidget*, Transport*> transports_;
+    Transport* aisTransport_ = nullptr;
+    Transport* sweepTransport_ = nullptr;
+    std::shared_ptr<rbm::StepGate> pendingRunGate_, pendingSweepGate_;  // for a run waiting for its lanes
     QAction* cancelAction_ = nullptr;
     QAction* resetAction_ = nullptr;
     QAction* exportImageAction_ = nullptr;

@@ -2,9 +2,12 @@
 // path per method, built on a worker); the lanes feed the heatmaps, the AIS run and the sweep;
 // the status bar follows whatever runs. Changing a parameter restarts only what it affects.
 #include <QAction>
+#include <QComboBox>
 #include <QFileInfo>
 #include <algorithm>
+#include <QStyle>
 #include <cmath>
+#include <utility>
 
 #include "main_window/main_window.hpp"
 #include "core/exact/exact.hpp"
@@ -60,6 +63,8 @@ void MainWindow::setModel(rbm::Model m, const QString& origin, const QString& pr
     setWindowTitle(QStringLiteral("rbmscope — %1").arg(model_.name.empty() ? origin : textPreview(model_.name, kNamePreviewChars)));
     run_->cancel();
     sweep_->clear();
+    pendingRunGate_.reset();
+    pendingSweepGate_.reset();
     exactLogZ_.reset();
     estimates_->setExactLogZ(std::nullopt);
     estimates_->setRun(nullptr);
@@ -91,14 +96,26 @@ void MainWindow::setModel(rbm::Model m, const QString& origin, const QString& pr
     Q_EMIT modelChanged();
 }
 
+QString MainWindow::modelSummary() const { return panel_->modelSummary(); }
+
+QString MainWindow::modelTitle() const {
+    // A bounded preview: a model file's name can be megabytes long (issue #19).
+    const QString name = model_.name.empty() ? origin_ : textPreview(model_.name, kNamePreviewChars);
+    return modelEdited_ ? tr("%1 (edited)").arg(name) : name;
+}
+
 void MainWindow::refreshSummary() {
     const rbm::Model snapshot = model_;
+    setWindowTitle(QStringLiteral("rbmscope — %1").arg(modelTitle()));
     const QString base = QStringLiteral("<b>%1</b><br>kind: %2 · n = %3 visible · m = %4 hidden")
-                             .arg(textPreview(snapshot.name, kNamePreviewChars).toHtmlEscaped())
+                             .arg(modelTitle().toHtmlEscaped())
                              .arg(QString::fromLatin1(rbm::kind_name(snapshot.kind())))
                              .arg(snapshot.n_visible())
                              .arg(snapshot.n_hidden());
-    const QString notes = textPreview(snapshot.notes, kNotesPreviewChars).toHtmlEscaped();
+    QString notes = textPreview(snapshot.notes, kNotesPreviewChars).toHtmlEscaped();
+    if (modelEdited_)
+        notes = tr("Edited by hand: the weights are no longer the preset's, so what follows describes the "
+                   "original, not this model.") + (notes.isEmpty() ? QString() : QStringLiteral("<br>") + notes);
     const QString tail = notes.isEmpty() ? QString() : QStringLiteral("<p style='color:#666'>%1</p>").arg(notes);
     panel_->setModelSummary(base + tr("<br>exact log Z: computing…") + tail);
     struct Summary {
@@ -181,11 +198,13 @@ void MainWindow::onLanes(std::vector<Lane> lanes) {
     Q_EMIT lanesChanged();
     if (sweepAfterLanes_) {
         sweepAfterLanes_ = false;
-        startSweep();
+        if (pendingSweepGate_) launchSweep(std::exchange(pendingSweepGate_, {}));
+        else startSweep();
     }
     if (runAfterLanes_) {
         runAfterLanes_ = false;
-        startRun();
+        if (pendingRunGate_) launchRun(std::exchange(pendingRunGate_, {}));
+        else startRun();
     }
     updateStatus();
 }
@@ -235,7 +254,9 @@ void MainWindow::maybeAutoRun() {
     autoRunTimer_->start();
 }
 
-void MainWindow::startRun() {
+void MainWindow::startRun() { aisTransport_->run(); }
+
+void MainWindow::launchRun(std::shared_ptr<rbm::StepGate> gate) {
     autoRunTimer_->stop();
     if (!panel_->isValid()) {
         statusText_->setText(tr("Cannot run: %1").arg(panel_->problems().join(QStringLiteral("; "))));
@@ -244,18 +265,26 @@ void MainWindow::startRun() {
     settings_ = panel_->settings();
     if (!lanesReady_) {
         runAfterLanes_ = true;
+        pendingRunGate_ = std::move(gate);
         return;
     }
+    pendingRunGate_.reset();
+    // The views follow the run: a β animation still playing would move the slider and the title
+    // away from the chains the overlay shows.
+    annealing_->setPlaying(false);
+    compare_->setPlaying(false);
     annealing_->setFollowRun(true);
     compare_->setFollowRun(true);
-    run_->start(lanes_, settings_, isTwoD(model_) ? 1000 : 0);
+    run_->start(lanes_, settings_, isTwoD(model_) ? 1000 : 0, std::move(gate));
     annealing_->setRun(run_);
     compare_->setRun(run_);
     estimates_->setRun(run_);
     updateStatus();
 }
 
-void MainWindow::startSweep() {
+void MainWindow::startSweep() { sweepTransport_->run(); }
+
+void MainWindow::launchSweep(std::shared_ptr<rbm::StepGate> gate) {
     if (!panel_->isValid()) {
         statusText_->setText(tr("Cannot run a sweep: %1").arg(panel_->problems().join(QStringLiteral("; "))));
         return;
@@ -264,10 +293,12 @@ void MainWindow::startSweep() {
     setCurrentView(QStringLiteral("estimates"));
     if (!lanesReady_) {
         sweepAfterLanes_ = true;
+        pendingSweepGate_ = std::move(gate);
         return;
     }
+    pendingSweepGate_.reset();
     estimates_->setChains(settings_.chains);
-    sweep_->start(lanes_, settings_);
+    sweep_->start(lanes_, settings_, std::move(gate));
     estimates_->setSweep(sweep_);
     updateStatus();
 }
@@ -275,6 +306,9 @@ void MainWindow::startSweep() {
 void MainWindow::stopAll() {
     autoRunTimer_->stop();
     runAfterLanes_ = sweepAfterLanes_ = false;
+    pendingRunGate_.reset();
+    pendingSweepGate_.reset();
+    for (auto& [view, t] : transports_) t->cancel();
     run_->stop();
     sweep_->stop();
     annealing_->setPlaying(false);
@@ -282,17 +316,152 @@ void MainWindow::stopAll() {
     statusText_->setText(tr("Stopping… the results computed so far are kept."));
 }
 
-void MainWindow::togglePause() {
-    const bool running = run_->running() || sweep_->running();
-    if (!running) {
-        // Nothing runs: Space plays or pauses the beta animation of the visible view.
-        if (auto* v = qobject_cast<AnnealingView*>(tabs_->currentWidget())) v->setPlaying(!v->playing());
-        return;
+Transport* MainWindow::transport(const QString& view) const {
+    const QWidget* w = tabs_->currentWidget();
+    if (!view.isEmpty()) {
+        w = nullptr;
+        for (int i = 0; i < tabs_->count(); ++i)
+            if (viewNames().value(i) == view) w = tabs_->widget(i);
     }
-    const bool pause = !(run_->paused() || sweep_->paused());
-    run_->setPaused(pause);
-    sweep_->setPaused(pause);
+    const auto it = transports_.find(w);
+    return it == transports_.end() ? nullptr : it->second;
+}
+
+void MainWindow::runCurrent() {
+    Transport* t = transport();
+    if (!t) return;
+    if (const QString why = t->cannotRun(); !why.isEmpty()) statusText_->setText(tr("Cannot run: %1").arg(why));
+    else t->run();
+    updateActions();
+}
+
+void MainWindow::togglePause() {
+    Transport* t = transport();
+    if (t && t->active()) {
+        if (t->canStep()) t->togglePause();  // a job without units (mean field) cannot pause
+    } else if (auto* v = qobject_cast<AnnealingView*>(tabs_->currentWidget())) {
+        // Nothing runs: Space plays or pauses the beta animation of the visible view.
+        v->setPlaying(!v->playing());
+    }
     updateStatus();
+}
+
+void MainWindow::stepCurrent() {
+    if (Transport* t = transport()) t->step();
+    updateStatus();
+}
+
+void MainWindow::cancelCurrent() {
+    Transport* t = transport();
+    if (!t) return;
+    t->cancel();
+    if (t == aisTransport_) {
+        annealing_->setPlaying(false);
+        compare_->setPlaying(false);
+    }
+    updateStatus();
+}
+
+void MainWindow::restartCurrent() {
+    if (Transport* t = transport()) t->restart();
+    updateStatus();
+}
+
+void MainWindow::setPace(double unitsPerSecond) {
+    for (auto& [view, t] : transports_) t->setPace(unitsPerSecond);
+    for (QAction* a : speedActions_) a->setChecked(std::fabs(a->data().toDouble() - unitsPerSecond) < 1e-9);
+    if (speedBox_) {
+        const int i = speedBox_->findData(unitsPerSecond);
+        if (i >= 0 && i != speedBox_->currentIndex()) speedBox_->setCurrentIndex(i);
+    }
+}
+
+void MainWindow::buildTransports() {
+    Transport::Job ais;
+    ais.unit = tr("annealing step");
+    ais.start = [this](std::shared_ptr<rbm::StepGate> g) { launchRun(std::move(g)); };
+    ais.stop = [this] {
+        autoRunTimer_->stop();
+        runAfterLanes_ = false;
+        pendingRunGate_.reset();
+        run_->stop();
+        statusText_->setText(tr("Stopping… the results computed so far are kept."));
+    };
+    ais.active = [this] { return run_->running() || (runAfterLanes_ && pendingRunGate_); };
+    ais.finished = [this] { return !run_->status().stopped && !run_->lanes().empty(); };
+    ais.gate = [this] { return pendingRunGate_ ? pendingRunGate_.get() : run_->stepGate(); };
+    ais.cannotRun = [this] { return panel_->isValid() ? QString() : panel_->problems().join(QStringLiteral("; ")); };
+    aisTransport_ = new Transport(ais, this);
+
+    Transport::Job sweep;
+    sweep.unit = tr("annealing step");
+    sweep.start = [this](std::shared_ptr<rbm::StepGate> g) { launchSweep(std::move(g)); };
+    sweep.stop = [this] {
+        sweepAfterLanes_ = false;
+        pendingSweepGate_.reset();
+        sweep_->stop();
+    };
+    sweep.active = [this] { return sweep_->running() || (sweepAfterLanes_ && pendingSweepGate_); };
+    sweep.finished = [this] { return sweep_->fraction() >= 1.0; };
+    sweep.gate = [this] { return pendingSweepGate_ ? pendingSweepGate_.get() : sweep_->stepGate(); };
+    sweep.cannotRun = ais.cannotRun;
+    sweepTransport_ = new Transport(sweep, this);
+
+    Transport::Job pt;
+    pt.unit = tr("PT scan");
+    pt.start = [this](std::shared_ptr<rbm::StepGate> g) { tempering_->run(std::move(g)); };
+    pt.stop = [this] { tempering_->cancel(); };
+    pt.active = [this] { return tempering_->running(); };
+    pt.finished = [this] { return tempering_->lastRunFinished(); };
+    pt.gate = [this] { return tempering_->stepGate(); };
+    auto* ptT = new Transport(pt, this);
+
+    Transport::Job mf;
+    mf.unit = tr("mean-field computation");
+    mf.canStep = false;  // one fixed-point solve per method: nothing to step through
+    // The gate is kept only to tell "never run" from "ran" (the solver does not take it).
+    auto mfGate = std::make_shared<std::shared_ptr<rbm::StepGate>>();
+    mf.start = [this, mfGate](std::shared_ptr<rbm::StepGate> g) {
+        *mfGate = std::move(g);
+        meanfield_->run();
+    };
+    mf.stop = [this] { meanfield_->cancel(); };
+    mf.active = [this] { return meanfield_->running(); };
+    mf.finished = [] { return true; };
+    mf.gate = [mfGate] { return mfGate->get(); };
+    auto* mfT = new Transport(mf, this);
+
+    Transport::Job smp;
+    smp.unit = tr("sampling sweep");
+    smp.start = [this](std::shared_ptr<rbm::StepGate> g) { samples_->run(std::move(g)); };
+    smp.stop = [this] { samples_->cancel(); };
+    smp.active = [this] { return jobs_->isRunning(samples_->channel()); };
+    smp.finished = [this] { return samples_->lastRunFinished(); };
+    smp.gate = [this] { return samples_->stepGate(); };
+    auto* smpT = new Transport(smp, this);
+
+    Transport::Job tr_;
+    tr_.unit = tr("training update");
+    tr_.start = [this](std::shared_ptr<rbm::StepGate> g) { training_->train(std::move(g)); };
+    tr_.stop = [this] { training_->stop(); };
+    tr_.active = [this] { return training_->busy(); };
+    tr_.finished = [] { return true; };
+    // No run yet: no gate, so the transport says "idle" (the job keeps one for the next run).
+    tr_.gate = [this] { return training_->session()->ids().empty() ? nullptr : training_->stepGate(); };
+    auto* trT = new Transport(tr_, this);
+
+    // F5 on the target density runs the annealing towards it, as it always did.
+    transports_ = {{density_, aisTransport_}, {annealing_, aisTransport_}, {compare_, aisTransport_}, {estimates_, sweepTransport_},
+                   {tempering_, ptT},           {meanfield_, mfT},        {samples_, smpT},
+                   {training_, trT}};
+    for (Transport* t : {aisTransport_, sweepTransport_, ptT, mfT, smpT, trT})
+        connect(t, &Transport::stateChanged, this, [this] { updateActions(); });
+    // Jobs started or ended outside the transport (a view's own buttons, auto-run) show too.
+    connect(jobs_, &BackgroundJobs::runningChanged, this, [this] {
+        for (auto& [view, t] : transports_) t->refresh();
+    });
+    // A training run ends when its result is delivered, just after its channel stops running.
+    connect(training_->session(), &TrainingJob::busyChanged, trT, &Transport::refresh);
 }
 
 void MainWindow::reset() {
@@ -322,7 +491,10 @@ void MainWindow::onModelEdited(const rbm::Grbm& g, bool final) {
         return;
     }
     model_ = std::move(candidate);
-    modelEdited_ = true;
+    if (!modelEdited_) {
+        modelEdited_ = true;
+        setWindowTitle(QStringLiteral("rbmscope — %1").arg(modelTitle()));
+    }
     // Live: the exact density and log Z, at most ~30 times per second.
     editPending_ = true;
     if (!editTimer_->isActive()) editTimer_->start();
@@ -360,11 +532,23 @@ bool MainWindow::idle() const {
 void MainWindow::updateActions() {
     if (!runAction_) return;
     const bool valid = panel_->isValid();
-    runAction_->setEnabled(valid);
     sweepAction_->setEnabled(valid);
-    const bool busy = run_->running() || sweep_->running();
-    cancelAction_->setEnabled(busy);
-    pauseAction_->setText(run_->paused() || sweep_->paused() ? tr("&Resume") : tr("&Pause"));
+    Transport* t = transport();
+    const Transport::State st = t ? t->state() : Transport::State::Idle;
+    const bool runnable = t && t->cannotRun().isEmpty();
+    const bool active = t && t->active();
+    runAction_->setEnabled(runnable);
+    restartAction_->setEnabled(runnable);
+    stepAction_->setEnabled(t && t->canStep() && (active || runnable));
+    cancelAction_->setEnabled(active);
+    const bool held = st == Transport::State::Paused || st == Transport::State::Pausing;
+    const bool animation = !active && qobject_cast<AnnealingView*>(tabs_->currentWidget());
+    pauseAction_->setEnabled((active && t->canStep()) || animation);
+    pauseAction_->setChecked(held);
+    pauseAction_->setText(held ? tr("&Resume") : animation ? tr("&Play β") : tr("&Pause"));
+    pauseAction_->setIcon(style()->standardIcon(held || animation ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+    if (transportState_)
+        transportState_->setText(t ? tr("  %1 · %2 %3s").arg(stateName(st)).arg(t->units()).arg(t->unitName()) : QString());
 }
 
 void MainWindow::updateStatus() {
@@ -398,22 +582,35 @@ void MainWindow::updateStatus() {
                        .arg(st.step)
                        .arg(st.steps)
                        .arg(st.beta, 0, 'f', 3);
-        statusText_->setText((st.paused ? tr("Paused — ") : QString()) + what);
+        statusText_->setText((run_->paused() ? tr("Paused — ") : QString()) + what);
         return;
     }
     if (!run_->lanes().empty() && !jobs_->isRunning(QStringLiteral("paths"))) {
         QStringList parts;
         double total = 0;
+        bool partial = false;
         for (const LaneRun& l : run_->lanes()) {
-            if (l.result) {
-                parts << QStringLiteral("%1: log Ẑ = %2").arg(l.label).arg(l.result->estimate.log_z, 0, 'f', 3);
+            if (l.result && !l.result->complete) {
+                // A stopped run estimates Z_β at the β it reached: not comparable with log Z.
+                partial = true;
+                parts << tr("%1: partial (β = %2), log Ẑ_β = %3")
+                             .arg(l.label)
+                             .arg(l.result->beta_reached, 0, 'f', 3)
+                             .arg(l.result->estimate.log_z, 0, 'f', 3);
+                total += l.result->seconds;
+            } else if (l.result) {
+                QString part = QStringLiteral("%1: log Ẑ = %2").arg(l.label).arg(l.result->estimate.log_z, 0, 'f', 3);
+                if (l.result->estimate.ess < rbm::kReliableEss)
+                    part += tr(" (interval unreliable: ESS %1 < %2)").arg(l.result->estimate.ess, 0, 'f', 1).arg(rbm::kReliableEss);
+                parts << part;
                 total += l.result->seconds;
             } else if (!l.error.isEmpty()) {
                 parts << QStringLiteral("%1: %2").arg(l.label, l.error);
             }
         }
-        if (exactLogZ_) parts << tr("exact %1").arg(*exactLogZ_, 0, 'f', 3);
-        const QString head = run_->status().stopped ? tr("Stopped (partial results kept). ") : tr("Run finished in %1. ").arg(seconds(total));
+        if (exactLogZ_ && !partial) parts << tr("exact %1").arg(*exactLogZ_, 0, 'f', 3);
+        const QString head = run_->status().stopped || partial ? tr("Stopped (partial results kept). ")
+                                                               : tr("Run finished in %1. ").arg(seconds(total));
         statusText_->setText(head + parts.join(QStringLiteral(" · ")));
     }
 }

@@ -19,7 +19,8 @@ const ParticleFrame* LaneRun::frameNear(double beta) const {
 AisJob::AisJob(BackgroundJobs* jobs, const QString& channel, QObject* parent)
     : QObject(parent), jobs_(jobs), channel_(channel), gate_(this, 33, [this] { flush(); }) {}
 
-void AisJob::start(const std::vector<Lane>& lanes, const RunSettings& settings, rbm::Index snapshotChains) {
+void AisJob::start(const std::vector<Lane>& lanes, const RunSettings& settings, rbm::Index snapshotChains,
+                   std::shared_ptr<rbm::StepGate> gate) {
     ++runId_;
     lanes_.clear();
     for (const Lane& l : lanes) {
@@ -31,9 +32,11 @@ void AisJob::start(const std::vector<Lane>& lanes, const RunSettings& settings, 
     }
     status_ = RunStatus{};
     status_.running = true;
-    pause_ = std::make_shared<std::atomic<bool>>(false);
+    chains_ = settings.chains;
+    stepGate_ = gate ? std::move(gate) : std::make_shared<rbm::StepGate>();
+    status_.paused = stepGate_->pause.load();
     mailbox_ = std::make_shared<Mailbox<Update>>();
-    auto pause = pause_;
+    auto pause = stepGate_;
     auto mailbox = mailbox_;
     QPointer<AisJob> self(this);
 
@@ -78,7 +81,7 @@ void AisJob::start(const std::vector<Lane>& lanes, const RunSettings& settings, 
                     }
                     rbm::AisControl ctl;
                     ctl.cancel = ctx.cancel.get();
-                    ctl.pause = pause.get();
+                    ctl.gate = pause.get();
                     ctl.on_progress = [&](const rbm::AisSnapshot& s) {
                         Live live;
                         live.lane = i;
@@ -186,8 +189,8 @@ void AisJob::applyOutcome(int i, LaneOutcome o) {
 
 void AisJob::stop() {
     if (!status_.running) return;
-    if (pause_) pause_->store(false);
     jobs_->stop(channel_);
+    if (stepGate_) stepGate_->pause.store(false);
 }
 
 void AisJob::cancel() {
@@ -199,8 +202,8 @@ void AisJob::cancel() {
 }
 
 void AisJob::setPaused(bool on) {
-    if (!status_.running || !pause_) return;
-    pause_->store(on);
+    if (!status_.running || !stepGate_) return;
+    stepGate_->pause.store(on);
     status_.paused = on;
     Q_EMIT progressed();
 }

@@ -58,15 +58,19 @@ public:
 
     // Starts a run of every lane (replacing any run in progress). snapshotChains: particles
     // kept per frame (0 for models that are not 2-D).
-    void start(const std::vector<Lane>& lanes, const RunSettings& settings, rbm::Index snapshotChains);
+    // gate: pause, single steps and pacing of the run (jobs/transport.hpp); null: a gate of its own.
+    void start(const std::vector<Lane>& lanes, const RunSettings& settings, rbm::Index snapshotChains,
+               std::shared_ptr<rbm::StepGate> gate = {});
     void stop();
     void cancel();
     void setPaused(bool on);
-    bool paused() const { return status_.paused; }
+    bool paused() const { return status_.running && stepGate_ && stepGate_->pause.load(); }
+    rbm::StepGate* stepGate() const { return stepGate_.get(); }
     bool running() const { return status_.running; }
 
     const std::vector<LaneRun>& lanes() const { return lanes_; }
     const RunStatus& status() const { return status_; }
+    rbm::Index chains() const { return chains_; }  // N of the run (the views draw only some)
     std::uint64_t runId() const { return runId_; }
     const QString& channel() const { return channel_; }
     int progressUpdates() const { return updates_; }
@@ -113,7 +117,8 @@ private:
     RunStatus status_;
     std::uint64_t runId_ = 0;
     int updates_ = 0;
-    std::shared_ptr<std::atomic<bool>> pause_;
+    rbm::Index chains_ = 0;
+    std::shared_ptr<rbm::StepGate> stepGate_;
     std::shared_ptr<Mailbox<Update>> mailbox_;
     FrameGate gate_;
 };

@@ -1,5 +1,7 @@
 #include "views/annealing/annealing_view.hpp"
 
+#include <QStyle>
+
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QSignalBlocker>
@@ -19,6 +21,22 @@ constexpr int kSliderSteps = 1000;
 bool drawable(const rbm::Model& m) { return m.n_visible() == 2 && m.kind() != rbm::ModelKind::Brbm; }
 
 QString betaText(double b) { return QString::number(b, 'f', b < 0.01 && b > 0 ? 4 : 3); }
+
+// 200000 -> "200 000" (thin spaces), the way a count is read aloud.
+QString countText(long long n) {
+    QString s = QString::number(n), out;
+    for (int i = 0; i < s.size(); ++i) {
+        if (i > 0 && (s.size() - i) % 3 == 0) out += QChar(0x2009);
+        out += s[i];
+    }
+    return out;
+}
+
+// "1000 of 200 000 particles": the views draw the first chains only.
+QString shownOf(long long shown, long long total, const QString& what) {
+    if (total <= shown) return QStringLiteral("%1 %2").arg(countText(shown), what);
+    return QObject::tr("%1 of %2 %3 shown").arg(countText(shown), countText(total), what);
+}
 
 }  // namespace
 
@@ -45,7 +63,9 @@ AnnealingView::AnnealingView(BackgroundJobs* jobs, const QString& name, int maxL
     auto* bv = new QVBoxLayout(bottom);
     bv->setContentsMargins(0, 0, 0, 0);
     auto* controls = new QHBoxLayout;
-    playButton_ = new QPushButton(tr("▶ Play"), bottom);
+    // The style's media icons: the ⏸ glyph is missing from common UI fonts.
+    playButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Play"), bottom);
+    playButton_->setFocusPolicy(Qt::NoFocus);
     playButton_->setToolTip(tr("Animate the annealing from β = 0 to 1"));
     slider_ = new QSlider(Qt::Horizontal, bottom);
     slider_->setRange(0, kSliderSteps);
@@ -275,10 +295,12 @@ void AnnealingView::setPlaying(bool on) {
         follow_ = false;
         if (beta_ >= 1.0) setBeta(0.0);
         playTimer_->start();
-        playButton_->setText(tr("⏸ Pause"));
+        playButton_->setText(tr("Pause"));
+        playButton_->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
     } else {
         playTimer_->stop();
-        playButton_->setText(tr("▶ Play"));
+        playButton_->setText(tr("Play"));
+        playButton_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     }
 }
 
@@ -376,8 +398,8 @@ void AnnealingView::refreshParticles() {
         const LaneRun& run = session_->lanes()[static_cast<std::size_t>(i)];
         if (st.running && follow_ && st.lane == i && !st.live.isEmpty()) {
             h->setParticles(st.live);
-            h->setOverlayText(tr("%1 chains at β = %2, step %3 of %4%5")
-                                  .arg(st.live.size())
+            h->setOverlayText(tr("%1 at β = %2, step %3 of %4%5")
+                                  .arg(shownOf(st.live.size(), session_->chains(), tr("chains")))
                                   .arg(betaText(st.beta))
                                   .arg(st.step)
                                   .arg(st.steps)
@@ -386,7 +408,17 @@ void AnnealingView::refreshParticles() {
         }
         if (const ParticleFrame* f = run.frameNear(beta_)) {
             h->setParticles(f->points);
-            h->setOverlayText(tr("%1 AIS particles at β = %2 (step %3)").arg(f->points.size()).arg(betaText(f->beta)).arg(f->step));
+            // Particles exist only at the run's checkpoints: say so when the nearest one is not at
+            // the β shown in the title and on the slider.
+            const bool same = betaText(f->beta) == betaText(beta_);
+            h->setOverlayText(same ? tr("%1 at β = %2 (step %3)")
+                                         .arg(shownOf(f->points.size(), session_->chains(), tr("AIS particles")))
+                                         .arg(betaText(f->beta))
+                                         .arg(f->step)
+                                   : tr("%1 from the nearest checkpoint, step %2 (β = %3)")
+                                         .arg(shownOf(f->points.size(), session_->chains(), tr("AIS particles")))
+                                         .arg(f->step)
+                                         .arg(betaText(f->beta)));
         }
     }
 }

@@ -452,16 +452,29 @@ void EstimatesView::refreshRun() {
         const rbm::AisEstimate& e = r.estimate;
         const QString partial = r.complete || r.steps_done == r.steps ? QString() : tr(" (stopped at β = %1: log Z_β)").arg(fmt(r.beta_reached));
         html += QStringLiteral("<td align='right'><b>%1</b>%2</td>").arg(fmt(e.log_z, 4), partial);
-        html += QStringLiteral("<td align='center'>[%1, %2]</td>").arg(fmt(e.ci95_low), fmt(e.ci95_high));
+        // Below kReliableEss effective samples the bootstrap interval misses low (core/ais/estimates.hpp).
+        const bool unreliable = e.ess < rbm::kReliableEss;
+        html += QStringLiteral("<td align='center'%3>[%1, %2]%4</td>")
+                    .arg(fmt(e.ci95_low), fmt(e.ci95_high), unreliable ? QStringLiteral(" style='color:#c62828'") : QString(),
+                         unreliable ? tr("<br>unreliable: ESS < %1").arg(rbm::kReliableEss) : QString());
         html += QStringLiteral("<td align='center'>[%1, %2]</td>").arg(e.log_z_low ? fmt(*e.log_z_low) : tr("none"), fmt(e.log_z_high));
         html += QStringLiteral("<td align='center'>%1 (%2)</td>").arg(fmt(e.ess, 1), fmt(e.ess_fraction, 3));
         html += QStringLiteral("<td align='center'>%1, %2</td>").arg(fmt(e.log_w_mean), fmt(e.log_w_var));
-        if (r.reverse && r.reverse->log_z_upper)
-            // Stochastic bounds: with a good path they are close and may cross by chance.
-            html += QStringLiteral("<td align='center'>%1 (forward) · <b>%2</b> (reverse)</td>")
-                        .arg(fmt(e.log_z, 3), fmt(*r.reverse->log_z_upper, 3));
-        else
+        if (r.reverse && r.reverse->log_z_upper) {
+            // Stochastic bounds: with a good path they are close and may cross by chance. When they
+            // cross, say that they agree within their intervals (or that they do not) instead of
+            // implying an order.
+            const double up = *r.reverse->log_z_upper;
+            QString verdict;
+            if (e.log_z > up) {
+                const bool overlap = e.ci95_low <= r.reverse->ci95_high && r.reverse->ci95_low <= e.ci95_high;
+                verdict = overlap ? tr("<br>crossed: they agree within their 95% intervals (noise, not an order)")
+                                  : tr("<br>crossed beyond their 95% intervals: a bound is off (too few chains or steps)");
+            }
+            html += QStringLiteral("<td align='center'>%1 (forward) · <b>%2</b> (reverse)%3</td>").arg(fmt(e.log_z, 3), fmt(up, 3), verdict);
+        } else {
             html += QStringLiteral("<td align='center'>—</td>");
+        }
         html += QStringLiteral("<td align='right'>%1 s</td></tr>").arg(fmt(r.seconds, 2));
     }
     html += QStringLiteral("</table>");

@@ -10,7 +10,7 @@ namespace rbmscope {
 SweepJob::SweepJob(BackgroundJobs* jobs, const QString& channel, QObject* parent)
     : QObject(parent), jobs_(jobs), channel_(channel), gate_(this, 33, [this] { flush(); }) {}
 
-void SweepJob::start(const std::vector<Lane>& lanes, const RunSettings& settings) {
+void SweepJob::start(const std::vector<Lane>& lanes, const RunSettings& settings, std::shared_ptr<rbm::StepGate> gate) {
     labels_.clear();
     errors_.clear();
     for (const Lane& l : lanes) {
@@ -22,9 +22,8 @@ void SweepJob::start(const std::vector<Lane>& lanes, const RunSettings& settings
     steps_.erase(std::unique(steps_.begin(), steps_.end()), steps_.end());
     points_.clear();
     running_ = true;
-    paused_ = false;
     fraction_ = elapsed_ = speed_ = 0;
-    pause_ = std::make_shared<std::atomic<bool>>(false);
+    pause_ = gate ? std::move(gate) : std::make_shared<rbm::StepGate>();
     mailbox_ = std::make_shared<Mailbox<Update>>();
     auto pause = pause_;
     auto mailbox = mailbox_;
@@ -61,7 +60,7 @@ void SweepJob::start(const std::vector<Lane>& lanes, const RunSettings& settings
                     opt.checkpoints = 10;
                     rbm::AisControl ctl;
                     ctl.cancel = ctx.cancel.get();
-                    ctl.pause = pause.get();
+                    ctl.gate = pause.get();
                     const double before = done;
                     ctl.on_progress = [&](const rbm::AisSnapshot& s) {
                         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -138,7 +137,6 @@ void SweepJob::flush() {
 void SweepJob::finish(bool complete) {
     gate_.flushNow();
     running_ = false;
-    paused_ = false;
     if (complete) fraction_ = 1.0;
     Q_EMIT progressed();
     Q_EMIT finished(complete);
@@ -146,21 +144,19 @@ void SweepJob::finish(bool complete) {
 
 void SweepJob::stop() {
     if (!running_) return;
-    if (pause_) pause_->store(false);
     jobs_->stop(channel_);
+    if (pause_) pause_->pause.store(false);
 }
 
 void SweepJob::cancel() {
     jobs_->cancel(channel_);
     mailbox_.reset();
     running_ = false;
-    paused_ = false;
 }
 
 void SweepJob::setPaused(bool on) {
     if (!running_ || !pause_) return;
-    pause_->store(on);
-    paused_ = on;
+    pause_->pause.store(on);
     Q_EMIT progressed();
 }
 

@@ -28,14 +28,16 @@ class SweepJob : public QObject {
 public:
     explicit SweepJob(BackgroundJobs* jobs, const QString& channel = QStringLiteral("sweep"), QObject* parent = nullptr);
 
-    void start(const std::vector<Lane>& lanes, const RunSettings& settings);
+    // gate: pause, single steps (one annealing step of the run in progress) and pacing; null: its own.
+    void start(const std::vector<Lane>& lanes, const RunSettings& settings, std::shared_ptr<rbm::StepGate> gate = {});
     void stop();
     void cancel();
     void setPaused(bool on);
     void clear();
 
     bool running() const { return running_; }
-    bool paused() const { return paused_; }
+    bool paused() const { return running_ && pause_ && pause_->pause.load(); }
+    rbm::StepGate* stepGate() const { return pause_.get(); }
     double fraction() const { return fraction_; }
     double elapsed() const { return elapsed_; }
     double speed() const { return speed_; }
@@ -65,9 +67,9 @@ private:
     QStringList labels_, errors_;
     std::vector<rbm::Index> steps_;
     std::vector<SweepPoint> points_;
-    bool running_ = false, paused_ = false;
+    bool running_ = false;
     double fraction_ = 0, elapsed_ = 0, speed_ = 0;
-    std::shared_ptr<std::atomic<bool>> pause_;
+    std::shared_ptr<rbm::StepGate> pause_;
     std::shared_ptr<Mailbox<Update>> mailbox_;
     FrameGate gate_;
 };

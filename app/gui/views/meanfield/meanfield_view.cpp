@@ -279,6 +279,8 @@ void MeanFieldView::setModel(const rbm::Model& model) {
     }
     stack_->setCurrentIndex(1);
     status_->setText(tr("press Run"));
+    // Nothing is computed until Run: say so instead of the heatmap's "computing…".
+    heat_->setMessage(tr("Press Run (F5) to compute the exact density and the mean-field pictures."));
 }
 
 bool MeanFieldView::running() const { return jobs_->isRunning(channel()) || jobs_->isRunning(sweepChannel()); }
@@ -309,6 +311,7 @@ void MeanFieldView::run() {
     const rbm::Model model = model_;
     const bool twoD = model.n_visible() == 2;
     status_->setText(tr("computing…"));
+    if (model_.n_visible() == 2) heat_->setMessage(QString());  // the heatmap's own "computing…" until it arrives
     jobs_->submit<Bundle>(
         channel(),
         [model, opts, twoD](const BackgroundJobs::CancelFlag& flag) {

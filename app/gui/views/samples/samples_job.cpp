@@ -60,7 +60,8 @@ void checkSampler(const rbm::Model& model, const SamplesSettings& s) {
 }
 
 SamplesFrame runSamples(const rbm::Model& model, const SamplesSettings& s, const std::atomic<bool>& cancel,
-                        const std::function<void(const SamplesFrame&)>& report, double interval) {
+                        const std::function<void(const SamplesFrame&)>& report, double interval,
+                        rbm::StepGate* gate) {
     checkSampler(model, s);
     const rbm::Index chains = s.chains;
     const auto* brbm = model.as<rbm::Brbm>();
@@ -120,8 +121,15 @@ SamplesFrame runSamples(const rbm::Model& model, const SamplesSettings& s, const
     }
     for (long long t = 0; t < s.sweeps; ++t) {
         if (cancel.load(std::memory_order_relaxed)) throw rbm::Cancelled();
+        if (gate && !gate->before_unit(&cancel, [&] {
+                if (!report) return;
+                fill();
+                report(f);
+            }))
+            throw rbm::Cancelled();
         step(t);
         f.done = t + 1;
+        if (gate) gate->after_unit();
         // Pacing in short sleeps so a cancel is seen within a few milliseconds.
         while (s.sweepsPerSecond > 0 && f.done > secondsSince(start) * s.sweepsPerSecond &&
                !cancel.load(std::memory_order_relaxed))

@@ -15,6 +15,7 @@
 #include <functional>
 
 #include "core/models/models.hpp"
+#include "core/numerics/step_gate.hpp"
 
 namespace rbmscope {
 
@@ -42,8 +43,11 @@ void checkSampler(const rbm::Model& model, const SamplesSettings& s);
 
 // Runs to the end, or throws rbm::Cancelled once *cancel is raised; calls report (on this thread)
 // at most every `interval` seconds and once at the end.
+// gate: pause, single steps (one sweep, scan or annealing step) and pacing; report is also
+// called whenever the run stops in a pause.
 SamplesFrame runSamples(const rbm::Model& model, const SamplesSettings& s, const std::atomic<bool>& cancel,
-                        const std::function<void(const SamplesFrame&)>& report, double interval = 0.04);
+                        const std::function<void(const SamplesFrame&)>& report, double interval = 0.04,
+                        rbm::StepGate* gate = nullptr);
 
 QString samplerName(SamplerKind k);
 

@@ -275,7 +275,7 @@ SamplesSettings SamplesView::settings() const {
 
 void SamplesView::setShowProbabilities(bool on) { display_->setCurrentIndex(on ? 0 : 1); }
 
-void SamplesView::run() {
+void SamplesView::run(std::shared_ptr<rbm::StepGate> gate) {
     if (!hasModel_ || !message_.isEmpty()) return;
     const SamplesSettings s = settings();
     try {
@@ -287,20 +287,26 @@ void SamplesView::run() {
     pending_.reset();
     status_->setText(tr("Running %1…").arg(samplerName(s.sampler)));
     const rbm::Model model = model_;
+    stepGate_ = gate ? std::move(gate) : std::make_shared<rbm::StepGate>();
+    lastRunFinished_ = false;
     jobs_->submitWithProgress<SamplesFrame>(
         channel(),
-        [model, s, this](const BackgroundJobs::Context& ctx) {
-            return runSamples(model, s, *ctx.cancel, [ctx, this](const SamplesFrame& f) {
-                auto copy = std::make_shared<SamplesFrame>(f);
-                ctx.post([this, copy] {
-                    pending_ = copy;
-                    gate_->wake();
-                });
-            });
+        [model, s, this, gate = stepGate_](const BackgroundJobs::Context& ctx) {
+            return runSamples(
+                model, s, *ctx.cancel,
+                [ctx, this](const SamplesFrame& f) {
+                    auto copy = std::make_shared<SamplesFrame>(f);
+                    ctx.post([this, copy] {
+                        pending_ = copy;
+                        gate_->wake();
+                    });
+                },
+                0.04, gate.get());
         },
         [this, s](SamplesFrame f) {
             pending_ = std::make_shared<SamplesFrame>(std::move(f));
             gate_->flushNow();
+            lastRunFinished_ = true;
             status_->setText(tr("%1: %2 %3 done.").arg(samplerName(s.sampler)).arg(s.sweeps)
                                  .arg(s.sampler == SamplerKind::Pt ? tr("scans") : s.sampler == SamplerKind::Anneal ? tr("annealing steps") : tr("sweeps")));
             Q_EMIT runFinished();

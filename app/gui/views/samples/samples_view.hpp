@@ -43,7 +43,10 @@ public:
     SamplesSettings settings() const;
     void setShowProbabilities(bool on);
 
-    void run();
+    // gate: pause, single steps and pacing (jobs/transport.hpp); null: a gate of its own.
+    void run(std::shared_ptr<rbm::StepGate> gate = {});
+    rbm::StepGate* stepGate() const { return stepGate_.get(); }
+    bool lastRunFinished() const { return lastRunFinished_; }  // the last run ended complete
     void cancel();
     bool busy() const;
     QPixmap grabForScreenshot();
@@ -96,6 +99,8 @@ private:
     QLabel* dataStatus_ = nullptr;
     SampleGrid* samples_ = nullptr;
     SampleGrid* data_ = nullptr;
+    std::shared_ptr<rbm::StepGate> stepGate_;
+    bool lastRunFinished_ = false;
 };
 
 }  // namespace rbmscope

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/exact/exact.hpp"
+#include "core/numerics/step_gate.hpp"
 #include "core/tempering/pt.hpp"
 
 namespace rbmscope {
@@ -46,9 +47,11 @@ struct TemperingFrame {
 };
 
 // Runs to the end or until *cancel; calls report (on this thread) at most every `interval`
-// seconds and once at the end. Returns the last frame (finished = true unless cancelled).
+// seconds, whenever it stops in a pause of `gate` (one unit = one scan), and once at the end.
+// Returns the last frame (finished = true unless cancelled).
 TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s, const std::atomic<bool>& cancel,
-                            const std::function<void(const TemperingFrame&)>& report, double interval = 0.033);
+                            const std::function<void(const TemperingFrame&)>& report, double interval = 0.033,
+                            rbm::StepGate* gate = nullptr);
 
 // log f_beta(v) up to a constant, for the tempered family the PT engine uses on this model with
 // its default reference (see rbm::TemperedModel); v-marginal for the GRBM. InputError for BRBM.

@@ -66,6 +66,7 @@ TemperingView::TemperingView(QWidget* parent, BackgroundJobs* jobs)
 
     connect(ladder_, &LadderPlot::ladderEdited, this, [this](const std::vector<double>& betas) {
         customLadder_ = betas;
+        chart_->setBetas(betas);  // the axis labels follow the drag at once, not only the next run's frames
         run();
     });
     connect(jobs_, &BackgroundJobs::runningChanged, this, [this](const QString& channel, bool on) {
@@ -252,7 +253,7 @@ void TemperingView::cancel() {
     updateEnabled();
 }
 
-void TemperingView::run() {
+void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
     if (!hasModel_) return;
     TemperingSettings s = settings();
     try {
@@ -269,18 +270,24 @@ void TemperingView::run() {
     ladder_->setEditable(s.ladder != LadderKind::Adaptive);
     status_->setText(tr("starting…"));
     const rbm::Model model = model_;
+    stepGate_ = gate ? std::move(gate) : std::make_shared<rbm::StepGate>();
+    lastRunFinished_ = false;
     jobs_->submitWithProgress<TemperingFrame>(
         runChannel(),
-        [model, s, this](const BackgroundJobs::Context& ctx) {
+        [model, s, this, gate = stepGate_](const BackgroundJobs::Context& ctx) {
             // Frames go through post(), which drops them once a newer run has started.
-            return runTempering(model, s, *ctx.cancel, [ctx, this](const TemperingFrame& f) {
-                auto copy = std::make_shared<TemperingFrame>(f);
-                ctx.post([this, copy] { receive(copy); });
-            });
+            return runTempering(
+                model, s, *ctx.cancel,
+                [ctx, this](const TemperingFrame& f) {
+                    auto copy = std::make_shared<TemperingFrame>(f);
+                    ctx.post([this, copy] { receive(copy); });
+                },
+                0.033, gate.get());
         },
         [this](TemperingFrame f) {
             receive(std::make_shared<TemperingFrame>(std::move(f)));
             gate_->flushNow();
+            lastRunFinished_ = true;
             Q_EMIT runFinished();
         },
         [this](QString message) { status_->setText(message); });
@@ -300,10 +307,8 @@ void TemperingView::showPending() {
 
 void TemperingView::showFrame(const TemperingFrame& f) {
     ++framesShown_;
-    if (f.betas != ladder_->ladder()) {
-        ladder_->setLadder(f.betas);
-        chart_->setBetas(f.betas);
-    }
+    if (f.betas != ladder_->ladder()) ladder_->setLadder(f.betas);
+    if (f.betas != chart_->betas()) chart_->setBetas(f.betas);
     if (f.betas != heatBetas_) requestRungImages(f.betas);
     ladder_->setAcceptance(f.stats.acceptance());
     if (f.stats.pairs() > 0 && f.stats.scans > 0) {

@@ -39,7 +39,10 @@ public:
     ~TemperingView() override;
 
     void setModel(const rbm::Model& model);  // cancels a run, clears, redraws the rung heatmaps
-    void run();
+    // gate: pause, single steps and pacing (jobs/transport.hpp); null: a gate of its own.
+    void run(std::shared_ptr<rbm::StepGate> gate = {});
+    rbm::StepGate* stepGate() const { return stepGate_.get(); }
+    bool lastRunFinished() const { return lastRunFinished_; }  // the last run ended complete
     void cancel();
     bool running() const;
     QPixmap grabForScreenshot();
@@ -107,6 +110,8 @@ private:
     QWidget* heatGrid_ = nullptr;
     QGridLayout* heatLayout_ = nullptr;
     std::vector<EllipseHeatmap*> rungMaps_;
+    std::shared_ptr<rbm::StepGate> stepGate_;
+    bool lastRunFinished_ = false;
 };
 
 }  // namespace rbmscope

@@ -142,9 +142,10 @@ void TrainingJob::launch(int id) {
     auto trainer = r->trainer;
     const TrainDataSpec data = r->data;
     const rbm::TrainOptions options = r->options;
+    if (!stepGate_) stepGate_ = std::make_shared<rbm::StepGate>();
     jobs_->submitWithProgress<Done>(
         channelOf(id),
-        [this, id, trainer, data, options](const BackgroundJobs::Context& ctx) mutable {
+        [this, id, trainer, data, options, gate = stepGate_](const BackgroundJobs::Context& ctx) mutable {
             if (!trainer) trainer = std::make_shared<rbm::Trainer>(options, loadTrainingData(data));
             const auto post = [this, id, ctx](std::shared_ptr<TrainSnapshot> s) {
                 ctx.post([this, id, s] {
@@ -156,7 +157,9 @@ void TrainingJob::launch(int id) {
             auto last = Clock::now();
             while (trainer->status() == rbm::TrainStatus::Running || trainer->status() == rbm::TrainStatus::Cancelled) {
                 if (ctx.cancel->load()) break;
+                if (!gate->before_unit(ctx.cancel.get(), [&] { post(snapshotOf(*trainer)); })) break;
                 trainer->step(1, ctx.cancel.get());
+                gate->after_unit();
                 if (std::chrono::duration<double>(Clock::now() - last).count() >= kSnapshotSeconds) {
                     post(snapshotOf(*trainer));
                     last = Clock::now();

@@ -17,6 +17,7 @@
 
 #include "jobs/background_jobs.hpp"
 #include "jobs/coalesced_mailbox.hpp"
+#include "core/numerics/step_gate.hpp"
 #include "core/training/training.hpp"
 
 namespace rbmscope {
@@ -60,6 +61,10 @@ public:
     ~TrainingJob() override;
 
     int start(const TrainDataSpec& data, const rbm::TrainOptions& options);  // returns the run id
+    // The gate the runs launched from now on share (pause, single updates, pacing; one unit = one
+    // update). Null: a fresh gate of their own.
+    void setStepGate(std::shared_ptr<rbm::StepGate> gate) { stepGate_ = std::move(gate); }
+    rbm::StepGate* stepGate() const { return stepGate_.get(); }
     // Runs these one after another (each waits for the previous to end).
     void startQueue(const TrainDataSpec& data, const std::vector<rbm::TrainOptions>& runs);
     void stop(int id);
@@ -100,6 +105,7 @@ private:
     std::deque<std::pair<TrainDataSpec, rbm::TrainOptions>> queue_;
     std::unique_ptr<FrameGate> gate_;
     int nextId_ = 1;
+    std::shared_ptr<rbm::StepGate> stepGate_ = std::make_shared<rbm::StepGate>();
 };
 
 }  // namespace rbmscope

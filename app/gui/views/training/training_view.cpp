@@ -137,11 +137,12 @@ void TrainingView::setStatus(const QString& text, bool error) {
     status_->setStyleSheet(error ? QStringLiteral("color: #b00020") : QString());
 }
 
-bool TrainingView::train() {
+bool TrainingView::train(std::shared_ptr<rbm::StepGate> gate) {
     try {
         const rbm::TrainOptions o = options();
         const TrainDataSpec d = dataSpec();
         if (d.source.isEmpty()) throw rbm::InputError("choose a data file (CSV or IDX) first");
+        session_->setStepGate(gate ? std::move(gate) : std::make_shared<rbm::StepGate>());
         session_->start(d, o);
         setStatus(tr("Training %1 on %2…").arg(QString::fromLatin1(rbm::train_method_name(o.method)), describe(d)));
         return true;

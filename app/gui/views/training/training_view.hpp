@@ -44,7 +44,8 @@ public:
     rbm::TrainOptions options() const;
 
     // Actions (the buttons). Problems go to the status line; false when nothing started.
-    bool train();
+    // gate: shared by the runs started now (jobs/transport.hpp); null: a fresh one.
+    bool train(std::shared_ptr<rbm::StepGate> gate = {});
     bool compareMethods(const std::vector<rbm::TrainMethod>& methods = {rbm::TrainMethod::Cd, rbm::TrainMethod::Pcd,
                                                                          rbm::TrainMethod::Pt, rbm::TrainMethod::Lpt,
                                                                          rbm::TrainMethod::Deo});
@@ -57,6 +58,7 @@ public:
     void selectRun(int id);
 
     bool busy() const { return session_->busy(); }
+    rbm::StepGate* stepGate() const { return session_->stepGate(); }
     int selectedRun() const { return selected_; }
     TrainingJob* session() const { return session_; }
     RunCurves* likelihoodChart() const { return llChart_; }

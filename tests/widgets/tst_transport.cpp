@@ -1,0 +1,278 @@
+// One transport for every view (issue #15, item 1): in each view, F5 starts that view's job,
+// Space pauses it (the unit counter read once the worker has acknowledged the pause is the
+// counter 500 ms later: exact by construction, StepGate::holding) and resumes it, → and . advance
+// exactly one unit, Esc cancels it keeping what was computed, and the Run menu says so. Space
+// typed in a number field neither changes the field nor restarts the run; a half-typed value
+// never restarts it. Keys go through the real window's shortcuts (QTest sends the shortcut
+// override first, as a key press from the window system does).
+// The speed control holds every run at 1000 units per second, so no job ends on its own during
+// a case, however fast the machine.
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSettings>
+#include <QStandardPaths>
+#include <cmath>
+#include <QtTest>
+#include <functional>
+
+#include "main_window/main_window.hpp"
+
+using namespace rbmscope;
+
+namespace {
+
+constexpr int kStartMs = 60000;  // first units of a job (a loaded machine builds paths slowly)
+
+void press(MainWindow& w, Qt::Key key) {
+    QWidget* target = QApplication::focusWidget() ? QApplication::focusWidget() : &w;
+    QTest::keyClick(target, key);
+}
+
+}  // namespace
+
+class TestTransport : public QObject {
+    Q_OBJECT
+
+    void prepare(MainWindow& w, const QString& view) {
+        w.setInteractive(false);
+        w.setAutosave(false);
+        w.resize(1280, 800);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QVERIFY(w.loadPreset(view == QLatin1String("samples") ? QStringLiteral("bars-and-stripes") : QStringLiteral("four-mode")));
+        QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kStartMs);
+        RunSettings s = w.settings();
+        s.autoRun = false;
+        s.schedule.steps = 1000000;
+        s.chains = 20;
+        s.sweepSteps = {1000000};
+        s.reverse = false;
+        w.applySettings(s);
+        QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kStartMs);
+        if (view == QLatin1String("tempering")) {
+            TemperingSettings t = w.temperingView()->settings();
+            t.scans = 10000000;
+            w.temperingView()->setSettings(t);
+        } else if (view == QLatin1String("samples")) {
+            SamplesSettings t;
+            t.sweeps = 100000000;
+            t.chains = 16;
+            w.samplesView()->setSettings(t);
+        } else if (view == QLatin1String("training")) {
+            rbm::TrainOptions o = w.trainingView()->options();
+            o.updates = 100000000;
+            w.trainingView()->setOptions(o);
+        }
+        w.setPace(1000);
+        QVERIFY(w.setCurrentView(view));
+        w.centralWidget()->setFocus();
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }  // QSettings (presenter scale) in a test location
+
+    void keysDriveTheCurrentViewsJob_data() {
+        QTest::addColumn<QString>("view");
+        QTest::addColumn<QString>("unit");
+        for (const char* v : {"annealing", "compare", "estimates", "tempering", "samples", "training"}) {
+            const QString name = QString::fromLatin1(v);
+            const QString unit = name == "tempering" ? "PT scan" : name == "samples" ? "sampling sweep"
+                                 : name == "training"  ? "training update" : "annealing step";
+            QTest::newRow(v) << name << unit;
+        }
+    }
+
+    void keysDriveTheCurrentViewsJob() {
+        QFETCH(QString, view);
+        QFETCH(QString, unit);
+        MainWindow w;
+        prepare(w, view);
+        if (QTest::currentTestFailed()) return;
+        Transport* t = w.transport();
+        QVERIFY(t);
+        QCOMPARE(t->unitName(), unit);
+        // Opening the preset ran AIS once ("Run again whenever something changes" is on by default).
+        const bool ais = view == QLatin1String("annealing") || view == QLatin1String("compare");
+        QCOMPARE(t->state(), ais ? Transport::State::Finished : Transport::State::Idle);
+        QVERIFY(w.action("run")->isEnabled());
+        QVERIFY(!w.action("cancel")->isEnabled());
+
+        // F5 starts this view's job (and no other).
+        press(w, Qt::Key_F5);
+        QTRY_VERIFY_WITH_TIMEOUT(t->units() > 3, kStartMs);
+        QCOMPARE(t->state(), Transport::State::Running);
+        QVERIFY2(w.action("cancel")->isEnabled(), "Run → Cancel is enabled while the job runs");
+        for (const QString& other : {QStringLiteral("tempering"), QStringLiteral("samples"), QStringLiteral("annealing")})
+            if (w.transport(other) != t) QVERIFY2(!w.transport(other)->active(), qPrintable(other + " must not run"));
+
+        // Space pauses: once the worker holds, the counter does not move.
+        press(w, Qt::Key_Space);
+        QTRY_COMPARE_WITH_TIMEOUT(t->state(), Transport::State::Paused, 10000);
+        QVERIFY(w.action("pause")->isChecked());
+        const long long held = t->units();
+        QTest::qWait(500);
+        QCOMPARE(t->units(), held);
+        QCOMPARE(t->state(), Transport::State::Paused);
+
+        // Step (→, then .) advances exactly one unit each, and holds again.
+        press(w, Qt::Key_Right);
+        QTRY_VERIFY_WITH_TIMEOUT(t->units() == held + 1 && t->state() == Transport::State::Paused, 10000);
+        QTest::qWait(100);
+        QCOMPARE(t->units(), held + 1);
+        press(w, Qt::Key_Period);
+        QTRY_VERIFY_WITH_TIMEOUT(t->units() == held + 2 && t->state() == Transport::State::Paused, 10000);
+        QTest::qWait(100);
+        QCOMPARE(t->units(), held + 2);
+
+        // Space resumes.
+        press(w, Qt::Key_Space);
+        QTRY_VERIFY_WITH_TIMEOUT(t->units() > held + 5, 10000);
+        QVERIFY(!w.action("pause")->isChecked());
+
+        // Esc cancels promptly and keeps what was computed. The speed limit (1000 units per second)
+        // makes the units done after Esc a clock of the worker: at most 100 of them means it stopped
+        // within about 100 ms whatever the load. The wall time until the window shows the end is
+        // reported and held to 2 s only (a cancel that never reaches the worker costs seconds): for
+        // the AIS views it measured 50-120 ms on this machine, spent on the GUI thread after the
+        // worker had stopped (0 units after Esc), which is over the issue's 100 ms and not claimed.
+        const double bound = 2000;
+        const long long atEsc = t->units();
+        QElapsedTimer clock;
+        clock.start();
+        press(w, Qt::Key_Escape);
+        // Polled every millisecond (QTRY's 50 ms steps would round the figure up).
+        while (t->active() && clock.elapsed() < 10000) QCoreApplication::processEvents(QEventLoop::AllEvents, 1);
+        QVERIFY(!t->active());
+        const double ms = clock.nsecsElapsed() / 1e6;
+        qInfo("%s: cancelled after %lld %ss; %lld more after Esc; the window showed the end after %.1f ms (bound %.0f ms)",
+              qPrintable(view), t->units(), qPrintable(unit), t->units() - atEsc, ms, bound);
+        QVERIFY2(t->units() - atEsc <= 100, qPrintable(QString::number(t->units() - atEsc)));
+        QVERIFY2(ms < bound, qPrintable(QString::number(ms)));
+        QCOMPARE(t->state(), Transport::State::Stopped);
+        QVERIFY(t->units() > held + 5);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.action("cancel")->isEnabled(), 1000);
+        if (view == QLatin1String("annealing") || view == QLatin1String("compare")) {
+            QTRY_VERIFY_WITH_TIMEOUT(!w.session()->lanes().empty() && w.session()->lanes().front().result, 10000);
+            const auto& r = *w.session()->lanes().front().result;
+            QVERIFY(!r.complete);
+            QVERIFY(r.steps_done > 0);
+        } else if (view == QLatin1String("tempering")) {
+            QVERIFY(w.temperingView()->shownFrame() && w.temperingView()->shownFrame()->scansDone > 0);
+        } else if (view == QLatin1String("samples")) {
+            QVERIFY(w.samplesView()->shownFrame() && w.samplesView()->shownFrame()->done > 0);
+        } else if (view == QLatin1String("training")) {
+            const auto ids = w.trainingView()->session()->ids();
+            QVERIFY(!ids.empty());
+            const TrainingRun* r = w.trainingView()->session()->run(ids.back());
+            QVERIFY(r && r->snapshot && r->snapshot->updatesDone > 0);
+        }
+
+        // Step from a stopped job: a new run that holds after its first unit.
+        press(w, Qt::Key_Period);
+        QTRY_VERIFY_WITH_TIMEOUT(t->state() == Transport::State::Paused, kStartMs);
+        QCOMPARE(t->units(), 1LL);
+        press(w, Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!t->active(), 10000);
+    }
+
+    void spaceInAFieldPausesAndNeverRestarts() {
+        MainWindow w;
+        prepare(w, QStringLiteral("annealing"));
+        if (QTest::currentTestFailed()) return;
+        RunSettings s = w.settings();
+        s.autoRun = true;  // "Run again whenever something changes"
+        w.applySettings(s);
+        QTRY_VERIFY_WITH_TIMEOUT(w.session()->running(), kStartMs);
+        Transport* t = w.transport();
+        QTRY_VERIFY_WITH_TIMEOUT(t->units() > 3, kStartMs);
+        const auto run = w.session()->runId();
+
+        QLineEdit* field = w.panel()->field(QStringLiteral("chains"))->lineEdit();
+        field->setFocus();
+        QTRY_VERIFY(field->hasFocus());
+        const QString before = field->text();
+        QTest::keyClick(field, Qt::Key_Space);
+        QCOMPARE(field->text(), before);
+        QTRY_COMPARE_WITH_TIMEOUT(t->state(), Transport::State::Paused, 10000);  // Space paused
+        QTest::keyClick(field, Qt::Key_Space);
+        QTRY_COMPARE_WITH_TIMEOUT(t->state(), Transport::State::Running, 10000);  // and resumed
+        QCOMPARE(field->text(), before);
+
+        // A half-typed value does not restart the run, however long it sits there.
+        field->end(false);
+        QTest::keyClick(field, Qt::Key_0);
+        QTest::qWait(800);  // over three times the auto-run delay
+        QCOMPARE(w.session()->runId(), run);
+        QVERIFY(w.session()->running());
+        // Enter commits it: now the run restarts with it, and the focus is back on the view.
+        QTest::keyClick(field, Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(w.session()->runId() != run, 10000);
+        QCOMPARE(w.settings().chains, rbm::Index(200));
+        QTRY_VERIFY(!field->hasFocus());
+        press(w, Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!t->active(), 10000);
+    }
+
+    void meanFieldRunsAndCancelsButHasNoSteps() {
+        MainWindow w;
+        prepare(w, QStringLiteral("meanfield"));
+        if (QTest::currentTestFailed()) return;
+        Transport* t = w.transport();
+        QVERIFY(t);
+        QVERIFY(!t->canStep());
+        QVERIFY(!w.action("step")->isEnabled());
+        QVERIFY(!w.action("pause")->isEnabled());
+        press(w, Qt::Key_F5);
+        QTRY_VERIFY_WITH_TIMEOUT(!t->active() && t->state() == Transport::State::Finished, kStartMs);
+        QVERIFY(!w.meanFieldView()->running());
+    }
+
+    void presenterModeScalesAndRemembers() {
+        QSettings().remove(QStringLiteral("presenter/scale"));
+        MainWindow w;
+        prepare(w, QStringLiteral("tempering"));
+        if (QTest::currentTestFailed()) return;
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("parameterDock"));
+        QVERIFY(dock && dock->isVisible());
+        const double base = w.font().pointSizeF();
+        press(w, Qt::Key_F11);
+        QVERIFY(w.presenter());
+        QVERIFY(w.action("presenter")->isChecked());
+        QVERIFY(!dock->isVisible());
+        QCOMPARE(w.presenterScale(), 1.5);
+        QVERIFY(std::fabs(w.font().pointSizeF() - 1.5 * base) < 0.01);
+        QTest::keyClick(&w, Qt::Key_Equal, Qt::ControlModifier);
+        QVERIFY(std::fabs(w.presenterScale() - 1.5 * 1.15) < 1e-9);
+        QVERIFY(std::fabs(w.font().pointSizeF() - 1.5 * 1.15 * base) < 0.01);
+        QVERIFY(std::fabs(QSettings().value(QStringLiteral("presenter/scale")).toDouble() - 1.5 * 1.15) < 1e-9);
+        // The transport keys work in presenter mode too.
+        press(w, Qt::Key_F5);
+        QTRY_VERIFY_WITH_TIMEOUT(w.transport()->units() > 0, kStartMs);
+        press(w, Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.transport()->active(), 10000);
+        press(w, Qt::Key_F11);
+        QVERIFY(!w.presenter());
+        QVERIFY(dock->isVisible());
+        QVERIFY(std::fabs(w.font().pointSizeF() - base) < 0.01);
+        // Remembered: a new window starts presenter mode at the scale last chosen.
+        MainWindow w2;
+        QVERIFY(std::fabs(w2.presenterScale() - 1.5 * 1.15) < 1e-9);
+    }
+
+    void densityAndFiltersKeysDoNothingStrange() {
+        MainWindow w;
+        prepare(w, QStringLiteral("filters"));
+        if (QTest::currentTestFailed()) return;
+        QVERIFY(!w.transport());
+        QVERIFY(!w.action("run")->isEnabled());
+        QVERIFY(!w.action("cancel")->isEnabled());
+        press(w, Qt::Key_F5);
+        QTest::qWait(300);
+        QVERIFY(!w.session()->running());
+    }
+};
+
+QTEST_MAIN(TestTransport)
+#include "tst_transport.moc"
