@@ -535,7 +535,10 @@ std::string random_suffix() {
 
 Model model_from_json_text(const std::string& text, const std::string& origin) {
     return with_context(origin + ": ", [&] {
-        const json j = json_text::parse(text, "a model's numbers must be finite");
+        // Keys a model file may hold (SPEC §8); others are skipped unread.
+        static const std::vector<std::string> known{"format", "version", "kind", "name",  "notes",         "mean",       "cov",
+                                                    "W",      "b",       "c",    "sigma", "hidden_values", "leakiness", "anneal_from"};
+        const json j = json_text::parse(text, "a model's numbers must be finite", &known);
         if (!j.is_object())
             throw InputError("expected a JSON object {\"kind\": ..., \"W\": ...} at the top level, got " + type_name(j));
         Model m = model_from_json_object(j, false);
@@ -561,7 +564,11 @@ Model load_model(const fs::path& path) {
     const std::uint64_t cap = ext == ".npy" ? kMaxMemberBytes : ext == ".npz" ? 8 * kMaxMemberBytes : ~std::uint64_t(0);
     if (!ec && size > cap)
         throw InputError(origin + ": file is " + std::to_string(size) + " bytes, more than any model file may be");
-    return model_from_file_bytes(read_file(path), ext, origin);
+    try {
+        return model_from_file_bytes(read_file(path), ext, origin);
+    } catch (const std::bad_alloc&) {
+        throw InputError(origin + ": not enough memory to load this " + std::to_string(ec ? 0 : size) + "-byte model file");
+    }
 }
 
 Model model_from_file_bytes(const std::string& bytes, const std::string& ext, const std::string& origin) {
