@@ -317,10 +317,30 @@ std::map<std::string, NpyArray> read_npz(const std::string& bytes) {
         std::string data;
         char buf[1 << 16];
         zip_int64_t got = 0;
-        // Grow as data arrives rather than trusting the declared size.
+        // Inflate the header first and check the size it declares against the archive's
+        // directory before inflating the rest: a member whose header says (2, 2) followed by a
+        // gigabyte of zeros is refused after at most a megabyte. Then grow as data arrives
+        // rather than trusting either size, and stop one chunk past the declared size.
+        const std::uint64_t head = std::min<std::uint64_t>(st.size, kNpyMaxHeaderPrefix);
+        bool checked = st.size <= head;
         while ((got = zip_fread(f, buf, sizeof buf)) > 0) {
             data.append(buf, static_cast<std::size_t>(got));
             if (data.size() > st.size) break;
+            if (!checked && data.size() >= head) {
+                checked = true;
+                std::uint64_t declared = 0;
+                try {
+                    declared = npy_declared_size(data, member);
+                } catch (const InputError&) {
+                    zip_fclose(f);
+                    throw;
+                }
+                if (declared != st.size) {
+                    zip_fclose(f);
+                    throw InputError(member + " is " + std::to_string(st.size) + " bytes uncompressed, but its .npy header declares " +
+                                     std::to_string(declared) + " bytes; refused before inflating it");
+                }
+            }
         }
         if (got < 0) {
             const std::string why = zip_file_strerror(f);

@@ -67,10 +67,11 @@ SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const json& 
         c.options = f::array(f::member(j, "options", ""), "options");
         for (std::size_t i = 0; i < options.size(); ++i) {
             const json& want = options[i];
+            const json want_value = want.value("value", json());
             const json had = i < c.options.size() ? c.options[i] : json();
-            if (!had.is_object() || had.value("option", json()) != want["option"] || had.value("value", json()) != want["value"])
-                throw InputError(want["option"].get<std::string>() + " differs from the checkpoint's (" +
-                                 shown(had.is_object() ? had.value("value", json()) : json()) + " there, " + shown(want["value"]) +
+            if (!had.is_object() || had.value("option", json()) != want.value("option", json()) || had.value("value", json()) != want_value)
+                throw InputError(shown(want.value("option", json())) + " differs from the checkpoint's (" +
+                                 shown(had.is_object() ? had.value("value", json()) : json()) + " there, " + shown(want_value) +
                                  " here); resume with the same options");
         }
         if (c.options.size() != options.size()) throw InputError("made by another version (options differ)");
