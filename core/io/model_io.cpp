@@ -1,12 +1,15 @@
 #include "core/io/model_io.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -14,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "core/io/json_text.hpp"
 #include "core/io/npy.hpp"
@@ -551,6 +555,48 @@ std::string random_suffix() {
     return buf;
 }
 
+// When this process started (the library's static initialisation), for stale temporaries.
+const std::filesystem::file_time_type kProcessStart = std::filesystem::file_time_type::clock::now();
+
+// Removes "<target>.tmp-<16 hex digits>" files left by writers that died (SIGKILL, power loss)
+// before renaming them. Only our own name pattern for this very target, only files last modified
+// before this process started, and only when no live writer holds them: every writer keeps an
+// exclusive flock on its temporary until the rename, and the kernel drops it when the writer
+// dies, so a temporary we can lock is an orphan. A live writer's file is left alone.
+void remove_stale_temporaries(const fs::path& target) {
+    const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    const std::string prefix = target.filename().string() + ".tmp-";
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) return;
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) return;
+        const std::string name = it->path().filename().string();
+        if (name.size() != prefix.size() + 16 || name.compare(0, prefix.size(), prefix) != 0 ||
+            name.find_first_not_of("0123456789abcdef", prefix.size()) != std::string::npos)
+            continue;
+        std::error_code e2;
+        if (!it->is_regular_file(e2) || it->is_symlink(e2) || fs::last_write_time(it->path(), e2) >= kProcessStart || e2) continue;
+        const int fd = ::open(it->path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;
+        if (::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(it->path().c_str());
+        ::close(fd);
+    }
+}
+
+// Test hook (tests/cli/test_cli_atomic_write.cpp): with RBMSCOPE_TEST_WRITE_PAUSE_MS=N the
+// writer writes in 64 KiB chunks, says on stderr when the temporary holds its first chunk and
+// when the rename is done, and sleeps N ms after each, so a test can kill it inside the write
+// (or just after the rename) by construction instead of by timing.
+int test_write_pause_ms() {
+    const char* v = std::getenv("RBMSCOPE_TEST_WRITE_PAUSE_MS");
+    return v ? std::max(0, std::atoi(v)) : 0;
+}
+void test_write_announce(const std::string& what) {
+    const std::string line = "rbmscope: test write pause: " + what + "\n";
+    (void)!::write(2, line.data(), line.size());
+}
+
 }  // namespace
 
 Model model_from_json_text(const std::string& text, const std::string& origin) {
@@ -634,6 +680,7 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
     const std::string target = path.string();
     std::error_code ec;
     if (fs::is_directory(path, ec)) throw InputError("cannot write '" + target + "': it is a directory");
+    remove_stale_temporaries(path);
     std::string tmp;
     int fd = -1;
     for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
@@ -642,6 +689,8 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) throw InputError("cannot write '" + target + "': " + errno_text(errno));
+    (void)::flock(fd, LOCK_EX | LOCK_NB);  // held until close: marks the temporary as alive
+    const int pause_ms = test_write_pause_ms();
     auto fail = [&](const std::string& step, int e) {
         if (fd >= 0) ::close(fd);
         ::unlink(tmp.c_str());
@@ -652,19 +701,30 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
     struct stat st {};
     if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) (void)::fchmod(fd, st.st_mode & 07777);
     std::size_t done = 0;
+    bool announced = false;
     while (done < bytes.size()) {
-        const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+        const std::size_t chunk = pause_ms > 0 ? std::min<std::size_t>(bytes.size() - done, 1 << 16) : bytes.size() - done;
+        const ssize_t w = ::write(fd, bytes.data() + done, chunk);
         if (w < 0) {
             if (errno == EINTR) continue;
             fail("writing", errno);
         }
         done += static_cast<std::size_t>(w);
+        if (pause_ms > 0) {
+            if (!announced) test_write_announce("writing " + tmp);
+            announced = true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+        }
     }
     if (::fsync(fd) != 0) fail("flushing to disk", errno);
     const int rc = ::close(fd);
     fd = -1;
     if (rc != 0) fail("closing", errno);
     if (::rename(tmp.c_str(), target.c_str()) != 0) fail("renaming the temporary file over it", errno);
+    if (pause_ms > 0) {
+        test_write_announce("renamed " + target);
+        std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    }
     // Make the rename itself durable.
     const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -677,7 +737,25 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
 std::string read_file(const fs::path& path) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) throw InputError("cannot read '" + path.string() + "': it is a directory");
-    std::FILE* f = std::fopen(path.c_str(), "rb");
+    // A FIFO, socket or device would block or never end: only regular files are read. The
+    // check is on the opened descriptor (O_NONBLOCK so opening a FIFO does not wait for a writer).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw InputError("cannot read '" + path.string() + "': " + errno_text(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        const char* what = S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)" : S_ISSOCK(st.st_mode) ? "a socket"
+                           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file";
+        throw InputError("cannot read '" + path.string() + "': it is " + std::string(what) +
+                         ", not a regular file; give the path of a file");
+    }
+    (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    std::FILE* f = ::fdopen(fd, "rb");
+    if (!f) {
+        const int e = errno;
+        ::close(fd);
+        throw InputError("cannot read '" + path.string() + "': " + errno_text(e));
+    }
     if (!f) throw InputError("cannot read '" + path.string() + "': " + errno_text(errno));
     std::string out;
     char buf[1 << 16];
