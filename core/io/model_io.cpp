@@ -584,12 +584,12 @@ void remove_stale_temporaries(const fs::path& target) {
     }
 }
 
-// Test hook (tests/cli/test_cli_atomic_write.cpp): with RBMSCOPE_TEST_WRITE_PAUSE_MS=N the
-// writer writes in 64 KiB chunks, says on stderr when the temporary holds its first chunk and
-// when the rename is done, and sleeps N ms after each, so a test can kill it inside the write
-// (or just after the rename) by construction instead of by timing.
-int test_write_pause_ms() {
-    const char* v = std::getenv("RBMSCOPE_TEST_WRITE_PAUSE_MS");
+// Test hooks (tests/cli/test_cli_atomic_write.cpp), so a test can kill the writer inside the
+// write or just after the rename by construction instead of by timing: with
+// RBMSCOPE_TEST_WRITE_PAUSE_MS=N the writer announces on stderr when the temporary holds its
+// first 64 KiB and then sleeps N ms; with RBMSCOPE_TEST_RENAME_PAUSE_MS=N likewise after the rename.
+int test_pause_ms(const char* variable) {
+    const char* v = std::getenv(variable);
     return v ? std::max(0, std::atoi(v)) : 0;
 }
 void test_write_announce(const std::string& what) {
@@ -690,7 +690,7 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
     }
     if (fd < 0) throw InputError("cannot write '" + target + "': " + errno_text(errno));
     (void)::flock(fd, LOCK_EX | LOCK_NB);  // held until close: marks the temporary as alive
-    const int pause_ms = test_write_pause_ms();
+    const int pause_ms = test_pause_ms("RBMSCOPE_TEST_WRITE_PAUSE_MS"), rename_pause_ms = test_pause_ms("RBMSCOPE_TEST_RENAME_PAUSE_MS");
     auto fail = [&](const std::string& step, int e) {
         if (fd >= 0) ::close(fd);
         ::unlink(tmp.c_str());
@@ -701,18 +701,18 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
     struct stat st {};
     if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) (void)::fchmod(fd, st.st_mode & 07777);
     std::size_t done = 0;
-    bool announced = false;
+    bool paused = pause_ms == 0;
     while (done < bytes.size()) {
-        const std::size_t chunk = pause_ms > 0 ? std::min<std::size_t>(bytes.size() - done, 1 << 16) : bytes.size() - done;
+        const std::size_t chunk = paused ? bytes.size() - done : std::min<std::size_t>(bytes.size() - done, 1 << 16);
         const ssize_t w = ::write(fd, bytes.data() + done, chunk);
         if (w < 0) {
             if (errno == EINTR) continue;
             fail("writing", errno);
         }
         done += static_cast<std::size_t>(w);
-        if (pause_ms > 0) {
-            if (!announced) test_write_announce("writing " + tmp);
-            announced = true;
+        if (!paused && done < bytes.size()) {
+            paused = true;
+            test_write_announce("writing " + tmp);
             std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
         }
     }
@@ -721,9 +721,9 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
     fd = -1;
     if (rc != 0) fail("closing", errno);
     if (::rename(tmp.c_str(), target.c_str()) != 0) fail("renaming the temporary file over it", errno);
-    if (pause_ms > 0) {
+    if (rename_pause_ms > 0) {
         test_write_announce("renamed " + target);
-        std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+        std::this_thread::sleep_for(std::chrono::milliseconds(rename_pause_ms));
     }
     // Make the rename itself durable.
     const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
