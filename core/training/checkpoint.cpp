@@ -203,7 +203,9 @@ Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, con
             const char* key = tempered ? "V" : "chains";
             const Index want = tempered ? persistent * (options.temperatures + 1) : persistent;
             const json& m = f::member(sampler, key, "sampler");
-            f::integer_at(m, "rows", std::string("sampler.") + key, want, want);
+            const std::string mp = std::string("sampler.") + key;
+            f::integer_at(m, "rows", mp, want, want);
+            f::array_of_size(f::member(m, "data", mp), mp + ".data", static_cast<std::size_t>(want));
         }
         auto impl = std::make_unique<Impl>(options, std::move(data));
         Impl& s = *impl;

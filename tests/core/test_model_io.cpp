@@ -297,7 +297,7 @@ TEST_CASE("json: unknown top-level keys are skipped whatever they hold; duplicat
     CHECK_THROWS_WITH(model_from_json_text(R"({"kind": "brbm", "W": [[1]], "anneal_from": {"kind": "brbm", "W": [[1]], "W": [[2]]}})",
                                            "n.json"),
                       InputError, "key 'W' appears twice in 'anneal_from'");
-    // An unknown key that repeats a known name later is still a duplicate of the known one.
+    // A known key repeated after other keys.
     CHECK_THROWS_WITH(model_from_json_text(R"({"kind": "brbm", "W": [[1]], "kind": "grbm"})", "k.json"), InputError,
                       "key 'kind' appears twice");
 }
