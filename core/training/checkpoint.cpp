@@ -136,7 +136,8 @@ void check_record(const json& r, const std::string& path, Index done) {
         if (const json& v = f::member(r, key, path); !v.is_null()) f::number(v, f::join(path, key));
     f::string_at(r, "log_likelihood_method", path);
     const json& acc = f::array(f::member(r, "swap_acceptance", path), f::join(path, "swap_acceptance"));
-    for (std::size_t i = 0; i < acc.size(); ++i) f::number(acc[i], f::at(f::join(path, "swap_acceptance"), i), 0.0, 1.0);
+    for (std::size_t i = 0; i < acc.size(); ++i)
+        if (!acc[i].is_null()) f::number(acc[i], f::at(f::join(path, "swap_acceptance"), i), 0.0, 1.0);
     f::integer_at(r, "projections", path, 0, done);
 }
 
