@@ -42,7 +42,7 @@ inline std::int64_t integer(const json& j, const std::string& path, std::int64_t
     const std::string want = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
     if (j.is_number_unsigned()) {
         const auto u = j.get<std::uint64_t>();
-        if (u > static_cast<std::uint64_t>(hi)) refuse(path, want, j);
+        if (u > static_cast<std::uint64_t>(hi) || (lo > 0 && u < static_cast<std::uint64_t>(lo))) refuse(path, want, j);
         return static_cast<std::int64_t>(u);
     }
     if (!j.is_number_integer()) refuse(path, want, j);

@@ -214,7 +214,7 @@ TEST_CASE("models whose numbers overflow the arithmetic: every command refuses t
         {"sigma-1e-300", R"({"kind": "grbm", "W": [[1], [1]], "sigma": [1e-300, 1]})", "sigma must lie in [1e-06, 1000000]"},
     };
     const std::vector<std::string> commands = {"info",           "exact",           "sample --sweeps 5",
-                                               "ais --steps 20 --chains 20", "pt --scans 20",  "meanfield",
+                                               "ais --steps 20 --chains 20", "pt --sweeps 20",  "meanfield",
                                                "ais-sweep --steps 10 --chains 10 --repeats 1", "convert"};
     for (const auto& m : models) {
         const std::string path = write_temp(std::string(m.name) + ".json", m.text);
@@ -302,7 +302,7 @@ TEST_CASE("a FIFO, a directory or a device as a model path is refused at once") 
 
 TEST_CASE("messages that read like internals now say what to change") {
     // --gamma so small that the ladder underflows names the least gamma that works.
-    const CliResult g = run_cli("pt four-mode --gamma 1e-300 --scans 10");
+    const CliResult g = run_cli("pt four-mode --gamma 1e-300 --sweeps 10");
     CHECK_MSG(one_line_error(g, "gamma = 1e-300 is too small for") && g.err.find("choose gamma >=") != std::string::npos, g.err);
     CHECK(g.err.find("follows beta_0") == std::string::npos);
     const CliResult t = run_cli("train --data bars:3 --method pt --gamma 1e-300 --updates 2 --out " + q(temp_dir() / "x.json"));

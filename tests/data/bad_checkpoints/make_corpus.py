@@ -67,6 +67,7 @@ bad("train-sampler-rows.json", put(lpt, ["sampler", "V", "rows"], 11), "sampler.
 bad("train-sampler-missing.json", put(lpt, ["sampler"], DELETE), "sampler is missing")
 bad("train-sampler-null.json", put(lpt, ["sampler"], None), "sampler is missing its state (null) for method lpt")
 bad("train-options-hidden.json", put(lpt, ["options", "hidden"], 4), "does not match the options and data")
+bad("train-options-hidden-zero.json", put(lpt, ["options", "hidden"], 0), "options.hidden must be an integer from 1 to 100000, got 0")
 bad("train-options-hidden-huge.json", put(lpt, ["options", "hidden"], 10**12), "options.hidden must be an integer from 1 to 100000, got 1000000000000")
 bad("train-options-k-fraction.json", put(lpt, ["options", "k"], 1.5), "options.k must be an integer from 1 to 100000, got 1.5")
 bad("train-options-seed-negative.json", put(lpt, ["options", "seed"], -1), "options.seed must be an integer from 0 to 2^64 - 1, got -1")
@@ -88,7 +89,7 @@ bad("train-log-not-object.json", put(lpt, ["log", 0], 3), "log[0] must be an obj
 bad("train-model-kind.json", put(lpt, ["model", "kind"], "grbm"), "does not match the options and data")
 bad("train-data-rows.json", put(lpt, ["data", "rows"], -5), "data.rows must be an integer from 0 to")
 bad("train-pcd-chains-shape.json", put(pcd, ["sampler", "chains", "rows"], 6), "sampler.chains.rows must be an integer from 5 to 5, got 6")
-bad("train-pcd-chains-cols.json", put(pcd, ["sampler", "chains", "cols"], 8), "sampler.chains has the wrong shape for these options")
+bad("train-pcd-chains-cols.json", put(pcd, ["sampler", "chains", "cols"], 8), "sampler.chains: row 1 does not hold 8 numbers")
 bad("train-version.json", put(lpt, ["version"], 2), "unsupported checkpoint version (expected 1)")
 bad("train-not-json.json", "{\"format\": \"rbmscope-train-checkpoint\", ", "not JSON (")
 # ais-sweep checkpoints.
