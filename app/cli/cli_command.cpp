@@ -49,6 +49,11 @@ Model Args::model(std::size_t i) const {
         return resolve_model_argument(arg);
     }
     LoadedModel loaded = load_model_file(arg, options);
+    try {  // numbers the arithmetic cannot hold are refused before any command runs (issue #19)
+        require_computable(loaded.model);
+    } catch (const InputError& e) {
+        throw InputError(arg + ": " + e.what());
+    }
     for (auto& w : loaded.warnings) load_warnings().push_back(arg + ": " + w);
     return std::move(loaded.model);
 }

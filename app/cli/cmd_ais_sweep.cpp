@@ -19,6 +19,7 @@
 #include "core/io/presets.hpp"
 #include "mpi/distributed_ais.hpp"
 #include "mpi/world.hpp"
+#include "core/io/sweep_checkpoint.hpp"
 
 namespace rbm::cli {
 namespace {
@@ -78,40 +79,10 @@ std::string csv_number(double x) {
     return os.str();
 }
 
-// ---- checkpoints ----
-constexpr const char* kCheckpointFormat = "rbmscope-ais-sweep-checkpoint";
-
-// One finished (method, K, repeat) run: what the table needs from it.
-struct RunResult {
-    std::string path_name;
-    double log_z = 0, ci_low = 0, ci_high = 0, ess = 0, ess_fraction = 0, log_w_mean = 0, seconds = 0;
-    std::optional<double> upper;
-};
-using RunKey = std::tuple<std::string, long long, int>;  // method spec, K, repeat
-
-// Doubles at full precision; JSON has no NaN or infinities, so those become strings.
-json number_json(double x) {
-    if (std::isfinite(x)) return x;
-    return std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
-}
-double number_from(const json& j) {
-    if (j.is_number()) return j.get<double>();
-    const std::string s = j.get<std::string>();
-    if (s == "nan") return NAN;
-    if (s == "inf" || s == "-inf") return s == "inf" ? INFINITY : -INFINITY;
-    throw InputError("expected a number, got '" + s + "'");
-}
-
-json run_json(const RunKey& k, const RunResult& r) {
-    json j{{"method", std::get<0>(k)},       {"steps", std::get<1>(k)},
-           {"repeat", std::get<2>(k)},       {"path_name", r.path_name},
-           {"log_z", number_json(r.log_z)},  {"ci95_low", number_json(r.ci_low)},
-           {"ci95_high", number_json(r.ci_high)}, {"ess", number_json(r.ess)},
-           {"ess_fraction", number_json(r.ess_fraction)}, {"log_w_mean", number_json(r.log_w_mean)},
-           {"seconds", number_json(r.seconds)}};
-    j["log_z_upper"] = r.upper ? number_json(*r.upper) : json(nullptr);
-    return j;
-}
+// ---- checkpoints (core/io/sweep_checkpoint.hpp) ----
+using RunResult = SweepRunResult;
+using RunKey = SweepRunKey;
+using Checkpoint = SweepCheckpoint;
 
 // The options that decide the sweep's numbers, in the order they are checked on --resume.
 // Output format, threads (results do not depend on them) and the checkpoint options are left out.
@@ -126,63 +97,15 @@ json sweep_options_json(const Args& a, const Model& model, const std::vector<std
     return o;
 }
 
-struct Checkpoint {
-    json options;
-    std::map<RunKey, RunResult> runs;
-};
-
 void save_checkpoint(const std::string& file, const Checkpoint& c) {
     if (!mpi::world().root()) return;  // under mpirun every rank holds the same runs; one writes
-    json runs = json::array();
-    for (const auto& [k, r] : c.runs) runs.push_back(run_json(k, r));
-    write_file_atomically(file, json{{"format", kCheckpointFormat}, {"version", 1}, {"options", c.options},
-                                     {"runs", runs}}.dump(1));
+    write_file_atomically(file, sweep_checkpoint_json(c));
     mpi::test_pause_after_checkpoint();
 }
 
 // Reads a checkpoint and refuses it when it was made with other options, naming the first one.
 Checkpoint load_checkpoint(const std::string& file, const json& options) {
-    json j;
-    try {
-        j = json::parse(read_file(file));
-    } catch (const json::exception& e) {
-        throw InputError("--resume " + file + ": not JSON (" + e.what() + ")");
-    }
-    if (!j.is_object() || j.value("format", json()) != kCheckpointFormat)
-        throw InputError("--resume " + file + ": not an ais-sweep checkpoint (expected \"format\": \"" +
-                         kCheckpointFormat + "\")");
-    if (j.value("version", json()) != 1) throw InputError("--resume " + file + ": unsupported checkpoint version (expected 1)");
-    Checkpoint c;
-    try {
-        c.options = j.at("options");
-        for (std::size_t i = 0; i < options.size(); ++i) {
-            const json& want = options[i];
-            const json had = i < c.options.size() ? c.options[i] : json();
-            if (!had.is_object() || had.value("option", "") != want["option"] || had.at("value") != want["value"]) {
-                auto shown = [](const json& v) { return v.is_null() ? std::string("(not given)") : v.get<std::string>(); };
-                throw InputError("--resume " + file + ": " + want["option"].get<std::string>() +
-                                 " differs from the checkpoint's (" + shown(had.value("value", json())) + " there, " +
-                                 shown(want["value"]) + " here); resume with the same options");
-            }
-        }
-        if (c.options.size() != options.size()) throw InputError("--resume " + file + ": made by another version (options differ)");
-        for (const json& r : j.at("runs")) {
-            RunResult x;
-            x.path_name = r.at("path_name").get<std::string>();
-            x.log_z = number_from(r.at("log_z"));
-            x.ci_low = number_from(r.at("ci95_low"));
-            x.ci_high = number_from(r.at("ci95_high"));
-            x.ess = number_from(r.at("ess"));
-            x.ess_fraction = number_from(r.at("ess_fraction"));
-            x.log_w_mean = number_from(r.at("log_w_mean"));
-            x.seconds = number_from(r.at("seconds"));
-            if (!r.at("log_z_upper").is_null()) x.upper = number_from(r.at("log_z_upper"));
-            c.runs[{r.at("method").get<std::string>(), r.at("steps").get<long long>(), r.at("repeat").get<int>()}] = x;
-        }
-    } catch (const json::exception& e) {
-        throw InputError("--resume " + file + ": malformed checkpoint (" + e.what() + ")");
-    }
-    return c;
+    return sweep_checkpoint_from_json(read_file(file), options, "--resume " + file);
 }
 
 json run_sweep(const std::vector<std::string>& argv) {

@@ -45,13 +45,13 @@ std::vector<std::string_view> split(std::string_view line, char delim, const std
 
 // Calls f(line number, trimmed line) for every non-empty line, in order, until f returns false.
 template <class F>
-void for_each_row(const std::string& text, F f) {
+void for_each_row(std::string_view text, F f) {
     std::size_t start = 0, line_no = 0;
     while (start < text.size()) {
         std::size_t end = text.find('\n', start);
         if (end == std::string::npos) end = text.size();
         ++line_no;
-        const std::string_view line = trim(std::string_view(text).substr(start, end - start));
+        const std::string_view line = trim(text.substr(start, end - start));
         start = end + 1;
         if (!line.empty() && !f(line_no, line)) return;
     }
@@ -61,7 +61,11 @@ void for_each_row(const std::string& text, F f) {
 
 // Two passes over the text: the first counts rows (so that the size guard comes before any
 // allocation that grows with the file), the second fills the matrix.
-Dataset parse_csv(const std::string& text, const std::string& origin, const CsvOptions& o) {
+Dataset parse_csv(const std::string& file_text, const std::string& origin, const CsvOptions& o) {
+    // A UTF-8 byte-order mark (spreadsheets write one) is not part of the first cell: left in,
+    // it made the first row non-numeric, so it was taken for a header and lost.
+    std::string_view text = file_text;
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     std::vector<std::string_view> head;  // the first non-empty row
     std::size_t n_rows = 0;
     for_each_row(text, [&](std::size_t, std::string_view line) {

@@ -3,7 +3,9 @@
 // clear message per problem, and the words those messages use for JSON types.
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "core/numerics/types.hpp"
 
@@ -51,13 +53,67 @@ inline std::string json_problem(const std::string& what) {
     return clean;
 }
 
+// What the parser callback of parse() does: refuses a key that appears twice in one object
+// (nlohmann keeps the last silently), and skips the values of top-level keys not in `known`
+// without building them (an unknown key may hold megabytes; built as a DOM it cost ~36 times
+// its size). Events inside a skipped value are recognised by their depth: nlohmann reports no
+// end event for a container it does not build.
+class KeyFilter {
+public:
+    explicit KeyFilter(const std::vector<std::string>* known) : known_(known) {}
+    bool operator()(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using E = nlohmann::json::parse_event_t;
+        if (skip_depth_ >= 0) {
+            const bool ends = (event == E::key && depth <= skip_depth_) || (event == E::object_end && depth < skip_depth_) ||
+                              (event == E::array_end && depth < skip_depth_);
+            if (!ends) return false;
+            skip_depth_ = -1;
+        }
+        switch (event) {
+            case E::object_start: keys_.emplace_back(); return true;
+            case E::object_end:
+                if (!keys_.empty()) keys_.pop_back();
+                return true;
+            case E::key: {
+                const std::string& k = parsed.get_ref<const std::string&>();
+                if (depth == 1 && known_ && std::find(known_->begin(), known_->end(), k) == known_->end()) {
+                    skip_depth_ = depth;
+                    return false;
+                }
+                if (path_.size() < static_cast<std::size_t>(depth)) path_.resize(static_cast<std::size_t>(depth));
+                path_[static_cast<std::size_t>(depth) - 1] = k;
+                if (!keys_.empty() && !keys_.back().insert(k).second) {
+                    std::string where = "at the top level";
+                    if (depth > 1) {
+                        where = "in '";
+                        for (int d = 0; d + 1 < depth; ++d) where += (d ? "." : "") + path_[static_cast<std::size_t>(d)];
+                        where += "'";
+                    }
+                    throw InputError("key '" + k + "' appears twice " + where + "; a key may appear only once");
+                }
+                return true;
+            }
+            default: return true;
+        }
+    }
+
+private:
+    const std::vector<std::string>* known_;
+    int skip_depth_ = -1;
+    std::vector<std::set<std::string>> keys_;  // the keys seen in each open object
+    std::vector<std::string> path_;            // the key at each depth, for messages
+};
+
 // Parse a whole file's text. InputError "file is empty" or "not valid JSON (line L, column C:
 // ...)"; a NaN or Infinity literal adds "; JSON has no NaN or Infinity, and <finite_rule>".
-inline nlohmann::json parse(const std::string& text, const char* finite_rule) {
+// Duplicate keys are refused; with `known_top`, other top-level keys are skipped unbuilt. Out of
+// memory is an InputError too (one line, exit 2), never an exception escaping as an abort.
+inline nlohmann::json parse(const std::string& text, const char* finite_rule, const std::vector<std::string>* known_top = nullptr) {
     using nlohmann::json;
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw InputError("file is empty");
     try {
-        return json::parse(text);
+        KeyFilter filter(known_top);
+        return json::parse(text, [&filter](int depth, json::parse_event_t event, json& parsed) { return filter(depth, event, parsed); });
     } catch (const json::parse_error& e) {
         std::string hint;
         const std::size_t from = e.byte > 12 ? e.byte - 12 : 0;
@@ -68,6 +124,8 @@ inline nlohmann::json parse(const std::string& text, const char* finite_rule) {
     } catch (const json::exception& e) {
         // e.g. out_of_range.406 for 1e999: a number too large for a double.
         throw InputError("not valid JSON (" + json_problem(e.what()) + ")");
+    } catch (const std::bad_alloc&) {
+        throw InputError("not enough memory to read " + std::to_string(text.size()) + " bytes of JSON");
     }
 }
 

@@ -1,12 +1,15 @@
 #include "core/io/model_io.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -14,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "core/io/json_text.hpp"
 #include "core/io/named_arrays.hpp"
@@ -324,10 +328,30 @@ std::map<std::string, NpyArray> read_npz(const std::string& bytes, const ArrayNa
         std::string data;
         char buf[1 << 16];
         zip_int64_t got = 0;
-        // Grow as data arrives rather than trusting the declared size.
+        // Inflate the header first and check the size it declares against the archive's
+        // directory before inflating the rest: a member whose header says (2, 2) followed by a
+        // gigabyte of zeros is refused after at most a megabyte. Then grow as data arrives
+        // rather than trusting either size, and stop one chunk past the declared size.
+        const std::uint64_t head = std::min<std::uint64_t>(st.size, kNpyMaxHeaderPrefix);
+        bool checked = st.size <= head;
         while ((got = zip_fread(f, buf, sizeof buf)) > 0) {
             data.append(buf, static_cast<std::size_t>(got));
             if (data.size() > st.size) break;
+            if (!checked && data.size() >= head) {
+                checked = true;
+                std::uint64_t declared = 0;
+                try {
+                    declared = npy_declared_size(data, member);
+                } catch (const InputError&) {
+                    zip_fclose(f);
+                    throw;
+                }
+                if (declared != st.size) {
+                    zip_fclose(f);
+                    throw InputError(member + " is " + std::to_string(st.size) + " bytes uncompressed, but its .npy header declares " +
+                                     std::to_string(declared) + " bytes; refused before inflating it");
+                }
+            }
         }
         if (got < 0) {
             const std::string why = zip_file_strerror(f);
@@ -426,11 +450,56 @@ std::string random_suffix() {
     return buf;
 }
 
+// When this process started (the library's static initialisation), for stale temporaries.
+const std::filesystem::file_time_type kProcessStart = std::filesystem::file_time_type::clock::now();
+
+// Removes "<target>.tmp-<16 hex digits>" files left by writers that died (SIGKILL, power loss)
+// before renaming them. Only our own name pattern for this very target, only files last modified
+// before this process started, and only when no live writer holds them: every writer keeps an
+// exclusive flock on its temporary until the rename, and the kernel drops it when the writer
+// dies, so a temporary we can lock is an orphan. A live writer's file is left alone.
+void remove_stale_temporaries(const fs::path& target) {
+    const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    const std::string prefix = target.filename().string() + ".tmp-";
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) return;
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) return;
+        const std::string name = it->path().filename().string();
+        if (name.size() != prefix.size() + 16 || name.compare(0, prefix.size(), prefix) != 0 ||
+            name.find_first_not_of("0123456789abcdef", prefix.size()) != std::string::npos)
+            continue;
+        std::error_code e2;
+        if (!it->is_regular_file(e2) || it->is_symlink(e2) || fs::last_write_time(it->path(), e2) >= kProcessStart || e2) continue;
+        const int fd = ::open(it->path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;
+        if (::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(it->path().c_str());
+        ::close(fd);
+    }
+}
+
+// Test hooks (tests/cli/test_cli_atomic_write.cpp), so a test can kill the writer inside the
+// write or just after the rename by construction instead of by timing: with
+// RBMSCOPE_TEST_WRITE_PAUSE_MS=N the writer announces on stderr when the temporary holds its
+// first 64 KiB and then sleeps N ms; with RBMSCOPE_TEST_RENAME_PAUSE_MS=N likewise after the rename.
+int test_pause_ms(const char* variable) {
+    const char* v = std::getenv(variable);
+    return v ? std::max(0, std::atoi(v)) : 0;
+}
+void test_write_announce(const std::string& what) {
+    const std::string line = "rbmscope: test write pause: " + what + "\n";
+    (void)!::write(2, line.data(), line.size());
+}
+
 }  // namespace
 
 Model model_from_json_text(const std::string& text, const std::string& origin) {
     return with_context(origin + ": ", [&] {
-        const json j = json_text::parse(text, "a model's numbers must be finite");
+        // Keys a model file may hold (SPEC §8); others are skipped unread.
+        static const std::vector<std::string> known{"format", "version", "kind", "name",  "notes",         "mean",       "cov",
+                                                    "W",      "b",       "c",    "sigma", "hidden_values", "leakiness", "anneal_from"};
+        const json j = json_text::parse(text, "a model's numbers must be finite", &known);
         if (!j.is_object())
             throw InputError("expected a JSON object {\"kind\": ..., \"W\": ...} at the top level, got " + type_name(j));
         Model m = model_from_json_object(j, false);
@@ -461,7 +530,11 @@ LoadedModel load_model_file(const fs::path& path, const ModelLoadOptions& option
     const std::uint64_t cap = ext == ".npy" ? kMaxMemberBytes : ext == ".npz" ? 8 * kMaxMemberBytes : ~std::uint64_t(0);
     if (!ec && size > cap)
         throw InputError(origin + ": file is " + std::to_string(size) + " bytes, more than any model file may be");
-    return model_from_file_bytes(read_file(path), ext, origin, options);
+    try {
+        return model_from_file_bytes(read_file(path), ext, origin, options);
+    } catch (const std::bad_alloc&) {
+        throw InputError(origin + ": not enough memory to load this " + std::to_string(ec ? 0 : size) + "-byte model file");
+    }
 }
 
 Model model_from_file_bytes(const std::string& bytes, const std::string& ext, const std::string& origin) {
@@ -526,6 +599,7 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
     const std::string target = path.string();
     std::error_code ec;
     if (fs::is_directory(path, ec)) throw InputError("cannot write '" + target + "': it is a directory");
+    remove_stale_temporaries(path);
     std::string tmp;
     int fd = -1;
     for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
@@ -534,6 +608,8 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) throw InputError("cannot write '" + target + "': " + errno_text(errno));
+    (void)::flock(fd, LOCK_EX | LOCK_NB);  // held until close: marks the temporary as alive
+    const int pause_ms = test_pause_ms("RBMSCOPE_TEST_WRITE_PAUSE_MS"), rename_pause_ms = test_pause_ms("RBMSCOPE_TEST_RENAME_PAUSE_MS");
     auto fail = [&](const std::string& step, int e) {
         if (fd >= 0) ::close(fd);
         ::unlink(tmp.c_str());
@@ -544,19 +620,30 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
     struct stat st {};
     if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) (void)::fchmod(fd, st.st_mode & 07777);
     std::size_t done = 0;
+    bool paused = pause_ms == 0;
     while (done < bytes.size()) {
-        const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+        const std::size_t chunk = paused ? bytes.size() - done : std::min<std::size_t>(bytes.size() - done, 1 << 16);
+        const ssize_t w = ::write(fd, bytes.data() + done, chunk);
         if (w < 0) {
             if (errno == EINTR) continue;
             fail("writing", errno);
         }
         done += static_cast<std::size_t>(w);
+        if (!paused && done < bytes.size()) {
+            paused = true;
+            test_write_announce("writing " + tmp);
+            std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+        }
     }
     if (::fsync(fd) != 0) fail("flushing to disk", errno);
     const int rc = ::close(fd);
     fd = -1;
     if (rc != 0) fail("closing", errno);
     if (::rename(tmp.c_str(), target.c_str()) != 0) fail("renaming the temporary file over it", errno);
+    if (rename_pause_ms > 0) {
+        test_write_announce("renamed " + target);
+        std::this_thread::sleep_for(std::chrono::milliseconds(rename_pause_ms));
+    }
     // Make the rename itself durable.
     const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -569,7 +656,25 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
 std::string read_file(const fs::path& path) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) throw InputError("cannot read '" + path.string() + "': it is a directory");
-    std::FILE* f = std::fopen(path.c_str(), "rb");
+    // A FIFO, socket or device would block or never end: only regular files are read. The
+    // check is on the opened descriptor (O_NONBLOCK so opening a FIFO does not wait for a writer).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw InputError("cannot read '" + path.string() + "': " + errno_text(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        const char* what = S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)" : S_ISSOCK(st.st_mode) ? "a socket"
+                           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file";
+        throw InputError("cannot read '" + path.string() + "': it is " + std::string(what) +
+                         ", not a regular file; give the path of a file");
+    }
+    (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    std::FILE* f = ::fdopen(fd, "rb");
+    if (!f) {
+        const int e = errno;
+        ::close(fd);
+        throw InputError("cannot read '" + path.string() + "': " + errno_text(e));
+    }
     if (!f) throw InputError("cannot read '" + path.string() + "': " + errno_text(errno));
     std::string out;
     char buf[1 << 16];

@@ -26,8 +26,11 @@ Model model_from_file_bytes(const std::string& bytes, const std::string& ext, co
 // renames it over the target, so a crash never leaves a half-written model.
 void save_model(const Model& model, const std::filesystem::path& path);
 
-// Atomic file write used by every saver (models, sessions, logs).
+// Atomic file write used by every saver (models, sessions, logs): "<path>.tmp-<16 hex>" is
+// written, flushed and renamed over `path`. Temporaries of that pattern for `path` left by a
+// writer that died are removed first (see remove_stale_temporaries in model_io.cpp).
 void write_file_atomically(const std::filesystem::path& path, const std::string& bytes);
-std::string read_file(const std::filesystem::path& path);  // InputError if unreadable
+// InputError if unreadable or not a regular file (a FIFO or device would block or never end).
+std::string read_file(const std::filesystem::path& path);
 
 }  // namespace rbm

@@ -315,9 +315,19 @@ void append_le64(std::string& out, double x) {
     for (int k = 0; k < 8; ++k) out += static_cast<char>((u >> (8 * k)) & 0xFF);
 }
 
-}  // namespace
 
-NpyArray parse_npy(const std::string& bytes, const std::string& name) {
+// The header of a .npy file: where the data starts, the shape, the dtype and the data's size.
+// InputError for anything malformed, or when `bytes` ends before the header does.
+struct NpyHeader {
+    std::size_t data_offset = 0;
+    std::vector<std::int64_t> shape;
+    Dtype dt;
+    std::string descr;
+    bool fortran = false;
+    std::uint64_t data_bytes = 0;
+};
+
+NpyHeader read_header(const std::string& bytes, const std::string& name) {
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
     if (bytes.empty()) fail(name, "file is empty (expected a .npy array)");
     if (bytes.size() < kMagicLen || std::memcmp(bytes.data(), kMagic, kMagicLen) != 0)
@@ -363,13 +373,34 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
            << " elements, more than the limit 2^28 = " << kMaxFileElements;
         fail(name, os.str());
     }
-    NpyArray out;
-    out.shape = shape;
-    const auto count = static_cast<std::size_t>(out.size());
-    const std::uint64_t expected = static_cast<std::uint64_t>(count) * dt.itemsize;
+    std::uint64_t count = 1;
+    for (auto dim : shape) count *= static_cast<std::uint64_t>(dim);
+    const std::uint64_t expected = count * dt.itemsize;
     if (expected > 8 * static_cast<std::uint64_t>(kMaxFileElements))
         fail(name, "the array would need " + std::to_string(expected) + " bytes, more than the limit " +
                        std::to_string(8 * kMaxFileElements));
+    return NpyHeader{preamble + static_cast<std::size_t>(header_len), shape, dt, descr, fortran, expected};
+}
+
+}  // namespace
+
+std::uint64_t npy_declared_size(const std::string& prefix, const std::string& name) {
+    const NpyHeader h = read_header(prefix, name);
+    return h.data_offset + h.data_bytes;
+}
+
+NpyArray parse_npy(const std::string& bytes, const std::string& name) {
+    const NpyHeader h = read_header(bytes, name);
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+    const std::size_t preamble = h.data_offset, header_len = 0;
+    const std::vector<std::int64_t>& shape = h.shape;
+    const Dtype& dt = h.dt;
+    const std::string& descr = h.descr;
+    const bool fortran = h.fortran;
+    const std::uint64_t expected = h.data_bytes;
+    NpyArray out;
+    out.shape = shape;
+    const auto count = static_cast<std::size_t>(out.size());
     const std::uint64_t have = bytes.size() - preamble - header_len;
     if (have != expected)
         fail(name, "the data has " + std::to_string(have) + " bytes, expected " + std::to_string(expected) +

@@ -19,6 +19,11 @@ struct NpyArray {
 };
 
 NpyArray parse_npy(const std::string& bytes, const std::string& name);
+// The size in bytes (header and data) that the header at the start of `prefix` declares, so an
+// archive member can be checked before it is inflated. A header is at most
+// kNpyMaxHeaderPrefix bytes long; InputError when it is malformed or `prefix` ends inside it.
+inline constexpr std::size_t kNpyMaxHeaderPrefix = (std::size_t{1} << 20) + 12;
+std::uint64_t npy_declared_size(const std::string& prefix, const std::string& name);
 std::string write_npy(const Mat& m);                       // 2-D float64, C order
 std::string write_npy(const Vec& v);                       // 1-D float64
 std::string write_npy_scalar(double x);                    // 0-D float64

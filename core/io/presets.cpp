@@ -38,7 +38,15 @@ Model load_preset(const std::string& name) {
 Model resolve_model_argument(const std::string& arg) {
     if (arg.rfind("preset:", 0) == 0) return load_preset(arg.substr(7));
     std::error_code ec;
-    if (std::filesystem::exists(arg, ec)) return load_model(arg);
+    if (std::filesystem::exists(arg, ec)) {
+        Model m = load_model(arg);
+        try {
+            require_computable(m);
+        } catch (const InputError& e) {
+            throw InputError(arg + ": " + e.what());
+        }
+        return m;
+    }
     for (const auto& [n, text] : detail::embedded_presets())
         if (n == arg) return load_preset(arg);
     std::string known;

@@ -20,7 +20,8 @@ std::string default_preset_name();  // "four-mode"
 Model load_preset(const std::string& name);
 std::string preset_json_text(const std::string& name);
 
-// A MODEL argument: an existing file path, "preset:NAME", or a bare preset name.
+// A MODEL argument: an existing file path, "preset:NAME", or a bare preset name. A file whose
+// numbers the computations cannot hold is refused (require_computable, core/models/models.hpp).
 Model resolve_model_argument(const std::string& arg);
 
 }  // namespace rbm

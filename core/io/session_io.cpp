@@ -152,7 +152,8 @@ std::string session_scalar_text(const SessionScalar& s) {
 
 Session session_from_json_text(const std::string& text, const std::string& origin) {
     try {
-        return session_from_object(json_text::parse(text, "a session's numbers must be finite"), origin);
+        static const std::vector<std::string> known{"format", "version", "model", "settings", "view"};
+        return session_from_object(json_text::parse(text, "a session's numbers must be finite", &known), origin);
     } catch (const InputError& e) {
         const std::string what = e.what();
         // The embedded model's messages already start with the origin.
@@ -193,7 +194,11 @@ Session load_session(const std::filesystem::path& path) {
     if (!ec && size > kMaxSessionBytes)
         throw InputError(origin + ": file is " + std::to_string(size) + " bytes, more than any session file may be (limit " +
                          std::to_string(kMaxSessionBytes) + ")");
-    return session_from_json_text(read_file(path), origin);
+    try {
+        return session_from_json_text(read_file(path), origin);
+    } catch (const std::bad_alloc&) {
+        throw InputError(origin + ": not enough memory to load this session file");
+    }
 }
 
 void save_session(const Session& s, const std::filesystem::path& path) {

@@ -119,7 +119,9 @@ ProductMoments product_moments(const Grbm& model, const Mat& Q) {
         for (Index a = 0; a < K; ++a) {
             const double p = Q(j, a), x = model.hidden_values[static_cast<std::size_t>(a)];
             if (!(p >= 0) || !std::isfinite(p))
-                throw InputError("site distribution " + std::to_string(j) + " has a negative or non-finite entry");
+                throw InputError("mean field: the distribution of hidden unit " + std::to_string(j) +
+                                 " became negative or not a number (the fixed-point equations overflowed); use a model "
+                                 "within the supported range (|W| <= 50, |bias| <= 500)");
             total += p;
             mean += p * x;
             second += p * x * x;

@@ -281,4 +281,37 @@ void validate(const Model& model) {
         model.params);
 }
 
+void require_computable(const Model& model) {
+    auto check = [](const auto& x, const char* key, double lo, double hi, bool matrix = false) {
+        for (Index c = 0; c < x.cols(); ++c)
+            for (Index r = 0; r < x.rows(); ++r) {
+                const double v = x(r, c);
+                if (v >= lo && v <= hi) continue;
+                std::ostringstream msg;
+                msg.precision(10);
+                msg << "'" << key << "' holds " << v << " at " << key << "[" << r << "]";
+                if (matrix) msg << "[" << c << "]";
+                if (lo > 0) msg << "; sigma must lie in [" << lo << ", " << hi << "]";
+                else msg << "; values beyond " << hi << " in magnitude";
+                msg << " overflow the arithmetic of every estimate (the supported range is |W| <= 50, |bias| <= 500)";
+                throw InputError(msg.str());
+            }
+    };
+    std::visit(
+        [&](const auto& m) {
+            using T = std::decay_t<decltype(m)>;
+            if constexpr (!std::is_same_v<T, Gaussian>) {
+                check(m.W, "W", -kMaxParameter, kMaxParameter, true);
+                check(m.b, "b", -kMaxParameter, kMaxParameter);
+                check(m.c, "c", -kMaxParameter, kMaxParameter);
+                if constexpr (std::is_same_v<T, Grbm>) {
+                    check(m.sigma, "sigma", kMinSigma, kMaxParameter);
+                    const Vec h = Eigen::Map<const Vec>(m.hidden_values.data(), static_cast<Index>(m.hidden_values.size()));
+                    check(h, "hidden_values", -kMaxParameter, kMaxParameter);
+                }
+            }
+        },
+        model.params);
+}
+
 }  // namespace rbm

@@ -110,4 +110,14 @@ struct Model {
 // Throws InputError naming the key and the expectation.
 void validate(const Model& model);
 
+// The magnitudes the computations can hold. SPEC's preamble promises accuracy for |W| <= 50 and
+// |bias| <= 500; beyond kMaxParameter (|W|, |b|, |c|, |hidden value|) or with sigma outside
+// [kMinSigma, kMaxParameter], energies, their exponentials and the sums over configurations
+// overflow a double, and log Z, moments or samples come out as Inf/NaN. Every rbmscope-cli
+// command refuses such a model when it reads its MODEL argument (resolve_model_argument):
+// InputError naming the key, the entry and the limit. load_model itself still reads the file.
+inline constexpr double kMaxParameter = 1e6;
+inline constexpr double kMinSigma = 1e-6;
+void require_computable(const Model& model);
+
 }  // namespace rbm

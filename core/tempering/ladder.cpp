@@ -45,10 +45,19 @@ std::vector<double> geometric_ladder(Index replicas, double gamma) {
     require_replicas(replicas);
     if (!(gamma > 0 && gamma < 1)) throw InputError("the geometric ladder needs 0 < gamma < 1, got " + num(gamma));
     const Index n = replicas - 1;
+    // beta_0 = gamma^N must stay a normal double, or the lowest betas underflow to the same 0
+    // (--gamma 1e-300 gave "beta_1 = 0 follows beta_0 = 0"). Say which gamma would work.
+    constexpr double kSmallestBeta = 1e-300;
+    if (!(static_cast<double>(n) * std::log(gamma) >= std::log(kSmallestBeta))) {
+        const double least = std::exp(std::log(kSmallestBeta) / static_cast<double>(n));
+        throw InputError("gamma = " + num(gamma) + " is too small for " + std::to_string(replicas) +
+                         " betas: the lowest, gamma^" + std::to_string(n) + ", underflows (below 1e-300); choose gamma >= " +
+                         num(least) + " or fewer rungs");
+    }
     std::vector<double> b(static_cast<std::size_t>(replicas));
     for (Index k = 0; k <= n; ++k) b[static_cast<std::size_t>(k)] = std::pow(gamma, static_cast<double>(n - k));
     b.back() = 1.0;
-    validate_ladder(b);  // gamma^N may underflow to 0 twice for absurd N
+    validate_ladder(b);  // gamma just below 1 may round two betas to the same double
     return b;
 }
 
@@ -155,6 +164,10 @@ BarrierProfile barrier_profile(const std::vector<double>& betas, const std::vect
                          " pairs, got " + std::to_string(rejection.size()));
     std::vector<double> cum(betas.size(), 0.0);
     for (std::size_t k = 0; k < rejection.size(); ++k) {
+        if (std::isnan(rejection[k]))
+            throw InputError("the swap rejection rate between beta_" + std::to_string(k) + " and beta_" + std::to_string(k + 1) +
+                             " is not a number: the model's energies overflowed at these temperatures; use a model within "
+                             "the supported range (|W| <= 50, |bias| <= 500)");
         if (!(rejection[k] >= 0 && rejection[k] <= 1))
             throw InputError("rejection rate " + std::to_string(k) + " is outside [0, 1]: " + num(rejection[k]));
         cum[k + 1] = cum[k] + rejection[k];

@@ -167,6 +167,25 @@ void PtSampler::set_state(const State& s) {
         s.end_state.size() != end_state_.size() || s.scan_index < 0)
         throw InputError("tempering state does not fit this sampler (" + std::to_string(chains_) + " chains x " +
                          std::to_string(rungs_) + " rungs of " + std::to_string(V_.cols()) + " visible units)");
+    // The swap and round-trip bookkeeping index arrays by these values: refuse what would
+    // index outside them (an edited checkpoint) instead of corrupting memory.
+    if (!s.V.allFinite() || !s.H.allFinite()) throw InputError("tempering state: V or H holds a non-finite value");
+    for (Index c = 0; c < chains_; ++c) {
+        std::vector<bool> seen(static_cast<std::size_t>(rungs_), false);
+        for (Index k = 0; k < rungs_; ++k) {
+            const std::uint16_t r = s.replica_at[static_cast<std::size_t>(c * rungs_ + k)];
+            if (r >= rungs_ || seen[r])
+                throw InputError("tempering state: replica_at of chain " + std::to_string(c) +
+                                 " is not a permutation of the replicas 0.." + std::to_string(rungs_ - 1));
+            seen[r] = true;
+        }
+    }
+    for (std::size_t c = 0; c < s.lifted.size(); ++c)
+        if (s.lifted[c].rung < 0 || s.lifted[c].rung > rungs_ - 1 || (s.lifted[c].direction != 1 && s.lifted[c].direction != -1))
+            throw InputError("tempering state: lifted[" + std::to_string(c) + "] must have a rung from 0 to " +
+                             std::to_string(rungs_ - 1) + " and a direction of 1 or -1");
+    for (std::uint8_t e : s.end_state)
+        if (e > kTargetOnly) throw InputError("tempering state: end_state holds " + std::to_string(e) + ", expected 0 to 3");
     V_ = s.V;
     H_ = s.H;
     replica_at_ = s.replica_at;

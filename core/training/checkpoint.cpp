@@ -1,6 +1,8 @@
 // Trainer checkpoints: one JSON file with everything a resumed run needs to continue exactly.
 #include <cstring>
 
+#include "core/io/json_fields.hpp"
+#include "core/io/json_text.hpp"
 #include "core/io/model_io.hpp"
 #include "core/training/trainer_impl.hpp"
 
@@ -25,21 +27,9 @@ namespace {
 constexpr const char* kFormat = "rbmscope-train-checkpoint";
 
 json vec_json(const Vec& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
-Vec vec_from(const json& j) {
-    const std::vector<double> x = j.get<std::vector<double>>();
-    return Eigen::Map<const Vec>(x.data(), static_cast<Index>(x.size()));
-}
 json grad_json(const ParamGrad& g) {
     return {{"W", detail::matrix_json(g.W)}, {"b", vec_json(g.b)}, {"c", vec_json(g.c)}, {"log_sigma", vec_json(g.log_sigma)}};
 }
-ParamGrad grad_from(const json& j, const ParamGrad& like, const std::string& what) {
-    ParamGrad g{detail::matrix_from_json(j.at("W"), what + ".W"), vec_from(j.at("b")), vec_from(j.at("c")), vec_from(j.at("log_sigma"))};
-    if (g.W.rows() != like.W.rows() || g.W.cols() != like.W.cols() || g.b.size() != like.b.size() ||
-        g.c.size() != like.c.size() || g.log_sigma.size() != like.log_sigma.size())
-        throw InputError(what + " has the wrong shape for these options");
-    return g;
-}
-
 json options_json(const TrainOptions& o) {
     return {{"kind", kind_name(o.kind)},
             {"hidden", o.hidden},
@@ -71,42 +61,84 @@ json options_json(const TrainOptions& o) {
             {"ais_seed", o.ais_seed}};
 }
 
+// Every field is checked as the command line checks it (the ranges of rbmscope-cli train), so an
+// edited checkpoint is refused with its key named instead of crashing a later update.
 TrainOptions options_from(const json& j) {
+    namespace f = json_fields;
+    const std::string p = "options";
+    constexpr std::int64_t kBig = std::int64_t{1} << 53;  // counts a double still holds exactly
     TrainOptions o;
-    const std::string kind = j.at("kind").get<std::string>();
-    if (kind == "brbm") o.kind = ModelKind::Brbm;
-    else if (kind == "grbm") o.kind = ModelKind::Grbm;
-    else if (kind == "leaky") o.kind = ModelKind::Leaky;
-    else throw InputError("options.kind must be brbm, grbm or leaky, got '" + kind + "'");
-    o.hidden = j.at("hidden").get<Index>();
-    o.method = parse_train_method(j.at("method").get<std::string>());
-    o.k = j.at("k").get<int>();
-    o.updates = j.at("updates").get<Index>();
-    o.batch = j.at("batch").get<Index>();
-    o.learning_rate = j.at("learning_rate").get<double>();
-    o.schedule = j.at("schedule").get<std::string>() == "linear" ? LearningRateSchedule::Linear : LearningRateSchedule::Constant;
-    o.momentum = j.at("momentum").get<double>();
-    o.weight_decay = j.at("weight_decay").get<double>();
-    o.gamma = j.at("gamma").get<double>();
-    o.temperatures = j.at("temperatures").get<Index>();
-    o.chains = j.at("chains").get<Index>();
-    o.seed = j.at("seed").get<std::uint64_t>();
-    o.init_scale = j.at("init_scale").get<double>();
-    o.init_bias_from_data = j.at("init_bias_from_data").get<bool>();
-    o.learn_sigma = j.at("learn_sigma").get<bool>();
-    o.sigma = j.at("sigma").get<double>();
-    o.leakiness = j.at("leakiness").get<double>();
-    o.projection = j.at("projection").get<bool>();
+    const std::string kind = f::choice(f::member(j, "kind", p), "options.kind", {"brbm", "grbm", "leaky"});
+    o.kind = kind == "brbm" ? ModelKind::Brbm : kind == "grbm" ? ModelKind::Grbm : ModelKind::Leaky;
+    o.hidden = f::integer_at(j, "hidden", p, 1, 100000);
+    o.method = parse_train_method(f::choice(f::member(j, "method", p), "options.method", {"cd", "pcd", "pt", "lpt", "deo", "leaky", "mix"}));
+    o.k = static_cast<int>(f::integer_at(j, "k", p, 1, 100000));
+    o.updates = f::integer_at(j, "updates", p, 0, kBig);
+    o.batch = f::integer_at(j, "batch", p, 1, kBig);
+    o.learning_rate = f::number_at(j, "learning_rate", p, 0.0);
+    o.schedule = f::choice(f::member(j, "schedule", p), "options.schedule", {"constant", "linear"}) == "linear"
+                     ? LearningRateSchedule::Linear
+                     : LearningRateSchedule::Constant;
+    o.momentum = f::number_at(j, "momentum", p, 0.0, 1.0);
+    o.weight_decay = f::number_at(j, "weight_decay", p, 0.0);
+    o.gamma = f::number_at(j, "gamma", p);
+    o.temperatures = f::integer_at(j, "temperatures", p, 0, 1000);
+    o.chains = f::integer_at(j, "chains", p, 0, 1000000);
+    o.seed = f::unsigned64(f::member(j, "seed", p), "options.seed");
+    o.init_scale = f::number_at(j, "init_scale", p, 0.0);
+    o.init_bias_from_data = f::boolean_at(j, "init_bias_from_data", p);
+    o.learn_sigma = f::boolean_at(j, "learn_sigma", p);
+    o.sigma = f::number_at(j, "sigma", p);
+    o.leakiness = f::number_at(j, "leakiness", p);
+    o.projection = f::boolean_at(j, "projection", p);
     // Checkpoints written before the automatic bound existed used the fixed 1 - 1e-6.
-    o.projection_limit = j.value("projection_limit", 1.0 - 1e-6);
-    o.leaky_kernel = j.at("leaky_kernel").get<std::string>() == "paper-gibbs" ? LeakyKernel::PaperGibbs : LeakyKernel::ExactMH;
-    o.monitor_every = j.at("monitor_every").get<Index>();
-    o.monitor_examples = j.at("monitor_examples").get<Index>();
-    o.exact_limit = j.at("exact_limit").get<double>();
-    o.ais_chains = j.at("ais_chains").get<Index>();
-    o.ais_steps = j.at("ais_steps").get<Index>();
-    o.ais_seed = j.at("ais_seed").get<std::uint64_t>();
+    o.projection_limit = j.contains("projection_limit") ? f::number_at(j, "projection_limit", p, 0.0, 1.0) : 1.0 - 1e-6;
+    o.leaky_kernel = f::choice(f::member(j, "leaky_kernel", p), "options.leaky_kernel", {"exact-mh", "paper-gibbs"}) == "paper-gibbs"
+                         ? LeakyKernel::PaperGibbs
+                         : LeakyKernel::ExactMH;
+    o.monitor_every = f::integer_at(j, "monitor_every", p, 0, kBig);
+    o.monitor_examples = f::integer_at(j, "monitor_examples", p, 0, kBig);
+    o.exact_limit = f::number_at(j, "exact_limit", p, 0.0);
+    o.ais_chains = f::integer_at(j, "ais_chains", p, 1, 1000000);
+    o.ais_steps = f::integer_at(j, "ais_steps", p, 1, 10000000);
+    o.ais_seed = f::unsigned64(f::member(j, "ais_seed", p), "options.ais_seed");
     return o;
+}
+
+// A vector of finite numbers of length n.
+Vec strict_vec(const json& j, const std::string& path, Index n) {
+    json_fields::array_of_size(j, path, static_cast<std::size_t>(n));
+    Vec v(n);
+    for (Index i = 0; i < n; ++i) v(i) = json_fields::number(j[static_cast<std::size_t>(i)], json_fields::at(path, static_cast<std::size_t>(i)));
+    return v;
+}
+
+ParamGrad strict_grad(const json& j, const ParamGrad& like, const std::string& path) {
+    namespace f = json_fields;
+    ParamGrad g;
+    g.W = detail::matrix_from_json(f::member(j, "W", path), path + ".W");
+    if (g.W.rows() != like.W.rows() || g.W.cols() != like.W.cols())
+        throw InputError(path + ".W must be " + std::to_string(like.W.rows()) + " x " + std::to_string(like.W.cols()) +
+                         " for this model, got " + std::to_string(g.W.rows()) + " x " + std::to_string(g.W.cols()));
+    g.b = strict_vec(f::member(j, "b", path), path + ".b", like.b.size());
+    g.c = strict_vec(f::member(j, "c", path), path + ".c", like.c.size());
+    g.log_sigma = strict_vec(f::member(j, "log_sigma", path), path + ".log_sigma", like.log_sigma.size());
+    return g;
+}
+
+// A log record: the types record_from_json expects (numbers may be null: not measured).
+void check_record(const json& r, const std::string& path, Index done) {
+    namespace f = json_fields;
+    if (!r.is_object()) f::refuse(path, "an object", r);
+    f::integer_at(r, "update", path, 0, done);
+    for (const char* key : {"epoch", "learning_rate", "log_likelihood", "log_likelihood_low", "log_likelihood_high", "log_z",
+                            "ais_ess", "reconstruction_error", "max_singular_value", "seconds"})
+        if (const json& v = f::member(r, key, path); !v.is_null()) f::number(v, f::join(path, key));
+    f::string_at(r, "log_likelihood_method", path);
+    const json& acc = f::array(f::member(r, "swap_acceptance", path), f::join(path, "swap_acceptance"));
+    for (std::size_t i = 0; i < acc.size(); ++i)
+        if (!acc[i].is_null()) f::number(acc[i], f::at(f::join(path, "swap_acceptance"), i), 0.0, 1.0);
+    f::integer_at(r, "projections", path, 0, done);
 }
 
 }  // namespace
@@ -139,43 +171,77 @@ std::string Trainer::checkpoint_json() const {
 }
 
 Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, const std::string& origin) {
+    namespace f = json_fields;
     json j;
     try {
         j = json::parse(text);
     } catch (const json::exception& e) {
-        throw InputError(origin + ": not JSON (" + e.what() + ")");
+        throw InputError(origin + ": not JSON (" + json_text::json_problem(e.what()) + ")");
     }
     if (!j.is_object() || !j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kFormat)
         throw InputError(origin + ": not a training checkpoint (expected \"format\": \"" + kFormat + "\")");
-    if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != 1) throw InputError(origin + ": unsupported checkpoint version (expected 1)");
+    if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<std::int64_t>() != 1)
+        throw InputError(origin + ": unsupported checkpoint version (expected 1)");
     try {
-        const json& d = j.at("data");
-        if (d.at("rows").get<Index>() != data.size() || d.at("cols").get<Index>() != data.dim() ||
-            d.at("fingerprint").get<std::uint64_t>() != data_fingerprint(data))
-            throw InputError(origin + ": it was made with other data (" + d.at("name").get<std::string>() + ", " +
-                             std::to_string(d.at("rows").get<Index>()) + " x " + std::to_string(d.at("cols").get<Index>()) +
+        const json& d = f::member(j, "data", "");
+        const Index rows = f::integer_at(d, "rows", "data", 0, std::numeric_limits<std::int64_t>::max());
+        const Index cols = f::integer_at(d, "cols", "data", 0, std::numeric_limits<std::int64_t>::max());
+        const std::string name = f::string_at(d, "name", "data");
+        if (rows != data.size() || cols != data.dim() || f::unsigned64(f::member(d, "fingerprint", "data"), "data.fingerprint") != data_fingerprint(data))
+            throw InputError("it was made with other data (" + name + ", " + std::to_string(rows) + " x " + std::to_string(cols) +
                              "); resume with the same data and transforms");
-        auto impl = std::make_unique<Impl>(options_from(j.at("options")), std::move(data));
+        const TrainOptions options = options_from(f::member(j, "options", ""));
+        // The model before the state built from the options, so shapes are checked before any
+        // allocation they would size.
+        Model model = model_from_json_text(f::member(j, "model", "").dump(), "model");
+        if (model.kind() != options.kind || model.n_visible() != data.dim() || model.n_hidden() != options.hidden)
+            throw InputError("the model (" + std::string(kind_name(model.kind())) + ", " + std::to_string(model.n_visible()) + " x " +
+                             std::to_string(model.n_hidden()) + ") does not match the options and data (" + kind_name(options.kind) +
+                             ", " + std::to_string(data.dim()) + " x " + std::to_string(options.hidden) + ")");
+        const Index persistent = options.chains > 0 ? options.chains : options.batch;
+        if (const json& sampler = f::member(j, "sampler", ""); sampler.is_object()) {
+            const bool tempered = is_tempered(options.method);
+            const char* key = tempered ? "V" : "chains";
+            const Index want = tempered ? persistent * (options.temperatures + 1) : persistent;
+            const json& m = f::member(sampler, key, "sampler");
+            const std::string mp = std::string("sampler.") + key;
+            f::integer_at(m, "rows", mp, want, want);
+            f::array_of_size(f::member(m, "data", mp), mp + ".data", static_cast<std::size_t>(want));
+        }
+        auto impl = std::make_unique<Impl>(options, std::move(data));
         Impl& s = *impl;
-        s.model = model_from_json_text(j.at("model").dump(), origin + " (model)");
-        if (s.model.kind() != s.options.kind || s.model.n_visible() != s.data.dim() || s.model.n_hidden() != s.options.hidden)
-            throw InputError(origin + ": the model does not match the options");
-        s.velocity = grad_from(j.at("velocity"), s.velocity, origin + ": velocity");
-        s.last_gradient = grad_from(j.at("last_gradient"), s.velocity, origin + ": last_gradient");
-        if (!j.at("sampler").is_null()) s.sampler->load(j.at("sampler"), origin);
-        s.done = j.at("updates_done").get<Index>();
-        const std::string status = j.at("status").get<std::string>();
+        s.model = std::move(model);
+        s.velocity = strict_grad(f::member(j, "velocity", ""), s.velocity, "velocity");
+        s.last_gradient = strict_grad(f::member(j, "last_gradient", ""), s.velocity, "last_gradient");
+        if (const json& sampler = j.at("sampler"); !sampler.is_null()) s.sampler->load(sampler, "sampler");
+        else if (s.sampler->save().is_object()) throw InputError("sampler is missing its state (null) for method " + std::string(train_method_name(options.method)));
+        s.done = f::integer_at(j, "updates_done", "", 0, options.updates);
+        const std::string status = f::choice(f::member(j, "status", ""), "status", {"running", "finished", "diverged", "cancelled"});
         s.status = status == "diverged" ? TrainStatus::Diverged : status == "finished" ? TrainStatus::Finished : TrainStatus::Running;
-        s.message = j.at("message").get<std::string>();
-        s.acceptance_sum = j.at("acceptance_sum").get<std::vector<double>>();
-        s.acceptance_updates = j.at("acceptance_updates").get<Index>();
-        s.projections_since = j.at("projections_since").get<Index>();
-        for (char c : j.at("projected").get<std::string>()) s.projected.push_back(c == '1' ? 1 : 0);
-        s.seconds = j.at("seconds").get<double>();
-        for (const json& r : j.at("log")) s.log.push_back(detail::record_from_json(r));
+        s.message = f::string_at(j, "message", "");
+        const Index pairs = is_tempered(options.method) ? options.temperatures : 0;
+        const json& acc = f::array(f::member(j, "acceptance_sum", ""), "acceptance_sum");
+        if (!acc.empty()) f::array_of_size(acc, "acceptance_sum", static_cast<std::size_t>(pairs));
+        for (std::size_t i = 0; i < acc.size(); ++i) s.acceptance_sum.push_back(f::number(acc[i], f::at("acceptance_sum", i), 0.0));
+        s.acceptance_updates = f::integer_at(j, "acceptance_updates", "", 0, s.done);
+        s.projections_since = f::integer_at(j, "projections_since", "", 0, s.done);
+        const std::string projected = f::string_at(j, "projected", "");
+        const std::size_t want_projected = options.kind == ModelKind::Leaky ? static_cast<std::size_t>(s.done) : 0;
+        if (projected.size() != want_projected || projected.find_first_not_of("01") != std::string::npos)
+            throw InputError("projected must be a string of " + std::to_string(want_projected) +
+                             " characters 0 or 1 (one per update of a leaky RBM), got " + std::to_string(projected.size()) + " characters");
+        for (char c : projected) s.projected.push_back(c == '1' ? 1 : 0);
+        s.seconds = f::number_at(j, "seconds", "", 0.0);
+        const json& log = f::array(f::member(j, "log", ""), "log");
+        for (std::size_t i = 0; i < log.size(); ++i) {
+            check_record(log[i], f::at("log", i), s.done);
+            s.log.push_back(detail::record_from_json(log[i]));
+        }
         return Trainer(std::move(impl));
     } catch (const json::exception& e) {
-        throw InputError(origin + ": malformed checkpoint (" + e.what() + ")");
+        throw InputError(origin + ": malformed checkpoint (" + json_text::json_problem(e.what()) + ")");
+    } catch (const InputError& e) {
+        throw InputError(origin + ": " + e.what());
     }
 }
 

@@ -3,6 +3,9 @@
 #include "core/training/samplers.hpp"
 
 #include <cmath>
+#include <limits>
+
+#include "core/io/json_fields.hpp"
 
 #include "core/numerics/parallel.hpp"
 #include "core/tempering/pt.hpp"
@@ -27,11 +30,14 @@ nlohmann::json matrix_json(const RowMat& M) {
 }
 
 RowMat matrix_from_json(const nlohmann::json& j, const std::string& what) {
+    namespace f = json_fields;
     if (!j.is_object() || !j.contains("rows") || !j.contains("cols") || !j.contains("data"))
         throw InputError(what + ": expected an object with rows, cols and data");
-    const Index rows = j.at("rows").get<Index>(), cols = j.at("cols").get<Index>();
+    // Shapes a matrix of a checkpoint can have (the element count of a model array at most).
+    constexpr std::int64_t kMaxSide = std::int64_t{1} << 28;
+    const Index rows = f::integer_at(j, "rows", what, 0, kMaxSide), cols = f::integer_at(j, "cols", what, 0, kMaxSide);
     const auto& d = j.at("data");
-    if (rows < 0 || cols < 0 || !d.is_array() || static_cast<Index>(d.size()) != rows)
+    if (!d.is_array() || static_cast<Index>(d.size()) != rows)
         throw InputError(what + ": data does not hold " + std::to_string(rows) + " rows");
     RowMat M(rows, cols);
     for (Index r = 0; r < rows; ++r) {
@@ -87,9 +93,9 @@ public:
     RowMat states() const override { return V_; }
     nlohmann::json save() const override { return {{"chains", matrix_json(V_)}}; }
     void load(const nlohmann::json& j, const std::string& origin) override {
-        RowMat V = matrix_from_json(j.at("chains"), origin + ": sampler.chains");
+        RowMat V = matrix_from_json(json_fields::member(j, "chains", origin), origin + ".chains");
         if (V.rows() != V_.rows() || V.cols() != V_.cols())
-            throw InputError(origin + ": sampler.chains has the wrong shape for these options");
+            throw InputError(origin + ".chains has the wrong shape for these options");
         V_ = std::move(V);
     }
 
@@ -173,14 +179,26 @@ public:
                 {"lifted", lifted},             {"end_state", s.end_state}, {"scan_index", s.scan_index}};
     }
     void load(const nlohmann::json& j, const std::string& origin) override {
+        namespace f = json_fields;
         try {
             PtSampler::State s;
-            s.V = matrix_from_json(j.at("V"), origin + ": sampler.V");
-            s.H = matrix_from_json(j.at("H"), origin + ": sampler.H");
-            s.replica_at = j.at("replica_at").get<std::vector<std::uint16_t>>();
-            for (const auto& l : j.at("lifted")) s.lifted.push_back(LiftedState{l.at(0).get<Index>(), l.at(1).get<int>()});
-            s.end_state = j.at("end_state").get<std::vector<std::uint8_t>>();
-            s.scan_index = j.at("scan_index").get<Index>();
+            s.V = matrix_from_json(f::member(j, "V", origin), origin + ".V");
+            s.H = matrix_from_json(f::member(j, "H", origin), origin + ".H");
+            const std::string rp = origin + ".replica_at";
+            const auto& ra = f::array(f::member(j, "replica_at", origin), rp);
+            for (std::size_t i = 0; i < ra.size(); ++i)
+                s.replica_at.push_back(static_cast<std::uint16_t>(f::integer(ra[i], f::at(rp, i), 0, 65535)));
+            const std::string lp = origin + ".lifted";
+            const auto& lifted = f::array(f::member(j, "lifted", origin), lp);
+            for (std::size_t i = 0; i < lifted.size(); ++i) {
+                const auto& l = f::array_of_size(lifted[i], f::at(lp, i), 2);
+                s.lifted.push_back(LiftedState{f::integer(l[0], f::at(lp, i) + "[0] (rung)", 0, 65535),
+                                               static_cast<int>(f::integer(l[1], f::at(lp, i) + "[1] (direction)", -1, 1))});
+            }
+            const std::string ep = origin + ".end_state";
+            const auto& es = f::array(f::member(j, "end_state", origin), ep);
+            for (std::size_t i = 0; i < es.size(); ++i) s.end_state.push_back(static_cast<std::uint8_t>(f::integer(es[i], f::at(ep, i), 0, 3)));
+            s.scan_index = f::integer_at(j, "scan_index", origin, 0, std::numeric_limits<std::int64_t>::max());
             pt_->set_state(s);
         } catch (const nlohmann::json::exception& e) {
             throw InputError(origin + ": tempering state is malformed (" + e.what() + ")");

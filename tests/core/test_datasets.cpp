@@ -167,6 +167,16 @@ TEST_CASE("CSV: header detection, label column, blank lines; errors name file, l
     CHECK_THROWS_WITH(load_csv(kDir + "missing.csv"), InputError, "missing.csv");
 }
 
+TEST_CASE("CSV: a UTF-8 byte-order mark is skipped, so the first row stays data (issue #19)") {
+    const Dataset d = parse_csv("\xEF\xBB\xBF" "1,0,1\n0,1,0\n", "bom.csv");
+    CHECK(d.size() == 2 && d.dim() == 3);
+    CHECK(d.X(0, 0) == 1 && d.X(0, 1) == 0 && d.X(1, 1) == 1);
+    // A header after the mark is still a header, and a mark elsewhere is still an error.
+    const Dataset h = parse_csv("\xEF\xBB\xBF" "a,b\n1,2\n", "bomh.csv");
+    CHECK(h.size() == 1 && h.X(0, 1) == 2);
+    CHECK_THROWS_WITH(parse_csv("1,2\n\xEF\xBB\xBF" "3,4\n", "mid.csv"), InputError, "mid.csv: line 2, column 1: expected a finite number");
+}
+
 TEST_CASE("data specs: bars, digits, files, and clear errors") {
     CHECK(load_dataset("bars:3").size() == 14);
     CHECK(load_dataset("bars:3:50:2").size() == 50);

@@ -246,7 +246,7 @@ TEST_CASE("grbm enumeration across many chunks (m = 20 binary, m = 12 ternary) m
         const double lz = exact_log_z(model);
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::printf("  |X|^m = %zu^%ld: exact log Z %.12f in %.3f s\n", values.size(), static_cast<long>(m), lz, secs);
-        CHECK(secs < 2.0);
+        // (No bound on secs: a verdict on the clock depends on the machine's load, issue #19.)
         const QuadMoments q = grbm_quadrature(*model.as<Grbm>());
         CHECK_CLOSE(lz, q.log_z, 1e-8);
         check_moments_close(exact_visible_moments(model), q.mean, q.cov(), 1e-8, "big grbm");

@@ -286,6 +286,22 @@ TEST_CASE("json fixtures: defaults for b, c, sigma, hidden_values, leakiness; un
     CHECK(l.name == "leaky with a visible bias");
 }
 
+TEST_CASE("json: unknown top-level keys are skipped whatever they hold; duplicate keys are refused where they count") {
+    // Skipped unread: nesting, duplicates and wrong types inside an unknown key do not matter.
+    const Model m = model_from_json_text(R"({"kind": "brbm", "extra": {"a": [1, {"b": 2, "b": 3}], "a": null},
+        "W": [[1, 2]], "more": [[[["deep"]]]], "c": [0.5, -0.5], "x": 1e300, "name": "kept"})", "u.json");
+    CHECK(m.name == "kept" && m.as<Brbm>() && m.as<Brbm>()->c(1) == -0.5);
+    // A known key twice, at the top level or inside a known object, is refused naming it.
+    CHECK_THROWS_WITH(model_from_json_text(R"({"kind": "brbm", "W": [[1]], "name": "a", "name": "b"})", "d.json"), InputError,
+                      "d.json: key 'name' appears twice at the top level; a key may appear only once");
+    CHECK_THROWS_WITH(model_from_json_text(R"({"kind": "brbm", "W": [[1]], "anneal_from": {"kind": "brbm", "W": [[1]], "W": [[2]]}})",
+                                           "n.json"),
+                      InputError, "key 'W' appears twice in 'anneal_from'");
+    // A known key repeated after other keys.
+    CHECK_THROWS_WITH(model_from_json_text(R"({"kind": "brbm", "W": [[1]], "kind": "grbm"})", "k.json"), InputError,
+                      "key 'kind' appears twice");
+}
+
 // ------------------------------------------------------------------ round trips
 
 TEST_CASE("json round trip is bitwise exact for every kind") {

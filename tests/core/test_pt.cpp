@@ -413,7 +413,7 @@ TEST_CASE("decimated history keeps exactly the full history's records at multipl
     CHECK(s.sample_scans[1] - s.sample_scans[0] == 16);
 }
 
-TEST_CASE("streaming: progress snapshots from the worker, cancel within 100 ms returns the partial run") {
+TEST_CASE("streaming: progress snapshots from the worker, cancel after the next scan returns the partial run") {
     const Model m = exact_moves_model();
     PtOptions o = options(PtScheme::Deo, linear_ladder(9), 4, 100000000, 1);
     o.window = 64;
@@ -435,7 +435,9 @@ TEST_CASE("streaming: progress snapshots from the worker, cancel within 100 ms r
     std::printf("  cancelled after %ld scans, %.1f ms after the flag\n", (long)r.scans_done, 1e3 * latency);
     CHECK(r.cancelled);
     CHECK(r.scans_done > 0 && r.scans_done < o.scans);
-    CHECK(latency < 0.1);
+    // Promptness by construction, not by the clock (issue #19): the flag is checked after every
+    // scan, so at most the scan under way when it was raised completes.
+    CHECK(r.scans_done <= first.scans_done + 1);
     CHECK(calls == 2);  // the first report, and the final one
     CHECK(first.scans_done > 0 && first.stats.scans == first.scans_done);
     CHECK(first.recent_scans == std::min<Index>(64, first.scans_done));

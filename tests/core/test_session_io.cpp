@@ -102,6 +102,14 @@ TEST_CASE("parsing: optional keys, unknown keys ignored, integers kept apart fro
     CHECK(bare.model.kind() == ModelKind::Leaky);
 }
 
+TEST_CASE("parsing: an unknown top-level key is skipped unread; a repeated key is refused") {
+    const Session s = session_from_json_text(R"({"format": "rbmscope-session", "version": 1, "junk": [[1, 2], {"x": 1, "x": 2}],
+        "model": "two-gaussians", "view": "density"})", "s.json");
+    CHECK(s.preset == "two-gaussians" && s.view == "density");
+    CHECK_THROWS_WITH(session_from_json_text(R"({"format": "rbmscope-session", "version": 1, "model": "two-gaussians",
+        "settings": {"a": 1, "a": 2}})", "d.json"), InputError, "d.json: key 'a' appears twice in 'settings'");
+}
+
 TEST_CASE("messages: an embedded model's problem reads as in a model file, with where it is") {
     const std::string model_msg = error_of([] {
         (void)model_from_json_text(R"({"kind":"grbm","W":[[1],[1]],"sigma":[1,-1]})", "s.json: in 'model'");

@@ -3,6 +3,8 @@
 // with and without the projection step, checkpoint / resume and thread-count determinism.
 #include <atomic>
 #include <cstdio>
+#include <functional>
+#include <nlohmann/json.hpp>
 
 #include "check.hpp"
 #include "core/data/datasets.hpp"
@@ -413,6 +415,43 @@ TEST_CASE("checkpoint refuses other data and malformed files") {
     CHECK_THROWS_WITH(Trainer::from_checkpoint_json(saved, bars_and_stripes(3)), InputError, "other data");
     CHECK_THROWS_WITH(Trainer::from_checkpoint_json("{\"format\": 1}", bars_and_stripes(4)), InputError, "not a training checkpoint");
     CHECK_THROWS_WITH(Trainer::from_checkpoint_json("[1,", bars_and_stripes(4)), InputError, "not JSON");
+}
+
+TEST_CASE("checkpoint fields are checked on load: edits that crashed an update are refused naming the key") {
+    // Issue #19: updates_done -1 or 1e30 crashed one_update, replica_at[0] = -1 corrupted the heap,
+    // 150.5 was taken as 150. Each edit is one field of a real checkpoint.
+    TrainOptions o = bars_options(TrainMethod::Lpt);
+    o.temperatures = 2;
+    o.chains = 4;
+    o.batch = 7;
+    o.monitor_every = 0;
+    Trainer t(o, bars_and_stripes(3));
+    t.step(3);
+    const nlohmann::json good = nlohmann::json::parse(t.checkpoint_json());
+    auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& expected) {
+        nlohmann::json j = good;
+        edit(j);
+        try {
+            Trainer::from_checkpoint_json(j.dump(), bars_and_stripes(3), "ck.json");
+        } catch (const InputError& e) {
+            CHECK_MSG(std::string(e.what()).find("ck.json: " + expected) != std::string::npos, e.what() << " (expected " << expected << ")");
+            return;
+        }
+        CHECK_MSG(false, "accepted; expected " << expected);
+    };
+    refused([](auto& j) { j["updates_done"] = -1; }, "updates_done must be an integer from 0 to");
+    refused([](auto& j) { j["updates_done"] = 1e30; }, "updates_done must be an integer from 0 to");
+    refused([](auto& j) { j["updates_done"] = 150.5; }, "updates_done must be an integer from 0 to");
+    refused([](auto& j) { j["sampler"]["replica_at"][0] = -1; }, "sampler.replica_at[0] must be an integer from 0 to 65535, got -1");
+    refused([](auto& j) { j["sampler"]["replica_at"][0] = j["sampler"]["replica_at"][1]; }, "tempering state: replica_at of chain 0 is not a permutation");
+    refused([](auto& j) { j["sampler"]["lifted"][0][1] = 0; }, "tempering state: lifted[0] must have a rung from 0 to 2 and a direction of 1 or -1");
+    refused([](auto& j) { j["options"]["k"] = 2.5; }, "options.k must be an integer");
+    refused([](auto& j) { j["velocity"]["W"]["data"][0][0] = "x"; }, "velocity.W: row 1 holds a non-number");
+    // The unedited checkpoint still resumes, and the run goes on.
+    Trainer back = Trainer::from_checkpoint_json(good.dump(), bars_and_stripes(3), "ck.json");
+    CHECK(back.updates_done() == 3);
+    back.step(2);
+    CHECK(back.updates_done() == 5);
 }
 
 TEST_CASE("1 thread and 2 threads train bitwise identical models (pt, pcd, grbm)") {
