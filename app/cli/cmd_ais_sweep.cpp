@@ -152,12 +152,14 @@ json run_sweep(const std::vector<std::string>& argv) {
     const std::string format = a.get_choice("format", "json", {"json", "csv"});
     const Model model = a.model(0);
 
-    // Checkpoints: the options that decide the numbers are every option but these.
+    // Checkpoints: the options that decide the numbers are every option but these (output, threads,
+    // checkpointing and progress reporting change no number).
     std::vector<std::string> decisive;
     for (std::size_t i = 0; i < opts.size(); ++i)
         if (i >= n_sweep_options ||
             (opts[i].name != "format" && opts[i].name != "threads" && opts[i].name != "checkpoint" &&
-             opts[i].name != "checkpoint-every" && opts[i].name != "resume" && opts[i].name != "stop-after"))
+             opts[i].name != "checkpoint-every" && opts[i].name != "resume" && opts[i].name != "stop-after" &&
+             opts[i].name != "progress"))
             decisive.push_back(opts[i].name);
     const json options = sweep_options_json(a, model, decisive);
     const std::string resume = a.get("resume", "");

@@ -2,6 +2,7 @@
 // JSON reading shared by the model and session loaders (internal to core): parsing with one
 // clear message per problem, and the words those messages use for JSON types.
 #include <algorithm>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -104,6 +105,38 @@ private:
     std::vector<std::string> path_;            // the key at each depth, for messages
 };
 
+// Headroom for unwinding out of memory. When an allocation of the parse fails, the partly built
+// document is destroyed while the exception propagates, and nlohmann's destructor allocates a
+// stack to flatten it (it cannot throw: a failure there is std::terminate, the abort issue #19
+// saw under a memory cap). So while parsing, the first failed allocation frees this reserve and
+// throws bad_alloc itself: the destructor then has the reserve to work with.
+class OutOfMemoryReserve {
+public:
+    OutOfMemoryReserve() : previous_(std::set_new_handler(&OutOfMemoryReserve::release)) {
+        reserve() = new (std::nothrow) char[kBytes];
+    }
+    ~OutOfMemoryReserve() {
+        std::set_new_handler(previous_);
+        delete[] reserve();
+        reserve() = nullptr;
+    }
+    OutOfMemoryReserve(const OutOfMemoryReserve&) = delete;
+    OutOfMemoryReserve& operator=(const OutOfMemoryReserve&) = delete;
+
+private:
+    static constexpr std::size_t kBytes = std::size_t(32) << 20;
+    static char*& reserve() {
+        static char* block = nullptr;
+        return block;
+    }
+    static void release() {
+        delete[] reserve();
+        reserve() = nullptr;
+        throw std::bad_alloc();
+    }
+    std::new_handler previous_;
+};
+
 // Parse a whole file's text. InputError "file is empty" or "not valid JSON (line L, column C:
 // ...)"; a NaN or Infinity literal adds "; JSON has no NaN or Infinity, and <finite_rule>".
 // Duplicate keys are refused; with `known_top`, other top-level keys are skipped unbuilt. Out of
@@ -112,6 +145,7 @@ inline nlohmann::json parse(const std::string& text, const char* finite_rule, co
     using nlohmann::json;
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw InputError("file is empty");
     try {
+        const OutOfMemoryReserve headroom;
         KeyFilter filter(known_top);
         return json::parse(text, [&filter](int depth, json::parse_event_t event, json& parsed) { return filter(depth, event, parsed); });
     } catch (const json::parse_error& e) {
