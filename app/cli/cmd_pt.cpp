@@ -133,7 +133,7 @@ json run_pt_command(const std::vector<std::string>& argv) {
     if (progress.mode() != Progress::Mode::Off) {
         const double per_scan = static_cast<double>(o.chains) * static_cast<double>(o.betas.size());
         progress.update("tempering", 0, 0);
-        control.on_progress = [&](const PtSnapshot& s) {
+        control.on_progress = [&progress, per_scan](const PtSnapshot& s) {  // per_scan by value: it ends with this block
             progress.update("tempering", static_cast<double>(s.scans_done) / static_cast<double>(s.scans_total),
                             per_scan * static_cast<double>(s.scans_done),
                             {{"scans_done", s.scans_done}, {"scans", s.scans_total}, {"round", s.round}, {"rounds", s.rounds}});

@@ -279,7 +279,8 @@ TEST_CASE("meanfield-sweep and leaky-table: SIGINT keeps the finished rows") {
                            [](const json& l) { return num_above(l, "trials_done", 0); });
     if (!j.is_null()) CHECK(j["scales_done"] == j["rows"].size());
     j = interrupt_run("leaky-table --n 20 --m 2,3 --leaky-chains 10 --leaky-steps 10 --energy-chains 2000 --energy-steps 2000000",
-                      [](const json& l) { return num_above(l, "fraction", 0.001); });
+                      // Any progress: under the sanitizers the first thousandth takes minutes.
+                      [](const json& l) { return num_above(l, "fraction", 0); });
     if (!j.is_null()) CHECK(j["rows"].size() == 0);
 }
 
