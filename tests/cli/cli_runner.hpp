@@ -37,10 +37,10 @@ inline std::filesystem::path temp_dir() {
     return scratch.dir;
 }
 
-// args is appended to the binary path as is (quote paths yourself if they contain spaces).
-inline CliResult run_cli(const std::string& args) {
+// Runs a shell command line (stdout captured, stderr through a temporary file).
+inline CliResult run_shell(const std::string& command) {
     const auto err_path = temp_dir() / "stderr.txt";
-    const std::string cmd = std::string("'") + RBMSCOPE_CLI + "' " + args + " 2>'" + err_path.string() + "'";
+    const std::string cmd = command + " 2>'" + err_path.string() + "'";
     CliResult r;
     FILE* p = ::popen(cmd.c_str(), "r");
     if (!p) return r;
@@ -55,6 +55,9 @@ inline CliResult run_cli(const std::string& args) {
     r.err = ss.str();
     return r;
 }
+
+// args is appended to the binary path as is (quote paths yourself if they contain spaces).
+inline CliResult run_cli(const std::string& args) { return run_shell(std::string("'") + RBMSCOPE_CLI + "' " + args); }
 
 inline std::string write_temp(const std::string& name, const std::string& text) {
     const auto path = temp_dir() / name;

@@ -34,22 +34,7 @@ std::string mpirun(int ranks, bool exec = false) {
            kCli;
 }
 
-test::CliResult run_shell(const std::string& cmd) {
-    const auto err_path = test::temp_dir() / "stderr.txt";
-    test::CliResult r;
-    FILE* p = ::popen((cmd + " 2>'" + err_path.string() + "'").c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int status = ::pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream e(err_path);
-    std::stringstream ss;
-    ss << e.rdbuf();
-    r.err = ss.str();
-    return r;
-}
+using test::run_shell;  // tests/cli/cli_runner.hpp
 
 // The output without its measured fields (SPEC §9: seconds, *_per_s, ranks, threads).
 json untimed(json j) {
