@@ -1,4 +1,5 @@
 #include "core/ais/schedules.hpp"
+#include "core/numerics/format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,13 +11,6 @@
 namespace rbm {
 
 namespace {
-
-std::string num(double x) {
-    std::ostringstream os;
-    os.precision(10);
-    os << x;
-    return os.str();
-}
 
 void require_steps(Index steps, Index min_steps, const std::string& what) {
     if (steps < min_steps)
@@ -76,13 +70,13 @@ void validate_schedule(const Schedule& s) {
                          std::to_string(s.size()));
     for (std::size_t k = 0; k < s.size(); ++k)
         if (!std::isfinite(s[k])) throw InputError("schedule has a non-finite beta at step " + std::to_string(k));
-    if (s.front() != 0.0) throw InputError("schedule must start at beta = 0, but starts at " + num(s.front()));
-    if (s.back() != 1.0) throw InputError("schedule must end at beta = 1, but ends at " + num(s.back()));
+    if (s.front() != 0.0) throw InputError("schedule must start at beta = 0, but starts at " + format_number(s.front()));
+    if (s.back() != 1.0) throw InputError("schedule must end at beta = 1, but ends at " + format_number(s.back()));
     for (std::size_t k = 1; k < s.size(); ++k) {
         if (!(s[k] > s[k - 1]))
-            throw InputError("schedule is not increasing at step " + std::to_string(k) + ": " + num(s[k - 1]) +
-                             " then " + num(s[k]));
-        if (s[k] > 1.0) throw InputError("schedule leaves [0, 1] at step " + std::to_string(k) + ": " + num(s[k]));
+            throw InputError("schedule is not increasing at step " + std::to_string(k) + ": " + format_number(s[k - 1]) +
+                             " then " + format_number(s[k]));
+        if (s[k] > 1.0) throw InputError("schedule leaves [0, 1] at step " + std::to_string(k) + ": " + format_number(s[k]));
     }
 }
 
@@ -97,7 +91,7 @@ Schedule linear_schedule(Index steps) {
 Schedule geometric_schedule(Index steps, double start) {
     require_steps(steps, 1, "geometric");
     if (!(start > 0 && start < 1))
-        throw InputError("the geometric schedule's first beta must be in (0, 1), got " + num(start));
+        throw InputError("the geometric schedule's first beta must be in (0, 1), got " + format_number(start));
     Schedule s{0.0};
     if (steps == 1) {
         s.push_back(1.0);
@@ -113,7 +107,7 @@ Schedule geometric_schedule(Index steps, double start) {
 
 Schedule sigmoid_schedule(Index steps, double delta) {
     require_steps(steps, 1, "sigmoid");
-    if (!(delta > 0)) throw InputError("the sigmoid schedule's delta must be > 0, got " + num(delta));
+    if (!(delta > 0)) throw InputError("the sigmoid schedule's delta must be > 0, got " + format_number(delta));
     const double lo = sigmoid(-delta), hi = sigmoid(delta);
     Schedule s(static_cast<std::size_t>(steps) + 1);
     for (Index k = 0; k <= steps; ++k) {
@@ -146,7 +140,7 @@ Schedule binned_schedule(const std::vector<AnnealingPath::Knot>& knots, Index st
                          "moments path); this path has none");
     if (knots.front().beta != 0.0 || knots.back().beta != 1.0)
         throw InputError("the binned schedule needs knots from beta = 0 to beta = 1; the path's run from " +
-                         num(knots.front().beta) + " to " + num(knots.back().beta));
+                         format_number(knots.front().beta) + " to " + format_number(knots.back().beta));
     const std::size_t segments = knots.size() - 1;
     if (steps < static_cast<Index>(segments))
         throw InputError("the binned schedule needs at least one step per knot segment: " + std::to_string(segments) +

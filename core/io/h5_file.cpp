@@ -56,7 +56,6 @@ std::string hdf5_reason() {
 }
 
 constexpr hsize_t kMaxLinks = 100000;
-constexpr double kMaxExpansion = 1100.0;  // deflate's ~1032:1 and then some
 constexpr std::size_t kMaxStringBytes = 1 << 20;
 
 Id open_file(const fs::path& path) {

@@ -53,8 +53,6 @@ using VarPtr = std::unique_ptr<matvar_t, VarFreer>;
 
 // Far more variables than any model file has; a damaged file must not make the listing loop long.
 constexpr int kMaxVariables = 100000;
-// Deflate expands at most ~1032:1; more data than that could not come from the file.
-constexpr double kMaxExpansion = 1100.0;
 
 // libmatio trusts a v5 file's element sizes: a dimensions element claiming 2 GB makes it
 // allocate that much before anything can be checked. So the top-level elements of a v5 file

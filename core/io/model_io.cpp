@@ -272,7 +272,6 @@ constexpr std::uint64_t kMaxMemberBytes = 8 * static_cast<std::uint64_t>(kMaxFil
 
 const char* const kArrayKeys[] = {"W", "b", "c", "sigma", "hidden_values", "leakiness", "kind",
                                   "mean", "cov", "name", "notes"};
-const char* const kNestedPrefix = "anneal_from/";
 
 bool wanted_key(const std::string& key) {
     std::string k = key.rfind(kNestedPrefix, 0) == 0 ? key.substr(std::strlen(kNestedPrefix)) : key;

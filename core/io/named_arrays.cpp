@@ -9,8 +9,6 @@ namespace rbm {
 
 namespace {
 
-const char* const kNestedPrefix = "anneal_from/";
-
 template <class F>
 auto with_prefix(const std::string& prefix, F&& f) -> decltype(f()) {
     try {

@@ -15,6 +15,12 @@
 
 namespace rbm {
 
+// Arrays of the nested base model (SPEC §8 "anneal_from") are named with this prefix.
+inline constexpr const char* kNestedPrefix = "anneal_from/";
+// Deflate expands at most ~1032:1: a compressed container cannot hold more data than its file
+// size times this (the .mat and .h5 readers refuse larger declared sizes before allocating).
+inline constexpr double kMaxExpansion = 1100.0;
+
 // The model's key -> the container's array name, e.g. {"W": "vishid", "b": "visbiases"}.
 using ArrayNameMap = std::map<std::string, std::string>;
 

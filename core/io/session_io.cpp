@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 using json_text::type_name;
 
-const char* const kFormat = "rbmscope-session";
+const char* const kSessionFormat = "rbmscope-session";
 const char* const kValueShape = "a number, a string, true/false or an array of numbers and strings";
 
 std::string quoted(const std::string& key) { return "'" + key + "'"; }
@@ -71,7 +71,7 @@ Session session_from_object(const json& obj, const std::string& origin) {
         throw InputError("expected a JSON object {\"format\": \"rbmscope-session\", ...} at the top level, got " + type_name(obj));
     const json* f = find(obj, "format");
     if (!f) throw InputError("'format' is missing (expected \"rbmscope-session\")");
-    if (!(f->is_string() && f->get<std::string>() == kFormat)) {
+    if (!(f->is_string() && f->get<std::string>() == kSessionFormat)) {
         const std::string got = f->is_string() ? "'" + f->get<std::string>() + "'" : type_name(*f);
         const std::string hint = f->is_string() && f->get<std::string>() == "rbmscope-model"
                                      ? " (this is a model file: open it as a model, not as a session)"
@@ -177,7 +177,7 @@ std::string session_to_json_text(const Session& s) {
     }
     const auto dump = [](const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); };
     std::string out = "{\n";
-    out += " \"format\": \"" + std::string(kFormat) + "\",\n";
+    out += " \"format\": \"" + std::string(kSessionFormat) + "\",\n";
     out += " \"version\": 1,\n";
     out += " \"view\": " + dump(json(s.view), -1) + ",\n";
     out += " \"settings\": " + indented(dump(settings, 1), " ") + ",\n";

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kFormat = "rbmscope-ais-sweep-checkpoint";
+constexpr const char* kCheckpointFormat = "rbmscope-ais-sweep-checkpoint";
 
 // Doubles at full precision; JSON has no NaN or infinities, so those become strings.
 json number_json(double x) {
@@ -48,7 +48,7 @@ std::string shown(const json& v) { return v.is_null() ? std::string("(not given)
 std::string sweep_checkpoint_json(const SweepCheckpoint& c) {
     json runs = json::array();
     for (const auto& [k, r] : c.runs) runs.push_back(run_json(k, r));
-    return json{{"format", kFormat}, {"version", 1}, {"options", c.options}, {"runs", runs}}.dump(1);
+    return json{{"format", kCheckpointFormat}, {"version", 1}, {"options", c.options}, {"runs", runs}}.dump(1);
 }
 
 SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const json& options, const std::string& origin) {
@@ -59,8 +59,8 @@ SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const json& 
     } catch (const json::exception& e) {
         throw InputError(origin + ": not JSON (" + json_text::json_problem(e.what()) + ")");
     }
-    if (!j.is_object() || j.value("format", json()) != kFormat)
-        throw InputError(origin + ": not an ais-sweep checkpoint (expected \"format\": \"" + kFormat + "\")");
+    if (!j.is_object() || j.value("format", json()) != kCheckpointFormat)
+        throw InputError(origin + ": not an ais-sweep checkpoint (expected \"format\": \"" + kCheckpointFormat + "\")");
     if (j.value("version", json()) != 1) throw InputError(origin + ": unsupported checkpoint version (expected 1)");
     SweepCheckpoint c;
     try {

@@ -1,4 +1,5 @@
 #include "core/models/models.hpp"
+#include "core/numerics/format.hpp"
 
 #include <Eigen/SVD>
 #include <algorithm>
@@ -188,13 +189,6 @@ namespace {
 
 std::string shape(Index r, Index c) { return "[" + std::to_string(r) + " x " + std::to_string(c) + "]"; }
 
-std::string num(double x) {
-    std::ostringstream os;
-    os.precision(10);
-    os << x;
-    return os.str();
-}
-
 template <class D>
 void require_finite(const Eigen::MatrixBase<D>& x, const char* key) {
     for (Index c = 0; c < x.cols(); ++c)
@@ -251,7 +245,7 @@ void validate(const Model& model) {
                     for (Index i = 0; i < n; ++i)
                         if (!(m.sigma(i) > 0))
                             throw InputError("'sigma' must be > 0, but sigma[" + std::to_string(i) +
-                                             "] = " + num(m.sigma(i)));
+                                             "] = " + format_number(m.sigma(i)));
                     if (m.hidden_values.size() < 2)
                         throw InputError("'hidden_values' needs at least two distinct values");
                     for (std::size_t a = 0; a < m.hidden_values.size(); ++a) {
@@ -259,13 +253,13 @@ void validate(const Model& model) {
                             throw InputError("'hidden_values' contains a non-finite value");
                         for (std::size_t z = a + 1; z < m.hidden_values.size(); ++z)
                             if (m.hidden_values[a] == m.hidden_values[z])
-                                throw InputError("'hidden_values' lists " + num(m.hidden_values[a]) +
+                                throw InputError("'hidden_values' lists " + format_number(m.hidden_values[a]) +
                                                  " twice; values must be distinct");
                     }
                 }
                 if constexpr (std::is_same_v<T, Leaky>) {
                     if (!(m.leakiness > 0 && m.leakiness <= 1))
-                        throw InputError("'leakiness' must be in (0, 1], got " + num(m.leakiness));
+                        throw InputError("'leakiness' must be in (0, 1], got " + format_number(m.leakiness));
                     const double s = m.max_singular_value();
                     if (!(s < 1.0)) {
                         std::ostringstream os;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/tempering/pt.hpp"
+#include "core/numerics/format.hpp"
 
 namespace rbm {
 
@@ -26,13 +27,6 @@ PtScheme parse_pt_scheme(const std::string& name) {
 
 namespace {
 
-std::string num(double x) {
-    std::ostringstream os;
-    os.precision(10);
-    os << x;
-    return os.str();
-}
-
 void require_replicas(Index replicas) {
     if (replicas < 2)
         throw InputError("a tempering ladder needs at least 2 replicas (N >= 1 pairs), got " +
@@ -43,16 +37,16 @@ void require_replicas(Index replicas) {
 
 std::vector<double> geometric_ladder(Index replicas, double gamma) {
     require_replicas(replicas);
-    if (!(gamma > 0 && gamma < 1)) throw InputError("the geometric ladder needs 0 < gamma < 1, got " + num(gamma));
+    if (!(gamma > 0 && gamma < 1)) throw InputError("the geometric ladder needs 0 < gamma < 1, got " + format_number(gamma));
     const Index n = replicas - 1;
     // beta_0 = gamma^N must stay a normal double, or the lowest betas underflow to the same 0
     // (--gamma 1e-300 gave "beta_1 = 0 follows beta_0 = 0"). Say which gamma would work.
     constexpr double kSmallestBeta = 1e-300;
     if (!(static_cast<double>(n) * std::log(gamma) >= std::log(kSmallestBeta))) {
         const double least = std::exp(std::log(kSmallestBeta) / static_cast<double>(n));
-        throw InputError("gamma = " + num(gamma) + " is too small for " + std::to_string(replicas) +
+        throw InputError("gamma = " + format_number(gamma) + " is too small for " + std::to_string(replicas) +
                          " betas: the lowest, gamma^" + std::to_string(n) + ", underflows (below 1e-300); choose gamma >= " +
-                         num(least) + " or fewer rungs");
+                         format_number(least) + " or fewer rungs");
     }
     std::vector<double> b(static_cast<std::size_t>(replicas));
     for (Index k = 0; k <= n; ++k) b[static_cast<std::size_t>(k)] = std::pow(gamma, static_cast<double>(n - k));
@@ -63,7 +57,7 @@ std::vector<double> geometric_ladder(Index replicas, double gamma) {
 
 std::vector<double> linear_ladder(Index replicas, double beta_min) {
     require_replicas(replicas);
-    if (!(beta_min >= 0 && beta_min < 1)) throw InputError("the linear ladder needs 0 <= beta_min < 1, got " + num(beta_min));
+    if (!(beta_min >= 0 && beta_min < 1)) throw InputError("the linear ladder needs 0 <= beta_min < 1, got " + format_number(beta_min));
     const Index n = replicas - 1;
     std::vector<double> b(static_cast<std::size_t>(replicas));
     for (Index k = 0; k <= n; ++k)
@@ -78,12 +72,12 @@ void validate_ladder(const std::vector<double>& b) {
     if (b.size() > 65535) throw InputError("a tempering ladder may have at most 65535 betas, got " + std::to_string(b.size()));
     for (std::size_t k = 0; k < b.size(); ++k)
         if (!std::isfinite(b[k])) throw InputError("beta_" + std::to_string(k) + " is not a finite number");
-    if (b.front() < 0) throw InputError("betas must be >= 0, but beta_0 = " + num(b.front()));
+    if (b.front() < 0) throw InputError("betas must be >= 0, but beta_0 = " + format_number(b.front()));
     for (std::size_t k = 1; k < b.size(); ++k)
         if (!(b[k] > b[k - 1]))
-            throw InputError("betas must be strictly increasing, but beta_" + std::to_string(k) + " = " + num(b[k]) +
-                             " follows beta_" + std::to_string(k - 1) + " = " + num(b[k - 1]));
-    if (b.back() != 1.0) throw InputError("the last beta must be 1 (the target), got " + num(b.back()));
+            throw InputError("betas must be strictly increasing, but beta_" + std::to_string(k) + " = " + format_number(b[k]) +
+                             " follows beta_" + std::to_string(k - 1) + " = " + format_number(b[k - 1]));
+    if (b.back() != 1.0) throw InputError("the last beta must be 1 (the target), got " + format_number(b.back()));
 }
 
 // ---------------- monotone cubic ----------------
@@ -169,7 +163,7 @@ BarrierProfile barrier_profile(const std::vector<double>& betas, const std::vect
                              " is not a number: the model's energies overflowed at these temperatures; use a model within "
                              "the supported range (|W| <= 50, |bias| <= 500)");
         if (!(rejection[k] >= 0 && rejection[k] <= 1))
-            throw InputError("rejection rate " + std::to_string(k) + " is outside [0, 1]: " + num(rejection[k]));
+            throw InputError("rejection rate " + std::to_string(k) + " is outside [0, 1]: " + format_number(rejection[k]));
         cum[k + 1] = cum[k] + rejection[k];
     }
     return {MonotoneCubic(betas, cum)};
