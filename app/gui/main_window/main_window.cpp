@@ -105,6 +105,7 @@ void MainWindow::buildViews() {
     filters_ = new FiltersView(tabs_);
     training_ = new TrainingView(tabs_, jobs_);
     samples_->setObjectName(QStringLiteral("samples"));
+    connect(samples_, &SamplesView::trainingDataChosen, this, &MainWindow::attachTrainingData);
     filters_->setObjectName(QStringLiteral("filters"));
     training_->setObjectName(QStringLiteral("training"));
     meanfield_->setObjectName(QStringLiteral("meanfield"));
