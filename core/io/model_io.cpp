@@ -499,6 +499,21 @@ void test_write_announce(const std::string& what) {
 
 }  // namespace
 
+std::vector<ArrayInfo> list_npz_arrays(const std::string& bytes) {
+    std::vector<std::string> members;
+    (void)read_npz(bytes, {}, &members);
+    ArrayNameMap every;  // read every member, not only the standard names
+    for (std::size_t i = 0; i < members.size(); ++i) every["#" + std::to_string(i)] = members[i];
+    std::vector<std::string> again;
+    const std::map<std::string, NpyArray> arrays = read_npz(bytes, every, &again);
+    std::vector<ArrayInfo> out;
+    for (const std::string& name : members) {
+        const NpyArray& a = arrays.at(name);
+        out.push_back({name, a.shape, a.is_string ? "string" : "number"});
+    }
+    return out;
+}
+
 Model model_from_json_text(const std::string& text, const std::string& origin) {
     return with_context(origin + ": ", [&] {
         // Keys a model file may hold (SPEC §8); others are skipped unread.
