@@ -97,7 +97,21 @@ json run_sample(const std::vector<std::string>& argv) {
     const std::string format = a.get_choice("format", "json", {"json", "csv"});
     const std::string kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"});
     const Model m = a.model(0);
-    const std::optional<InspectionData> inspect = format == "json" ? inspection_data(a, m, a.positional(0)) : std::nullopt;
+    // Data asked for (--data) must load; the file's record only adds to the samples, so when its
+    // data cannot be found the samples still come, with a warning saying why there is no "data".
+    std::optional<InspectionData> inspect;
+    json warnings = json::array();
+    if (format == "json") {
+        if (a.has("data") || has_data_transform(a) || !m.training) {
+            inspect = inspection_data(a, m, a.positional(0));
+        } else {
+            try {
+                inspect = inspection_data(a, m, a.positional(0));
+            } catch (const InputError& e) {
+                warnings.push_back(e.what());
+            }
+        }
+    }
     if (static_cast<double>(chains) * static_cast<double>(m.n_visible()) > 2e8)
         throw InputError("--chains " + std::to_string(chains) + " x " + std::to_string(m.n_visible()) +
                          " visible units is too many values to print");
@@ -150,6 +164,7 @@ json run_sample(const std::vector<std::string>& argv) {
         j["data"] = {{"name", inspect->data.name}, {"spec", describe(inspect->spec)}, {"attached", inspect->attached},
                      {"examples", to_json(X)}};
     }
+    if (!warnings.empty()) j["warnings"] = warnings;
     j["complete"] = complete;
     return j;
 }

@@ -134,9 +134,17 @@ TEST_CASE("bad data options: exit 2 and one line naming the problem") {
     const std::string l = test::write_temp("lost.json", lost.dump());
     expect_one_line_error(test::run_cli("ais '" + l + "'" + kAis), "recorded data missing",
                           "the model's training data (file key 'training') cannot be loaded");
-    // A base other than data does not need the recorded data.
+    // A base other than data does not need the recorded data; sample still samples, and says why
+    // there is no "data".
     const auto uni = test::run_cli("ais '" + l + "' --base uniform" + kAis);
     CHECK_MSG(uni.exit_code == 0, uni.err);
+    const auto s = test::run_cli("sample '" + l + "' --chains 3 --sweeps 2");
+    CHECK_MSG(s.exit_code == 0, s.err);
+    if (s.exit_code == 0) {
+        CHECK(!s.json().contains("data"));
+        CHECK(s.json()["warnings"].size() == 1 &&
+              s.json()["warnings"][0].get<std::string>().find("no-such-train.csv") != std::string::npos);
+    }
 }
 
 RBM_TEST_MAIN
