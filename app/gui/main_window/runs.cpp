@@ -475,7 +475,8 @@ void MainWindow::reset() {
 }
 
 void MainWindow::attachTrainingData(const rbm::TrainingData& t) {
-    const bool defaults = settings_.method == defaultSettings(traitsOf(model_)).method;
+    const MethodSpec before = settings_.method;
+    const bool defaults = before == defaultSettings(traitsOf(model_)).method;
     model_.training = t;
     if (!modelEdited_) {
         modelEdited_ = true;
@@ -486,10 +487,13 @@ void MainWindow::attachTrainingData(const rbm::TrainingData& t) {
     panel_->setModel(traits, settings_);
     statusText_->setText(tr("Training data attached to the model: %1 (File → Save model as… records it)")
                              .arg(QString::fromStdString(rbm::describe(t))));
-    run_->cancel();
-    runAfterLanes_ = false;
-    laneKey_ = laneKey(settings_);
-    rebuildLanes();
+    // Only a changed method invalidates the lanes (and the run on them); an auto-run follows.
+    if (!(settings_.method == before)) {
+        run_->cancel();
+        runAfterLanes_ = settings_.autoRun;
+        laneKey_ = laneKey(settings_);
+        rebuildLanes();
+    }
     updateStatus();
 }
 
