@@ -450,8 +450,11 @@ void ParameterPanel::refreshValidity() {
     }
     problemLabel_->setText(shown.join(QLatin1Char('\n')));
     problemLabel_->setVisible(!shown.isEmpty());
-    exactReasonLabel_->setText(exactAvailable_ ? QString() : tr("exact samples unavailable: %1").arg(exactReason_));
-    exactReasonLabel_->setVisible(!exactAvailable_);
+    // Only when the run asks for exact samples (perfect transitions or reverse AIS).
+    const RunSettings current = settings();
+    const bool asked = current.perfect || current.reverse;
+    exactReasonLabel_->setText(exactAvailable_ || !asked ? QString() : tr("exact samples unavailable: %1").arg(exactReason_));
+    exactReasonLabel_->setVisible(!exactAvailable_ && asked);
     runButton_->setEnabled(valid);
     sweepButton_->setEnabled(valid);
     runButton_->setToolTip(valid ? tr("Run the annealing (F5)") : p.join(QLatin1Char('\n')));

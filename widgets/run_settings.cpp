@@ -9,7 +9,7 @@ namespace {
 using rbm::ModelKind;
 
 const QString kDataReason = QStringLiteral(
-    "needs a data set of visible vectors, which the app does not load: use rbmscope-cli ais --base data");
+    "needs the model's training data: attach it in the Samples view (Data) or with File → Attach training data…");
 
 bool ownsStart(const ModelTraits& t, const std::string& path) {
     // These paths ignore the base choice (build_path): the leaky paths start from their own
@@ -46,7 +46,7 @@ QString pathReason(const ModelTraits& t, const std::string& path) {
 }
 
 QString baseReason(const ModelTraits& t, const std::string& path, const std::string& base) {
-    if (base == "data") return kDataReason;
+    if (base == "data" && !t.hasData) return kDataReason;
     if (t.kind == ModelKind::Brbm) {
         if (base == "sigma") return QStringLiteral("σ-base (AISM) is for GRBMs; a BRBM takes uniform or moment (base rate)");
         return {};
@@ -103,7 +103,7 @@ QString parseMethod(const QString& text, MethodSpec& out) {
 }
 
 ModelTraits traitsOf(const rbm::Model& m) {
-    return {m.kind(), m.anneal_from != nullptr, static_cast<int>(m.n_visible())};
+    return {m.kind(), m.anneal_from != nullptr, static_cast<int>(m.n_visible()), m.training.has_value()};
 }
 
 std::vector<Choice> pathChoices(const ModelTraits& t) {
@@ -186,7 +186,8 @@ RunSettings defaultSettings(const ModelTraits& t) {
     case ModelKind::Brbm:
         // (The base-rate base equals the uniform one when every visible mean is 1/2, as on
         // bars-and-stripes; the user adds comparisons that differ for the model at hand.)
-        s.method = {"geometric", "uniform"};
+        // A trained BRBM with its data: the data's base rate (Salakhutdinov & Murray, SPEC §2.1).
+        s.method = {"geometric", t.hasData ? "data" : "uniform"};
         s.compare.clear();
         s.schedule.steps = 1000;
         s.chains = 500;

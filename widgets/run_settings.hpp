@@ -33,6 +33,7 @@ struct ModelTraits {
     rbm::ModelKind kind = rbm::ModelKind::Grbm;
     bool hasStart = false;  // the model stores an "anneal_from" start distribution
     int nVisible = 2;
+    bool hasData = false;   // the model carries its training data ("training"): a BRBM's AIS defaults to its base rate
 };
 ModelTraits traitsOf(const rbm::Model& m);
 

@@ -11,8 +11,11 @@
 
 namespace rbm::cli {
 
-// --from, --data, --moments, --moment-chains/-steps/-burn-in, --kernel, --knots.
+// --from, --data (+ train's data transforms), --moments, --moment-chains/-steps/-burn-in, --kernel, --knots.
 std::vector<Args::Option> ais_path_options();
+// The base `ais` uses when --base is not given: "data" for a BRBM with data (--data, or the
+// training data its file records), else "moment".
+std::string default_ais_base(const Args& a, const Model& model);
 // The request for `path` and `base` on `target`, from the options above (InputError for
 // options that do not apply, e.g. --kernel on a non-leaky path). `seed` seeds the Gibbs moments.
 PathRequest ais_path_request(const Args& a, const Model& target, const std::string& path, const std::string& base,

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ais_cli.hpp"
+#include "data_args.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
 #include "core/ais/runner.hpp"
@@ -16,14 +17,18 @@
 namespace rbm::cli {
 
 std::vector<Args::Option> ais_path_options() {
-    return {{"from", "BASE_MODEL", "explicit start distribution (model file or preset), e.g. one gaussian annealed into another"},
-            {"data", "FILE", "CSV of visible vectors (one per row): target moments / base rate from data"},
+    std::vector<Args::Option> opts{{"from", "BASE_MODEL", "explicit start distribution (model file or preset), e.g. one gaussian annealed into another"},
+            {"data", "SPEC", "data for the target moments / base rate: a CSV of visible vectors (one per row), or a data spec\n"
+                             "      as for train (bars:D, digits, FILE.csv[.gz], FILE-idx3-ubyte) with its transforms (--binarize T ...);\n"
+                             "      default: the data recorded in the model file by train (key \"training\"), used by --base data"},
             {"moments", "auto|exact|gibbs", "where target moments come from (default auto: exact when enumerable)"},
             {"moment-chains", "N", "Gibbs chains for target moments (default 100)"},
             {"moment-steps", "T", "Gibbs steps after burn-in for target moments (default 5000)"},
             {"moment-burn-in", "B", "Gibbs burn-in for target moments (default 100)"},
             {"kernel", "exact-mh|paper-gibbs", "transition kernel of the leaky paths (default exact-mh)"},
             {"knots", "b1,b2,...", "MAS knots strictly inside (0,1) (--path moments; default 0.1,...,0.9)"}};
+    for (const auto& o : data_options()) opts.push_back(o);
+    return opts;
 }
 
 RowMat read_data_rows(const std::string& file, Index n_visible, bool binary) {
@@ -83,6 +88,19 @@ RowMat read_data_rows(const std::string& file, Index n_visible, bool binary) {
     return X;
 }
 
+// A plain file of visible vectors (read_data_rows, whitespace or commas, '#' comments) unless it
+// is a data spec of train's or comes with train's transforms.
+static bool is_rows_file(const Args& a, const std::string& d) {
+    const auto ends = [&](const std::string& suffix) {
+        return d.size() >= suffix.size() && d.compare(d.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    return !(has_data_transform(a) || d == "digits" || d.rfind("bars:", 0) == 0 || ends(".csv.gz") || ends("idx3-ubyte"));
+}
+
+std::string default_ais_base(const Args& a, const Model& model) {
+    return model.kind() == ModelKind::Brbm && (a.has("data") || model.training) ? "data" : "moment";
+}
+
 PathRequest ais_path_request(const Args& a, const Model& target, const std::string& path, const std::string& base,
                              std::uint64_t seed) {
     PathRequest req;
@@ -102,7 +120,14 @@ PathRequest ais_path_request(const Args& a, const Model& target, const std::stri
         if (a.has("moments"))
             throw InputError("--data and --moments both say where the target moments come from; give one");
         req.moments.kind = MomentSource::Kind::Data;
-        req.moments.data = read_data_rows(*d, target.n_visible(), target.kind() == ModelKind::Brbm);
+        if (is_rows_file(a, *d)) req.moments.data = read_data_rows(*d, target.n_visible(), target.kind() == ModelKind::Brbm);
+        else req.moments.data = inspection_data(a, target, a.positional(0))->data.X;
+    } else if (base == "data" && target.training) {
+        // The data the model was trained on, as recorded by train: the base rate only (the
+        // moment source of other bases is unchanged).
+        req.moments.data = inspection_data(a, target, a.positional(0))->data.X;
+    } else if (has_data_transform(a)) {
+        throw InputError("--binarize, --scale, --standardize, --shifts, --limit and --csv-* need --data SPEC");
     }
     const bool leaky_path = path == "leaky" || path == "energy" || target.kind() == ModelKind::Leaky;
     if (a.has("kernel")) {
@@ -202,7 +227,7 @@ json run_ais_command(const std::vector<std::string>& argv) {
     }
     ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
     const std::string path = a.get_choice("path", "geometric", {"geometric", "cov", "moments", "leaky", "energy"});
-    const std::string base = a.get_choice("base", "moment", {"moment", "sigma", "uniform", "data"});
+    (void)a.get_choice("base", "moment", {"moment", "sigma", "uniform", "data"});  // checked before the model is read
     const std::string precision = a.get_choice("precision", "float64", {"float64", "float32"});
     std::string kind = a.get("schedule", a.has("betas") ? "list" : "linear");
     ScheduleRequest sreq;
@@ -224,6 +249,9 @@ json run_ais_command(const std::vector<std::string>& argv) {
     interrupt::watch();
     Progress progress(a);
     const Model model = a.model(0);
+    // A BRBM with data (recorded by train, or --data) anneals from the data's base rate
+    // (Salakhutdinov & Murray) unless --base says otherwise; "base" in the output says which.
+    const std::string base = a.get_choice("base", default_ais_base(a, model), {"moment", "sigma", "uniform", "data"});
     PathRequest preq = ais_path_request(a, model, path, base, o.seed);
     preq.float32 = precision == "float32";
     AisWork work(progress, o.chains, sreq.steps > 0 ? sreq.steps : static_cast<Index>(sreq.list.size()), o.reverse);
@@ -264,6 +292,7 @@ json run_ais_command(const std::vector<std::string>& argv) {
     j["path"] = path;
     j["path_name"] = r.path_name;
     j["base"] = base;
+    if (base == "data" && !a.has("data") && model.training) j["base_data"] = describe(*model.training);
     j["kernel"] = r.kernel;
     j["schedule"] = kind;
     j["steps"] = r.steps;

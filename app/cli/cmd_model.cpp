@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli_command.hpp"
+#include "data_args.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
 #include "core/exact/exact.hpp"
@@ -67,15 +68,20 @@ json run_exact(const std::vector<std::string>& argv) {
 }
 
 json run_sample(const std::vector<std::string>& argv) {
-    Args a("sample", {"MODEL"},
-           {{"chains", "N", "independent chains (default 10)"},
+    std::vector<Args::Option> opts{
+            {"chains", "N", "independent chains (default 10)"},
             {"sweeps", "T", "block-Gibbs sweeps per chain (default 1000); 0 with --exact"},
             {"seed", "S", "random seed (default 1)"},
             {"threads", "T", "worker threads; results do not depend on it"},
             {"kernel", "K", "leaky RBMs: exact-mh (default, exact for p*(v)) or paper-gibbs (the paper's kernel)"},
             {"exact", "", "draw exact samples instead of running chains (small models)"},
             {"format", "F", "json (default) or csv (one row per chain, no header)"},
-            Progress::option()},
+            {"data", "SPEC", "data shown next to the samples (\"data\": as many examples as chains), preprocessed with the\n"
+                             "      transforms below: bars:D, digits, FILE.csv[.gz], FILE-idx3-ubyte; default: the data the\n"
+                             "      model file records (key \"training\", written by train)"},
+            Progress::option()};
+    for (const auto& o : data_options()) opts.push_back(o);
+    Args a("sample", {"MODEL"}, opts,
            "Samples of v: the final state of each chain after T sweeps from the model's reference\n"
            "distribution, or exact samples with --exact.\n"
            "Ctrl-C: the chains' states after sweeps_done sweeps, \"complete\": false, exit 130.");
@@ -91,6 +97,21 @@ json run_sample(const std::vector<std::string>& argv) {
     const std::string format = a.get_choice("format", "json", {"json", "csv"});
     const std::string kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"});
     const Model m = a.model(0);
+    // Data asked for (--data) must load; the file's record only adds to the samples, so when its
+    // data cannot be found the samples still come, with a warning saying why there is no "data".
+    std::optional<InspectionData> inspect;
+    json warnings = json::array();
+    if (format == "json") {
+        if (a.has("data") || has_data_transform(a) || !m.training) {
+            inspect = inspection_data(a, m, a.positional(0));
+        } else {
+            try {
+                inspect = inspection_data(a, m, a.positional(0));
+            } catch (const InputError& e) {
+                warnings.push_back(e.what());
+            }
+        }
+    }
     if (static_cast<double>(chains) * static_cast<double>(m.n_visible()) > 2e8)
         throw InputError("--chains " + std::to_string(chains) + " x " + std::to_string(m.n_visible()) +
                          " visible units is too many values to print");
@@ -138,6 +159,12 @@ json run_sample(const std::vector<std::string>& argv) {
     j["chains"] = chains;
     j["seed"] = seed;
     j["samples"] = to_json(V);
+    if (inspect) {  // the data in the model's preprocessing, for comparison with the samples
+        const RowMat X = inspect->data.X.topRows(std::min<Index>(chains, inspect->data.size()));
+        j["data"] = {{"name", inspect->data.name}, {"spec", describe(inspect->spec)}, {"attached", inspect->attached},
+                     {"examples", to_json(X)}};
+    }
+    if (!warnings.empty()) j["warnings"] = warnings;
     j["complete"] = complete;
     return j;
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_command.hpp"
+#include "data_args.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
 #include "core/data/datasets.hpp"
@@ -18,42 +19,12 @@ bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-const std::vector<Args::Option>& data_options() {
-    static const std::vector<Args::Option> o{
-        {"binarize", "T", "pixel -> 1 if pixel >= T x the format's largest value (T in (0,1]; digits 16, IDX 255)"},
-        {"scale", "", "divide by the format's largest value, so values lie in [0,1]"},
-        {"standardize", "", "zero mean, unit standard deviation per column (the leaky-RBM paper's preprocessing)"},
-        {"shifts", "", "add one-pixel shifts up, down, left, right of every image (5x the data; the tempering paper)"},
-        {"limit", "N", "use the first N examples only (before shifts)"},
-        {"csv-header", "yes|no|auto", "CSV: first row is a header (default auto: when it is not all numbers)"},
-        {"csv-label", "COL", "CSV: 1-based column holding an integer label, or 'last' (default: none)"}};
-    return o;
-}
-
-// Data spec + transforms, in the order limit, shifts, then binarize / scale / standardize.
-Dataset load_data(const Args& a, const std::string& spec) {
-    CsvOptions csv;
-    const std::string header = a.get_choice("csv-header", "auto", {"yes", "no", "auto"});
-    csv.header = header == "yes" ? CsvOptions::Header::Yes : header == "no" ? CsvOptions::Header::No : CsvOptions::Header::Auto;
-    if (a.has("csv-label")) {
-        const std::string l = a.get("csv-label", "");
-        csv.label_column = l == "last" ? -2 : static_cast<int>(a.get_int("csv-label", 0, 1, 1 << 20)) - 1;
-    }
-    Dataset d = load_dataset(spec, csv);
-    if (a.has("limit")) {
-        const Index n = a.get_int("limit", 0, 1);
-        if (n < d.size()) {
-            d.X = d.X.topRows(n).eval();
-            if (!d.labels.empty()) d.labels.resize(static_cast<std::size_t>(n));
-            d.name += ", first " + std::to_string(n);
-        }
-    }
-    if (a.flag("shifts")) d = with_shifts(d);
-    const int transforms = (a.has("binarize") ? 1 : 0) + (a.flag("scale") ? 1 : 0) + (a.flag("standardize") ? 1 : 0);
-    if (transforms > 1) throw InputError("choose one of --binarize, --scale and --standardize");
-    if (a.has("binarize")) binarize(d, a.get_double("binarize", 0.5));
-    if (a.flag("scale")) scale_to_unit(d);
-    if (a.flag("standardize")) standardize(d);
+// Data spec + transforms, in the order limit, shifts, then binarize / scale / standardize; `t`
+// receives what was applied (the model file records it under "training").
+Dataset load_data(const Args& a, const std::string& spec, TrainingData* t = nullptr) {
+    TrainingData local = training_data_from_args(a, spec);
+    Dataset d = load_training_data(local);
+    if (t) *t = local;
     return d;
 }
 
@@ -145,7 +116,8 @@ json run_train(const std::vector<std::string>& argv) {
     if (!a.has("data")) throw InputError("--data is required: bars:D, digits, FILE.csv or FILE-idx3-ubyte");
     if (a.has("epochs") && a.has("updates")) throw InputError("give --epochs or --updates, not both");
     ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
-    Dataset data = load_data(a, a.get("data", ""));
+    TrainingData applied;
+    Dataset data = load_data(a, a.get("data", ""), &applied);
 
     std::optional<Trainer> trainer;
     if (a.has("resume")) {
@@ -229,7 +201,9 @@ json run_train(const std::vector<std::string>& argv) {
             write_file_atomically(log_path, ends_with(log_path, ".csv") ? t.log_csv() : t.log_json());
         throw InputError(t.message() + (log_path.empty() ? "" : " (log written to " + log_path + ")"));
     }
-    save_model(t.model(), out);
+    Model trained = t.model();
+    trained.training = applied;  // so the Samples view and AIS see the data as the model did
+    save_model(trained, out);
     if (!log_path.empty()) write_file_atomically(log_path, ends_with(log_path, ".csv") ? t.log_csv() : t.log_json());
 
     const TrainOptions& o = t.options();

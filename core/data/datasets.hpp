@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/models/training_data.hpp"
 #include "core/numerics/types.hpp"
 
 namespace rbm {
@@ -74,11 +75,22 @@ void scale_to_unit(Dataset& data);
 // sd_j = 0 are only centred. The Gaussian-visible models have unit noise, so data with pixel
 // variances far below 1 (scaled images) give them nothing to learn.
 void standardize(Dataset& data);
+// The same with given per-column mean and divisor sd (sd > 0): how a model's recorded
+// standardization is applied to its data again. Mean and sd must have dim() entries.
+void standardize_with(Dataset& data, const Vec& mean, const Vec& sd);
 
 // ---- one string for the CLI and the GUI ----
 // "bars:D" (all patterns), "bars:D:COUNT[:SEED]" (sampled), "digits", or a path: *.csv,
 // *.csv.gz (digits format when gzip), *idx3-ubyte (labels read from the companion file when
 // present). InputError naming the spec otherwise.
 Dataset load_dataset(const std::string& spec, const CsvOptions& csv = {});
+
+// ---- the data a model was trained on (TrainingData, core/models/training_data.hpp) ----
+// Loads t.data and applies t's preprocessing in train's order (limit, shifts, then binarize /
+// scale / standardize). A recorded standardization is applied with its own mean and sd; when t
+// asks for one without values (train, or data being attached), they are computed from the data
+// and stored in t. A relative file path not found as given is looked up in `model_dir` (the
+// directory of the model file that recorded it). InputError naming the spec otherwise.
+Dataset load_training_data(TrainingData& t, const std::filesystem::path& model_dir = {});
 
 }  // namespace rbm

@@ -49,15 +49,65 @@ void scale_to_unit(Dataset& data) {
     data.max_value = 1.0;
 }
 
-void standardize(Dataset& data) {
+namespace {
+
+// The column means and the divisors standardize uses (sd, or 1 for a constant column).
+void standardization_of(const Dataset& data, Vec& mean, Vec& sd) {
     if (data.size() < 2) throw InputError("standardizing needs at least 2 examples; " + data.name + " has " + std::to_string(data.size()));
-    const Vec mean = data.X.colwise().mean().transpose();
+    mean = data.X.colwise().mean().transpose();
+    sd = ((data.X.rowwise() - mean.transpose()).array().square().colwise().sum() / static_cast<double>(data.size() - 1))
+             .sqrt()
+             .transpose()
+             .matrix();
+    for (Index j = 0; j < sd.size(); ++j)
+        if (!(sd(j) > 0)) sd(j) = 1.0;
+}
+
+}  // namespace
+
+void standardize(Dataset& data) {
+    Vec mean, sd;
+    standardization_of(data, mean, sd);
+    standardize_with(data, mean, sd);
+}
+
+void standardize_with(Dataset& data, const Vec& mean, const Vec& sd) {
+    if (mean.size() != data.dim() || sd.size() != data.dim())
+        throw InputError("the standardization has " + std::to_string(mean.size()) + " means and " + std::to_string(sd.size()) +
+                         " standard deviations; " + data.name + " has " + std::to_string(data.dim()) + " values per example");
     data.X.rowwise() -= mean.transpose();
-    const Vec sd = (data.X.array().square().colwise().sum() / static_cast<double>(data.size() - 1)).sqrt().transpose();
-    for (Index j = 0; j < data.dim(); ++j)
-        if (sd(j) > 0) data.X.col(j) /= sd(j);
+    for (Index j = 0; j < data.dim(); ++j) data.X.col(j) /= sd(j);
     data.max_value = data.X.size() > 0 ? std::max(1.0, data.X.cwiseAbs().maxCoeff()) : 1.0;
     data.name += ", standardized";
+}
+
+Dataset load_training_data(TrainingData& t, const std::filesystem::path& model_dir) {
+    CsvOptions csv;
+    csv.header = t.csv_header == TrainingData::CsvHeader::Yes  ? CsvOptions::Header::Yes
+                 : t.csv_header == TrainingData::CsvHeader::No ? CsvOptions::Header::No
+                                                               : CsvOptions::Header::Auto;
+    csv.label_column = t.csv_label;
+    std::string spec = t.data;
+    std::error_code ec;
+    if (!model_dir.empty() && spec != "digits" && spec.rfind("bars:", 0) != 0 && std::filesystem::path(spec).is_relative() &&
+        !std::filesystem::exists(spec, ec) && std::filesystem::exists(model_dir / spec, ec))
+        spec = (model_dir / spec).string();
+    Dataset d = load_dataset(spec, csv);
+    if (t.limit > 0 && t.limit < d.size()) {
+        d.X = d.X.topRows(t.limit).eval();
+        if (!d.labels.empty()) d.labels.resize(static_cast<std::size_t>(t.limit));
+        d.name += ", first " + std::to_string(t.limit);
+    }
+    if (t.shifts) d = with_shifts(d);
+    if ((t.binarize ? 1 : 0) + (t.scale ? 1 : 0) + (t.standardize ? 1 : 0) > 1)
+        throw InputError("choose one of binarize, scale and standardize");
+    if (t.binarize) binarize(d, *t.binarize);
+    if (t.scale) scale_to_unit(d);
+    if (t.standardize) {
+        if (t.standardize_mean.size() == 0) standardization_of(d, t.standardize_mean, t.standardize_sd);
+        standardize_with(d, t.standardize_mean, t.standardize_sd);
+    }
+    return d;
 }
 
 namespace {

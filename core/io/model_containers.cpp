@@ -93,7 +93,8 @@ std::vector<ArrayInfo> list_model_arrays(const fs::path& path) {
     return prefixed(path.string() + ": ", [&] {
         if (ext == ".mat") return list_mat_arrays(path);
         if (ext == ".h5" || ext == ".hdf5") return list_h5_arrays(path);
-        throw InputError("listing arrays needs a .mat, .h5 or .hdf5 file");
+        if (ext == ".npz") return list_npz_arrays(read_file(path));
+        throw InputError("listing arrays needs a .mat, .h5, .hdf5 or .npz file");
     });
 }
 

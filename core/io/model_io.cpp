@@ -22,6 +22,7 @@
 #include "core/io/json_text.hpp"
 #include "core/io/named_arrays.hpp"
 #include "core/io/npy.hpp"
+#include "core/io/training_json.hpp"
 
 namespace rbm {
 
@@ -209,6 +210,7 @@ Model model_from_json_object(const json& obj, bool nested) {
         model.anneal_from = std::make_shared<const Model>(
             with_context("in 'anneal_from': ", [&] { return model_from_json_object(*a, true); }));
     }
+    if (const json* t = find(obj, "training"); t && !nested) model.training = training_from_json(*t, model.n_visible());
     return model;
 }
 
@@ -259,6 +261,7 @@ void write_object(std::string& out, const Model& m, const std::string& indent) {
         write_object(nested, *m.anneal_from, inner);
         items.emplace_back("anneal_from", nested);
     }
+    if (m.training) items.emplace_back("training", dump(training_to_json(*m.training)));
     out += "{\n";
     for (std::size_t i = 0; i < items.size(); ++i)
         out += inner + dump(items[i].first) + ": " + items[i].second + (i + 1 < items.size() ? ",\n" : "\n");
@@ -271,7 +274,7 @@ void write_object(std::string& out, const Model& m, const std::string& indent) {
 constexpr std::uint64_t kMaxMemberBytes = 8 * static_cast<std::uint64_t>(kMaxFileElements) + (1u << 20);
 
 const char* const kArrayKeys[] = {"W", "b", "c", "sigma", "hidden_values", "leakiness", "kind",
-                                  "mean", "cov", "name", "notes"};
+                                  "mean", "cov", "name", "notes", "training"};
 
 bool wanted_key(const std::string& key) {
     std::string k = key.rfind(kNestedPrefix, 0) == 0 ? key.substr(std::strlen(kNestedPrefix)) : key;
@@ -391,6 +394,8 @@ void add_arrays(std::vector<std::pair<std::string, std::string>>& members, const
         },
         m.params);
     if (m.anneal_from) add_arrays(members, *m.anneal_from, prefix + kNestedPrefix);
+    // The "training" object of the JSON file, as its JSON text in a string array.
+    if (m.training && prefix.empty()) add("training", write_npy_strings({dump(training_to_json(*m.training))}));
 }
 
 // Members stored uncompressed, as numpy.savez does.
@@ -493,11 +498,27 @@ void test_write_announce(const std::string& what) {
 
 }  // namespace
 
+std::vector<ArrayInfo> list_npz_arrays(const std::string& bytes) {
+    std::vector<std::string> members;
+    (void)read_npz(bytes, {}, &members);
+    ArrayNameMap every;  // read every member, not only the standard names
+    for (std::size_t i = 0; i < members.size(); ++i) every["#" + std::to_string(i)] = members[i];
+    std::vector<std::string> again;
+    const std::map<std::string, NpyArray> arrays = read_npz(bytes, every, &again);
+    std::vector<ArrayInfo> out;
+    for (const std::string& name : members) {
+        const NpyArray& a = arrays.at(name);
+        out.push_back({name, a.shape, a.is_string ? "string" : "number"});
+    }
+    return out;
+}
+
 Model model_from_json_text(const std::string& text, const std::string& origin) {
     return with_context(origin + ": ", [&] {
         // Keys a model file may hold (SPEC §8); others are skipped unread.
         static const std::vector<std::string> known{"format", "version", "kind", "name",  "notes",         "mean",       "cov",
-                                                    "W",      "b",       "c",    "sigma", "hidden_values", "leakiness", "anneal_from"};
+                                                    "W",      "b",       "c",    "sigma", "hidden_values", "leakiness", "anneal_from",
+                                                    "training"};
         const json j = json_text::parse(text, "a model's numbers must be finite", &known);
         if (!j.is_object())
             throw InputError("expected a JSON object {\"kind\": ..., \"W\": ...} at the top level, got " + type_name(j));
@@ -569,6 +590,15 @@ LoadedModel model_from_file_bytes(const std::string& bytes, const std::string& e
             named.arrays["W"] = a;
         }
         out.model = model_from_named_arrays(named, "", &out.warnings);
+        if (const auto t = named.arrays.find("training"); t != named.arrays.end()) {
+            const NpyArray& a = t->second;
+            if (!a.is_string || a.strings.size() != 1)
+                throw InputError("'training' must be a string array holding the JSON text of the training object, got " +
+                                 (a.is_string ? "shape " + array_shape_text(a.shape) : std::string("numbers")));
+            out.model.training = with_context("'training': ", [&] {
+                return training_from_json(json_text::parse(a.strings[0], "numbers must be finite"), out.model.n_visible());
+            });
+        }
         validate_in(out.model);
         return out;
     });

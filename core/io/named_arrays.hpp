@@ -95,7 +95,9 @@ LoadedModel load_named_container(const std::filesystem::path& path, const std::s
                                  const ModelLoadOptions& options);
 LoadedModel named_container_from_bytes(const std::string& bytes, const std::string& lower_ext,
                                        const std::string& origin, const ModelLoadOptions& options);
-// The arrays of a .mat or .h5 file with their shapes and types, without their data.
+// The arrays of a .mat, .h5 or .npz file with their shapes and types (.mat and .h5 without
+// reading their data; an .npz member is read within the size guards of load_model).
 std::vector<ArrayInfo> list_model_arrays(const std::filesystem::path& path);
+std::vector<ArrayInfo> list_npz_arrays(const std::string& bytes);  // model_io.cpp
 
 }  // namespace rbm

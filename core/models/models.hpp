@@ -2,10 +2,12 @@
 // The model families of SPEC §1 with batched evaluation (rows of V are chains or points).
 // Conventions everywhere: W is n x m (visible x hidden), b visible bias, c hidden bias.
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "core/models/training_data.hpp"
 #include "core/random/rng.hpp"
 #include "core/numerics/types.hpp"
 
@@ -96,6 +98,8 @@ struct Model {
     // Optional start distribution stored with the model (file key "anneal_from"): the
     // teaching toys anneal from one normalized Gaussian into another. `--from` overrides it.
     std::shared_ptr<const Model> anneal_from;
+    // The data set and preprocessing the model was trained with (file key "training"), when known.
+    std::optional<TrainingData> training;
 
     ModelKind kind() const { return static_cast<ModelKind>(params.index()); }
     Index n_visible() const;

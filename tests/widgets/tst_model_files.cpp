@@ -5,6 +5,8 @@
 #include <QDropEvent>
 #include <QPushButton>
 #include <QFile>
+#include <QApplication>
+#include <QComboBox>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
@@ -12,6 +14,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QUrl>
 #include <QtTest>
 
@@ -170,6 +173,41 @@ private Q_SLOTS:
         d.show();
         QVERIFY(QTest::qWaitForWindowExposed(&d));
         QVERIFY(d.grab().save(screenshotDir() + QStringLiteral("/import-dialog.png")));
+    }
+
+    // Issue #18: an .npz whose arrays lack the standard names opens through the same import
+    // dialog as a .mat or .h5 file: its arrays listed with their shapes, W guessed, the biases
+    // picked, and the model equals its JSON twin (W stored hidden x visible, transposed).
+    void npzWithOtherNamesOpensThroughTheImportDialog() {
+        const QString npz = kData + QStringLiteral("/loaders/brbm-mapped.npz");
+        std::map<std::string, std::vector<std::int64_t>> shapes;
+        for (const rbm::ArrayInfo& a : rbm::list_model_arrays(npz.toStdString())) shapes[a.name] = a.shape;
+        QCOMPARE(shapes.size(), std::size_t(3));
+        QVERIFY(shapes["weights"] == (std::vector<std::int64_t>{3, 5}));
+        QVERIFY(shapes["vbias"] == (std::vector<std::int64_t>{5}));
+        QVERIFY(shapes["hbias"] == (std::vector<std::int64_t>{3}));
+        MainWindow w;  // interactive: a failed open offers the dialog
+        bool seen = false;
+        QString guessedW;
+        QTimer::singleShot(0, &w, [&] {
+            auto* d = qobject_cast<ArrayImportDialog*>(QApplication::activeModalWidget());
+            if (!d) return;
+            seen = true;
+            guessedW = d->choice(QStringLiteral("W"))->currentText();
+            const auto pick = [](QComboBox* box, const QString& name) {
+                for (int i = 0; i < box->count(); ++i)
+                    if (box->itemText(i).startsWith(name + QStringLiteral("  "))) box->setCurrentIndex(i);
+            };
+            pick(d->choice(QStringLiteral("b")), QStringLiteral("vbias"));
+            pick(d->choice(QStringLiteral("c")), QStringLiteral("hbias"));
+            d->accept();
+        });
+        QVERIFY(w.loadFile(npz));
+        QVERIFY(seen);
+        QVERIFY2(guessedW.startsWith(QStringLiteral("weights")), qPrintable(guessedW));
+        const rbm::Model twin = rbm::load_model((kData + QStringLiteral("/loaders/brbm.json")).toStdString());
+        QVERIFY(w.model().as<rbm::Brbm>() && w.model().as<rbm::Brbm>()->W == twin.as<rbm::Brbm>()->W);
+        QVERIFY(w.model().as<rbm::Brbm>()->b == twin.as<rbm::Brbm>()->b);
     }
 
     void recentMenuScreenshot() {

@@ -3,6 +3,7 @@
 // the model's kind; it shows build_path's refusal; the schedule plot follows the schedule fields.
 #include <QSignalSpy>
 #include <QStandardItemModel>
+#include <QLabel>
 #include <QtTest>
 
 #include "parameter_panel.hpp"
@@ -201,6 +202,33 @@ private Q_SLOTS:
         panel.setSettings(s);
         QVERIFY(!panel.isValid());
         QVERIFY(panel.problems().join(' ').contains("reverse AIS"));
+    }
+
+    // Issue #18: the red "exact samples unavailable" line is about perfect transitions and
+    // reverse AIS; at the defaults (neither asked for) it stays hidden.
+    void exactSamplesWarningOnlyWhenAskedFor() {
+        ParameterPanel panel;
+        const ModelTraits traits = traitsOf(rbm::load_preset("four-mode"));
+        RunSettings s = defaultSettings(traits);
+        QVERIFY(!s.perfect && !s.reverse);
+        panel.setModel(traits, s);
+        panel.setExactSampling(false, QStringLiteral("model too large to enumerate"));
+        const auto shown = [&panel] {
+            for (QLabel* l : panel.findChildren<QLabel*>())
+                if (l->text().contains(QStringLiteral("exact samples unavailable")) && l->isVisibleTo(&panel)) return true;
+            return false;
+        };
+        QVERIFY(!shown());
+        s.reverse = true;
+        panel.setSettings(s);
+        QVERIFY(shown());
+        s.reverse = false;
+        s.perfect = true;
+        panel.setSettings(s);
+        QVERIFY(shown());
+        s.perfect = false;
+        panel.setSettings(s);
+        QVERIFY(!shown());
     }
 
     void scheduleRefusalFromTheCoreIsShown() {

@@ -7,7 +7,10 @@
 // Screenshots: samples.png and filters.png in screenshotDir().
 #include <QSignalSpy>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
+#include <optional>
+#include <set>
 
 #include "views/filters/filters_view.hpp"
 #include "core/data/datasets.hpp"
@@ -100,6 +103,71 @@ private Q_SLOTS:
         QVERIFY(validPt >= 0.73);
         v.setShowProbabilities(true);
         QVERIFY(v.grabForScreenshot().save(screenshotDir() + QStringLiteral("/samples.png")));  // exact mass 0.91 minus 5 standard errors of 64 draws (0.036 each)
+    }
+
+    // Issue #18: a BRBM trained on binarized digits shows binarized data (not grey levels) next to
+    // its samples; data chosen for a model without a record is preprocessed for the model (BRBM:
+    // binarized) and offered for attaching.
+    void dataAndSamplesShareTheModelsPreprocessing() {
+        rbm::Dataset digits = rbm::load_digits();
+        rbm::binarize(digits, 0.5);
+        const rbm::Vec p = digits.X.colwise().mean().transpose();
+        rbm::Vec b(64);
+        for (int i = 0; i < 64; ++i) b(i) = std::log(std::clamp(p(i), 0.01, 0.99) / (1 - std::clamp(p(i), 0.01, 0.99)));
+        rbm::Model m;
+        m.params = rbm::Brbm{rbm::Mat::Zero(64, 4), b, rbm::Vec::Zero(4)};
+        rbm::TrainingData t;
+        t.data = "digits";
+        t.binarize = 0.5;
+        m.training = t;
+
+        SamplesView v;
+        v.resize(1100, 650);
+        v.show();
+        v.setModel(m);
+        QVERIFY(v.dataset());
+        QVERIFY2(v.dataset()->name.find("binarized") != std::string::npos, v.dataset()->name.c_str());
+        QVERIFY((v.dataset()->X.array() == 0.0 || v.dataset()->X.array() == 1.0).all());
+        QVERIFY(v.dataset()->X == digits.X);
+        const auto greys = [](SampleGrid* g) {
+            std::set<int> out;
+            for (int k = 0; k < g->tileCount(); ++k) {
+                const QImage img = g->tileImage(k);
+                for (int y = 0; y < img.height(); ++y)
+                    for (int x = 0; x < img.width(); ++x) out.insert(qGray(img.pixel(x, y)));
+            }
+            return out;
+        };
+        QVERIFY(v.dataGrid()->tileCount() > 0);
+        QVERIFY2(greys(v.dataGrid()).size() == 2, qPrintable(QString::number(greys(v.dataGrid()).size())));  // black and white only
+
+        SamplesSettings s;
+        s.sampler = SamplerKind::Gibbs;
+        s.chains = 16;
+        s.sweeps = 5;
+        s.seed = 2;
+        v.setSettings(s);
+        v.setShowProbabilities(false);
+        QSignalSpy done(&v, &SamplesView::runFinished);
+        v.run();
+        QVERIFY(done.wait(20000));
+        QTRY_VERIFY(v.shownFrame() && v.shownFrame()->finished);
+        const rbm::RowMat& states = v.shownFrame()->states;
+        QVERIFY((states.array() == 0.0 || states.array() == 1.0).all());
+        QVERIFY(greys(v.sampleGrid()).size() <= 2);
+        for (int g : greys(v.sampleGrid())) QVERIFY(greys(v.dataGrid()).count(g) == 1);  // the same two levels
+        QVERIFY(v.grabForScreenshot().save(screenshotDir() + QStringLiteral("/samples-trained-digits.png")));
+
+        // The same model without its record: the data typed in is binarized for the BRBM, and
+        // offered to the window for attaching.
+        m.training.reset();
+        SamplesView w;
+        w.setModel(m);
+        std::optional<rbm::TrainingData> chosen;
+        connect(&w, &SamplesView::trainingDataChosen, &w, [&chosen](const rbm::TrainingData& c) { chosen = c; });
+        QVERIFY(w.setDataSpec(QStringLiteral("digits")));
+        QVERIFY(chosen && chosen->data == "digits" && chosen->binarize && *chosen->binarize == 0.5);
+        QVERIFY(w.dataset() && w.dataset()->X == digits.X);
     }
 
     void messagesInsteadOfCrashes() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/ais/paths.hpp"
+#include "core/data/datasets.hpp"
 
 namespace rbmscope {
 
@@ -33,6 +34,11 @@ std::vector<Lane> buildLanes(const rbm::Model& model, const RunSettings& setting
                                  .arg(total));
             };
         try {
+            if (m.base == "data" && model.training) {
+                // The base rate of the data the model was trained on, preprocessed as it was.
+                rbm::TrainingData t = *model.training;
+                req.moments.data = rbm::load_training_data(t).X;
+            }
             lane.path = rbm::build_path(model, req);
             lane.notes = QString::fromStdString(lane.path->name());
             const std::string notes = lane.path->notes();

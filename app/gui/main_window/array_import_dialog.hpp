@@ -1,5 +1,5 @@
 #pragma once
-// The app's --map: when a .mat or .h5 file lacks the standard array names, this dialog lists its
+// The app's --map: when a .mat, .h5 or .npz file lacks the standard array names, this dialog lists its
 // arrays with their shapes and types and lets the user pick which holds W, b, c and sigma.
 #include <QComboBox>
 #include <QDialog>

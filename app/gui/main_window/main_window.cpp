@@ -105,6 +105,7 @@ void MainWindow::buildViews() {
     filters_ = new FiltersView(tabs_);
     training_ = new TrainingView(tabs_, jobs_);
     samples_->setObjectName(QStringLiteral("samples"));
+    connect(samples_, &SamplesView::trainingDataChosen, this, &MainWindow::attachTrainingData);
     filters_->setObjectName(QStringLiteral("filters"));
     training_->setObjectName(QStringLiteral("training"));
     meanfield_->setObjectName(QStringLiteral("meanfield"));
@@ -443,7 +444,7 @@ bool MainWindow::loadFile(const QString& path) {
         return true;
     } catch (const std::exception& e) {
         const QString why = QString::fromStdString(e.what());
-        // A .mat/.h5 without the standard names: let the user pick the arrays (the CLI's --map).
+        // A .mat/.h5/.npz without the standard names: let the user pick the arrays (the CLI's --map).
         if (interactive_ && why.contains(QStringLiteral("no 'W' "))) {
             if (const int picked = importWithDialog(path); picked >= 0) return picked == 1;
         }

@@ -210,6 +210,9 @@ private:
     void onLanes(std::vector<Lane> lanes);
     void onSettingsChanged();
     void onModelEdited(const rbm::Grbm& g, bool final);
+    // The Samples view's data and preprocessing become the model's "training" (saved with it; a
+    // BRBM's AIS then defaults to the data's base rate when the run settings were the defaults).
+    void attachTrainingData(const rbm::TrainingData& t);
     void applyModelEdit();
     void onArrowDragged(int index, QPointF point);
     void maybeAutoRun();

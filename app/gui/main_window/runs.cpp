@@ -82,6 +82,11 @@ void MainWindow::setModel(rbm::Model m, const QString& origin, const QString& pr
     compare_->setModel(model_);
     tempering_->setModel(model_);
     meanfield_->setModel(model_);
+    {
+        // A relative data path recorded in the model file is looked up beside the file too.
+        const QFileInfo file(origin);
+        samples_->setModelDirectory(file.exists() ? file.absolutePath() : QString());
+    }
     samples_->setModel(model_);
     filters_->setModel(model_);
     annealing_->setRun(run_);
@@ -467,6 +472,29 @@ void MainWindow::buildTransports() {
 void MainWindow::reset() {
     const rbm::Model m = loaded_;
     setModel(m, origin_, presetName_);
+}
+
+void MainWindow::attachTrainingData(const rbm::TrainingData& t) {
+    const MethodSpec before = settings_.method;
+    const bool defaults = before == defaultSettings(traitsOf(model_)).method;
+    model_.training = t;
+    if (!modelEdited_) {
+        modelEdited_ = true;
+        setWindowTitle(QStringLiteral("rbmscope — %1").arg(modelTitle()));
+    }
+    const ModelTraits traits = traitsOf(model_);
+    if (defaults) settings_.method = defaultSettings(traits).method;
+    panel_->setModel(traits, settings_);
+    statusText_->setText(tr("Training data attached to the model: %1 (File → Save model as… records it)")
+                             .arg(QString::fromStdString(rbm::describe(t))));
+    // Only a changed method invalidates the lanes (and the run on them); an auto-run follows.
+    if (!(settings_.method == before)) {
+        run_->cancel();
+        runAfterLanes_ = settings_.autoRun;
+        laneKey_ = laneKey(settings_);
+        rebuildLanes();
+    }
+    updateStatus();
 }
 
 void MainWindow::onArrowDragged(int index, QPointF point) {

@@ -13,6 +13,11 @@ namespace {
 constexpr int kFrameGateMs = 40;
 constexpr int kMaxDataTiles = 64;
 
+bool sameData(const rbm::TrainingData& a, const rbm::TrainingData& b) {
+    return a.data == b.data && a.csv_header == b.csv_header && a.csv_label == b.csv_label && a.limit == b.limit &&
+           a.shifts == b.shifts && a.binarize == b.binarize && a.scale == b.scale && a.standardize == b.standardize;
+}
+
 }  // namespace
 
 SamplesView::SamplesView(QWidget* parent, BackgroundJobs* jobs)
@@ -49,6 +54,7 @@ SamplesView::SamplesView(QWidget* parent, BackgroundJobs* jobs)
     add(row1, tr("Shape"), rows_);
     add(row1, QStringLiteral("×"), cols_);
     add(row1, tr("Data"), dataSpec_);
+    add(row1, QString(), prep_);
     auto* browse = new QPushButton(tr("Browse…"), controls);
     add(row1, QString(), browse);
     row1->addWidget(dataStatus_, 1);
@@ -66,7 +72,14 @@ SamplesView::SamplesView(QWidget* parent, BackgroundJobs* jobs)
     connect(cancelButton_, &QPushButton::clicked, this, [this] { cancel(); });
     connect(display_, &QComboBox::currentIndexChanged, this, [this] { showFrame(); });
     for (QSpinBox* s : {rows_, cols_}) connect(s, &QSpinBox::valueChanged, this, [this] { updateShape(); });
-    connect(dataSpec_, &QLineEdit::editingFinished, this, [this] { setDataSpec(dataSpec_->text().trimmed()); });
+    connect(dataSpec_, &QLineEdit::editingFinished, this, [this] {
+        // Only a changed spec: focus leaving the field must not replace recorded preprocessing.
+        const QString spec = dataSpec_->text().trimmed();
+        if (!trainingData_ || spec != QString::fromStdString(trainingData_->data)) setDataSpec(spec);
+    });
+    connect(prep_, &QComboBox::activated, this, [this] {
+        if (!dataSpec_->text().trimmed().isEmpty()) setDataSpec(dataSpec_->text().trimmed());
+    });
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Data set"), QString(),
                                                           tr("Data (*.csv *.csv.gz *idx3-ubyte);;All files (*)"));
@@ -129,6 +142,13 @@ void SamplesView::buildControls() {
     dataSpec_ = new QLineEdit(this);
     dataSpec_->setPlaceholderText(tr("bars:4, digits, or a file"));
     dataSpec_->setMinimumWidth(160);
+    prep_ = new QComboBox(this);
+    prep_->addItem(tr("as is"));
+    prep_->addItem(tr("binarized at 0.5"));
+    prep_->addItem(tr("scaled to [0,1]"));
+    prep_->addItem(tr("standardized"));
+    prep_->setToolTip(tr("The preprocessing the model was trained with (rbmscope-cli train --binarize / --scale /\n"
+                         "--standardize); a model file written by train records it and sets this box."));
     runButton_ = new QPushButton(tr("Run"), this);
     cancelButton_ = new QPushButton(tr("Cancel"), this);
     progress_ = new QProgressBar(this);
@@ -151,12 +171,36 @@ void SamplesView::setModel(const rbm::Model& model) {
     progress_->setValue(0);
     if (model_.kind() == rbm::ModelKind::Leaky) sampler_->setCurrentIndex(2);
     else if (sampler_->currentIndex() == 2) sampler_->setCurrentIndex(0);
+    // A BRBM sees 0/1 data: binarized unless the model records otherwise.
+    if (!model_.training && !dataset_) prep_->setCurrentIndex(model_.kind() == rbm::ModelKind::Brbm ? 1 : 0);
+    if (model_.training && (!trainingData_ || !sameData(*trainingData_, *model_.training)) && setTrainingData(*model_.training))
+        return;  // it shaped and drew the data
     updateShape();
     showData();
 }
 
+bool SamplesView::setTrainingData(const rbm::TrainingData& t) {
+    try {
+        rbm::TrainingData applied = t;
+        rbm::Dataset d = rbm::load_training_data(applied, modelDir_.toStdString());
+        trainingData_ = std::move(applied);
+        prep_->setCurrentIndex(trainingData_->binarize ? 1 : trainingData_->scale ? 2 : trainingData_->standardize ? 3 : 0);
+        prep_->setToolTip(QString::fromStdString(rbm::describe(*trainingData_)));
+        dataSpec_->setText(QString::fromStdString(trainingData_->data));
+        dataset_ = std::move(d);
+        dataStatus_->setText(tr("%1: %2 examples of %3 values").arg(QString::fromStdString(dataset_->name)).arg(dataset_->size()).arg(dataset_->dim()));
+        updateShape();
+        showData();
+        return true;
+    } catch (const std::exception& e) {
+        dataStatus_->setText(tr("Cannot load the training data: %1").arg(QString::fromStdString(e.what())));
+        return false;
+    }
+}
+
 void SamplesView::setData(const rbm::Dataset& data) {
     dataset_ = data;
+    trainingData_.reset();
     dataSpec_->setText(QString::fromStdString(data.name));
     dataStatus_->setText(tr("%1 examples of %2 values").arg(data.size()).arg(data.dim()));
     updateShape();
@@ -166,23 +210,24 @@ void SamplesView::setData(const rbm::Dataset& data) {
 bool SamplesView::setDataSpec(const QString& spec) {
     if (spec.isEmpty()) {
         dataset_.reset();
+        trainingData_.reset();
         dataStatus_->clear();
         data_->clear();
         data_->setMessage(tr("No data set chosen."));
         updateShape();
         return true;
     }
-    try {
-        rbm::Dataset d = rbm::load_dataset(spec.toStdString());
-        dataset_ = std::move(d);
-        dataStatus_->setText(tr("%1: %2 examples of %3 values").arg(QString::fromStdString(dataset_->name)).arg(dataset_->size()).arg(dataset_->dim()));
-        updateShape();
-        showData();
-        return true;
-    } catch (const std::exception& e) {
-        dataStatus_->setText(tr("Cannot load the data: %1").arg(QString::fromStdString(e.what())));
-        return false;
+    rbm::TrainingData t;
+    t.data = spec.toStdString();
+    switch (prep_->currentIndex()) {
+        case 1: t.binarize = 0.5; break;
+        case 2: t.scale = true; break;
+        case 3: t.standardize = true; break;
+        default: break;
     }
+    if (!setTrainingData(t)) return false;
+    if (hasModel_ && dataset_->dim() == model_.n_visible()) Q_EMIT trainingDataChosen(*trainingData_);
+    return true;
 }
 
 void SamplesView::setImageShape(int rows, int cols) {

@@ -36,8 +36,18 @@ public:
     void setModel(const rbm::Model& model);  // cancels a run, clears the samples
     // Data examples shown beside the samples (and their image shape used when it fits).
     void setData(const rbm::Dataset& data);
-    // "bars:4", "digits", a CSV / IDX path; empty: no data. False (message shown) on failure.
+    // "bars:4", "digits", a CSV / IDX path, preprocessed as the Preprocessing box says (default
+    // for a BRBM: binarized at 0.5); empty: no data. False (message shown) on failure. On success
+    // trainingDataChosen says what to attach to the model.
     bool setDataSpec(const QString& spec);
+    // The data a model was trained on, in its recorded preprocessing (Model::training); the
+    // Preprocessing box follows it. False (message shown) when it cannot be loaded.
+    bool setTrainingData(const rbm::TrainingData& t);
+    // What the data grid shows: the spec and preprocessing (empty when the data came from setData).
+    const std::optional<rbm::TrainingData>& trainingData() const { return trainingData_; }
+    const rbm::Dataset* dataset() const { return dataset_ ? &*dataset_ : nullptr; }
+    // Directory a relative data path recorded in the model file is looked up in (the model's).
+    void setModelDirectory(const QString& dir) { modelDir_ = dir; }
     void setImageShape(int rows, int cols);  // 0, 0: inferred
     void setSettings(const SamplesSettings& s);
     SamplesSettings settings() const;
@@ -64,6 +74,8 @@ Q_SIGNALS:
     void frameShown();
     void runFinished();
     void runningChanged(bool running);
+    // The user chose data and preprocessing for a model that records none (or other ones).
+    void trainingDataChosen(const rbm::TrainingData& t);
 
 private:
     void buildControls();
@@ -92,6 +104,9 @@ private:
     QSpinBox* rows_ = nullptr;
     QSpinBox* cols_ = nullptr;
     QLineEdit* dataSpec_ = nullptr;
+    QComboBox* prep_ = nullptr;  // as is, binarize at 0.5, scale to [0,1], standardize
+    std::optional<rbm::TrainingData> trainingData_;
+    QString modelDir_;
     QPushButton* runButton_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     QProgressBar* progress_ = nullptr;

@@ -47,6 +47,19 @@ rbm::Dataset loadTrainingData(const TrainDataSpec& spec) {
     return d;
 }
 
+rbm::TrainingData trainingDataOf(const TrainDataSpec& spec) {
+    rbm::TrainingData t;
+    t.data = spec.source.trimmed().toStdString();
+    t.shifts = spec.shifts;
+    switch (spec.prep) {
+        case TrainDataSpec::Prep::AsIs: break;
+        case TrainDataSpec::Prep::Binarize: t.binarize = 0.5; break;
+        case TrainDataSpec::Prep::Scale: t.scale = true; break;
+        case TrainDataSpec::Prep::Standardize: t.standardize = true; break;
+    }
+    return t;
+}
+
 QString describe(const TrainDataSpec& spec) {
     QString s = spec.source;
     if (spec.shifts) s += QStringLiteral(" + shifts");

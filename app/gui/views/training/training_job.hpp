@@ -30,6 +30,8 @@ struct TrainDataSpec {
 // InputError naming the problem.
 rbm::Dataset loadTrainingData(const TrainDataSpec& spec);
 QString describe(const TrainDataSpec& spec);
+// The same as a model's record of its training data (Model::training; binarized at 0.5).
+rbm::TrainingData trainingDataOf(const TrainDataSpec& spec);
 
 struct TrainSnapshot {
     std::vector<rbm::TrainRecord> log;

@@ -225,6 +225,17 @@ void TrainingView::openInApp() {
     }
     rbm::Model m = r->snapshot->model;
     m.name = QStringLiteral("%1 on %2 (%3 updates)").arg(r->label, describe(r->data)).arg(r->snapshot->updatesDone).toStdString();
+    // The model carries its data and preprocessing, so saving it keeps them (as train's files do).
+    m.training = trainingDataOf(r->data);
+    if (m.training->standardize) {
+        // The mean and sd the run applied: the trainer's data are the standardized examples, so
+        // recompute them from the source (the same numbers, by load_training_data's construction).
+        try {
+            (void)rbm::load_training_data(*m.training);
+        } catch (const std::exception&) {
+            m.training.reset();
+        }
+    }
     Q_EMIT openModel(m, r->trainer->data(), QStringLiteral("trained: %1").arg(r->label));
     setStatus(tr("Opened %1 in the other views.").arg(textPreview(m.name, kNamePreviewChars)));
 }
