@@ -104,6 +104,10 @@ void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t d
                                index, depth + 1);
         pos += 8 + (n + 7) / 8 * 8;
     }
+    // libmatio reads the dimensions tag at a fixed offset, after a 16-byte array-flags element,
+    // whatever size the flags element declares (Mat_VarReadNextInfo5 reads six words at once).
+    if (len >= 24 && (word(m + 16, swap) >> 16) == 0 && word(m + 20, swap) > 4 * 32)
+        throw InputError(which + " declares " + std::to_string(word(m + 20, swap) / 4) + " dimensions");
 }
 
 // A v4 file is a sequence of variables, each a 20-byte header (type code MOPT, rows, columns,
