@@ -139,9 +139,9 @@ void check_v4_layout(const std::string& bytes) {
         const double need = static_cast<double>(h[1]) * h[2] * kSize[P] * (h[3] != 0 ? 2 : 1);
         const std::size_t after_name = left - static_cast<std::size_t>(h[4]);
         if (need > static_cast<double>(after_name))
-            throw InputError(which + " claims " + std::to_string(h[1]) + " x " + std::to_string(h[2]) + " elements (" +
-                             std::to_string(static_cast<unsigned long long>(need)) + " bytes), " +
-                             std::to_string(after_name) + " remain");
+            throw InputError(which + " claims " + std::to_string(h[1]) + " x " + std::to_string(h[2]) + " elements of " +
+                             std::to_string(kSize[P] * (h[3] != 0 ? 2 : 1)) + " bytes, " + std::to_string(after_name) +
+                             " bytes remain");
         at += 20 + static_cast<std::size_t>(h[4]) + static_cast<std::size_t>(need);
     }
 }
