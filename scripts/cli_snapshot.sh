@@ -9,7 +9,7 @@
 #   diff -r /tmp/old /tmp/new          # or: scripts/cli_snapshot.sh --compare OLD_CLI NEW_CLI
 #
 # Timing fields (their values are measured, not computed): "seconds", "*_per_s", "ranks",
-# "threads", "elapsed_s", "eta_s". Every command runs with --threads 2; results do not depend on it.
+# "threads", "elapsed_s", "eta_s"; and the provenance keys "model_file", "argv", "command_line". Every command runs with --threads 2; results do not depend on it.
 set -euo pipefail
 if [ "${1:-}" = "--compare" ]; then
   [ $# -eq 3 ] || { echo "usage: $0 --compare OLD_CLI NEW_CLI" >&2; exit 2; }
@@ -39,7 +39,10 @@ run() {  # NAME ARGS...
     echo "cli_snapshot: '$*' failed: $(cat "$work/err")" >&2
     exit 1
   fi
-  grep -vE '"(seconds|[a-z_0-9]*_per_s|ranks|threads|elapsed_s|eta_s)":' "$work/out" >"$out/$name.json"
+  # Provenance ("model_file", "argv", "command_line": how to reopen the result) is left out too,
+  # so a tree from before it was added compares equal.
+  grep -vE '"(seconds|[a-z_0-9]*_per_s|ranks|threads|elapsed_s|eta_s|command_line)":' "$work/out" |
+    sed -e '/^ "model_file": {$/,/^ },\{0,1\}$/d' -e '/^ "argv": \[$/,/^ \],\{0,1\}$/d' >"$out/$name.json"
   [ -s "$out/$name.json" ] || { echo "cli_snapshot: '$*' printed nothing" >&2; exit 1; }
   echo "$name"
 }

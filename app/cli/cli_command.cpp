@@ -7,6 +7,7 @@
 
 #include "core/io/named_arrays.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/result_source.hpp"
 
 namespace rbm::cli {
 
@@ -14,6 +15,17 @@ std::map<std::string, Command>& commands() {
     static std::map<std::string, Command> c;
     return c;
 }
+
+std::vector<json>& model_sources() {
+    static std::vector<json> s;
+    return s;
+}
+
+namespace {
+json model_shape(const Model& m) {
+    return json{{"kind", kind_name(m.kind())}, {"n", m.n_visible()}, {"m", m.n_hidden()}};
+}
+}  // namespace
 
 std::vector<std::string>& load_warnings() {
     static std::vector<std::string> w;
@@ -46,7 +58,11 @@ Model Args::model(std::size_t i) const {
             (void)resolve_model_argument(arg);  // says "no such file" first when it is neither
             throw InputError("--map names arrays of a model file; '" + arg + "' is a preset");
         }
-        return resolve_model_argument(arg);
+        Model preset = resolve_model_argument(arg);
+        json source = model_shape(preset);
+        source["preset"] = arg;
+        model_sources().push_back(std::move(source));
+        return preset;
     }
     LoadedModel loaded = load_model_file(arg, options);
     try {  // numbers the arithmetic cannot hold are refused before any command runs (issue #19)
@@ -55,6 +71,11 @@ Model Args::model(std::size_t i) const {
         throw InputError(arg + ": " + e.what());
     }
     for (auto& w : loaded.warnings) load_warnings().push_back(arg + ": " + w);
+    json source = model_shape(loaded.model);
+    source["path"] = arg;
+    source["fnv1a64"] = file_fnv1a64(arg);
+    if (auto m = get("map")) source["map"] = *m;
+    model_sources().push_back(std::move(source));
     return std::move(loaded.model);
 }
 

@@ -72,6 +72,10 @@ struct Command {
 std::map<std::string, Command>& commands();
 // Warnings from loading the command's model; main() adds them to the result's "warnings".
 std::vector<std::string>& load_warnings();
+// The models the command read through Args::model, in order: {"path" as given, "fnv1a64" of the
+// file's bytes, "kind", "n", "m"} (a preset: {"preset", "kind", "n", "m"}). main() adds the first
+// to the result as "model_file", so the app can reopen the result with its model.
+std::vector<json>& model_sources();
 struct Registrar {
     explicit Registrar(Command c) { commands()[c.name] = std::move(c); }
 };

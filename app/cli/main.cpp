@@ -5,6 +5,7 @@
 #include <new>
 
 #include "cli_command.hpp"
+#include "core/io/result_source.hpp"
 #include "interrupt.hpp"
 #include "mpi/world.hpp"
 
@@ -69,6 +70,13 @@ int run(int argc, char** argv) {
     std::vector<std::string> rest(argv + 2, argv + argc);
     try {
         auto out = it->second.run(rest);
+        if (out.is_object()) {  // what the result came from, to reopen it (core/io/result_source.hpp)
+            if (!rbm::cli::model_sources().empty()) out["model_file"] = rbm::cli::model_sources().front();
+            std::vector<std::string> line = {"rbmscope-cli", name};
+            line.insert(line.end(), rest.begin(), rest.end());
+            out["argv"] = std::vector<std::string>(line.begin() + 1, line.end());
+            out["command_line"] = rbm::shell_command_line(line);
+        }
         if (out.is_object() && !rbm::cli::load_warnings().empty()) {  // e.g. a transposed W (--map)
             auto& w = out["warnings"];
             if (!w.is_array()) w = nlohmann::json::array();

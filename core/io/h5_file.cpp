@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/io/h5_vlen_string.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
 #include "core/io/scratch_file.hpp"
@@ -118,10 +119,29 @@ std::string type_text(hid_t type) {
     }
 }
 
-// One string from a dataset or attribute of string type, read with `reader` into a buffer of
-// memory type `mem`.
-template <class Read>
-std::string read_string(hid_t type, const std::vector<std::int64_t>& shape, const std::string& what, Read&& reader) {
+// The file's address layout, for reading variable-length strings from its bytes.
+H5Layout layout_of(hid_t file) {
+    H5Layout out;
+    Id fcpl(H5Fget_create_plist(file), H5Pclose);
+    size_t sizeof_addr = 0, sizeof_size = 0;
+    hsize_t userblock = 0;
+    if (!fcpl.ok() || H5Pget_sizes(fcpl.get(), &sizeof_addr, &sizeof_size) < 0 || H5Pget_userblock(fcpl.get(), &userblock) < 0)
+        throw InputError("the file's superblock cannot be read" + hdf5_reason());
+    if (sizeof_addr < 2 || sizeof_addr > 8 || sizeof_size < 2 || sizeof_size > 8)
+        throw InputError("the file's superblock gives offsets of " + std::to_string(sizeof_addr) + " and lengths of " +
+                         std::to_string(sizeof_size) + " bytes");
+    out.base = userblock;
+    out.sizeof_addr = static_cast<unsigned>(sizeof_addr);
+    out.sizeof_size = static_cast<unsigned>(sizeof_size);
+    return out;
+}
+
+// One string from a dataset or attribute of string type: a fixed-length string is read with
+// `reader` into a buffer of memory type `mem`; a variable-length one by `read_vlen`, never through
+// libhdf5's conversion (see core/io/h5_vlen_string.hpp).
+template <class Read, class ReadVlen>
+std::string read_string(hid_t type, const std::vector<std::int64_t>& shape, const std::string& what, Read&& reader,
+                        ReadVlen&& read_vlen) {
     if (H5Tget_class(type) != H5T_STRING)
         throw InputError(what + " must be a string, got " + type_text(type));
     std::int64_t count = 1;
@@ -129,17 +149,10 @@ std::string read_string(hid_t type, const std::vector<std::int64_t>& shape, cons
     if (count != 1 || shape.size() > 1) throw InputError(what + " must be a single string, got shape " + array_shape_text(shape));
     const htri_t vlen = H5Tis_variable_str(type);
     if (vlen < 0) throw InputError(what + " cannot be read" + hdf5_reason());
+    if (vlen) return read_vlen();
     Id mem(H5Tcopy(H5T_C_S1), H5Tclose);
     const H5T_cset_t cset = H5Tget_cset(type);  // h5py writes UTF-8; ASCII -> UTF-8 has no conversion path
     if (cset >= 0) H5Tset_cset(mem.get(), cset);
-    if (vlen) {
-        char* p = nullptr;
-        if (H5Tset_size(mem.get(), H5T_VARIABLE) < 0 || !reader(mem.get(), &p))
-            throw InputError(what + " cannot be read" + hdf5_reason());
-        std::string s = p ? std::string(p, strnlen(p, kMaxStringBytes)) : std::string();
-        H5free_memory(p);
-        return s;
-    }
     const std::size_t size = H5Tget_size(type);
     if (size == 0 || size > kMaxStringBytes) throw InputError(what + " is a string of " + std::to_string(size) + " bytes");
     std::string buf(size + 1, '\0');
@@ -150,7 +163,8 @@ std::string read_string(hid_t type, const std::vector<std::int64_t>& shape, cons
     return buf;
 }
 
-NpyArray read_dataset(hid_t file, const std::string& key, const std::string& name, std::uintmax_t file_bytes) {
+NpyArray read_dataset(hid_t file, const fs::path& path, const std::string& key, const std::string& name,
+                      std::uintmax_t file_bytes) {
     const std::string what = key == name ? "'" + key + "'" : "'" + key + "' (dataset '" + name + "')";
     Id ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
     if (!ds.ok()) {
@@ -166,9 +180,17 @@ NpyArray read_dataset(hid_t file, const std::string& key, const std::string& nam
     out.shape = shape;
     if (key == "kind" || key == "name" || key == "notes") {
         out.is_string = true;
-        out.strings = {read_string(type.get(), shape, what, [&](hid_t mem, void* buf) {
-            return H5Dread(ds.get(), mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0;
-        })};
+        out.strings = {read_string(
+            type.get(), shape, what,
+            [&](hid_t mem, void* buf) { return H5Dread(ds.get(), mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0; },
+            [&] {
+                const haddr_t at = H5Dget_offset(ds.get());  // absolute; undefined unless contiguous
+                H5Eclear2(H5E_DEFAULT);
+                if (at == HADDR_UNDEF)
+                    throw InputError(what + " is a variable-length string dataset not stored contiguously, which rbmscope "
+                                            "does not read; store it as an attribute or a fixed-length string");
+                return read_vlen_string_at(path, layout_of(file), at, what);
+            })};
         return out;
     }
     const H5T_class_t cls = H5Tget_class(type.get());
@@ -188,7 +210,7 @@ NpyArray read_dataset(hid_t file, const std::string& key, const std::string& nam
 }
 
 // `kind`, `name` or `notes` as a string attribute of the root group (h5py: f.attrs['kind']).
-bool read_root_attribute(hid_t file, const std::string& key, NpyArray& out) {
+bool read_root_attribute(hid_t file, const fs::path& path, const std::string& key, NpyArray& out) {
     const htri_t exists = H5Aexists(file, key.c_str());
     if (exists <= 0) return false;
     const std::string what = "attribute '" + key + "'";
@@ -200,8 +222,14 @@ bool read_root_attribute(hid_t file, const std::string& key, NpyArray& out) {
     const std::vector<std::int64_t> shape = dims_of(space.get(), what);
     out.is_string = true;
     out.shape = {1};
-    out.strings = {read_string(type.get(), shape, what,
-                               [&](hid_t mem, void* buf) { return H5Aread(attr.get(), mem, buf) >= 0; })};
+    out.strings = {read_string(
+        type.get(), shape, what, [&](hid_t mem, void* buf) { return H5Aread(attr.get(), mem, buf) >= 0; },
+        [&] {
+            H5O_info_t info;
+            if (H5Oget_info2(file, &info, H5O_INFO_BASIC) < 0)
+                throw InputError("the root group's object header cannot be found" + hdf5_reason());
+            return read_vlen_string_attribute(path, layout_of(file), info.addr, key, what);
+        })};
     return true;
 }
 
@@ -236,11 +264,11 @@ NamedArrays read_h5_arrays(const fs::path& path, const ModelLoadOptions& options
     NamedArrays out;
     out.format = "h5";
     for (const auto& [key, name] : choose_arrays(root_names(f.get()), options, true))
-        out.arrays[key] = read_dataset(f.get(), key, name, ec ? 0 : bytes);
+        out.arrays[key] = read_dataset(f.get(), path, key, name, ec ? 0 : bytes);
     for (const char* key : {"kind", "name", "notes"}) {
         if (out.arrays.count(key)) continue;
         NpyArray a;
-        if (read_root_attribute(f.get(), key, a)) out.arrays[key] = std::move(a);
+        if (read_root_attribute(f.get(), path, key, a)) out.arrays[key] = std::move(a);
     }
     return out;
 }

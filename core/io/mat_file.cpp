@@ -102,18 +102,60 @@ void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t d
                                index, depth + 1);
         pos += 8 + (n + 7) / 8 * 8;
     }
+    // libmatio reads the dimensions tag at a fixed offset, after a 16-byte array-flags element,
+    // whatever size the flags element declares (Mat_VarReadNextInfo5 reads six words at once).
+    if (len >= 24 && (word(m + 16, swap) >> 16) == 0 && word(m + 20, swap) > 4 * 32)
+        throw InputError(which + " declares " + std::to_string(word(m + 20, swap) / 4) + " dimensions");
 }
 
-void check_v5_layout(const fs::path& path) {
+// A v4 file is a sequence of variables, each a 20-byte header (type code MOPT, rows, columns,
+// imaginary flag, name length) followed by the name and the data. libmatio allocates the name
+// length the file states and seeks past rows x columns elements: both must fit in what remains.
+// The walk stops where libmatio's does (a header it does not recognise ends the listing).
+void check_v4_layout(const std::string& bytes) {
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+    std::size_t at = 0;
+    for (int index = 0; at + 20 <= bytes.size(); ++index) {
+        std::int32_t h[5];
+        std::memcpy(h, p + at, sizeof h);
+        if (h[0] < 0 || h[0] > 4052) {
+            h[0] = static_cast<std::int32_t>(__builtin_bswap32(static_cast<std::uint32_t>(h[0])));
+            if (h[0] < 0 || h[0] > 4052) return;
+        }
+        const int M = h[0] / 1000, O = h[0] / 100 % 10, P = h[0] / 10 % 10, T = h[0] % 10;
+        if (M > 1 || O != 0 || P > 5 || T > 2) return;  // not a variable libmatio reads: it stops here
+        for (int k = 1; k < 5; ++k)  // the other fields' byte order comes from M (the flag is only tested for 0)
+            if (M == 1 && k != 3) h[k] = static_cast<std::int32_t>(__builtin_bswap32(static_cast<std::uint32_t>(h[k])));
+        if (h[4] < 1) return;
+        const std::string which = "the file is truncated or damaged: variable " + std::to_string(index + 1);
+        const std::size_t left = bytes.size() - at - 20;
+        if (static_cast<std::uint64_t>(h[4]) > left)
+            throw InputError(which + " claims a name of " + std::to_string(h[4]) + " bytes, " + std::to_string(left) + " remain");
+        if (h[1] < 0 || h[2] < 0)
+            throw InputError(which + " claims " + std::to_string(h[1]) + " x " + std::to_string(h[2]) + " elements");
+        static constexpr int kSize[] = {8, 4, 4, 2, 2, 1};
+        const double need = static_cast<double>(h[1]) * h[2] * kSize[P] * (h[3] != 0 ? 2 : 1);
+        const std::size_t after_name = left - static_cast<std::size_t>(h[4]);
+        if (need > static_cast<double>(after_name))
+            throw InputError(which + " claims " + std::to_string(h[1]) + " x " + std::to_string(h[2]) + " elements of " +
+                             std::to_string(kSize[P] * (h[3] != 0 ? 2 : 1)) + " bytes, " + std::to_string(after_name) +
+                             " bytes remain");
+        at += 20 + static_cast<std::size_t>(h[4]) + static_cast<std::size_t>(need);
+    }
+}
+
+// libmatio reads a file as v5 when its 128-byte header ends in a version 0x0100 and an 'IM'/'MI'
+// mark, as v7.3 (HDF5) with version 0x0200, and as v4 otherwise (matio's Mat_Open).
+void check_layout(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.size() < 128) return;
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-    const bool le = p[126] == 'I' && p[127] == 'M', be = p[126] == 'M' && p[127] == 'I';
-    if (!le && !be) return;  // v4, or not a .mat file: libmatio decides
+    const bool le = bytes.size() >= 128 && p[126] == 'I' && p[127] == 'M';
+    const bool be = bytes.size() >= 128 && p[126] == 'M' && p[127] == 'I';
+    const unsigned version = le ? (p[124] | (p[125] << 8)) : be ? ((p[124] << 8) | p[125]) : 0;
+    if (version == 0x0200) return;  // v7.3 is HDF5, checked by libhdf5
+    if (version != 0x0100) return check_v4_layout(bytes);
     const bool swap = be;  // this code runs on little-endian machines (x86-64, arm64)
-    const unsigned version = le ? (p[124] | (p[125] << 8)) : ((p[124] << 8) | p[125]);
-    if (version != 0x0100) return;  // v7.3 is HDF5, checked by libhdf5
     std::size_t at = 128;
     for (int index = 0; at + 8 <= bytes.size(); ++index) {
         const std::uint32_t t = word(p + at, swap);
@@ -145,7 +187,7 @@ void check_v5_layout(const fs::path& path) {
 }
 
 MatPtr open_mat(const fs::path& path) {
-    check_v5_layout(path);
+    check_layout(path);
     quiet_matio();
     g_matio_message.clear();
     mat_t* m = Mat_Open(path.c_str(), MAT_ACC_RDONLY);

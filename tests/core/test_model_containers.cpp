@@ -204,6 +204,44 @@ TEST_CASE("writers: .mat (v5, v7.3) and .h5 read back bit for bit, every kind") 
     fs::remove_all(dir);
 }
 
+TEST_CASE(".h5 variable-length strings are read from the file's bytes, the global heap checked first") {
+    const Model brbm = load_model(kLoaders / "brbm.json");
+    // h5py's layouts: `kind` a vlen attribute in a version 1 and a version 2 object header, and a
+    // vlen string dataset.
+    for (const char* f : {"brbm.h5", "brbm-latest.h5", "brbm-kind-dataset.h5"}) {
+        const Model m = load_model(kLoaders / f);
+        CHECK_MSG(m.kind() == ModelKind::Brbm && same_params(m, brbm), f);
+    }
+    CHECK(load_model(kLoaders / "grbm.h5").kind() == ModelKind::Grbm);  // the kind decides: grbm, not brbm
+    // The heap object holding "grbm" (4 bytes): object 1 of the file's one collection. Its size
+    // field is 16 bytes into the collection (signature, version, reserved, collection size) plus
+    // 8 (index, references, reserved).
+    const std::string good = slurp(kLoaders / "grbm.h5");
+    const std::size_t gcol = good.find("GCOL");
+    CHECK(gcol != std::string::npos && good.find("GCOL", gcol + 1) == std::string::npos);
+    const std::size_t size_at = gcol + 16 + 8;
+    auto with_size = [&](std::uint64_t n) {
+        std::string b = good;
+        std::memcpy(b.data() + size_at, &n, 8);  // little-endian, as the file format
+        return b;
+    };
+    std::uint64_t stored = 0;
+    std::memcpy(&stored, good.data() + size_at, 8);
+    CHECK(stored == 4);
+    CHECK(model_from_file_bytes(with_size(4), ".h5", "g.h5").kind() == ModelKind::Grbm);
+    // libhdf5 1.10 would copy 2^49 bytes here (the crash fuzz_h5 found).
+    CHECK_THROWS_WITH(model_from_file_bytes(with_size(std::uint64_t(1) << 49), ".h5", "g.h5"), InputError,
+                      "g.h5: attribute 'kind' cannot be read: global heap object 1 claims 562949953421312 bytes, "
+                      "more than its collection holds");
+    // ... and 5 bytes into a 4-byte buffer.
+    CHECK_THROWS_WITH(model_from_file_bytes(with_size(5), ".h5", "g.h5"), InputError,
+                      "attribute 'kind' cannot be read: its global heap object holds 5 bytes, the string's length says 4");
+    std::string no_signature = good;
+    no_signature[gcol] = 'X';
+    CHECK_THROWS_WITH(model_from_file_bytes(no_signature, ".h5", "g.h5"), InputError,
+                      "has no 'GCOL' version 1 signature");
+}
+
 TEST_CASE("bytes (the fuzz targets' path) and listing") {
     std::ifstream in(kLoaders / "grbm-v5.mat", std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

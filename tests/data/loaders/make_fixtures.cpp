@@ -125,9 +125,13 @@ void write_hinton(const fs::path& p, const Model& m, bool v73) {
 
 class H5Writer {
 public:
-    explicit H5Writer(const fs::path& p) {
+    // latest: h5py's libver='latest' (version 2 object headers, "OHDR").
+    explicit H5Writer(const fs::path& p, bool latest = false) {
         H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-        f_ = H5Fcreate(p.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        if (latest) H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+        f_ = H5Fcreate(p.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        H5Pclose(fapl);
         if (f_ < 0) die("cannot create " + p.string());
     }
     ~H5Writer() { H5Fclose(f_); }
@@ -175,8 +179,8 @@ private:
     hid_t f_;
 };
 
-void write_h5py(const fs::path& p, const Model& m) {
-    H5Writer w(p);
+void write_h5py(const fs::path& p, const Model& m, bool latest = false) {
+    H5Writer w(p, latest);
     std::visit(
         [&](const auto& x) {
             using T = std::decay_t<decltype(x)>;
@@ -421,6 +425,25 @@ int main(int argc, char** argv) {
     {  // MATLAB's h5write stores an n x m matrix as an (m, n) dataset
         H5Writer w(g_good / "brbm-transposed.h5");
         w.matrix("W", p.W.transpose());
+        w.vector("b", p.b);
+        w.vector("c", p.c);
+    }
+    // Variable-length strings are read from the file's bytes (core/io/h5_vlen_string.hpp): the
+    // version 2 object header, and `kind` as a vlen string dataset (h5py: f['kind'] = 'brbm').
+    write_h5py(g_good / "brbm-latest.h5", brbm, true);
+    {
+        H5Writer w(g_good / "brbm-kind-dataset.h5");
+        hid_t t = H5Tcopy(H5T_C_S1);
+        H5Tset_size(t, H5T_VARIABLE);
+        H5Tset_cset(t, H5T_CSET_UTF8);
+        hid_t space = H5Screate(H5S_SCALAR);
+        hid_t ds = H5Dcreate2(w.get(), "kind", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        const char* kind = "brbm";
+        if (ds < 0 || H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &kind) < 0) die("cannot write kind");
+        H5Dclose(ds);
+        H5Sclose(space);
+        H5Tclose(t);
+        w.matrix("W", p.W);
         w.vector("b", p.b);
         w.vector("c", p.c);
     }
