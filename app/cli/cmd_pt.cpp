@@ -10,6 +10,8 @@
 #include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
 #include "core/tempering/pt.hpp"
+#include "mpi/pt_exchange.hpp"
+#include "mpi/world.hpp"
 
 namespace rbm::cli {
 namespace {
@@ -130,7 +132,18 @@ json run_pt_command(const std::vector<std::string>& argv) {
     const Model m = a.model(0);
     PtControl control;
     control.cancel = &interrupt::flag();
-    if (progress.mode() != Progress::Mode::Off) {
+    // Under mpirun the ranks share the rungs (mpi/pt_exchange.hpp); rank 0 reports progress.
+    mpi::World& world = mpi::world();
+    mpi::WorldPtExchange exchange;
+    if (world.distributed()) {
+        const Index replicas = static_cast<Index>(o.betas.size());
+        if (world.size() > replicas)
+            throw InputError("mpirun -np " + std::to_string(world.size()) + ": more ranks than the " +
+                             std::to_string(replicas) + " replicas of the ladder (each rank runs whole rungs); use at most " +
+                             std::to_string(replicas) + " ranks or more --replicas");
+        control.exchange = &exchange;
+    }
+    if (progress.mode() != Progress::Mode::Off && world.root()) {
         const double per_scan = static_cast<double>(o.chains) * static_cast<double>(o.betas.size());
         progress.update("tempering", 0, 0);
         control.on_progress = [&progress, per_scan](const PtSnapshot& s) {  // per_scan by value: it ends with this block
@@ -139,8 +152,13 @@ json run_pt_command(const std::vector<std::string>& argv) {
                             {{"scans_done", s.scans_done}, {"scans", s.scans_total}, {"round", s.round}, {"rounds", s.rounds}});
         };
     }
+    world.agree(0, /*start_work=*/true);
     const PtResult r = run_pt(m, o, control);
-    progress.finish(!r.cancelled);
+    // Every rank's bytes, summed on rank 0 (one gather: not counted in the figures).
+    const double mine[2] = {static_cast<double>(exchange.bytes_sent()), static_cast<double>(exchange.potential_bytes())};
+    const std::vector<double> bytes = world.gather(mine, 2);
+    world.end_work();
+    if (world.root()) progress.finish(!r.cancelled);
     const PtStats& s = r.stats;
 
     json j;
@@ -188,12 +206,25 @@ json run_pt_command(const std::vector<std::string>& argv) {
         j["adaptive_rounds"] = rounds;
     }
     if (trajectory) {
-        write_file_atomically(*trajectory, trajectory_csv(r.history));
+        if (world.root()) write_file_atomically(*trajectory, trajectory_csv(r.history));
         j["trajectory"] = {{"file", *trajectory},
                            {"format", "scan,chain,rung_0..rung_N (replica id at each rung)"},
                            {"chains", r.history.chains()},
                            {"scans_recorded", r.history.size()},
                            {"stride", r.history.stride()}};
+    }
+    if (world.distributed()) {
+        // Payload every rank handed to MPI during the scans, all ranks together: the potentials
+        // (8 bytes per replica and scan to each other rank, independent of the model's size)
+        // and the states of swaps accepted across a rank boundary (8 (n + m) bytes each way).
+        double total = 0, potentials = 0;
+        for (std::size_t q = 0; q + 1 < bytes.size(); q += 2) total += bytes[q], potentials += bytes[q + 1];
+        const double scans = std::max<double>(1.0, static_cast<double>(r.scans_done));
+        j["mpi"] = {{"ranks", world.size()},
+                    {"bytes_sent", total},
+                    {"bytes_sent_per_scan", total / scans},
+                    {"potential_bytes_per_scan", potentials / scans},
+                    {"state_bytes_per_scan", (total - potentials) / scans}};
     }
     j["seconds"] = r.seconds;
     j["complete"] = !r.cancelled;

@@ -3,17 +3,19 @@
 #include <csignal>
 #include <cmath>
 
+#include "mpi/world.hpp"
+
 namespace rbm::cli::interrupt {
 namespace {
 
 std::atomic<bool> g_flag{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler needs a lock-free flag");
 
-extern "C" void on_sigint(int) {
+extern "C" void on_sigint(int sig) {
     if (g_flag.load(std::memory_order_relaxed)) {
         // Second Ctrl-C: the default action (signal() and raise() are async-signal-safe).
-        std::signal(SIGINT, SIG_DFL);
-        std::raise(SIGINT);
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
         return;
     }
     g_flag.store(true, std::memory_order_relaxed);
@@ -32,6 +34,11 @@ void watch() {
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, nullptr);
+    // Under mpirun a Ctrl-C reaches the ranks as SIGTERM: Open MPI's mpirun answers SIGINT (and
+    // SIGTERM) by sending every rank SIGTERM, then SIGKILL a few seconds later; Slurm sends
+    // SIGTERM before the time limit's SIGKILL. The ranks then stop together (the distributed
+    // commands agree on the step) and rank 0 prints the partial result before the SIGKILL.
+    if (mpi::world().distributed()) sigaction(SIGTERM, &sa, nullptr);
 }
 
 std::atomic<bool>& flag() { return g_flag; }

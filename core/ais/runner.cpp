@@ -99,12 +99,19 @@ public:
     }
 
 private:
-    bool cancelled() const { return ctl_.cancel && ctl_.cancel->load(std::memory_order_relaxed); }
+    bool cancelled() const {
+        if (ctl_.agree_stop) return agreed_stop_;
+        return ctl_.cancel && ctl_.cancel->load(std::memory_order_relaxed);
+    }
 
     double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count() - paused_s_; }
 
     // False when cancelled while waiting. on_hold reports the state the run holds in a pause.
     bool wait_turn(const std::function<void()>& on_hold) {
+        if (ctl_.agree_stop) {
+            agreed_stop_ = ctl_.agree_stop(ctl_.cancel && ctl_.cancel->load(std::memory_order_relaxed));
+            return !agreed_stop_;
+        }
         if (ctl_.gate) {
             const double before = ctl_.gate->waited_s.load();
             const bool go = ctl_.gate->before_unit(ctl_.cancel, on_hold);
@@ -255,6 +262,7 @@ private:
     Index n_, first_, k_, block_;
     Clock::time_point start_, last_progress_;
     double paused_s_ = 0;
+    bool agreed_stop_ = false;  // with ctl_.agree_stop: the processes agreed to stop
     double log_z0_ = 0;
     std::int64_t sweeps_ = 0;
     std::vector<Index> checkpoint_steps_;

@@ -98,6 +98,10 @@ struct AisControl {
     // Called from the thread running run_ais, at most every progress_interval_s and at every
     // checkpoint. Must not call back into the run.
     std::function<void(const AisSnapshot&)> on_progress;
+    // Processes sharing the chains (issue #17) must stop after the same step: when set, it is
+    // called before every step with whether this process was cancelled and returns whether any
+    // process was (a collective); the run then stops only there, never inside a step.
+    std::function<bool(bool)> agree_stop;
 };
 
 // Reverse AIS summary. r_i estimate log(Z0/Z); the bound is log Z0 - logmeanexp(r).

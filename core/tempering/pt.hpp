@@ -232,8 +232,32 @@ struct PtSnapshot {
     RowMat states;                          // chain 0: visible state at each rung (rows = rungs)
 };
 
+// One PT run's rungs shared by several processes (issue #17), without the core knowing how they
+// talk (the CLI implements it over MPI). Part q of P owns rungs [q K / P, (q+1) K / P) of the K
+// rungs, for every chain: it runs exactly the local-move tasks (rung, block of chains) one
+// process would run for them, on the same rows and streams, so every state and potential is
+// bitwise that of one process. After the local moves the parts all-gather the potentials (8 bytes
+// per replica); every part then takes the same swap decisions (the swap streams, keyed by seed
+// and chain, are on every part) and keeps the same statistics and index process. States stay at
+// their rungs as in one process: a swap accepted across a part boundary moves the two states
+// between the two parts (8 (n + m) bytes each way), the only model-sized message. (Swapping
+// temperatures instead would move rows between the blocks the local moves are computed in, and
+// Eigen's products give a row different bits in a block of another size.)
+class PtExchange {
+public:
+    virtual ~PtExchange() = default;
+    virtual Index parts() const = 0;
+    virtual Index part() const = 0;
+    // Every part's `mine` concatenated in part order, on every part; `stop` in: this part wants
+    // to stop (cancel), out: some part does -- so all parts stop after the same scan.
+    virtual std::vector<double> all_gather(const std::vector<double>& mine, bool& stop) = 0;
+    // Sends `buffer` to part `peer` and replaces it with as many values received from it.
+    virtual void exchange(Index peer, std::vector<double>& buffer) = 0;
+};
+
 struct PtControl {
     std::atomic<bool>* cancel = nullptr;   // checked after every scan
+    PtExchange* exchange = nullptr;        // shares the rungs with other processes (see PtExchange)
     std::function<void(const PtSnapshot&)> on_progress;  // from the worker thread
     double progress_interval_seconds = 0.03;
 };
@@ -250,6 +274,13 @@ PtResult run_pt(const Model& model, const PtOptions& options, const PtControl& c
 class PtSampler {
 public:
     PtSampler(TemperedModel& model, const PtOptions& options);
+    // Shares the rungs with the other parts of `exchange` from the next scan on (null: alone).
+    // InputError when there are more parts than rungs. Rows of rungs other parts own are stale.
+    void set_exchange(PtExchange* exchange, const std::atomic<bool>* cancel);
+    // With an exchange: some part asked to stop during the last scan (every part agrees).
+    bool stop_agreed() const { return stop_agreed_; }
+    Index first_rung() const { return rung_begin_; }
+    Index end_rung() const { return rung_end_; }
     void set_ladder(const std::vector<double>& betas);  // resets the statistics
     void scan();                                        // one local move per rung + one communication step
     void reset_stats();
@@ -282,6 +313,8 @@ public:
 
 private:
     void local_moves();
+    void share_potentials();
+    void move_states_across_parts(const std::vector<std::uint16_t>& before);
     void communicate(Index c);
     void track_ends(Index c);
 
@@ -301,6 +334,10 @@ private:
     std::vector<std::int64_t> lifted_trips_;         // chains
     std::vector<std::uint8_t> end_state_;            // chains x replicas, see track_ends
     Index stat_scans_ = 0;
+    PtExchange* exchange_ = nullptr;
+    const std::atomic<bool>* cancel_ = nullptr;
+    Index rung_begin_ = 0, rung_end_ = 0;
+    bool stop_agreed_ = false;
 };
 
 // ---------------- template implementation ----------------

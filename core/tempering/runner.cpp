@@ -45,6 +45,23 @@ PtSampler::PtSampler(TemperedModel& model, const PtOptions& o)
     trips_.assign(static_cast<std::size_t>(rows), 0);
     restarts_.assign(static_cast<std::size_t>(rows), 0);
     lifted_trips_.assign(static_cast<std::size_t>(chains_), 0);
+    rung_end_ = rungs_;
+}
+
+void PtSampler::set_exchange(PtExchange* exchange, const std::atomic<bool>* cancel) {
+    exchange_ = exchange && exchange->parts() > 1 ? exchange : nullptr;
+    cancel_ = cancel;
+    stop_agreed_ = false;
+    rung_begin_ = 0;
+    rung_end_ = rungs_;
+    if (!exchange_) return;
+    const Index parts = exchange_->parts(), q = exchange_->part();
+    if (parts > rungs_)
+        throw InputError(std::to_string(parts) + " processes share the " + std::to_string(rungs_) +
+                         " rungs of the ladder, each needs at least one; use at most " + std::to_string(rungs_) +
+                         " processes or more --replicas");
+    rung_begin_ = q * rungs_ / parts;
+    rung_end_ = (q + 1) * rungs_ / parts;
 }
 
 void PtSampler::set_ladder(const std::vector<double>& betas) {
@@ -68,32 +85,87 @@ void PtSampler::reset_stats() {
 
 void PtSampler::scan() {
     local_moves();
+    std::vector<std::uint16_t> before;
+    if (exchange_) {
+        share_potentials();
+        before = replica_at_;
+    }
     for_each_block(chains_, [&](Index begin, Index end) {
         for (Index c = begin; c < end; ++c) {
             communicate(c);
             track_ends(c);
         }
     });
+    if (exchange_) move_states_across_parts(before);
     ++scan_index_;
     ++stat_scans_;
 }
 
 // One task per (rung, block of chains): rows [k C + b B, k C + min(C, (b+1) B)).
 void PtSampler::local_moves() {
-    const Index blocks = (chains_ + kChainBlock - 1) / kChainBlock, tasks = rungs_ * blocks;
+    // This part's rungs only (all of them alone): the tasks and rows one process runs for them.
+    const Index blocks = (chains_ + kChainBlock - 1) / kChainBlock, tasks = (rung_end_ - rung_begin_) * blocks;
     auto run = [&](Index t) {
-        const Index k = t / blocks, b = t % blocks;
+        const Index k = rung_begin_ + t / blocks, b = t % blocks;
         const Index begin = k * chains_ + b * kChainBlock, end = k * chains_ + std::min(chains_, (b + 1) * kChainBlock);
         model_.local_move(k, V_, H_, begin, end, chain_rngs_, pot_);
     };
     // Tiny scans cost less than a parallel dispatch; the result is the same either way.
-    if (V_.rows() * (V_.cols() + H_.cols() + 1) < 4096) {
+    if (V_.rows() * (V_.cols() + H_.cols() + 1) < 4096) {  // the whole run's size: same choice on every part
         for (Index t = 0; t < tasks; ++t) run(t);
         return;
     }
     for_each_block(tasks, [&](Index t0, Index t1) {
         for (Index t = t0; t < t1; ++t) run(t);
     }, 1);
+}
+
+// Rung-major rows: this part's potentials are the contiguous rows [begin C, end C), and the parts'
+// segments in part order are all the rows in order.
+void PtSampler::share_potentials() {
+    const Index first = rung_begin_ * chains_, count = (rung_end_ - rung_begin_) * chains_;
+    const std::vector<double> mine(pot_.data() + first, pot_.data() + first + count);
+    bool stop = cancel_ && cancel_->load(std::memory_order_relaxed);
+    const std::vector<double> all = exchange_->all_gather(mine, stop);
+    if (static_cast<Index>(all.size()) != pot_.size())
+        throw std::runtime_error("PT exchange: " + std::to_string(all.size()) + " potentials gathered, expected " +
+                                 std::to_string(pot_.size()));
+    pot_ = Eigen::Map<const Vec>(all.data(), pot_.size());
+    stop_agreed_ = stop;
+}
+
+// A swap accepted on the pair that joins the last rung of a part to the first of the next left
+// each part the other's stale copy at its own rung (the rows were swapped on both parts): each
+// sends the row it holds current (now at the other's rung) and receives its own. Pairs proposed
+// in one scan are disjoint, so a swap there is replica_at[k] now holding what replica_at[k+1] held.
+void PtSampler::move_states_across_parts(const std::vector<std::uint16_t>& before) {
+    const Index parts = exchange_->parts(), q = exchange_->part(), n = V_.cols(), m = H_.cols();
+    for (Index side = 0; side < 2; ++side) {  // the boundary below this part, then the one above
+        const Index peer = side == 0 ? q - 1 : q + 1;
+        if (peer < 0 || peer >= parts) continue;
+        const Index upper = (std::max(q, peer)) * rungs_ / parts;  // first rung of the upper part
+        const Index k = upper - 1, mine = peer < q ? upper : k, theirs = peer < q ? k : upper;
+        std::vector<Index> swapped;
+        for (Index c = 0; c < chains_; ++c) {
+            const std::size_t at = static_cast<std::size_t>(c * rungs_ + k);
+            if (replica_at_[at] == before[at + 1] && replica_at_[at] != before[at]) swapped.push_back(c);
+        }
+        if (swapped.empty()) continue;  // both parts see the same decisions: neither sends
+        std::vector<double> buffer;
+        buffer.reserve(swapped.size() * static_cast<std::size_t>(n + m));
+        for (Index c : swapped) {
+            const Index r = theirs * chains_ + c;
+            buffer.insert(buffer.end(), V_.row(r).data(), V_.row(r).data() + n);
+            for (Index j = 0; j < m; ++j) buffer.push_back(H_(r, j));
+        }
+        exchange_->exchange(peer, buffer);
+        std::size_t at = 0;
+        for (Index c : swapped) {
+            const Index r = mine * chains_ + c;
+            for (Index i = 0; i < n; ++i) V_(r, i) = buffer[at++];
+            for (Index j = 0; j < m; ++j) H_(r, j) = buffer[at++];
+        }
+    }
 }
 
 void PtSampler::communicate(Index c) {
@@ -269,6 +341,7 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
     validate(o);
     std::unique_ptr<TemperedModel> tm = make_tempered_model(model, o.reference);
     PtSampler sampler(*tm, o);
+    sampler.set_exchange(control.exchange, control.cancel);
     const Index rungs = sampler.rungs(), chains = sampler.chains(), last = rungs - 1;
     const Index n = tm->visible_dim(), m = tm->hidden_dim();
 
@@ -321,7 +394,8 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
                     samples.push(rel, record.data());
                 }
             }
-            if (control.cancel && control.cancel->load(std::memory_order_relaxed)) {
+            if (control.exchange ? sampler.stop_agreed()
+                                 : control.cancel && control.cancel->load(std::memory_order_relaxed)) {
                 res.cancelled = true;
                 break;
             }

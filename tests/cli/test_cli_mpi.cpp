@@ -1,5 +1,6 @@
-// Cluster runs (issue #17): `mpirun -np R rbmscope-cli ais|ais-sweep ...` prints what the
-// single-process run prints, timing fields aside, at 1-4 ranks and for every AIS path; a sweep
+// Cluster runs (issue #17): `mpirun -np R rbmscope-cli ais|ais-sweep|pt ...` prints what the
+// single-process run prints, timing fields aside ("mpi" too: the bytes sent), at 1-4 ranks, for
+// every AIS path and PT scheme; SIGINT to mpirun gives the partial result at exit 130; a sweep
 // whose rank is killed resumes from its checkpoint at another rank count with the uninterrupted
 // output; too many ranks is bad input; a dead rank ends the job instead of hanging it.
 // Runs Open MPI with --oversubscribe (the CI machine has two cores) and as root where CI is root.
@@ -43,7 +44,7 @@ json untimed(json j) {
         json out = json::object();
         for (auto it = j.begin(); it != j.end(); ++it) {
             const std::string& k = it.key();
-            if (k == "seconds" || k == "ranks" || k == "threads" || k == "argv" || k == "command_line" ||
+            if (k == "seconds" || k == "ranks" || k == "threads" || k == "mpi" || k == "argv" || k == "command_line" ||
                 (k.size() > 6 && k.compare(k.size() - 6, 6, "_per_s") == 0))
                 continue;
             out[k] = untimed(it.value());
@@ -209,6 +210,98 @@ TEST_CASE("bad input: more ranks than chains, or than chain blocks: one message 
                    "100 chains make 2 block(s) of 64");
     // Bad input found before any chain runs still reaches every rank the same way.
     expect_message(run_shell(mpirun(2) + "ais four-mode --path nosuch"), "--path");
+}
+
+// PT: the ranks share the rungs (7 replicas: 4 ranks own 1-2 rungs each); swaps across rank
+// boundaries move states, so every scheme's decisions and statistics must match one process.
+const std::string kPt = " --chains 6 --sweeps 200 --seed 5";
+
+TEST_CASE("pt: every scheme, adaptive ladder and trajectory at 1-4 ranks") {
+    expect_same("pt four-mode --scheme deo" + kPt, 2);
+    expect_same("pt " + small_brbm() + " --scheme reversible" + kPt, 3);
+    expect_same("pt leaky-2d --scheme single" + kPt, 4);
+    expect_same("pt " + small_brbm() + " --scheme lifted" + kPt, 4);
+    expect_same("pt four-mode --scheme deo --adaptive 2 --ladder linear --replicas 5" + kPt, 3);
+    expect_same("pt four-mode --scheme reversible" + kPt, 1);
+    // The trajectory (the replica index process) is written by rank 0 and is the same file.
+    const std::string one = (test::temp_dir() / "traj1.csv").string(), three = (test::temp_dir() / "traj3.csv").string();
+    const auto a = test::run_cli("pt " + small_brbm() + " --scheme deo --trajectory '" + one + "'" + kPt);
+    const auto b = run_shell(mpirun(3) + "pt " + small_brbm() + " --scheme deo --trajectory '" + three + "'" + kPt);
+    CHECK_MSG(a.exit_code == 0 && b.exit_code == 0, a.err << b.err);
+    std::ifstream fa(one), fb(three);
+    const std::string ta((std::istreambuf_iterator<char>(fa)), {}), tb((std::istreambuf_iterator<char>(fb)), {});
+    CHECK_MSG(!ta.empty() && ta == tb, "trajectories differ");
+}
+
+TEST_CASE("pt: bytes per scan of the potentials do not depend on the model's size") {
+    // 2 ranks, 6 chains, 7 rungs (ranks own 3 and 4): rank q sends 4 + 8 (6 K_q + 1) bytes to
+    // the other, 4 + 8 x 19 + 4 + 8 x 25 = 360 per scan, for the 2-d GRBM and the 8x6 BRBM alike.
+    for (const std::string& model : {std::string("four-mode"), small_brbm()}) {
+        const auto r = run_shell(mpirun(2) + "pt " + model + kPt);
+        CHECK_MSG(r.exit_code == 0, r.err);
+        if (r.exit_code != 0) continue;
+        const json j = r.json();
+        CHECK_MSG(j.contains("mpi") && j["mpi"]["potential_bytes_per_scan"].get<double>() == 360.0, j.dump());
+        CHECK(j["mpi"]["ranks"] == 2);
+    }
+}
+
+TEST_CASE("pt: more ranks than replicas: one message, exit 2") {
+    const auto r = run_shell(mpirun(3) + "pt four-mode --replicas 2 --sweeps 10");
+    CHECK_MSG(r.exit_code == 2, "exit " << r.exit_code << " " << r.err);
+    CHECK_MSG(r.out.empty(), r.out);
+    CHECK_MSG(r.err.find("more ranks than the 2 replicas") != std::string::npos, r.err);
+}
+
+// Ctrl-C on mpirun: Open MPI's mpirun sends every rank SIGTERM (SIGKILL a few seconds later), the
+// ranks agree to stop after the same step or scan, rank 0 prints the partial result and exits 130
+// (mpirun itself then exits 1).
+// The signal is sent once rank 0's progress line shows the run under way (so it lands mid-run).
+void expect_partial_after_sigint(const std::string& args, const char* done_key) {
+    const std::string out = (test::temp_dir() / "sigint.out").string(), err = (test::temp_dir() / "sigint.err").string();
+    std::filesystem::remove(err);
+    const pid_t job = ::fork();
+    if (job == 0) {
+        const std::string cmd = mpirun(2, true) + args + " --threads 1 --progress jsonl >'" + out + "' 2>'" + err + "'";
+        ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto waited_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    auto started = [&] {
+        std::ifstream in(err);
+        for (std::string line; std::getline(in, line);) {
+            const json j = json::parse(line, nullptr, false);
+            if (j.is_object() && j.contains(done_key) && j[done_key].is_number() && j[done_key].get<double>() > 0) return true;
+        }
+        return false;
+    };
+    while (!started() && waited_s() < 60) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK_MSG(started(), args << ": no progress line with " << done_key << " > 0 within 60 s");
+    ::kill(job, SIGINT);
+    const double sent = waited_s();
+    int status = 0;
+    pid_t done = 0;
+    while ((done = ::waitpid(job, &status, WNOHANG)) == 0 && waited_s() - sent < 30)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (done == 0) {
+        ::kill(job, SIGKILL);
+        ::waitpid(job, &status, 0);
+    }
+    CHECK_MSG(done == job, args << ": mpirun still running 30 s after SIGINT");
+    std::printf("  %-50.50s mpirun ended %.2f s after SIGINT, status %d\n", args.c_str(), waited_s() - sent,
+                WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    // Rank 0 exits 130; Open MPI 4's mpirun, which killed the job itself, reports 1.
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) != 0, args << ": exit status " << status);
+    std::ifstream in(out);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    const json j = json::parse(text, nullptr, false);
+    CHECK_MSG(j.is_object() && j.value("complete", true) == false, args << ": stdout '" << text << "'");
+}
+
+TEST_CASE("SIGINT to mpirun: every rank stops, rank 0 prints the partial result (ais, pt)") {
+    expect_partial_after_sigint("ais four-mode --chains 128 --steps 5000000 --checkpoints 1 --seed 3", "step");
+    expect_partial_after_sigint("pt four-mode --chains 4 --sweeps 100000000 --seed 3", "scans_done");
 }
 
 TEST_CASE("RBMSCOPE_MPI=1 initialises MPI in a singleton (no launcher): the plain output") {

@@ -33,6 +33,13 @@ AisResult run_ais_on_world(const AnnealingPath& path, const Schedule& schedule, 
     share.chain_end = std::min(n, (r + 1) * blocks / ranks * block);
     AisControl ctl = control;
     if (!w.root()) ctl.on_progress = nullptr;
+    // SIGINT reaches the ranks at different moments: they stop after the same step (one 4-byte
+    // status per rank and step), so the gathered weights below are of one common step.
+    ctl.agree_stop = [&w](bool stop) {
+        for (int s : w.agree(stop ? 1 : 0))
+            if (s != 0) return true;
+        return false;
+    };
     AisResult res = run_ais(path, schedule, share, ctl);
 
     // One message: [final forward | running points | reverse], each this rank's chains in order.
@@ -40,9 +47,7 @@ AisResult run_ais_on_world(const AnnealingPath& path, const Schedule& schedule, 
     std::vector<const Vec*> parts{&res.log_weights};
     for (const Vec& v : res.running_log_weights) parts.push_back(&v);
     if (res.reverse) parts.push_back(&res.reverse->log_weights);
-    // Every rank must send the same vectors: ranks cancelled at different steps (a SIGINT reaching
-    // them at different times) have no common result. The interrupt handling must make ranks
-    // agree on where to stop (e.g. rank 0 decides at a step boundary and broadcasts) before this.
+    // Every rank must send the same vectors (agree_stop makes cancelled ranks stop together).
     for (int shape : w.agree(static_cast<int>(parts.size()) * 2 + (res.complete ? 1 : 0)))
         if (shape != static_cast<int>(parts.size()) * 2 + (res.complete ? 1 : 0))
             throw std::runtime_error("the ranks stopped at different steps; a distributed run needs them to stop together");

@@ -5,7 +5,8 @@
 // (seed, purpose, chain index) as in one process, so its log weights are bitwise the same. The
 // forward weights (final and at each running point) and the reverse weights are gathered to rank
 // 0 in chain order (one MPI_Gatherv) and summarized there once (summarize_ais): estimates,
-// bootstrap and histogram are those of one process. Nothing is sent while the chains run; the
+// bootstrap and histogram are those of one process. While the chains run each rank sends only a
+// 4-byte status per step (so that a cancel stops every rank after the same step); the final
 // message is 8 bytes x chains x (1 + running points before the last + 1 with --reverse),
 // whatever the model's size.
 //

@@ -113,6 +113,41 @@ std::vector<double> World::gather(const double* data, std::size_t count, std::ve
     return std::vector<double>(data, data + count);
 }
 
+std::vector<double> World::all_gather(const double* data, std::size_t count, std::vector<std::size_t>* counts) {
+#ifdef RBMSCOPE_HAVE_MPI
+    if (initialized_ && size_ > 1) {
+        const int n = to_int_count(count);
+        std::vector<int> ns(static_cast<std::size_t>(size_)), displs(static_cast<std::size_t>(size_));
+        MPI_Allgather(&n, 1, MPI_INT, ns.data(), 1, MPI_INT, MPI_COMM_WORLD);
+        std::size_t total = 0;
+        for (int r = 0; r < size_; ++r) {
+            displs[static_cast<std::size_t>(r)] = to_int_count(total);
+            total += static_cast<std::size_t>(ns[static_cast<std::size_t>(r)]);
+        }
+        to_int_count(total);
+        std::vector<double> out(total);
+        if (counts) counts->assign(ns.begin(), ns.end());
+        MPI_Allgatherv(data, n, MPI_DOUBLE, out.data(), ns.data(), displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+        bytes_sent_ += (sizeof(int) + sizeof(double) * static_cast<std::uint64_t>(count)) * static_cast<std::uint64_t>(size_ - 1);
+        return out;
+    }
+#endif
+    if (counts) counts->assign(1, count);
+    return std::vector<double>(data, data + count);
+}
+
+void World::exchange([[maybe_unused]] int peer, [[maybe_unused]] std::vector<double>& buffer) {
+#ifdef RBMSCOPE_HAVE_MPI
+    if (initialized_ && size_ > 1) {
+        const int n = to_int_count(buffer.size());
+        MPI_Sendrecv_replace(buffer.data(), n, MPI_DOUBLE, peer, 17, peer, 17, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        bytes_sent_ += sizeof(double) * static_cast<std::uint64_t>(buffer.size());
+        return;
+    }
+#endif
+    throw std::logic_error("World::exchange needs another rank");
+}
+
 void World::abort(int code) {
 #ifdef RBMSCOPE_HAVE_MPI
     if (initialized_) {
