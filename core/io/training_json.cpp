@@ -18,13 +18,14 @@ json vec_json(const Vec& v) { return json(std::vector<double>(v.data(), v.data()
     throw InputError("'" + key + "' must be " + expected + ", got " + shown);
 }
 
-const json* find(const json& obj, const char* key) {
+// A key that is absent or null (the writer puts null for "not applied").
+const json* find_present(const json& obj, const char* key) {
     const auto it = obj.find(key);
     return it == obj.end() || it->is_null() ? nullptr : &*it;
 }
 
 bool flag(const json& obj, const char* key, const std::string& path) {
-    const json* v = find(obj, key);
+    const json* v = find_present(obj, key);
     if (!v) return false;
     if (!v->is_boolean()) refuse(path + "." + key, "true or false", *v);
     return v->get<bool>();
@@ -67,43 +68,43 @@ json training_to_json(const TrainingData& t) {
 TrainingData training_from_json(const json& j, Index n_visible) {
     if (!j.is_object()) refuse("training", "an object {\"data\": SPEC, \"preprocessing\": {...}}", j);
     TrainingData t;
-    const json* d = find(j, "data");
+    const json* d = find_present(j, "data");
     if (!d) throw InputError("'training.data' is missing: the data spec the model was trained on (\"digits\", \"bars:4\", a file)");
     if (!d->is_string() || d->get<std::string>().empty()) refuse("training.data", "a non-empty string (a data spec or path)", *d);
     t.data = d->get<std::string>();
-    if (const json* csv = find(j, "csv")) {
+    if (const json* csv = find_present(j, "csv")) {
         if (!csv->is_object()) refuse("training.csv", "an object {\"header\": ..., \"label\": ...}", *csv);
-        if (const json* h = find(*csv, "header")) {
+        if (const json* h = find_present(*csv, "header")) {
             const std::string s = h->is_string() ? h->get<std::string>() : "";
             if (s != "auto" && s != "yes" && s != "no") refuse("training.csv.header", "\"auto\", \"yes\" or \"no\"", *h);
             t.csv_header = s == "yes" ? TrainingData::CsvHeader::Yes : s == "no" ? TrainingData::CsvHeader::No : TrainingData::CsvHeader::Auto;
         }
-        if (const json* l = find(*csv, "label")) {
+        if (const json* l = find_present(*csv, "label")) {
             if (l->is_string() && l->get<std::string>() == "last") t.csv_label = -2;
             else if (l->is_number_integer() && l->get<std::int64_t>() >= 1 && l->get<std::int64_t>() <= (1 << 20))
                 t.csv_label = static_cast<int>(l->get<std::int64_t>()) - 1;
             else refuse("training.csv.label", "null, \"last\" or a column number from 1 to 1048576", *l);
         }
     }
-    const json* p = find(j, "preprocessing");
+    const json* p = find_present(j, "preprocessing");
     if (!p) return t;
     if (!p->is_object()) refuse("training.preprocessing", "an object (limit, shifts, binarize, scale, standardize)", *p);
     const std::string path = "training.preprocessing";
-    if (const json* l = find(*p, "limit")) {
+    if (const json* l = find_present(*p, "limit")) {
         if (!l->is_number_integer() || l->get<std::int64_t>() < 1) refuse(path + ".limit", "null or an integer >= 1", *l);
         t.limit = static_cast<Index>(l->get<std::int64_t>());
     }
     t.shifts = flag(*p, "shifts", path);
-    if (const json* b = find(*p, "binarize")) {
+    if (const json* b = find_present(*p, "binarize")) {
         if (!b->is_number() || !(b->get<double>() > 0 && b->get<double>() <= 1))
             refuse(path + ".binarize", "null or a threshold in (0, 1] (a fraction of the format's largest value)", *b);
         t.binarize = b->get<double>();
     }
     t.scale = flag(*p, "scale", path);
-    if (const json* s = find(*p, "standardize")) {
+    if (const json* s = find_present(*p, "standardize")) {
         if (!s->is_object()) refuse(path + ".standardize", "null or an object {\"mean\": [n], \"sd\": [n]}", *s);
-        const json* mean = find(*s, "mean");
-        const json* sd = find(*s, "sd");
+        const json* mean = find_present(*s, "mean");
+        const json* sd = find_present(*s, "sd");
         if (!mean) throw InputError("'" + path + ".standardize.mean' is missing (one mean per visible unit)");
         if (!sd) throw InputError("'" + path + ".standardize.sd' is missing (one standard deviation per visible unit)");
         t.standardize = true;
