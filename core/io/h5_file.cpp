@@ -57,7 +57,6 @@ std::string hdf5_reason() {
 }
 
 constexpr hsize_t kMaxLinks = 100000;
-constexpr std::size_t kMaxStringBytes = 1 << 20;
 
 Id open_file(const fs::path& path) {
     quiet_hdf5();

@@ -18,7 +18,6 @@ namespace {
 constexpr std::uint64_t kMaxChunkBytes = 1 << 20;       // object header chunks of a model file are tiny
 constexpr int kMaxChunks = 64;
 constexpr std::uint64_t kMaxCollectionBytes = 64 << 20;
-constexpr std::uint64_t kMaxStringBytes = 1 << 20;
 
 class FileBytes {
 public:

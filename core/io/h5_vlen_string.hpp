@@ -15,6 +15,9 @@
 
 namespace rbm {
 
+// The longest string (kind, name, notes) an .h5 file may hold, however it is stored.
+inline constexpr std::uint64_t kMaxStringBytes = 1 << 20;
+
 struct H5Layout {
     std::uint64_t base = 0;       // file offset of address 0 (the user block's size)
     unsigned sizeof_addr = 8;     // superblock's "size of offsets"
