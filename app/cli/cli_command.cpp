@@ -131,7 +131,7 @@ std::string Args::usage() const {
         for (const auto& o : options_) {
             std::string left = "  --" + o.name + (o.value.empty() ? "" : " " + o.value);
             if (left.size() < 30) left.resize(30, ' ');
-            else left += "\n" + std::string(30, ' ');
+            else left.append("\n").append(30, ' ');  // not "\n" + string: GCC 12 warns falsely (-Warray-bounds)
             os << left << o.help << "\n";
         }
     }
