@@ -19,7 +19,7 @@ using namespace rbm;
 namespace {
 
 PathPtr cov_path(const Grbm& g, double floor_scale = 1e-3) {
-    const Moments mo = exact_visible_moments(Model{g, {}, {}, {}});
+    const Moments mo = exact_visible_moments(Model{g, {}, {}, {}, {}});
     return make_grbm_cov_path(g, mo.mean, mo.cov, floor_scale);
 }
 
@@ -122,7 +122,7 @@ Grbm correlated_grbm(unsigned seed) {
 
 TEST_CASE("AISC base: N(b_A, Sigma_A), log Z0 = m log 2 + n/2 log 2pi + log det Sigma_A / 2 (quadrature)") {
     const Grbm g = correlated_2d();
-    const Moments mo = exact_visible_moments(Model{g, {}, {}, {}});
+    const Moments mo = exact_visible_moments(Model{g, {}, {}, {}, {}});
     const PathPtr p = cov_path(g);
     // The target covariance exceeds diag(sigma^2) by a rank-2 PSD part here, so nothing is floored
     // unless an eigenvalue is below 1e-3 mean sigma^2; the base then has the target's covariance.
@@ -159,7 +159,7 @@ TEST_CASE("AISC floors the eigenvalues of C - diag(sigma^2) and says how many") 
 
 TEST_CASE("AISC kernel at beta = 0.3 and 0.6 keeps p_beta: long chains match quadrature of f_beta") {
     const Grbm g = correlated_2d();
-    const Moments mo = exact_visible_moments(Model{g, {}, {}, {}});
+    const Moments mo = exact_visible_moments(Model{g, {}, {}, {}, {}});
     // A base that is deliberately not the target's covariance (floor 0.5 mean sigma^2), so that
     // p_beta differs from both ends.
     const PathPtr p = make_grbm_cov_path(g, mo.mean + Vec::Constant(2, 0.7), mo.cov, 0.5);
@@ -178,7 +178,7 @@ TEST_CASE("AISC kernel at beta = 0.3 and 0.6 keeps p_beta: long chains match qua
 
 TEST_CASE("AISC perfect transitions: exact draws from p_beta (quadrature), unbiased AIS, BDMC sandwich") {
     const Grbm g = correlated_2d();
-    const Moments mo = exact_visible_moments(Model{g, {}, {}, {}});
+    const Moments mo = exact_visible_moments(Model{g, {}, {}, {}, {}});
     const PathPtr p = make_grbm_cov_path(g, mo.mean + Vec::Constant(2, 0.7), mo.cov, 0.5);
     CHECK(p->can_sample_exactly());
     for (double beta : {0.0, 0.45, 1.0}) {
@@ -191,7 +191,7 @@ TEST_CASE("AISC perfect transitions: exact draws from p_beta (quadrature), unbia
     }
     const Grbm g6 = test::random_grbm(24, 6, 4, {0, 1}, 1.0);
     const PathPtr p6 = cov_path(g6);
-    const double truth = exact_log_z(Model{g6, {}, {}, {}});
+    const double truth = exact_log_z(Model{g6, {}, {}, {}, {}});
     AisOptions o;
     o.chains = 1000;
     o.seed = 3;
@@ -218,7 +218,7 @@ TEST_CASE("AISC agrees with exact log Z on random enumerable GRBMs") {
     for (const Grbm& g : {test::random_grbm(21, 6, 4), test::random_grbm(22, 8, 5, {-1, 1}, 0.6),
                           test::random_grbm(23, 5, 3, {-1, 0, 1}, 0.9)}) {
         const PathPtr p = cov_path(g);
-        check_agrees(run(*p, linear_schedule(200), 1000, 10 + k), exact_log_z(Model{g, {}, {}, {}}),
+        check_agrees(run(*p, linear_schedule(200), 1000, 10 + k), exact_log_z(Model{g, {}, {}, {}, {}}),
                      "AISC random GRBM " + std::to_string(k));
         ++k;
     }
@@ -229,7 +229,7 @@ TEST_CASE("Covariance effect (Kiwaki & Aihara): ESS AISC > AIS > AISM at K = 10,
     double ess_c = 0, ess_a = 0, ess_m = 0;
     for (int rep = 0; rep < repeats; ++rep) {
         const Grbm g = correlated_grbm(100 + rep);
-        const Model model{g, {}, {}, {}};
+        const Model model{g, {}, {}, {}, {}};
         const Moments mo = exact_visible_moments(model);
         const double truth = exact_log_z(model);
         const PathPtr aisc = make_grbm_cov_path(g, mo.mean, mo.cov);
@@ -263,7 +263,7 @@ TEST_CASE("AISC weights are bitwise identical on 1 and 2 threads") {
 
 TEST_CASE("AISC refuses malformed moments") {
     const Grbm g = test::random_grbm(41, 4, 2);
-    const Moments mo = exact_visible_moments(Model{g, {}, {}, {}});
+    const Moments mo = exact_visible_moments(Model{g, {}, {}, {}, {}});
     CHECK_THROWS_WITH(make_grbm_cov_path(g, Vec::Zero(3), mo.cov), InputError, "base mean has length 3");
     CHECK_THROWS_WITH(make_grbm_cov_path(g, mo.mean, Mat::Identity(4, 3)), InputError, "4 x 3");
     Mat nan_cov = mo.cov;

@@ -101,18 +101,18 @@ Brbm brbm_from_eta(const Brbm& like, const Vec& eta) {
 Model grbm_base(const Grbm& g) {
     Grbm b = g;
     b.W.setZero();
-    b.b = exact_visible_moments(Model{g, {}, {}, {}}).mean;
+    b.b = exact_visible_moments(Model{g, {}, {}, {}, {}}).mean;
     b.c.setZero();
-    return Model{b, {}, {}, {}};
+    return Model{b, {}, {}, {}, {}};
 }
 // Base-rate model for a BRBM: zero weights, visible bias logit of the target mean, hidden bias 0.
 Model brbm_base(const Brbm& r) {
     Brbm b = r;
     b.W.setZero();
-    const Vec mean = exact_visible_moments(Model{r, {}, {}, {}}).mean;
+    const Vec mean = exact_visible_moments(Model{r, {}, {}, {}, {}}).mean;
     for (Index i = 0; i < mean.size(); ++i) b.b(i) = logit(std::clamp(mean(i), 1e-3, 1 - 1e-3));
     b.c.setZero();
-    return Model{b, {}, {}, {}};
+    return Model{b, {}, {}, {}, {}};
 }
 
 AisResult run(const AnnealingPath& p, Index chains, Index steps, std::uint64_t seed, bool perfect = false) {
@@ -203,7 +203,7 @@ double marginal_k_delta(const AnnealingPath& p, Index n, Index K, double log_z1)
 
 TEST_CASE("MAS on a GRBM: knots reproduce the averaged moments, estimate agrees with exact log Z") {
     const Grbm g = test::random_grbm(11, 5, 4, {0, 1}, 0.9);
-    const Model target{g, {}, {}, {}}, base = grbm_base(g);
+    const Model target{g, {}, {}, {}, {}}, base = grbm_base(g);
     const PathPtr p = make_mas_path(target, base, {});
     CHECK(p->notes().find("exact enumeration") != std::string::npos);
     CHECK(p->notes().find("converged") != std::string::npos && p->notes().find("NOT") == std::string::npos);
@@ -221,7 +221,7 @@ TEST_CASE("MAS on a GRBM: knots reproduce the averaged moments, estimate agrees 
 
 TEST_CASE("MAS on a GRBM with hidden values {-1, 0, 1}") {
     const Grbm g = test::random_grbm(12, 4, 3, {-1, 0, 1}, 0.7);
-    const Model target{g, {}, {}, {}}, base = grbm_base(g);
+    const Model target{g, {}, {}, {}, {}}, base = grbm_base(g);
     const PathPtr p = make_mas_path(target, base, {});
     check_knots(*p, g, std::get<Grbm>(base.params), grbm_stats, grbm_from_eta);
     check_agrees(run(*p, 1000, 200, 3), exact_log_z(target), "MAS GRBM {-1,0,1}");
@@ -230,7 +230,7 @@ TEST_CASE("MAS on a GRBM with hidden values {-1, 0, 1}") {
 TEST_CASE("MAS on BRBMs (hidden and visible layer enumerated)") {
     for (const auto& [n, m] : std::vector<std::pair<Index, Index>>{{7, 3}, {3, 6}}) {
         const Brbm r = test::random_brbm(20 + static_cast<unsigned>(n), n, m, 1.2);
-        const Model target{r, {}, {}, {}}, base = brbm_base(r);
+        const Model target{r, {}, {}, {}, {}}, base = brbm_base(r);
         const PathPtr p = make_mas_path(target, base, {});
         check_knots(*p, r, std::get<Brbm>(base.params), [](const Brbm& x) { return brbm_stats(x); }, brbm_from_eta);
         double log_z = 0;
@@ -243,7 +243,7 @@ TEST_CASE("MAS on BRBMs (hidden and visible layer enumerated)") {
 
 TEST_CASE("Theorem 2: MAS and the geometric path share the cost functional, and K delta -> F for both") {
     const Brbm r = test::random_brbm(31, 6, 3, 1.5);
-    const Model target{r, {}, {}, {}}, base = brbm_base(r);
+    const Model target{r, {}, {}, {}, {}}, base = brbm_base(r);
     const PathPtr mas = make_mas_path(target, base, {});
     const PathPtr geo = make_brbm_geometric_path(r, std::get<Brbm>(base.params).b, "base rate");
     double log_z1 = 0;
@@ -274,7 +274,7 @@ TEST_CASE("Theorem 2: MAS and the geometric path share the cost functional, and 
 
 TEST_CASE("MAS perfect transitions draw from p_beta exactly (BRBM, enumerated)") {
     const Brbm r = test::random_brbm(41, 4, 3, 1.5);
-    const Model target{r, {}, {}, {}}, base = brbm_base(r);
+    const Model target{r, {}, {}, {}, {}}, base = brbm_base(r);
     const PathPtr p = make_mas_path(target, base, {});
     CHECK(p->can_sample_exactly());
     const auto vs = configurations({0, 1}, 4);
@@ -305,7 +305,7 @@ TEST_CASE("MAS perfect transitions draw from p_beta exactly (BRBM, enumerated)")
 TEST_CASE("MAS falls back to PCD when the hidden layer is too large to enumerate, and stays unbiased") {
     // 2^17 hidden configurations: beyond MAS's enumeration limit, within exact_log_z's.
     const Grbm g = test::random_grbm(51, 4, 17, {0, 1}, 0.25);
-    const Model target{g, {}, {}, {}}, base = grbm_base(g);
+    const Model target{g, {}, {}, {}, {}}, base = grbm_base(g);
     MasOptions o;
     o.knots = {0.25, 0.5, 0.75};
     o.max_iterations = 150;
@@ -334,7 +334,7 @@ TEST_CASE("MAS falls back to PCD when the hidden layer is too large to enumerate
 
 TEST_CASE("MAS AIS weights are bitwise identical on 1 and 2 threads") {
     const Brbm r = test::random_brbm(61, 10, 4, 1.0);
-    const PathPtr p = make_mas_path(Model{r, {}, {}, {}}, brbm_base(r), {});
+    const PathPtr p = make_mas_path(Model{r, {}, {}, {}, {}}, brbm_base(r), {});
     const AisResult a = test::at_threads(1, [&] { return run(*p, 300, 30, 9); });
     const AisResult b = test::at_threads(2, [&] { return run(*p, 300, 30, 9); });
     CHECK(a.log_weights == b.log_weights);
@@ -342,7 +342,7 @@ TEST_CASE("MAS AIS weights are bitwise identical on 1 and 2 threads") {
 
 TEST_CASE("MAS refuses bad knots and mismatched models") {
     const Brbm r = test::random_brbm(71, 4, 2, 1.0);
-    const Model target{r, {}, {}, {}}, base = brbm_base(r);
+    const Model target{r, {}, {}, {}, {}}, base = brbm_base(r);
     auto with_knots = [&](std::vector<double> k) {
         MasOptions o;
         o.knots = std::move(k);
@@ -357,10 +357,10 @@ TEST_CASE("MAS refuses bad knots and mismatched models") {
     CHECK_THROWS_WITH(make_mas_path(target, grbm_base(g), {}), InputError, "same kind");
     Grbm other_sigma = std::get<Grbm>(grbm_base(g).params);
     other_sigma.sigma *= 2;
-    CHECK_THROWS_WITH(make_mas_path(Model{g, {}, {}, {}}, Model{other_sigma, {}, {}, {}}, {}), InputError, "sigma");
-    CHECK_THROWS_WITH(make_mas_path(Model{test::random_brbm(73, 5, 2), {}, {}, {}}, base, {}), InputError, "must match");
+    CHECK_THROWS_WITH(make_mas_path(Model{g, {}, {}, {}, {}}, Model{other_sigma, {}, {}, {}, {}}, {}), InputError, "sigma");
+    CHECK_THROWS_WITH(make_mas_path(Model{test::random_brbm(73, 5, 2), {}, {}, {}, {}}, base, {}), InputError, "must match");
     const Leaky l = test::random_leaky(74, 3, 2, 0.1);
-    CHECK_THROWS_WITH(make_mas_path(Model{l, {}, {}, {}}, Model{l, {}, {}, {}}, {}), InputError, "grbm or brbm");
+    CHECK_THROWS_WITH(make_mas_path(Model{l, {}, {}, {}, {}}, Model{l, {}, {}, {}, {}}, {}), InputError, "grbm or brbm");
     // An empty knot list is the geometric path itself.
     CHECK(with_knots({})->knots().size() == 2);
 }
