@@ -65,16 +65,26 @@ SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const json& 
     SweepCheckpoint c;
     try {
         c.options = f::array(f::member(j, "options", ""), "options");
-        for (std::size_t i = 0; i < options.size(); ++i) {
-            const json& want = options[i];
+        // Matched by name, not position: an option added to ais-sweep since the checkpoint was
+        // written is absent there, which equals "not given" here.
+        const auto value_in = [](const json& list, const json& name) {
+            for (const json& o : list)
+                if (o.is_object() && o.value("option", json()) == name) return o.value("value", json());
+            return json();
+        };
+        for (const json& want : options) {
             const json want_value = want.value("value", json());
-            const json had = i < c.options.size() ? c.options[i] : json();
-            if (!had.is_object() || had.value("option", json()) != want.value("option", json()) || had.value("value", json()) != want_value)
-                throw InputError(shown(want.value("option", json())) + " differs from the checkpoint's (" +
-                                 shown(had.is_object() ? had.value("value", json()) : json()) + " there, " + shown(want_value) +
-                                 " here); resume with the same options");
+            const json had = value_in(c.options, want.value("option", json()));
+            if (had != want_value)
+                throw InputError(shown(want.value("option", json())) + " differs from the checkpoint's (" + shown(had) +
+                                 " there, " + shown(want_value) + " here); resume with the same options");
         }
-        if (c.options.size() != options.size()) throw InputError("made by another version (options differ)");
+        for (const json& had : c.options) {
+            if (!had.is_object() || !had.contains("option"))
+                throw InputError("made by another version (options differ)");
+            if (!had.value("value", json()).is_null() && value_in(options, had["option"]).is_null())
+                throw InputError("made by another version (option " + shown(had["option"]) + " is not one of this version's)");
+        }
         const json& runs = f::array(f::member(j, "runs", ""), "runs");
         for (std::size_t i = 0; i < runs.size(); ++i) {
             const json& r = runs[i];
