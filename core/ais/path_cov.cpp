@@ -27,7 +27,7 @@ class GrbmCovPath final : public AnnealingPath {
 public:
     GrbmCovPath(const Grbm& m, const Vec& base_mean, const Mat& target_cov, double floor_scale)
         : m_(m), b_a_(base_mean) {
-        validate(Model{m, {}, {}, {}});
+        validate(Model{m, {}, {}, {}, {}});
         const Index n = m.n_visible();
         if (base_mean.size() != n)
             throw InputError("cov path: the base mean has length " + std::to_string(base_mean.size()) +

@@ -61,7 +61,7 @@ constexpr double kMinAcceptance = 0.02;
 class LeakyPathBase : public AnnealingPath {
 public:
     LeakyPathBase(const Leaky& m, LeakyKernel kernel) : m_(m), kernel_(kernel), gram_(m.W.transpose() * m.W) {
-        validate(Model{m, {}, {}, {}});
+        validate(Model{m, {}, {}, {}, {}});
         if (!(m.leakiness > 0 && m.leakiness <= 1))
             throw InputError("leaky RBM: leakiness must be in (0, 1], got " + std::to_string(m.leakiness));
         pilot_ = pilot_acceptance();

@@ -3,19 +3,14 @@
 #include <cmath>
 
 #include "../core/check.hpp"
-#include "cli_runner.hpp"
+#include "cli_checks.hpp"
 
 using namespace rbm;
 using nlohmann::json;
 
-namespace {
+using rbm::test::expect_one_line_error;
 
-void expect_one_line_error(const test::CliResult& r, const char* what, const char* fragment) {
-    CHECK_MSG(r.exit_code == 2, what << ": exit " << r.exit_code << " stderr '" << r.err << "'");
-    CHECK_MSG(r.stderr_lines() == 1, what << ": stderr '" << r.err << "'");
-    CHECK_MSG(r.out.empty(), what << ": stdout '" << r.out << "'");
-    CHECK_MSG(r.err.find(fragment) != std::string::npos, what << ": stderr '" << r.err << "' lacks '" << fragment << "'");
-}
+namespace {
 
 const char* kGauss3 =
     R"({"format": "rbmscope-model", "version": 1, "kind": "gaussian", "mean": [0, 0, 0],

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check.hpp"
-#include "cli_runner.hpp"
+#include "cli_checks.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -16,11 +16,7 @@ namespace {
 
 const std::string kLoaders = std::string(RBMSCOPE_TEST_DATA) + "/loaders/";
 
-json ok(const std::string& args) {
-    const CliResult r = run_cli(args);
-    CHECK_MSG(r.exit_code == 0, args << ": exit " << r.exit_code << ": " << r.err);
-    return r.exit_code == 0 ? json::parse(r.out) : json::object();
-}
+json ok(const std::string& args) { return run_ok(args); }
 
 // FNV-1a 64 written out here, independently of core/io/result_source.cpp.
 std::string fnv(const std::string& bytes) {

@@ -6,19 +6,14 @@
 #include <set>
 
 #include "../core/check.hpp"
-#include "cli_runner.hpp"
+#include "cli_checks.hpp"
 
 using namespace rbm;
 using nlohmann::json;
 
-namespace {
+using rbm::test::expect_one_line_error;
 
-void expect_one_line_error(const test::CliResult& r, const char* what, const char* needle) {
-    CHECK_MSG(r.exit_code == 2, what << ": exit " << r.exit_code);
-    CHECK_MSG(r.stderr_lines() == 1, what << ": stderr '" << r.err << "'");
-    CHECK_MSG(r.out.empty(), what << ": stdout '" << r.out << "'");
-    CHECK_MSG(r.err.find(needle) != std::string::npos, what << ": '" << r.err << "' lacks '" << needle << "'");
-}
+namespace {
 
 // Reference N(0, I) -> target N((3,-2), [[.5,.3],[.3,.8]]): exact draws at every rung.
 std::string exact_moves_model() {

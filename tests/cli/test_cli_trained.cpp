@@ -6,19 +6,14 @@
 #include <sstream>
 
 #include "../core/check.hpp"
-#include "cli_runner.hpp"
+#include "cli_checks.hpp"
 
 using namespace rbm;
 using nlohmann::json;
 
-namespace {
+using rbm::test::expect_one_line_error;
 
-void expect_one_line_error(const test::CliResult& r, const char* what, const char* fragment) {
-    CHECK_MSG(r.exit_code == 2, what << ": exit " << r.exit_code << " stderr '" << r.err << "'");
-    CHECK_MSG(r.stderr_lines() == 1, what << ": stderr '" << r.err << "'");
-    CHECK_MSG(r.out.empty(), what << ": stdout '" << r.out << "'");
-    CHECK_MSG(r.err.find(fragment) != std::string::npos, what << ": stderr '" << r.err << "' lacks '" << fragment << "'");
-}
+namespace {
 
 json read_json(const std::string& path) {
     std::ifstream in(path);
