@@ -15,16 +15,15 @@ namespace {
 
 const std::string kLoaders = std::string(RBMSCOPE_TEST_DATA) + "/loaders/";
 
-json ok(const std::string& args) { return run_ok(args); }
 
 }  // namespace
 
 TEST_CASE("exact log Z of .mat and .h5 files equals the JSON twin's, printed digit for digit") {
     for (const char* k : {"brbm", "grbm"}) {
         const std::string kind = k;
-        const json twin = ok("exact " + kLoaders + kind + ".json");
+        const json twin = run_ok("exact " + kLoaders + kind + ".json");
         for (const char* f : {"-v5.mat", "-v73.mat", ".h5"}) {
-            const json j = ok("exact " + kLoaders + kind + f);
+            const json j = run_ok("exact " + kLoaders + kind + f);
             CHECK_MSG(j["log_z"].dump() == twin["log_z"].dump() && j["mean_v"] == twin["mean_v"], kind + f);
             CHECK_MSG(!j.contains("warnings"), kind + f);
         }
@@ -33,16 +32,16 @@ TEST_CASE("exact log Z of .mat and .h5 files equals the JSON twin's, printed dig
 
 TEST_CASE("--map on every MODEL command; the transposition is a warning of the result") {
     const std::string mapped = kLoaders + "brbm-mapped.npz --map W=weights,b=vbias,c=hbias";
-    const json twin = ok("exact " + kLoaders + "brbm.json");
-    const json j = ok("exact " + mapped);
+    const json twin = run_ok("exact " + kLoaders + "brbm.json");
+    const json j = run_ok("exact " + mapped);
     CHECK(j["log_z"].dump() == twin["log_z"].dump());
     CHECK(j["warnings"].size() == 1 &&
           j["warnings"][0].get<std::string>().find("'W' was stored hidden x visible (3 x 5") != std::string::npos);
-    CHECK(ok("info " + mapped)["n_visible"] == 5);
-    CHECK(ok("meanfield " + kLoaders + "grbm-v5.mat --map W=vishid,sigma=sigma --type 1").contains("free_energy"));
-    CHECK(ok("ais " + mapped + " --steps 10 --chains 4 --seed 1").contains("log_z"));
-    CHECK(ok("pt " + mapped + " --chains 2 --sweeps 10 --seed 1").contains("betas"));
-    CHECK(ok("sample " + mapped + " --chains 2 --sweeps 2").contains("samples"));
+    CHECK(run_ok("info " + mapped)["n_visible"] == 5);
+    CHECK(run_ok("meanfield " + kLoaders + "grbm-v5.mat --map W=vishid,sigma=sigma --type 1").contains("free_energy"));
+    CHECK(run_ok("ais " + mapped + " --steps 10 --chains 4 --seed 1").contains("log_z"));
+    CHECK(run_ok("pt " + mapped + " --chains 2 --sweeps 10 --seed 1").contains("betas"));
+    CHECK(run_ok("sample " + mapped + " --chains 2 --sweeps 2").contains("samples"));
     // A map naming a missing array, a map on a preset, a bad map: one line, exit 2.
     CliResult r = run_cli("exact " + kLoaders + "brbm-mapped.npz --map W=nope");
     CHECK(r.exit_code == 2 && r.err.find("--map W=nope: the file has no array 'nope' (it has 'weights', 'vbias', 'hbias')") !=
@@ -68,13 +67,13 @@ TEST_CASE("bad .mat and .h5 files: exit 2 with one line naming the file and the 
 
 TEST_CASE("convert writes .mat (v5, v7.3) and .h5 that read back to the same log Z") {
     const fs::path dir = temp_dir();
-    const json twin = ok("exact " + kLoaders + "grbm.json");
+    const json twin = run_ok("exact " + kLoaders + "grbm.json");
     for (const char* o : {"g.mat", "g73.mat", "g.h5"}) {
         const std::string out = o;
         const std::string path = (dir / out).string();
-        const json c = ok("convert " + kLoaders + "grbm.json " + path + (out == "g73.mat" ? " --mat-version 7.3" : ""));
+        const json c = run_ok("convert " + kLoaders + "grbm.json " + path + (out == "g73.mat" ? " --mat-version 7.3" : ""));
         CHECK(c["kind"] == "grbm" && c["n_visible"] == 3);
-        CHECK_MSG(ok("exact " + path)["log_z"].dump() == twin["log_z"].dump(), out);
+        CHECK_MSG(run_ok("exact " + path)["log_z"].dump() == twin["log_z"].dump(), out);
     }
     const CliResult r = run_cli("convert " + kLoaders + "grbm.json " + (dir / "g.h5").string() + " --mat-version 7.3");
     CHECK(r.exit_code == 2 && r.err.find("--mat-version applies to a .mat OUT") != std::string::npos);

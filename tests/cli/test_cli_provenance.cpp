@@ -16,7 +16,6 @@ namespace {
 
 const std::string kLoaders = std::string(RBMSCOPE_TEST_DATA) + "/loaders/";
 
-json ok(const std::string& args) { return run_ok(args); }
 
 // FNV-1a 64 written out here, independently of core/io/result_source.cpp.
 std::string fnv(const std::string& bytes) {
@@ -40,7 +39,7 @@ TEST_CASE("ais, ais-sweep, pt and meanfield carry model_file, argv and command_l
         "meanfield " + model + " --type 1",
     };
     for (const std::string& args : runs) {
-        const json j = ok(args);
+        const json j = run_ok(args);
         CHECK_MSG(j.contains("model_file"), args);
         if (!j.contains("model_file")) continue;
         const json& m = j["model_file"];
@@ -50,19 +49,19 @@ TEST_CASE("ais, ais-sweep, pt and meanfield carry model_file, argv and command_l
         CHECK_MSG(j["argv"][0] == args.substr(0, args.find(' ')) && j["argv"][1] == model, j["argv"].dump());
     }
     // SPEC §8's keys keep their values: ais-sweep's "model" is still the argument as given.
-    CHECK(ok(runs[1])["model"] == model);
+    CHECK(run_ok(runs[1])["model"] == model);
 }
 
 TEST_CASE("the command line reproduces the result; a preset is named, quoting survives a space") {
-    const json a = ok("ais four-mode --steps 20 --chains 50 --seed 9");
+    const json a = run_ok("ais four-mode --steps 20 --chains 50 --seed 9");
     CHECK(a["model_file"]["preset"] == "four-mode" && !a["model_file"].contains("fnv1a64"));
     const std::string line = a["command_line"];
     CHECK(line.rfind("rbmscope-cli ais four-mode", 0) == 0);
-    const json again = ok(line.substr(std::string("rbmscope-cli ").size()));
+    const json again = run_ok(line.substr(std::string("rbmscope-cli ").size()));
     CHECK(again["log_z"] == a["log_z"] && again["ci95"] == a["ci95"]);
     const fs::path spaced = temp_dir() / "my model.json";
     fs::copy_file(kLoaders + "grbm.json", spaced, fs::copy_options::overwrite_existing);
-    const json q = ok("meanfield '" + spaced.string() + "' --type 1");
+    const json q = run_ok("meanfield '" + spaced.string() + "' --type 1");
     CHECK_MSG(q["command_line"] == "rbmscope-cli meanfield '" + spaced.string() + "' --type 1", q["command_line"].dump());
     CHECK(q["model_file"]["path"] == spaced.string());
 }
