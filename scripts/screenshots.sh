@@ -24,6 +24,14 @@ shot training-digits --view training --data digits --train-method cd,pcd,pt,lpt,
 shot samples-bars --preset bars-and-stripes --view samples --data bars:4 --sampler pt --sample-sweeps 3000 --run --size 1400x800
 shot filters-bars --preset bars-and-stripes --view filters --size 1400x800
 
+# File → Export report of the four-mode preset (docs/examples), and how Chromium draws it.
+"$root/scripts/deps.sh" chromium
+mkdir -p "$root/docs/examples"
+"$app" --size 1600x900 --preset four-mode --view estimates --compare cov:moment --run --sweep 10,30,100,300 \
+       --report "$root/docs/examples/report-four-mode.html"
+chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,3200 \
+         --screenshot="$out/report-four-mode.png" "file://$root/docs/examples/report-four-mode.html" 2>/dev/null
+
 # The tempering and mean-field pictures come from their widget suites, which render them.
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_tempering_view"
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_meanfield_view"

@@ -15,6 +15,7 @@
 //   --train-monitor T --train-init-scale S --train-shifts --train-prep binarize|scale|standardize|raw   training settings
 //   --sampler gibbs|pt|anneal --sample-sweeps N   samples view (with --run: draw and wait)
 //   --screenshot FILE.png [--size WxH] [--timeout S]  render the window once results are in, save it, exit
+//   --report FILE.html               as --screenshot, but File → Export report (both may be given)
 // Environment: RBMSCOPE_CONFIG_DIR  where last-session.json is kept (default: the platform's config folder).
 // SIGTERM, SIGHUP and SIGINT close the window as the user would: the session is saved, exit 0.
 #include <QApplication>
@@ -104,16 +105,19 @@ int main(int argc, char** argv) {
     QCommandLineOption trainMonitor(QStringLiteral("train-monitor"), QStringLiteral("Log-likelihood record every this many updates."), QStringLiteral("T"));
     QCommandLineOption trainShifts(QStringLiteral("train-shifts"), QStringLiteral("Grow image data with one-pixel shifts."));
     QCommandLineOption trainPrep(QStringLiteral("train-prep"), QStringLiteral("Data values: binarize, scale, standardize, raw."), QStringLiteral("P"));
+    QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Write the HTML report (File → Export report) once results are in, and exit."),
+                              QStringLiteral("FILE"));
     QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("Seconds --screenshot waits for results (default 120)."), QStringLiteral("S"));
     QCommandLineOption sampler(QStringLiteral("sampler"), QStringLiteral("Samples view sampler: gibbs, pt, anneal."), QStringLiteral("S"));
     QCommandLineOption sampleSweeps(QStringLiteral("sample-sweeps"), QStringLiteral("Samples view: sweeps (scans, annealing steps)."), QStringLiteral("N"));
     parser.addOptions({preset, model, session, view, run, path, base, compare, steps, chains, seed, sweep, perfect, reverse, beta, scale, shot, size,
                        data, trainMethod, trainKind, trainHidden, trainUpdates, trainK, trainBatch, trainLr, trainMonitor, trainInit, trainShifts,
-                       trainPrep, sampler, sampleSweeps, timeout});
+                       trainPrep, sampler, sampleSweeps, report, timeout});
     parser.process(app);
 
     rbmscope::MainWindow w;
-    const bool screenshot = parser.isSet(shot);
+    // Headless: render (and/or report) once results are in, then exit.
+    const bool screenshot = parser.isSet(shot) || parser.isSet(report);
     w.setInteractive(!screenshot);
     // SIGTERM / SIGHUP / SIGINT: close the window normally, so the session is saved.
     rbmscope::closeOnTerminationSignals(&w);
@@ -278,13 +282,13 @@ int main(int argc, char** argv) {
         return app.exec();
     }
 
-    const QString file = parser.value(shot);
+    const QString file = parser.value(shot), reportFile = parser.value(report);
     long long timeoutSeconds = 120;
     if (const QString err = integer(timeout, 1, 86400, timeoutSeconds); !err.isEmpty()) return fail(err);
     const int timeoutMs = static_cast<int>(timeoutSeconds * 1000);
     auto* poll = new QTimer(&w);
     bool betaApplied = !showBeta;
-    QObject::connect(poll, &QTimer::timeout, &w, [&w, file, poll, showBeta, &betaApplied] {
+    QObject::connect(poll, &QTimer::timeout, &w, [&w, file, reportFile, poll, showBeta, &betaApplied] {
         if (!w.idle()) return;
         if (!betaApplied) {
             // Scrub to the asked beta once the run is in: particles from the nearest checkpoint.
@@ -294,12 +298,22 @@ int main(int argc, char** argv) {
         }
         poll->stop();
         QApplication::processEvents();
-        if (!w.grab().save(file)) {
-            std::cerr << "rbmscope: cannot write " << file.toStdString() << std::endl;
-            QApplication::exit(2);
-            return;
+        if (!reportFile.isEmpty()) {
+            if (const QString err = w.exportReport(reportFile); !err.isEmpty()) {
+                std::cerr << "rbmscope: " << err.toStdString() << std::endl;
+                QApplication::exit(2);
+                return;
+            }
+            std::cout << "rbmscope: wrote " << reportFile.toStdString() << std::endl;
         }
-        std::cout << "rbmscope: wrote " << file.toStdString() << std::endl;
+        if (!file.isEmpty()) {
+            if (!w.grab().save(file)) {
+                std::cerr << "rbmscope: cannot write " << file.toStdString() << std::endl;
+                QApplication::exit(2);
+                return;
+            }
+            std::cout << "rbmscope: wrote " << file.toStdString() << std::endl;
+        }
         QApplication::exit(0);
     });
     poll->start(50);

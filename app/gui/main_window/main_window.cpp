@@ -237,6 +237,8 @@ void MainWindow::buildMenus() {
     exportImageAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportDataAction_ = file->addAction(tr("Export &data of this view (CSV, JSON)…"), this, &MainWindow::exportDataDialog);
     exportDataAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    exportReportAction_ = file->addAction(tr("Export &report (HTML)…"), this, &MainWindow::exportReportDialog);
+    exportReportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
@@ -388,6 +390,7 @@ QAction* MainWindow::action(const QString& name) const {
     if (name == QLatin1String("reset")) return resetAction_;
     if (name == QLatin1String("exportImage")) return exportImageAction_;
     if (name == QLatin1String("exportData")) return exportDataAction_;
+    if (name == QLatin1String("exportReport")) return exportReportAction_;
     if (name == QLatin1String("openModel")) return openModelAction_;
     if (name == QLatin1String("saveModel")) return saveModelAction_;
     if (name == QLatin1String("openSession")) return openSessionAction_;

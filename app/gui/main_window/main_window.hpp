@@ -102,6 +102,10 @@ public:
     // Export the current view; empty string on success, else the reason.
     QString exportImage(const QString& path);
     QString exportData(const QString& path);
+    // File → Export report (main_window/report_export.cpp): one self-contained HTML page with the
+    // model, every view's results as inline SVG, the numbers and the rbmscope-cli command that
+    // reproduces each; "" on success, else the reason.
+    QString exportReport(const QString& path);
 
     HeatmapView* densityView() const { return density_->view(); }
     DensityTab* densityTab() const { return density_; }
@@ -122,7 +126,7 @@ public:
     const std::vector<Lane>& lanes() const { return lanes_; }
     bool lanesReady() const { return lanesReady_; }
     std::optional<double> exactLogZ() const { return exactLogZ_; }
-    // run sweep pause step cancel restart reset presenter exportImage exportData openModel saveModel openSession saveSession saveSessionAs
+    // run sweep pause step cancel restart reset presenter exportImage exportData exportReport openModel saveModel openSession saveSession saveSessionAs
     QAction* action(const QString& name) const;
 
     // Sessions (main_window/session_files.cpp): the model, every panel setting and the view, in a
@@ -182,6 +186,7 @@ private:
     void saveModelDialog();
     void exportImageDialog();
     void exportDataDialog();
+    void exportReportDialog();
     void aboutMethod();
     void aboutEstimates();
     void about();
@@ -282,6 +287,7 @@ private:
     QAction* resetAction_ = nullptr;
     QAction* exportImageAction_ = nullptr;
     QAction* exportDataAction_ = nullptr;
+    QAction* exportReportAction_ = nullptr;
     QAction* openModelAction_ = nullptr;
     QAction* saveModelAction_ = nullptr;
     QAction* openSessionAction_ = nullptr;

@@ -1,0 +1,182 @@
+// File → Export report: one self-contained HTML page (issue #18) with the model summary, each
+// view that holds results as an inline SVG figure, the numbers, and the rbmscope-cli command that
+// reproduces each result (main_window/cli_equivalent.hpp). A model the CLI cannot name (anything
+// but an unchanged preset) is written next to the page, since a command needs a file to read.
+#include <QBuffer>
+#include <QDateTime>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLayout>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <cmath>
+
+#include "core/io/model_io.hpp"
+#include "core/io/result_source.hpp"
+#include "main_window/cli_equivalent.hpp"
+#include "main_window/main_window.hpp"
+
+namespace rbmscope {
+namespace {
+
+QString num(double x, int digits = 6) {
+    if (!std::isfinite(x)) return QStringLiteral("—");
+    return QString::number(x, 'g', digits);
+}
+
+QString esc(const QString& s) { return s.toHtmlEscaped(); }
+
+// The widget as an <svg> element (heatmaps are embedded images inside it), drawn at `size`: a
+// tab that is not the current one keeps whatever size it last had (a never-shown one 100 x 30,
+// whose text would then fill the figure), so it is given the current tab's first.
+QString inlineSvg(QWidget* w, const QString& title, QSize size) {
+    if (w->size() != size) w->resize(size);
+    if (QLayout* l = w->layout()) l->activate();
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator gen;
+    gen.setOutputDevice(&buffer);
+    gen.setResolution(90);
+    gen.setSize(w->size());
+    gen.setViewBox(QRect(QPoint(0, 0), w->size()));
+    gen.setTitle(title);
+    QPainter painter;
+    if (!painter.begin(&gen)) return {};
+    w->render(&painter);
+    painter.end();
+    QString svg = QString::fromUtf8(buffer.data());
+    // Inline SVG: the XML declaration goes; the figure scales with the page.
+    const int start = svg.indexOf(QStringLiteral("<svg"));
+    if (start < 0) return {};
+    svg = svg.mid(start);
+    svg.replace(QRegularExpression(QStringLiteral("<svg width=\"[^\"]*\" height=\"[^\"]*\"")),
+                QStringLiteral("<svg class=\"figure\""));
+    return svg;
+}
+
+QString commandBlock(const CliEquivalent& c) {
+    if (c.argv.empty())
+        return QStringLiteral("<p class=\"note\">No command line reproduces this exactly: rbmscope-cli has no option for %1.</p>")
+            .arg(esc(c.missing));
+    return QStringLiteral("<pre class=\"cmd\">%1</pre>").arg(esc(QString::fromStdString(rbm::shell_command_line(c.argv))));
+}
+
+QString row(const QString& key, const QString& value) {
+    return QStringLiteral("<tr><th>%1</th><td>%2</td></tr>").arg(esc(key), value);
+}
+
+const char* kStyle = R"(
+body { font-family: sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; margin-top: 2rem; }
+table { border-collapse: collapse; margin: .5rem 0; } th, td { padding: .2rem .7rem; border: 1px solid #ddd; text-align: left; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+pre.cmd { background: #f4f4f4; padding: .5rem; white-space: pre-wrap; word-break: break-all; }
+svg.figure { width: 100%; height: auto; border: 1px solid #eee; }
+.note { color: #8a5a00; } .meta { color: #666; font-size: .9rem; }
+)";
+
+}  // namespace
+
+QString MainWindow::exportReport(const QString& path) {
+    const QFileInfo info(path);
+    if (info.suffix().toLower() != QLatin1String("html") && info.suffix().toLower() != QLatin1String("htm"))
+        return QStringLiteral("a report is an HTML page: give the file name the suffix .html");
+    // What the commands name as MODEL.
+    std::string modelArg;
+    QString modelNote;
+    if (!presetName_.isEmpty() && !modelEdited_) {
+        modelArg = "preset:" + presetName_.toStdString();
+    } else {
+        const QString modelFile = info.completeBaseName() + QStringLiteral(".model.json");
+        try {
+            rbm::save_model(model_, (info.absolutePath() + QLatin1Char('/') + modelFile).toStdString());
+        } catch (const std::exception& e) {
+            return QStringLiteral("cannot write the model the report's commands need: %1").arg(QString::fromUtf8(e.what()));
+        }
+        modelArg = modelFile.toStdString();
+        modelNote = tr("The commands read the model from %1, written next to this page (run them in its folder).").arg(modelFile);
+    }
+    const rbm::ModelKind kind = model_.kind();
+    const QSize pageSize = tabs_->currentWidget()->size();
+
+    QString html;
+    html += QStringLiteral("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rbmscope report — %1</title><style>%2</style></head><body>\n")
+                .arg(esc(modelTitle()), QString::fromLatin1(kStyle));
+    html += QStringLiteral("<h1>rbmscope report: %1</h1>\n").arg(esc(modelTitle()));
+    html += QStringLiteral("<p class=\"meta\">Written %1 by rbmscope (File → Export report).</p>\n")
+                .arg(QDateTime::currentDateTime().toString(Qt::ISODate));
+
+    // Model.
+    html += QStringLiteral("<h2 id=\"model\">Model</h2>\n<table>");
+    html += row(tr("kind"), QString::fromLatin1(rbm::kind_name(kind)));
+    html += row(tr("visible units n"), QString::number(model_.n_visible()));
+    html += row(tr("hidden units m"), QString::number(model_.n_hidden()));
+    html += row(tr("opened from"), esc(modelEdited_ ? origin_ + tr(" (edited since)") : origin_));
+    if (exactLogZ_) html += row(tr("exact log Z"), QStringLiteral("<span class=\"n\">%1</span>").arg(num(*exactLogZ_, 10)));
+    html += QStringLiteral("</table>\n");
+    if (!modelNote.isEmpty()) html += QStringLiteral("<p class=\"meta\">%1</p>\n").arg(esc(modelNote));
+    if (model_.n_visible() == 2) html += inlineSvg(density_, tr("Target density"), pageSize);
+
+    // AIS: the Annealing view's run, one row and one command per method.
+    bool anyAis = false;
+    for (const LaneRun& l : run_->lanes()) anyAis = anyAis || l.result.has_value();
+    if (anyAis) {
+        html += QStringLiteral("<h2 id=\"ais\">Annealed importance sampling</h2>\n");
+        html += inlineSvg(annealing_, tr("Annealing"), pageSize);
+        html += QStringLiteral("<table><tr><th>method</th><th>log Ẑ</th><th>95% interval (bootstrap)</th><th>ESS</th><th>K</th><th>N</th><th>state</th></tr>");
+        for (const LaneRun& l : run_->lanes()) {
+            if (!l.result) continue;
+            const rbm::AisResult& r = *l.result;
+            const QString state = r.complete ? tr("complete")
+                                             : tr("partial (β = %1; log Ẑ_β, not log Z)").arg(num(r.beta_reached, 4));
+            html += QStringLiteral("<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">[%3, %4]</td><td class=\"n\">%5</td><td class=\"n\">%6</td><td class=\"n\">%7</td><td>%8</td></tr>")
+                        .arg(esc(l.label), num(r.estimate.log_z, 8), num(r.estimate.ci95_low, 8), num(r.estimate.ci95_high, 8),
+                             num(r.estimate.ess, 4))
+                        .arg(r.steps)
+                        .arg(run_->chains())
+                        .arg(esc(state));
+        }
+        html += QStringLiteral("</table>\n");
+        if (exactLogZ_) html += QStringLiteral("<p>Exact log Z = %1.</p>\n").arg(num(*exactLogZ_, 10));
+        for (const LaneRun& l : run_->lanes()) {
+            if (!l.result) continue;
+            html += QStringLiteral("<p>%1:</p>").arg(esc(l.label));
+            html += commandBlock(aisCommand(modelArg, kind, settings_, l.spec));
+        }
+        if (run_->lanes().size() > 1) html += inlineSvg(compare_, tr("Compare"), pageSize);
+    }
+
+    // Estimates: the sweep over K.
+    if (!sweep_->points().empty()) {
+        html += QStringLiteral("<h2 id=\"sweep\">Estimates against the number of steps K</h2>\n");
+        html += inlineSvg(estimates_, tr("Estimates"), pageSize);
+        html += QStringLiteral("<table><tr><th>method</th><th>K</th><th>log Ẑ</th><th>95% interval</th><th>ESS</th></tr>");
+        for (const SweepPoint& p : sweep_->points()) {
+            const QString label = p.lane < sweep_->laneLabels().size() ? sweep_->laneLabels()[p.lane] : QString::number(p.lane);
+            html += QStringLiteral("<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td><td class=\"n\">[%4, %5]</td><td class=\"n\">%6</td></tr>")
+                        .arg(esc(label))
+                        .arg(p.steps)
+                        .arg(num(p.estimate.log_z, 8), num(p.estimate.ci95_low, 8), num(p.estimate.ci95_high, 8), num(p.estimate.ess, 4));
+        }
+        html += QStringLiteral("</table>\n");
+        html += commandBlock(sweepCommand(modelArg, kind, settings_));
+    }
+    html += QStringLiteral("</body></html>\n");
+
+    QSaveFile f(path);
+    const QByteArray bytes = html.toUtf8();
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+        return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+    return {};
+}
+
+void MainWindow::exportReportDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QStringLiteral("rbmscope-report.html"),
+                                                      tr("HTML page (*.html)"));
+    if (path.isEmpty()) return;
+    if (const QString err = exportReport(path); !err.isEmpty()) showError(tr("Cannot export the report"), err);
+}
+
+}  // namespace rbmscope
