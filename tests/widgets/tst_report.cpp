@@ -8,6 +8,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTextDocumentFragment>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include "core/io/model_io.hpp"
@@ -200,6 +201,24 @@ private Q_SLOTS:
         QVERIFY(cmds.front().contains(QStringLiteral("edited.model.json")));
         const QJsonObject cli = runCli(cmds.front(), dir_.path());
         QVERIFY(sameDouble(cli.value(QStringLiteral("log_z")).toDouble(), w_->session()->lanes().front().result->estimate.log_z));
+    }
+
+    // Mean field: the three free energies of the view, and each command gives its own exactly.
+    void meanFieldCommandsReproduceTheFreeEnergies() {
+        QVERIFY(w_->setCurrentView(QStringLiteral("meanfield")));
+        QSignalSpy shown(w_->meanFieldView(), &MeanFieldView::resultsShown);
+        w_->meanFieldView()->run();
+        QVERIFY(shown.wait(60000));
+        const std::array<double, 4> f = w_->meanFieldView()->freeEnergies();
+        const QString path = dir_.filePath(QStringLiteral("meanfield.html"));
+        QCOMPARE(w_->exportReport(path), QString());
+        const QStringList cmds = commands(readAll(path)).filter(QStringLiteral(" meanfield "));
+        QCOMPARE(cmds.size(), 3);
+        for (int i = 0; i < 3; ++i) {
+            const QJsonObject cli = runCli(cmds[i], dir_.path());
+            QVERIFY2(!cli.isEmpty(), qPrintable(cmds[i]));
+            QVERIFY(sameDouble(cli.value(QStringLiteral("free_energy")).toDouble(), f[static_cast<std::size_t>(i)]));
+        }
     }
 
     // A setting the CLI has no option for: the page says so instead of printing a wrong command.

@@ -89,4 +89,13 @@ CliEquivalent sweepCommand(const std::string& model, rbm::ModelKind kind, const 
     return out;
 }
 
+CliEquivalent meanFieldCommand(const std::string& model, const rbm::MeanFieldOptions& o, rbm::MeanFieldType type) {
+    CliEquivalent out;
+    out.argv = {"rbmscope-cli", "meanfield", model, "--type", rbm::mean_field_type_name(type), "--damping", exact(o.damping),
+                "--update", o.update == rbm::MeanFieldUpdate::Parallel ? "parallel" : "sequential", "--restarts",
+                std::to_string(o.restarts), "--tol", exact(o.tol), "--max-iterations", std::to_string(o.max_iterations),
+                "--seed", std::to_string(o.seed)};
+    return out;
+}
+
 }  // namespace rbmscope

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/meanfield/meanfield.hpp"
 #include "core/models/models.hpp"
 #include "run_settings.hpp"
 
@@ -22,5 +23,8 @@ struct CliEquivalent {
 CliEquivalent aisCommand(const std::string& model, rbm::ModelKind kind, const RunSettings& s, const MethodSpec& m);
 // ais-sweep: the Estimates view's sweep (every method at every K, one run each: --repeats 1).
 CliEquivalent sweepCommand(const std::string& model, rbm::ModelKind kind, const RunSettings& s);
+
+// meanfield: one method (type I, II or TAP) of the Mean-field view, with the options it ran with.
+CliEquivalent meanFieldCommand(const std::string& model, const rbm::MeanFieldOptions& o, rbm::MeanFieldType type);
 
 }  // namespace rbmscope

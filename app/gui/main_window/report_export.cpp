@@ -11,6 +11,7 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
+#include <array>
 #include <cmath>
 
 #include "core/io/model_io.hpp"
@@ -162,6 +163,23 @@ QString MainWindow::exportReport(const QString& path) {
         }
         html += QStringLiteral("</table>\n");
         html += commandBlock(sweepCommand(modelArg, kind, settings_));
+    }
+    // Mean field: the three methods' free energies beside -log Z, and the command of each.
+    const std::array<double, 4> mf = meanfield_->freeEnergies();
+    if (kind == rbm::ModelKind::Grbm && std::isfinite(mf[0])) {
+        html += QStringLiteral("<h2 id=\"meanfield\">Mean field</h2>\n");
+        html += inlineSvg(meanfield_, tr("Mean field"), pageSize);
+        const rbm::MeanFieldType types[3] = {rbm::MeanFieldType::TypeI, rbm::MeanFieldType::TypeII, rbm::MeanFieldType::Tap};
+        const QString names[3] = {tr("type I"), tr("type II"), tr("TAP")};
+        html += QStringLiteral("<table><tr><th>method</th><th>free energy</th><th>F − (−log Z)</th></tr>");
+        for (int i = 0; i < 3; ++i)
+            html += QStringLiteral("<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td></tr>")
+                        .arg(names[i], num(mf[static_cast<std::size_t>(i)], 10), num(mf[static_cast<std::size_t>(i)] - mf[3], 4));
+        html += QStringLiteral("<tr><td>exact −log Z</td><td class=\"n\">%1</td><td></td></tr></table>\n").arg(num(mf[3], 10));
+        for (int i = 0; i < 3; ++i) {
+            html += QStringLiteral("<p>%1:</p>").arg(names[i]);
+            html += commandBlock(meanFieldCommand(modelArg, meanfield_->shownOptions(), types[i]));
+        }
     }
     html += QStringLiteral("</body></html>\n");
 

@@ -308,6 +308,7 @@ void MeanFieldView::run() {
         return;
     }
     const rbm::MeanFieldOptions opts = runOptions();
+    runningOptions_ = opts;  // a newer run's results replace these (the channel drops older ones)
     const rbm::Model model = model_;
     const bool twoD = model.n_visible() == 2;
     status_->setText(tr("computing…"));
@@ -352,6 +353,7 @@ void MeanFieldView::run() {
 void MeanFieldView::showBundle(const Bundle& b) {
     const rbm::Grbm& g = *model_.as<rbm::Grbm>();
     const double exactF = b.exactF ? *b.exactF : kNaN;
+    shownOptions_ = runningOptions_;
     for (int i = 0; i < 3; ++i) {
         const rbm::MeanFieldResult& r = b.results[static_cast<std::size_t>(i)];
         shownF_[static_cast<std::size_t>(i)] = r.free_energy;

@@ -49,6 +49,8 @@ public:
 
     // Free energies shown: type I, type II, TAP, exact -log Z (NaN when absent).
     std::array<double, 4> freeEnergies() const { return shownF_; }
+    // The options the shown free energies were computed with (the controls may have moved since).
+    const rbm::MeanFieldOptions& shownOptions() const { return shownOptions_; }
     EllipseHeatmap* heatmap() const { return heat_; }
     QTableWidget* table() const { return table_; }
     QTableWidget* sweepTable() const { return sweepTable_; }
@@ -90,6 +92,7 @@ private:
     rbm::Model model_;
     bool hasModel_ = false;
     std::array<double, 4> shownF_{};
+    rbm::MeanFieldOptions runningOptions_, shownOptions_;
     std::vector<rbm::MeanFieldSweepRow> sweepRows_;
 
     QSpinBox* restarts_ = nullptr;
