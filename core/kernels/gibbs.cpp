@@ -103,20 +103,33 @@ namespace {
 // log q(x | from) up to the constant -n/2 log 2pi, where the proposal from state `v` (with its
 // eta, alpha) is N(b + beta W (alpha∘eta), I + beta W diag(alpha) W'). Uses Woodbury and the
 // determinant lemma so the cost is O(n m + m^3) per chain instead of O(n^3).
+// The work space is reused from chain to chain: two log proposals per chain per sweep allocated
+// some ten small vectors and matrices each time, which on small models cost more than the
+// arithmetic (and made the instrumented CI builds spend most of their time in the allocator).
+// The arithmetic is the same operation for operation, so the results are bit for bit the same.
+struct LeakyProposalWork {
+    Eigen::VectorXd y, solved;
+    Mat K;
+    Eigen::LLT<Mat> llt;
+    explicit LeakyProposalWork(Index k) : y(k), solved(k), K(k, k), llt(k) {}
+};
+
 double leaky_log_proposal(const Leaky& m, const Mat& G, double beta, const Eigen::RowVectorXd& x_minus_mean,
-                          const Eigen::VectorXd& alpha) {
+                          const Eigen::VectorXd& alpha, LeakyProposalWork& w) {
     const Index k = m.n_hidden();
-    const Eigen::VectorXd y = m.W.transpose() * x_minus_mean.transpose();
-    Mat K = G;
+    w.y.noalias() = m.W.transpose() * x_minus_mean.transpose();
+    w.K = G;
     double logdet_d = 0;
     for (Index j = 0; j < k; ++j) {
-        K(j, j) += 1.0 / (beta * alpha(j));
+        w.K(j, j) += 1.0 / (beta * alpha(j));
         logdet_d += std::log(beta * alpha(j));
     }
-    Eigen::LLT<Mat> llt(K);
-    const Mat L = llt.matrixL();
-    const double logdet = logdet_d + 2.0 * L.diagonal().array().log().sum();
-    const double quad = x_minus_mean.squaredNorm() - y.dot(llt.solve(y));
+    w.llt.compute(w.K);
+    // log det K = 2 sum log L_jj; the factor's diagonal as LLT stores it.
+    const double logdet = logdet_d + 2.0 * w.llt.matrixLLT().diagonal().array().log().sum();
+    w.solved = w.y;
+    w.llt.solveInPlace(w.solved);
+    const double quad = x_minus_mean.squaredNorm() - w.y.dot(w.solved);
     return -0.5 * quad - 0.5 * logdet;
 }
 
@@ -190,18 +203,24 @@ LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const Mat* gram, 
             Hmp(r, j) = a * Ep(r, j);
         }
     const RowMat MeanP = (beta * Hmp) * m.W.transpose();
+    LeakyProposalWork work(k);
+    Eigen::RowVectorXd v(n), vp(n), fwd(n), rev(n);
+    Eigen::VectorXd alpha(k), alpha_p(k);
     for (Index r = 0; r < rows; ++r) {
-        const Eigen::RowVectorXd v = V.row(begin + r), vp = P.row(r);
+        v = V.row(begin + r);
+        vp = P.row(r);
         // log f at both points, sharing eta.
         double lf = -0.5 * v.squaredNorm() + v.dot(m.b.transpose()), lfp = -0.5 * vp.squaredNorm() + vp.dot(m.b.transpose());
         for (Index j = 0; j < k; ++j) {
             lf += 0.5 * beta * A(r, j) * E(r, j) * E(r, j);
             lfp += 0.5 * beta * Ap(r, j) * Ep(r, j) * Ep(r, j);
         }
-        const Eigen::RowVectorXd fwd = vp - Mean.row(r) - m.b.transpose();
-        const Eigen::RowVectorXd rev = v - MeanP.row(r) - m.b.transpose();
-        const double log_q_fwd = leaky_log_proposal(m, G, beta, fwd, A.row(r).transpose());
-        const double log_q_rev = leaky_log_proposal(m, G, beta, rev, Ap.row(r).transpose());
+        fwd = vp - Mean.row(r) - m.b.transpose();
+        rev = v - MeanP.row(r) - m.b.transpose();
+        alpha = A.row(r).transpose();
+        alpha_p = Ap.row(r).transpose();
+        const double log_q_fwd = leaky_log_proposal(m, G, beta, fwd, alpha, work);
+        const double log_q_rev = leaky_log_proposal(m, G, beta, rev, alpha_p, work);
         const double log_ratio = lfp - lf + log_q_rev - log_q_fwd;
         ++stats.proposed;
         if (log_ratio >= 0 || std::log(rngs[begin + r].uniform()) < log_ratio) {
