@@ -37,6 +37,11 @@ inline void fail(const char* file, int line, const std::string& what) {
     std::fprintf(stderr, "  FAIL %s:%d: %s\n", file, line, what.c_str());
 }
 
+// True in the sanitizer builds (scripts/sanitize.sh sets RBMSCOPE_SANITIZED=1), where code runs
+// 10-40x slower: a few suites then do less work. Each such place says which power it keeps, and
+// the Release build runs the full size.
+inline bool sanitized() { return std::getenv("RBMSCOPE_SANITIZED") != nullptr; }
+
 // Relative-or-absolute closeness: |a-b| <= tol * max(1, |a|, |b|) when relative, else |a-b| <= tol.
 inline bool close_rel(double a, double b, double tol) {
     if (!std::isfinite(a) || !std::isfinite(b)) return false;

@@ -183,7 +183,10 @@ TEST_CASE("leaky paper Gibbs samples a different distribution; exact-mh samples 
     CHECK_NEAR(exact, 0.687, 5e-4);
     CHECK_CLOSE(std::log(pos + neg), exact_log_z(model), 1e-12);
 
-    const Index N = 200000;
+    // Power: the paper kernel's P(v > 0) is off by 0.0118, that is 11.4 standard errors at
+    // N = 200 000 (the Release run) and 8.8 at the sanitizer builds' 120 000, where it falls
+    // below the asserted 5 with probability Phi(-3.8) < 1e-4.
+    const Index N = rbm::test::sanitized() ? 120000 : 200000;
     const auto p_positive = [&](LeakyKernel kernel) {
         ChainRngs rngs(105, N);
         RowMat V = initial_states(model, N, rngs);
