@@ -292,7 +292,16 @@ json run_ais_command(const std::vector<std::string>& argv) {
     j["path"] = path;
     j["path_name"] = r.path_name;
     j["base"] = base;
-    if (base == "data" && !a.has("data") && model.training) j["base_data"] = describe(*model.training);
+    // Which data the base rate came from: --data (a rows file as given, or the spec and its
+    // preprocessing), else the data the model records.
+    if (base == "data") {
+        if (auto d = a.get("data")) {
+            if (is_rows_file(a, *d)) j["base_data"] = {{"rows_file", *d}};
+            else j["base_data"] = describe(training_data_from_args(a, *d));
+        } else if (model.training) {
+            j["base_data"] = describe(*model.training);
+        }
+    }
     j["kernel"] = r.kernel;
     j["schedule"] = kind;
     j["steps"] = r.steps;

@@ -94,6 +94,8 @@ TEST_CASE("without data the default base is unchanged; --data SPEC attaches data
     CHECK_MSG(after.exit_code == 0, after.err);
     if (given.exit_code == 0 && after.exit_code == 0 && recorded.exit_code == 0) {
         CHECK(given.json()["base"] == "data" && after.json()["base"] == "data");
+        // Data given by --data is named as the recorded data is.
+        CHECK(given.json()["base_data"] == recorded.json()["base_data"]);
         CHECK(given.json()["log_z"] == recorded.json()["log_z"]);
         CHECK(after.json()["log_z"] == recorded.json()["log_z"]);
         CHECK(read_json(attached)["training"] == read_json(trained_model())["training"]);
