@@ -16,6 +16,8 @@
 //   --sampler gibbs|pt|anneal --sample-sweeps N   samples view (with --run: draw and wait)
 //   --screenshot FILE.png [--size WxH] [--timeout S]  render the window once results are in, save it, exit
 //   --report FILE.html               as --screenshot, but File → Export report (both may be given)
+//   --playback-frames DIR [--frames N] [--dpi D]   as --screenshot, but File → Export playback frames
+//                                    (the current Annealing/Compare view, N frames, default 60, at D dpi)
 // Environment: RBMSCOPE_CONFIG_DIR  where last-session.json is kept (default: the platform's config folder).
 // SIGTERM, SIGHUP and SIGINT close the window as the user would: the session is saved, exit 0.
 #include <QApplication>
@@ -107,17 +109,24 @@ int main(int argc, char** argv) {
     QCommandLineOption trainPrep(QStringLiteral("train-prep"), QStringLiteral("Data values: binarize, scale, standardize, raw."), QStringLiteral("P"));
     QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Write the HTML report (File → Export report) once results are in, and exit."),
                               QStringLiteral("FILE"));
+    QCommandLineOption playbackFrames(QStringLiteral("playback-frames"),
+                                      QStringLiteral("Export the playback of the Annealing/Compare view as DIR/frame-0001.png … once the run is in, and exit."),
+                                      QStringLiteral("DIR"));
+    QCommandLineOption frameCount(QStringLiteral("frames"), QStringLiteral("Frames of --playback-frames (default 60)."), QStringLiteral("N"),
+                                  QStringLiteral("60"));
+    QCommandLineOption dpiOption(QStringLiteral("dpi"), QStringLiteral("Resolution of --playback-frames (default 96)."), QStringLiteral("D"),
+                                 QStringLiteral("96"));
     QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("Seconds --screenshot waits for results (default 120)."), QStringLiteral("S"));
     QCommandLineOption sampler(QStringLiteral("sampler"), QStringLiteral("Samples view sampler: gibbs, pt, anneal."), QStringLiteral("S"));
     QCommandLineOption sampleSweeps(QStringLiteral("sample-sweeps"), QStringLiteral("Samples view: sweeps (scans, annealing steps)."), QStringLiteral("N"));
     parser.addOptions({preset, model, session, view, run, path, base, compare, steps, chains, seed, sweep, perfect, reverse, beta, scale, shot, size,
                        data, trainMethod, trainKind, trainHidden, trainUpdates, trainK, trainBatch, trainLr, trainMonitor, trainInit, trainShifts,
-                       trainPrep, sampler, sampleSweeps, report, timeout});
+                       trainPrep, sampler, sampleSweeps, report, playbackFrames, frameCount, dpiOption, timeout});
     parser.process(app);
 
     rbmscope::MainWindow w;
     // Headless: render (and/or report) once results are in, then exit.
-    const bool screenshot = parser.isSet(shot) || parser.isSet(report);
+    const bool screenshot = parser.isSet(shot) || parser.isSet(report) || parser.isSet(playbackFrames);
     w.setInteractive(!screenshot);
     // SIGTERM / SIGHUP / SIGINT: close the window normally, so the session is saved.
     rbmscope::closeOnTerminationSignals(&w);
@@ -282,13 +291,21 @@ int main(int argc, char** argv) {
         return app.exec();
     }
 
-    const QString file = parser.value(shot), reportFile = parser.value(report);
+    const QString file = parser.value(shot), reportFile = parser.value(report), framesDir = parser.value(playbackFrames);
+    long long frames = 60, dpi = 96;
+    for (const QString& err : {integer(frameCount, 2, 10000, frames), integer(dpiOption, 24, 1200, dpi)})
+        if (!err.isEmpty()) return fail(err);
     long long timeoutSeconds = 120;
     if (const QString err = integer(timeout, 1, 86400, timeoutSeconds); !err.isEmpty()) return fail(err);
     const int timeoutMs = static_cast<int>(timeoutSeconds * 1000);
     auto* poll = new QTimer(&w);
     bool betaApplied = !showBeta;
-    QObject::connect(poll, &QTimer::timeout, &w, [&w, file, reportFile, poll, showBeta, &betaApplied] {
+    QObject::connect(&w, &rbmscope::MainWindow::playbackExported, &w, [framesDir](const QString& err) {
+        if (!err.isEmpty()) std::cerr << "rbmscope: " << err.toStdString() << std::endl;
+        else std::cout << "rbmscope: wrote the playback frames into " << framesDir.toStdString() << std::endl;
+        QApplication::exit(err.isEmpty() ? 0 : 2);
+    });
+    QObject::connect(poll, &QTimer::timeout, &w, [&w, file, reportFile, framesDir, frames, dpi, poll, showBeta, &betaApplied] {
         if (!w.idle()) return;
         if (!betaApplied) {
             // Scrub to the asked beta once the run is in: particles from the nearest checkpoint.
@@ -313,6 +330,13 @@ int main(int argc, char** argv) {
                 return;
             }
             std::cout << "rbmscope: wrote " << file.toStdString() << std::endl;
+        }
+        if (!framesDir.isEmpty()) {  // exits when the last frame is written (playbackExported)
+            if (const QString err = w.exportPlayback(framesDir, static_cast<int>(frames), static_cast<double>(dpi)); !err.isEmpty()) {
+                std::cerr << "rbmscope: " << err.toStdString() << std::endl;
+                QApplication::exit(2);
+            }
+            return;
         }
         QApplication::exit(0);
     });

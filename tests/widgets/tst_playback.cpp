@@ -4,6 +4,8 @@
 // nothing runs; the slider scrubs back and forth through the same recording.
 #include <QElapsedTimer>
 #include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <set>
 
@@ -70,6 +72,44 @@ private Q_SLOTS:
         const int early = shownStep(v->heatmap(0));
         v->setBeta(0.75);
         QTRY_VERIFY(shownStep(v->heatmap(0)) > early);
+    }
+
+    // File → Export playback frames: numbered PNGs of what Play shows, at the chosen resolution.
+    void playbackFramesExport() {
+        MainWindow w;
+        w.setInteractive(false);
+        w.setAutosave(false);
+        w.resize(1000, 700);
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
+        QVERIFY(w.setCurrentView(QStringLiteral("annealing")));
+        QVERIFY(w.exportPlayback(QDir::tempPath(), 12).contains(QStringLiteral("run AIS first")));
+        w.startRun();
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.exportPlayback(QDir::tempPath(), 1).contains(QStringLiteral("from 2 to")));
+        QVERIFY(w.exportPlayback(QDir::tempPath(), 12, 5000).contains(QStringLiteral("dpi")));
+        QTemporaryDir dir;
+        QSignalSpy done(&w, &MainWindow::playbackExported);
+        QCOMPARE(w.exportPlayback(dir.path(), 12, 192), QString());
+        QVERIFY(done.wait(60000));
+        QCOMPARE(done.front().front().toString(), QString());
+        const QSize expected = w.annealingView()->size() * 2;
+        std::set<QByteArray> distinct;
+        for (int i = 1; i <= 12; ++i) {
+            const QString file = dir.filePath(QStringLiteral("frame-%1.png").arg(i, 4, 10, QLatin1Char('0')));
+            const QImage img(file);
+            QVERIFY2(!img.isNull(), qPrintable(file));
+            QCOMPARE(img.size(), expected);
+            QCOMPARE(img.dotsPerMeterX(), qRound(192 / 0.0254));
+            distinct.insert(QByteArray(reinterpret_cast<const char*>(img.constBits()), static_cast<int>(img.sizeInBytes())));
+        }
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("frame-0013.png"))));
+        QCOMPARE(distinct.size(), std::size_t{12});  // every frame shows another beta
+        QCOMPARE(w.annealingView()->beta(), 1.0);     // the view is back where it was
+
+        // Other views have no playback.
+        QVERIFY(w.setCurrentView(QStringLiteral("density")));
+        QVERIFY(w.exportPlayback(dir.path(), 12).contains(QStringLiteral("Annealing or Compare")));
     }
 };
 

@@ -12,6 +12,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -237,6 +238,8 @@ void MainWindow::buildMenus() {
     exportImageAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportDataAction_ = file->addAction(tr("Export &data of this view (CSV, JSON)…"), this, &MainWindow::exportDataDialog);
     exportDataAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    exportPlaybackAction_ = file->addAction(tr("Export &playback frames (PNG)…"), this, &MainWindow::exportPlaybackDialog);
+    exportPlaybackAction_->setToolTip(tr("The Annealing or Compare view from β = 0 to 1 as numbered PNG images, for slides"));
     exportReportAction_ = file->addAction(tr("Export &report (HTML)…"), this, &MainWindow::exportReportDialog);
     exportReportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
     file->addSeparator();
@@ -391,6 +394,7 @@ QAction* MainWindow::action(const QString& name) const {
     if (name == QLatin1String("exportImage")) return exportImageAction_;
     if (name == QLatin1String("exportData")) return exportDataAction_;
     if (name == QLatin1String("exportReport")) return exportReportAction_;
+    if (name == QLatin1String("exportPlayback")) return exportPlaybackAction_;
     if (name == QLatin1String("openModel")) return openModelAction_;
     if (name == QLatin1String("saveModel")) return saveModelAction_;
     if (name == QLatin1String("openSession")) return openSessionAction_;
@@ -479,10 +483,11 @@ void MainWindow::saveModelDialog() {
     }
 }
 
-QString MainWindow::exportImage(const QString& path) {
+QString MainWindow::exportImage(const QString& path, double dpi) {
     const QString err = rbmscope::exportImage(tabs_->currentWidget(), path,
                                               QStringLiteral("rbmscope — %1 — %2").arg(tabs_->tabText(tabs_->currentIndex()),
-                                                                                      textPreview(model_.name, kNamePreviewChars)));
+                                                                                      textPreview(model_.name, kNamePreviewChars)),
+                                              dpi);
     statusText_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
     return err;
 }
@@ -520,7 +525,14 @@ void MainWindow::exportImageDialog() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export image"), currentView() + QStringLiteral(".png"),
                                                       tr("PNG image (*.png);;SVG image (*.svg)"));
     if (path.isEmpty()) return;
-    if (const QString err = exportImage(path); !err.isEmpty()) showError(tr("Cannot export the image"), err);
+    int dpi = 96;
+    if (QFileInfo(path).suffix().toLower() == QLatin1String("png")) {
+        bool ok = false;
+        dpi = QInputDialog::getInt(this, tr("Export image"), tr("Resolution (dpi; 96 is the screen's pixels, 192 twice as many):"),
+                                   96, static_cast<int>(kMinExportDpi), static_cast<int>(kMaxExportDpi), 24, &ok);
+        if (!ok) return;
+    }
+    if (const QString err = exportImage(path, dpi); !err.isEmpty()) showError(tr("Cannot export the image"), err);
 }
 
 void MainWindow::exportDataDialog() {

@@ -100,12 +100,18 @@ public:
     double presenterScale() const { return presenterScale_; }
     void scalePresenter(double factor);
     // Export the current view; empty string on success, else the reason.
-    QString exportImage(const QString& path);
+    QString exportImage(const QString& path, double dpi = 96);  // PNG at dpi (view_export.hpp)
     QString exportData(const QString& path);
     // File → Export report (main_window/report_export.cpp): one self-contained HTML page with the
     // model, every view's results as inline SVG, the numbers and the rbmscope-cli command that
     // reproduces each; "" on success, else the reason.
     QString exportReport(const QString& path);
+    // File → Export playback frames (main_window/playback_export.cpp): the Annealing or Compare
+    // view at `frames` betas from 0 to 1 as DIR/frame-0001.png … at `dpi`, each once its heatmap
+    // for that beta is in (the recorded particles of the run, as Play shows them). Runs on the
+    // event loop; playbackExported(error) says when it ended ("" on success). "" when started.
+    QString exportPlayback(const QString& dir, int frames, double dpi = 96);
+    bool exportingPlayback() const { return playbackTimer_ != nullptr; }
 
     HeatmapView* densityView() const { return density_->view(); }
     DensityTab* densityTab() const { return density_; }
@@ -126,7 +132,7 @@ public:
     const std::vector<Lane>& lanes() const { return lanes_; }
     bool lanesReady() const { return lanesReady_; }
     std::optional<double> exactLogZ() const { return exactLogZ_; }
-    // run sweep pause step cancel restart reset presenter exportImage exportData exportReport openModel saveModel openSession saveSession saveSessionAs
+    // run sweep pause step cancel restart reset presenter exportImage exportData exportReport exportPlayback openModel saveModel openSession saveSession saveSessionAs
     QAction* action(const QString& name) const;
 
     // Sessions (main_window/session_files.cpp): the model, every panel setting and the view, in a
@@ -166,6 +172,7 @@ Q_SIGNALS:
     void summaryReady();
     void sessionProblem(const QString& message);
     void autosaveFailed(const QString& message);
+    void playbackExported(const QString& error);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -187,6 +194,7 @@ private:
     void exportImageDialog();
     void exportDataDialog();
     void exportReportDialog();
+    void exportPlaybackDialog();
     void aboutMethod();
     void aboutEstimates();
     void about();
@@ -288,6 +296,8 @@ private:
     QAction* exportImageAction_ = nullptr;
     QAction* exportDataAction_ = nullptr;
     QAction* exportReportAction_ = nullptr;
+    QAction* exportPlaybackAction_ = nullptr;
+    QTimer* playbackTimer_ = nullptr;  // while frames are being exported
     QAction* openModelAction_ = nullptr;
     QAction* saveModelAction_ = nullptr;
     QAction* openSessionAction_ = nullptr;

@@ -1,6 +1,7 @@
 #include "main_window/view_export.hpp"
 
 #include <QFileInfo>
+#include <QImage>
 #include <QJsonDocument>
 #include <QPainter>
 #include <QSaveFile>
@@ -18,10 +19,21 @@ QString writeAtomically(const QString& path, const QByteArray& bytes) {
 
 }  // namespace
 
-QString exportImage(QWidget* widget, const QString& path, const QString& title) {
+QString exportImage(QWidget* widget, const QString& path, const QString& title, double dpi) {
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix == QLatin1String("png")) {
-        if (!widget->grab().save(path, "PNG")) return QStringLiteral("cannot write the PNG image %1").arg(path);
+        if (!(dpi >= kMinExportDpi && dpi <= kMaxExportDpi))
+            return QStringLiteral("the resolution must be from %1 to %2 dpi, got %3").arg(kMinExportDpi).arg(kMaxExportDpi).arg(dpi);
+        const double scale = dpi / 96.0;
+        // The widget paints itself at `scale` (text, lines and markers redrawn, not pixels stretched).
+        QImage image(QSize(qRound(widget->width() * scale), qRound(widget->height() * scale)), QImage::Format_ARGB32_Premultiplied);
+        image.setDevicePixelRatio(scale);
+        image.fill(widget->palette().window().color());
+        widget->render(&image);
+        image.setDevicePixelRatio(1);
+        image.setDotsPerMeterX(qRound(dpi / 0.0254));
+        image.setDotsPerMeterY(qRound(dpi / 0.0254));
+        if (!image.save(path, "PNG")) return QStringLiteral("cannot write the PNG image %1").arg(path);
         return {};
     }
     if (suffix == QLatin1String("svg")) {
