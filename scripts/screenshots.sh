@@ -35,4 +35,5 @@ chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1
 # The tempering and mean-field pictures come from their widget suites, which render them.
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_tempering_view"
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_meanfield_view"
+RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_colour_scale"
 ls -l "$out"

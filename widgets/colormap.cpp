@@ -33,16 +33,20 @@ const QVector<QRgb>& viridisTable() {
     return table;
 }
 
-QImage colorize(const std::vector<double>& values, int nx, int ny, double vmin, double vmax) {
+QImage colorize(const std::vector<double>& values, int nx, int ny, double vmin, double vmax, ColourScale scale) {
     QImage img(nx, ny, QImage::Format_Indexed8);
     img.setColorTable(viridisTable());
-    const double scale = vmax > vmin ? 255.0 / (vmax - vmin) : 0.0;
+    const bool log = scale == ColourScale::Log;
+    // Log: t = 1 + log10(v / vmax) / kLogDecades, so vmax is the top colour and vmax 10^-4 the bottom.
+    const double top = log ? std::log10(vmax) : vmax;
+    const double gain = log ? (vmax > 0 ? 255.0 / kLogDecades : 0.0) : (vmax > vmin ? 255.0 / (vmax - vmin) : 0.0);
     for (int iy = 0; iy < ny; ++iy) {
         uchar* line = img.scanLine(ny - 1 - iy);
         const double* row = values.data() + static_cast<std::size_t>(iy) * static_cast<std::size_t>(nx);
         for (int ix = 0; ix < nx; ++ix) {
             const double v = row[ix];
-            const double s = std::isfinite(v) ? (v - vmin) * scale : 0.0;
+            double s = 0.0;
+            if (std::isfinite(v)) s = log ? (v > 0 ? 255.0 + (std::log10(v) - top) * gain : 0.0) : (v - vmin) * gain;
             line[ix] = static_cast<uchar>(std::clamp(s, 0.0, 255.0));
         }
     }

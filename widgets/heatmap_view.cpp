@@ -27,12 +27,14 @@ HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent) {
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
-void HeatmapView::setImage(const QImage& image, const QRectF& domain, double vmin, double vmax, const QString& scaleLabel) {
+void HeatmapView::setImage(const QImage& image, const QRectF& domain, double vmin, double vmax, const QString& scaleLabel,
+                           ColourScale scale) {
     image_ = image;
     domain_ = domain;
     vmin_ = vmin;
     vmax_ = vmax;
-    scaleLabel_ = scaleLabel;
+    scale_ = scale;
+    scaleLabel_ = scale == ColourScale::Log && !scaleLabel.isEmpty() ? scaleLabel + tr(", log scale") : scaleLabel;
     update();
 }
 void HeatmapView::setTitle(const QString& title) {
@@ -168,8 +170,22 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     p.setPen(fg);
     p.drawRect(bar.adjusted(0, 0, -1, -1));
     int barWidest = 0;
-    for (double t : niceTicks(vmin_, vmax_, 5)) {
-        const double y = bar.bottom() - (t - vmin_) / (vmax_ - vmin_) * bar.height();
+    // Ticks: nice values on a linear scale; on a log scale vmax and each decade below it.
+    std::vector<double> ticks, where;  // value, fraction of the bar from the bottom
+    if (scale_ == ColourScale::Log && vmax_ > 0) {
+        for (int k = 0; k <= static_cast<int>(kLogDecades); ++k) {
+            ticks.push_back(vmax_ * std::pow(10.0, -k));
+            where.push_back(1.0 - k / kLogDecades);
+        }
+    } else {
+        for (double t : niceTicks(vmin_, vmax_, 5)) {
+            ticks.push_back(t);
+            where.push_back((t - vmin_) / (vmax_ - vmin_));
+        }
+    }
+    for (std::size_t i = 0; i < ticks.size(); ++i) {
+        const double t = ticks[i];
+        const double y = bar.bottom() - where[i] * bar.height();
         p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
         const QString s = QString::number(t, 'g', 3);
         barWidest = std::max(barWidest, fm.horizontalAdvance(s));

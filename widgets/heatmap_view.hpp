@@ -10,6 +10,8 @@
 #include <QVector>
 #include <QWidget>
 
+#include "colormap.hpp"
+
 class QPainter;
 
 namespace rbmscope {
@@ -20,7 +22,10 @@ public:
     explicit HeatmapView(QWidget* parent = nullptr);
 
     // domain: the model-unit rectangle the image covers (x0..x1, y0..y1).
-    void setImage(const QImage& image, const QRectF& domain, double vmin, double vmax, const QString& scaleLabel);
+    // scale: how the image was coloured (colorize), for the colour bar's ticks.
+    void setImage(const QImage& image, const QRectF& domain, double vmin, double vmax, const QString& scaleLabel,
+                  ColourScale scale = ColourScale::Linear);
+    ColourScale colourScale() const { return scale_; }
     void setTitle(const QString& title);
     void setParticles(const QVector<QPointF>& points);
     void setMarkers(const QVector<QPointF>& modes);
@@ -67,6 +72,7 @@ private:
     QImage image_;
     QRectF domain_{-1, -1, 2, 2};
     double vmin_ = 0, vmax_ = 1;
+    ColourScale scale_ = ColourScale::Linear;
     QString scaleLabel_, title_, overlayText_, message_;
     bool compact_ = false;
     QColor particleColor_{255, 80, 80, 120};

@@ -132,7 +132,7 @@ public:
     const std::vector<Lane>& lanes() const { return lanes_; }
     bool lanesReady() const { return lanesReady_; }
     std::optional<double> exactLogZ() const { return exactLogZ_; }
-    // run sweep pause step cancel restart reset presenter exportImage exportData exportReport exportPlayback openModel saveModel openSession saveSession saveSessionAs
+    // run sweep pause step cancel restart reset presenter exportImage exportData exportReport exportPlayback logScale openModel saveModel openSession saveSession saveSessionAs
     QAction* action(const QString& name) const;
 
     // Sessions (main_window/session_files.cpp): the model, every panel setting and the view, in a
@@ -282,6 +282,7 @@ private:
     QToolBar* transportBar_ = nullptr;
     QLabel* transportState_ = nullptr;
     QAction* presenterAction_ = nullptr;
+    QAction* logScaleAction_ = nullptr;
     bool presenter_ = false;
     double presenterScale_ = 1.5;
     QFont normalFont_;

@@ -37,11 +37,13 @@ void AnnealingView::submitFilm() {
     const std::vector<double> betas = filmBetas_;
     const rbm::GridSpec spec = withCells(box_, kFilmCells);
     const bool shared = sharedScale_;
+    const ColourScale scale = colourScale_;
     jobs_->submit<FilmResult>(
         filmChannel(),
-        [model, lanes, betas, spec, shared](const BackgroundJobs::CancelFlag& cancel) {
+        [model, lanes, betas, spec, shared, scale](const BackgroundJobs::CancelFlag& cancel) {
             FilmResult r;
             r.betas = betas;
+            r.scale = scale;
             std::vector<double> columnMax(betas.size(), 0.0);
             std::vector<std::vector<Field>> fields(lanes.size());
             r.errors.resize(lanes.size());
@@ -68,7 +70,7 @@ void AnnealingView::submitFilm() {
             for (std::size_t i = 0; i < lanes.size(); ++i)
                 for (std::size_t c = 0; c < fields[i].size(); ++c) {
                     r.vmax[i].push_back(shared ? columnMax[c] : fields[i][c].max);
-                    r.images[i].push_back(colorize(fields[i][c].p, spec.nx, spec.ny, 0.0, r.vmax[i].back()));
+                    r.images[i].push_back(colorize(fields[i][c].p, spec.nx, spec.ny, 0.0, r.vmax[i].back(), scale));
                 }
             return r;
         },
@@ -87,7 +89,7 @@ void AnnealingView::showFilm(FilmResult r) {
             }
             cell->setMessage(QString());
             cell->setImage(imgs[static_cast<std::size_t>(c)], domainOf(box_), 0.0,
-                           r.vmax[static_cast<std::size_t>(row)][static_cast<std::size_t>(c)], QString());
+                           r.vmax[static_cast<std::size_t>(row)][static_cast<std::size_t>(c)], QString(), r.scale);
             cell->setMarkers(modes_);
         }
     }

@@ -290,6 +290,13 @@ void AnnealingView::setSharedScale(bool on) {
     submitFilm();
 }
 
+void AnnealingView::setColourScale(ColourScale scale) {
+    if (scale == colourScale_) return;
+    colourScale_ = scale;
+    requestHeat(true);
+    submitFilm();
+}
+
 void AnnealingView::setPlaying(bool on) {
     if (on) {
         follow_ = false;
@@ -333,11 +340,13 @@ void AnnealingView::submitHeat() {
     const double beta = beta_;
     const rbm::GridSpec spec = box_;
     const bool shared = sharedScale_;
+    const ColourScale scale = colourScale_;
     jobs_->submit<HeatResult>(
         heatChannel(),
-        [model, lanes, beta, spec, shared](const BackgroundJobs::CancelFlag& cancel) {
+        [model, lanes, beta, spec, shared, scale](const BackgroundJobs::CancelFlag& cancel) {
             HeatResult r;
             r.beta = beta;
+            r.scale = scale;
             for (const Lane& l : lanes) {
                 Field f;
                 QString err = l.error;
@@ -358,7 +367,7 @@ void AnnealingView::submitHeat() {
             for (const Field& f : r.fields) top = std::max(top, f.max);
             for (const Field& f : r.fields) {
                 r.vmax.push_back(shared ? top : f.max);
-                r.images.push_back(f.p.empty() ? QImage() : colorize(f.p, f.spec.nx, f.spec.ny, 0.0, r.vmax.back()));
+                r.images.push_back(f.p.empty() ? QImage() : colorize(f.p, f.spec.nx, f.spec.ny, 0.0, r.vmax.back(), scale));
             }
             return r;
         },
@@ -378,7 +387,7 @@ void AnnealingView::showHeat(HeatResult r) {
         }
         h->setMessage(QString());
         h->setImage(r.images[static_cast<std::size_t>(i)], domainOf(box_), 0.0, r.vmax[static_cast<std::size_t>(i)],
-                    r.fields[static_cast<std::size_t>(i)].exact ? tr("p(v), exact") : QStringLiteral("p_β(v)"));
+                    r.fields[static_cast<std::size_t>(i)].exact ? tr("p(v), exact") : QStringLiteral("p_β(v)"), r.scale);
         h->setMarkers(modes_);
     }
     shownFields_ = std::move(r.fields);

@@ -51,6 +51,9 @@ public:
     // One colour scale for all lanes (default) or one per lane.
     void setSharedScale(bool on);
     bool sharedScale() const { return sharedScale_; }
+    // Linear or logarithmic colours for the heatmaps and the filmstrip.
+    void setColourScale(ColourScale scale);
+    ColourScale colourScale() const { return colourScale_; }
 
     bool busy() const;
     int laneCount() const { return static_cast<int>(heatmaps_.size()); }
@@ -81,12 +84,14 @@ private:
         std::vector<QImage> images;
         std::vector<QString> errors;
         std::vector<double> vmax;  // per lane (all equal with a shared colour scale)
+        ColourScale scale = ColourScale::Linear;
     };
     struct FilmResult {
         std::vector<double> betas;
         std::vector<std::vector<QImage>> images;  // [lane][column]
         std::vector<std::vector<double>> vmax;    // [lane][column]
         std::vector<QString> errors;              // per lane
+        ColourScale scale = ColourScale::Linear;
     };
 
     void rebuildLanes();
@@ -114,6 +119,7 @@ private:
     bool heatPending_ = false;
     bool follow_ = true;
     bool sharedScale_ = true;
+    ColourScale colourScale_ = ColourScale::Linear;
     bool staleHeat_ = false, staleRun_ = false;  // progress arrived while hidden
     std::size_t filmFrames_ = 0;                 // particle frames the filmstrip shows
     int heatDeliveries_ = 0;

@@ -56,7 +56,7 @@ void DensityTab::setModel(const rbm::Model& model, bool keepBox) {
 
 void DensityTab::show(Field f, const rbm::Model& model) {
     lastMs_ = static_cast<double>(clock_.nsecsElapsed()) / 1e6;
-    view_->setImage(colorize(f.p, f.spec.nx, f.spec.ny, 0.0, f.max), domainOf(f.spec), 0.0, f.max, tr("density p(v)"));
+    view_->setImage(colorize(f.p, f.spec.nx, f.spec.ny, 0.0, f.max, scale_), domainOf(f.spec), 0.0, f.max, tr("density p(v)"), scale_);
     view_->setTitle(QStringLiteral("%1   ·   log Z = %2").arg(textPreview(model.name, kNamePreviewChars)).arg(f.logZ, 0, 'f', 4));
     view_->clearOverlays();
     view_->setMarkers(targetModes(model, &f));
@@ -69,6 +69,13 @@ void DensityTab::show(Field f, const rbm::Model& model) {
     }
     field_ = std::move(f);
     Q_EMIT ready();
+}
+
+void DensityTab::setColourScale(ColourScale scale) {
+    scale_ = scale;
+    if (field_.p.empty()) return;
+    view_->setImage(colorize(field_.p, field_.spec.nx, field_.spec.ny, 0.0, field_.max, scale_), domainOf(field_.spec), 0.0,
+                    field_.max, tr("density p(v)"), scale_);
 }
 
 QString DensityTab::exportCsv() const {

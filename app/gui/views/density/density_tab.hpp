@@ -20,6 +20,8 @@ public:
 
     // keepBox: reuse the current view box (live editing) instead of fitting the model.
     void setModel(const rbm::Model& model, bool keepBox);
+    // Linear or logarithmic colours (View → Logarithmic colour scale); recolours what is shown.
+    void setColourScale(ColourScale scale);
     HeatmapView* view() const { return view_; }
     bool busy() const { return jobs_->isRunning(QStringLiteral("density")); }
     bool drawable() const { return drawable_; }
@@ -41,6 +43,7 @@ private:
     bool haveBox_ = false;
     rbm::GridSpec box_;
     Field field_;
+    ColourScale scale_ = ColourScale::Linear;
     QElapsedTimer clock_;
     double lastMs_ = 0;
 };
