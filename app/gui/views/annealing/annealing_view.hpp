@@ -20,6 +20,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include "session_fields.hpp"
 #include "views/annealing/ais_job.hpp"
 #include "jobs/background_jobs.hpp"
 #include "views/density/density_field.hpp"
@@ -51,6 +52,14 @@ public:
     // One colour scale for all lanes (default) or one per lane.
     void setSharedScale(bool on);
     bool sharedScale() const { return sharedScale_; }
+    // Sessions: speed (slow | normal | fast), particles, shared_scale, film_betas (the
+    // filmstrip's β list as typed). β itself follows the run and is not kept.
+    std::vector<SessionField> sessionFields() const {
+        return {{"speed", speedBox_, {"slow", "normal", "fast"}},
+                {"particles", particlesBox_},
+                {"shared_scale", sharedBox_},
+                {"film_betas", filmField_}};
+    }
 
     bool busy() const;
     int laneCount() const { return static_cast<int>(heatmaps_.size()); }
