@@ -120,7 +120,7 @@ Worked work(MainWindow& a) {
     ts.seed = 99;
     a.temperingView()->setSettings(ts);
     std::vector<double> betas = a.temperingView()->ladderPlot()->ladder();
-    betas[2] = 0.1 + 0.2 + 0.2;  // 0.5000000000000001: every digit is needed to get it back
+    betas[2] = 0.1 + 0.2 + 0.3;  // 0.6000000000000001: every digit is needed to get it back
     Q_EMIT a.temperingView()->ladderPlot()->ladderEdited(betas);
     a.temperingView()->cancel();
     out.ladder = betas;
@@ -151,6 +151,7 @@ private Q_SLOTS:
         QVERIFY(a.loadPreset(QStringLiteral("bars-and-stripes")));
         const Worked worked = work(a);
         QCOMPARE(worked.ladder.size(), std::size_t{5});
+        QVERIFY(worked.ladder[2] == 0.6000000000000001);  // dragged off the linear ladder's 0.5
         QCOMPARE(a.trainingView()->session()->ids().size(), std::size_t{2});
         // The digits, standardized (the values applied are computed from the data on loading).
         rbm::TrainingData digits;
@@ -165,6 +166,10 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!a.trainingView()->busy(), kIdleMs);
         const rbm::Session saved = a.captureSession();
         QVERIFY(a.saveSession(path));
+        // Kept beside the screenshots, to open in the app: rbmscope --session FILE --view training.
+        const QString kept = screenshotDir() + QStringLiteral("/session-with-training-runs.json");
+        QFile::remove(kept);
+        QVERIFY(QFile::copy(path, kept));
 
         MainWindow b;
         b.setInteractive(false);

@@ -35,6 +35,7 @@ QString SamplesView::readSession(const std::map<std::string, SessionValue>* map,
     s.cols = cols_->value();
     s.prep = prep_->currentIndex();
     s.data = data;
+    s.hasSettings = map != nullptr;
     if (map) {
         SessionSettingsReader r(*map, "views.samples.");
         std::string text;
@@ -65,13 +66,17 @@ QString SamplesView::readSession(const std::map<std::string, SessionValue>* map,
 }
 
 void SamplesView::applySession(const SessionState& s) {
-    setSettings(s.settings);
-    setShowProbabilities(s.probabilities);
-    prep_->setCurrentIndex(s.prep);
-    setImageShape(s.rows, s.cols);
+    if (s.hasSettings) {
+        setSettings(s.settings);
+        setShowProbabilities(s.probabilities);
+        prep_->setCurrentIndex(s.prep);
+        setImageShape(s.rows, s.cols);
+    }
     // The data set last: setTrainingData sets the Preprocessing box from it. A model that records
     // the same data has already loaded it (setModel).
     if (s.data && (!trainingData_ || !sameTrainingData(*trainingData_, *s.data))) setTrainingData(*s.data);
+    // A session that showed no data set (and whose model records none) shows none.
+    else if (!s.data && s.hasSettings && !model_.training) setDataSpec(QString());
     updateShape();
     showData();
 }

@@ -66,6 +66,7 @@ public:
     // one message naming the key); applySession sets the controls, then loads the data set (a
     // data set that cannot be loaded any more says so in the view; the rest is restored).
     struct SessionState {
+        bool hasSettings = false;  // the file had "views.samples" (else the controls stay as setModel left them)
         SamplesSettings settings;
         bool probabilities = true;
         int rows = 0, cols = 0, prep = 0;
