@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "run_settings.hpp"
+#include "session_settings_reader.hpp"
 
 namespace rbmscope {
 namespace {
@@ -18,115 +19,8 @@ const char* const kKernels[] = {"exact-mh", "paper-gibbs"};
 // The schedules the panel offers ("list" needs β's the panel has no field for).
 const char* const kPanelSchedules[] = {"linear", "sigmoid", "four-period", "piecewise", "geometric", "binned"};
 
-QString got(const SessionScalar& v) { return QString::fromStdString(rbm::session_scalar_text(v)); }
-
-QString got(const SessionValue& v) {
-    if (!v.is_list) return got(v.items.front());
-    return QStringLiteral("an array of %1 values").arg(v.items.size());
-}
-
-// Reads one key; every problem becomes `error` (the first one wins) and leaves the value alone.
-class Reader {
-public:
-    explicit Reader(const Map& map) : map_(map) {}
-    QString error;
-
-    const SessionValue* scalar(const char* key, const QString& expected) {
-        const auto it = map_.find(key);
-        if (it == map_.end() || !error.isEmpty()) return nullptr;
-        if (it->second.is_list || it->second.items.size() != 1) {
-            fail(key, expected, got(it->second));
-            return nullptr;
-        }
-        return &it->second;
-    }
-
-    void integer(const char* key, long long lo, long long hi, long long& out) {
-        const QString expected = QStringLiteral("an integer from %1 to %2").arg(lo).arg(hi);
-        if (const SessionValue* v = scalar(key, expected)) {
-            if (!integerOf(v->items.front(), lo, hi, out)) fail(key, expected, got(*v));
-        }
-    }
-
-    void seed(const char* key, std::uint64_t& out) {
-        if (const SessionValue* v = scalar(key, QStringLiteral("an integer from 0 to 18446744073709551615"))) {
-            const SessionScalar& x = v->items.front();
-            if (const auto* u = std::get_if<std::uint64_t>(&x)) out = *u;
-            else if (const auto* i = std::get_if<std::int64_t>(&x); i && *i >= 0) out = static_cast<std::uint64_t>(*i);
-            else fail(key, QStringLiteral("an integer from 0 to 18446744073709551615"), got(*v));
-        }
-    }
-
-    // A real number in (lo, hi].
-    void real(const char* key, double lo, double hi, double& out) {
-        const QString expected = QStringLiteral("a number greater than %1 and at most %2").arg(lo).arg(hi);
-        if (const SessionValue* v = scalar(key, expected)) {
-            const SessionScalar& x = v->items.front();
-            double d = std::numeric_limits<double>::quiet_NaN();
-            if (const auto* r = std::get_if<double>(&x)) d = *r;
-            else if (const auto* i = std::get_if<std::int64_t>(&x)) d = static_cast<double>(*i);
-            if (std::isfinite(d) && d > lo && d <= hi) out = d;
-            else fail(key, expected, got(*v));
-        }
-    }
-
-    void boolean(const char* key, bool& out) {
-        if (const SessionValue* v = scalar(key, QStringLiteral("true or false"))) {
-            if (const auto* b = std::get_if<bool>(&v->items.front())) out = *b;
-            else fail(key, QStringLiteral("true or false"), got(*v));
-        }
-    }
-
-    // One of `choices`; returns whether the key was there and valid.
-    template <std::size_t N>
-    bool choice(const char* key, const char* const (&choices)[N], std::string& out) {
-        QStringList names;
-        for (const char* c : choices) names << QString::fromLatin1(c);
-        const QString expected = QStringLiteral("one of %1").arg(names.join(QStringLiteral(", ")));
-        const SessionValue* v = scalar(key, expected);
-        if (!v) return false;
-        const auto* s = std::get_if<std::string>(&v->items.front());
-        if (!s || !names.contains(QString::fromStdString(*s))) {
-            fail(key, expected, got(*v));
-            return false;
-        }
-        out = *s;
-        return true;
-    }
-
-    void string(const char* key, std::string& out) {
-        if (const SessionValue* v = scalar(key, QStringLiteral("a string"))) {
-            if (const auto* s = std::get_if<std::string>(&v->items.front())) out = *s;
-            else fail(key, QStringLiteral("a string"), got(*v));
-        }
-    }
-
-    // An array of strings (absent: nullptr).
-    const SessionValue* list(const char* key, const QString& expected) {
-        const auto it = map_.find(key);
-        if (it == map_.end() || !error.isEmpty()) return nullptr;
-        if (!it->second.is_list) {
-            fail(key, expected, got(it->second));
-            return nullptr;
-        }
-        return &it->second;
-    }
-
-    void fail(const char* key, const QString& expected, const QString& what) {
-        if (error.isEmpty()) error = QStringLiteral("setting '%1' must be %2, got %3").arg(QString::fromLatin1(key), expected, what);
-    }
-
-    static bool integerOf(const SessionScalar& x, long long lo, long long hi, long long& out) {
-        if (const auto* i = std::get_if<std::int64_t>(&x); i && *i >= lo && *i <= hi) {
-            out = *i;
-            return true;
-        }
-        return false;
-    }
-
-private:
-    const Map& map_;
-};
+using Reader = SessionSettingsReader;
+QString got(const SessionScalar& v) { return Reader::got(v); }
 
 std::string methodText(const MethodSpec& m) { return m.path + ":" + m.base; }
 

@@ -23,6 +23,8 @@ public:
     QString reason() const { return reason_; }
     QLineEdit* lineEdit() const { return edit_; }
     QLabel* reasonLabel() const { return message_; }
+    // What the check says of `text` ("" when acceptable), without touching the field.
+    QString checkText(const QString& text) const { return check_ ? check_(text) : QString(); }
     // Re-run the check (e.g. after something it depends on changed).
     void revalidate();
 

@@ -4,9 +4,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/io/json_fields.hpp"
 #include "core/io/json_text.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/train_record_json.hpp"
+#include "core/io/training_json.hpp"
 
 namespace rbm {
 
@@ -66,6 +69,93 @@ const json* find(const json& obj, const char* key) {
     return it == obj.end() ? nullptr : &*it;
 }
 
+// A settings object {"key": value, ...}; `prefix` leads each key in messages ("views.samples.").
+std::map<std::string, SessionValue> settings_of(const json& j, const std::string& where, const std::string& prefix) {
+    if (!j.is_object()) throw InputError(where + " must be an object {\"key\": value, ...}, got " + type_name(j));
+    if (j.size() > kMaxSessionSettings)
+        throw InputError(where + " has " + std::to_string(j.size()) + " entries, more than the limit " +
+                         std::to_string(kMaxSessionSettings));
+    std::map<std::string, SessionValue> out;
+    for (const auto& [key, value] : j.items()) out[key] = setting_of(value, prefix + key);
+    return out;
+}
+
+std::string limited_string(const json& obj, const char* key, const std::string& path) {
+    const std::string s = json_fields::string_at(obj, key, path);
+    if (s.size() > kMaxSessionStringBytes)
+        throw InputError(json_fields::join(path, key) + " is a string of " + std::to_string(s.size()) +
+                         " bytes, more than the limit " + std::to_string(kMaxSessionStringBytes));
+    return s;
+}
+
+// Rows of `cols` finite numbers each (at most the model loaders' element limit).
+RowMat rows_of(const json& j, const std::string& path, Index cols) {
+    namespace f = json_fields;
+    f::array(j, path);
+    if (static_cast<double>(j.size()) * static_cast<double>(cols) > static_cast<double>(kMaxFileElements))
+        throw InputError(path + " has " + std::to_string(j.size()) + " rows of " + std::to_string(cols) +
+                         " values, more than the limit of " + std::to_string(kMaxFileElements) + " elements");
+    RowMat M(static_cast<Index>(j.size()), cols);
+    for (std::size_t r = 0; r < j.size(); ++r) {
+        const std::string row = f::at(path, r);
+        if (!j[r].is_array() || j[r].size() != static_cast<std::size_t>(cols))
+            f::refuse(row, "an array of " + std::to_string(cols) + " finite numbers (one per visible unit)", j[r]);
+        for (Index c = 0; c < cols; ++c)
+            M(static_cast<Index>(r), c) = f::number(j[r][static_cast<std::size_t>(c)], f::at(row, static_cast<std::size_t>(c)));
+    }
+    return M;
+}
+
+SessionTrainingRun training_run_of(const json& j, const std::string& path, const std::string& origin) {
+    namespace f = json_fields;
+    constexpr std::int64_t kBig = std::int64_t{1} << 53;  // counts a double still holds exactly
+    if (!j.is_object()) f::refuse(path, "an object {\"label\": ..., \"log\": [...], \"model\": {...}, ...}", j);
+    SessionTrainingRun r;
+    // The model first: the negatives' width is its visible units.
+    const json& m = f::member(j, "model", path);
+    if (!m.is_object()) f::refuse(f::join(path, "model"), "a model object (as in a model file)", m);
+    r.model = model_from_json_text(m.dump(), origin + ": in '" + f::join(path, "model") + "'");
+    r.label = limited_string(j, "label", path);
+    r.settings = settings_of(f::member(j, "settings", path), "'" + f::join(path, "settings") + "'", f::join(path, "settings") + ".");
+    r.status = f::choice(f::member(j, "status", path), f::join(path, "status"), {"finished", "cancelled", "diverged"});
+    r.message = limited_string(j, "message", path);
+    r.total_updates = f::integer_at(j, "total_updates", path, 0, kBig);
+    r.updates_done = f::integer_at(j, "updates_done", path, 0, r.total_updates);
+    r.projections = f::integer_at(j, "projections", path, 0, r.updates_done);
+    r.image_rows = f::integer_at(j, "image_rows", path, 0, 1 << 20);
+    r.image_cols = f::integer_at(j, "image_cols", path, 0, 1 << 20);
+    r.seconds = f::number_at(j, "seconds", path, 0.0);
+    const std::string log_path = f::join(path, "log");
+    const json& log = f::array(f::member(j, "log", path), log_path);
+    if (log.size() > kMaxSessionListItems)
+        throw InputError(log_path + " has " + std::to_string(log.size()) + " records, more than the limit " +
+                         std::to_string(kMaxSessionListItems));
+    for (std::size_t i = 0; i < log.size(); ++i) r.log.push_back(train_record_from_json(log[i], f::at(log_path, i), r.updates_done));
+    r.negatives = rows_of(f::member(j, "negatives", path), f::join(path, "negatives"), r.model.n_visible());
+    return r;
+}
+
+// The Samples view's data: a model file's "training" object. Its standardization (if any) has
+// one mean per value of the data, which need not be the model's width: the mean array says it.
+TrainingData samples_data_of(const json& j) {
+    Index n = 0;
+    if (j.is_object()) {
+        const auto p = j.find("preprocessing");
+        if (p != j.end() && p->is_object()) {
+            const auto st = p->find("standardize");
+            if (st != p->end() && st->is_object()) {
+                const auto mean = st->find("mean");
+                if (mean != st->end() && mean->is_array()) n = static_cast<Index>(mean->size());
+            }
+        }
+    }
+    try {
+        return training_from_json(j, n);
+    } catch (const InputError& e) {
+        throw InputError(std::string("in 'samples_data': ") + e.what());
+    }
+}
+
 Session session_from_object(const json& obj, const std::string& origin) {
     if (!obj.is_object())
         throw InputError("expected a JSON object {\"format\": \"rbmscope-session\", ...} at the top level, got " + type_name(obj));
@@ -101,17 +191,29 @@ Session session_from_object(const json& obj, const std::string& origin) {
         throw InputError("'model' must be a model object (as in a model file) or a preset name, got " + type_name(*m));
     }
 
-    if (const json* st = find(obj, "settings")) {
-        if (!st->is_object()) throw InputError("'settings' must be an object {\"key\": value, ...}, got " + type_name(*st));
-        if (st->size() > kMaxSessionSettings)
-            throw InputError("'settings' has " + std::to_string(st->size()) + " entries, more than the limit " +
-                             std::to_string(kMaxSessionSettings));
-        for (const auto& [key, value] : st->items()) s.settings[key] = setting_of(value, key);
-    }
+    if (const json* st = find(obj, "settings")) s.settings = settings_of(*st, "'settings'", "");
     if (const json* view = find(obj, "view")) {
         if (!view->is_string()) throw InputError("'view' must be a string (a view name such as \"density\"), got " + type_name(*view));
         check_string_size(*view, "'view'");
         s.view = view->get<std::string>();
+    }
+    if (const json* views = find(obj, "views")) {
+        if (!views->is_object())
+            throw InputError("'views' must be an object {\"view name\": {settings}, ...}, got " + type_name(*views));
+        if (views->size() > kMaxSessionSettings)
+            throw InputError("'views' has " + std::to_string(views->size()) + " entries, more than the limit " +
+                             std::to_string(kMaxSessionSettings));
+        for (const auto& [name, settings] : views->items())
+            s.views[name] = settings_of(settings, "'views." + name + "'", "views." + name + ".");
+    }
+    if (const json* data = find(obj, "samples_data")) s.samples_data = samples_data_of(*data);
+    if (const json* runs = find(obj, "training_runs")) {
+        if (!runs->is_array()) throw InputError("'training_runs' must be an array of training runs, got " + type_name(*runs));
+        if (runs->size() > kMaxSessionTrainingRuns)
+            throw InputError("'training_runs' has " + std::to_string(runs->size()) + " runs, more than the limit " +
+                             std::to_string(kMaxSessionTrainingRuns));
+        for (std::size_t i = 0; i < runs->size(); ++i)
+            s.training_runs.push_back(training_run_of((*runs)[i], "training_runs[" + std::to_string(i) + "]", origin));
     }
     return s;
 }
@@ -152,7 +254,8 @@ std::string session_scalar_text(const SessionScalar& s) {
 
 Session session_from_json_text(const std::string& text, const std::string& origin) {
     try {
-        static const std::vector<std::string> known{"format", "version", "model", "settings", "view"};
+        static const std::vector<std::string> known{"format",       "version",       "model", "settings", "view", "views",
+                                                    "samples_data", "training_runs"};
         return session_from_object(json_text::parse(text, "a session's numbers must be finite", &known), origin);
     } catch (const InputError& e) {
         const std::string what = e.what();
@@ -162,27 +265,92 @@ Session session_from_json_text(const std::string& text, const std::string& origi
     }
 }
 
-std::string session_to_json_text(const Session& s) {
+namespace {
+
+json settings_json(const std::map<std::string, SessionValue>& map, const std::string& prefix) {
     json settings = json::object();
-    for (const auto& [key, value] : s.settings) {
+    for (const auto& [name, value] : map) {
+        const std::string key = prefix + name;
         if (!value.is_list) {
             if (value.items.size() != 1)
                 throw InputError("setting " + quoted(key) + " is a scalar with " + std::to_string(value.items.size()) + " values");
-            settings[key] = scalar_json(value.items.front(), key);
+            settings[name] = scalar_json(value.items.front(), key);
             continue;
         }
         json list = json::array();
         for (const SessionScalar& item : value.items) list.push_back(scalar_json(item, key));
-        settings[key] = std::move(list);
+        settings[name] = std::move(list);
     }
-    const auto dump = [](const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); };
+    return settings;
+}
+
+std::string dump(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
+// A model object as model files write it, without its last newline.
+std::string model_text(const Model& m) {
+    std::string model = model_to_json_text(m);
+    while (!model.empty() && model.back() == '\n') model.pop_back();
+    return model;
+}
+
+// One run, a record or a row per line (a long run stays readable and diffable).
+std::string training_run_text(const SessionTrainingRun& r, const std::string& path) {
+    if (r.negatives.rows() > 0 && r.negatives.cols() != r.model.n_visible())
+        throw InputError(path + ".negatives has " + std::to_string(r.negatives.cols()) + " columns, the model has " +
+                         std::to_string(r.model.n_visible()) + " visible units");
+    validate(r.model);
+    std::string out = "{\n";
+    const auto item = [&](const char* key, const std::string& text) { out += "  \"" + std::string(key) + "\": " + text + ",\n"; };
+    item("label", dump(json(r.label), -1));
+    item("settings", dump(settings_json(r.settings, path + ".settings."), -1));
+    item("status", dump(json(r.status), -1));
+    item("message", dump(json(r.message), -1));
+    item("updates_done", std::to_string(r.updates_done));
+    item("total_updates", std::to_string(r.total_updates));
+    item("projections", std::to_string(r.projections));
+    item("image_rows", std::to_string(r.image_rows));
+    item("image_cols", std::to_string(r.image_cols));
+    if (!std::isfinite(r.seconds)) throw InputError(path + ".seconds is not a finite number");
+    item("seconds", dump(json(r.seconds), -1));
+    std::string log = "[";
+    for (std::size_t i = 0; i < r.log.size(); ++i) log += (i ? ",\n   " : "\n   ") + dump(train_record_to_json(r.log[i]), -1);
+    item("log", log + (r.log.empty() ? "]" : "\n  ]"));
+    std::string neg = "[";
+    for (Index i = 0; i < r.negatives.rows(); ++i) {
+        json row = json::array();
+        for (Index j = 0; j < r.negatives.cols(); ++j) {
+            if (!std::isfinite(r.negatives(i, j))) throw InputError(path + ".negatives holds a value that is not finite");
+            row.push_back(r.negatives(i, j));
+        }
+        neg += (i ? ",\n   " : "\n   ") + dump(row, -1);
+    }
+    item("negatives", neg + (r.negatives.rows() == 0 ? "]" : "\n  ]"));
+    out += "  \"model\": " + indented(model_text(r.model), "  ") + "\n }";
+    return out;
+}
+
+}  // namespace
+
+std::string session_to_json_text(const Session& s) {
+    const json settings = settings_json(s.settings, "");
     std::string out = "{\n";
     out += " \"format\": \"" + std::string(kSessionFormat) + "\",\n";
     out += " \"version\": 1,\n";
     out += " \"view\": " + dump(json(s.view), -1) + ",\n";
     out += " \"settings\": " + indented(dump(settings, 1), " ") + ",\n";
-    std::string model = s.preset.empty() ? model_to_json_text(s.model) : dump(json(s.preset), -1);
-    while (!model.empty() && model.back() == '\n') model.pop_back();
+    if (!s.views.empty()) {
+        json views = json::object();
+        for (const auto& [name, map] : s.views) views[name] = settings_json(map, "views." + name + ".");
+        out += " \"views\": " + indented(dump(views, 1), " ") + ",\n";
+    }
+    if (s.samples_data) out += " \"samples_data\": " + dump(training_to_json(*s.samples_data), -1) + ",\n";
+    if (!s.training_runs.empty()) {
+        out += " \"training_runs\": [";
+        for (std::size_t i = 0; i < s.training_runs.size(); ++i)
+            out += (i ? ",\n " : "\n ") + training_run_text(s.training_runs[i], "training_runs[" + std::to_string(i) + "]");
+        out += "\n ],\n";
+    }
+    const std::string model = s.preset.empty() ? model_text(s.model) : dump(json(s.preset), -1);
     out += " \"model\": " + indented(model, " ") + "\n}\n";
     return out;
 }

@@ -4,6 +4,7 @@
 #include "core/io/json_fields.hpp"
 #include "core/io/json_text.hpp"
 #include "core/io/model_io.hpp"
+#include "core/io/train_record_json.hpp"
 #include "core/training/trainer_impl.hpp"
 
 namespace rbm {
@@ -126,27 +127,12 @@ ParamGrad strict_grad(const json& j, const ParamGrad& like, const std::string& p
     return g;
 }
 
-// A log record: the types record_from_json expects (numbers may be null: not measured).
-void check_record(const json& r, const std::string& path, Index done) {
-    namespace f = json_fields;
-    if (!r.is_object()) f::refuse(path, "an object", r);
-    f::integer_at(r, "update", path, 0, done);
-    for (const char* key : {"epoch", "learning_rate", "log_likelihood", "log_likelihood_low", "log_likelihood_high", "log_z",
-                            "ais_ess", "reconstruction_error", "max_singular_value", "seconds"})
-        if (const json& v = f::member(r, key, path); !v.is_null()) f::number(v, f::join(path, key));
-    f::string_at(r, "log_likelihood_method", path);
-    const json& acc = f::array(f::member(r, "swap_acceptance", path), f::join(path, "swap_acceptance"));
-    for (std::size_t i = 0; i < acc.size(); ++i)
-        if (!acc[i].is_null()) f::number(acc[i], f::at(f::join(path, "swap_acceptance"), i), 0.0, 1.0);
-    f::integer_at(r, "projections", path, 0, done);
-}
-
 }  // namespace
 
 std::string Trainer::checkpoint_json() const {
     const Impl& s = *impl_;
     json log = json::array();
-    for (const TrainRecord& r : s.log) log.push_back(detail::record_json(r));
+    for (const TrainRecord& r : s.log) log.push_back(train_record_to_json(r));
     std::string projected;
     for (std::uint8_t p : s.projected) projected += p ? '1' : '0';
     const json j = {{"format", kFormat},
@@ -234,8 +220,7 @@ Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, con
         s.seconds = f::number_at(j, "seconds", "", 0.0);
         const json& log = f::array(f::member(j, "log", ""), "log");
         for (std::size_t i = 0; i < log.size(); ++i) {
-            check_record(log[i], f::at("log", i), s.done);
-            s.log.push_back(detail::record_from_json(log[i]));
+            s.log.push_back(train_record_from_json(log[i], f::at("log", i), s.done));
         }
         return Trainer(std::move(impl));
     } catch (const json::exception& e) {

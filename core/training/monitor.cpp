@@ -10,6 +10,7 @@
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
 #include "core/numerics/scalar.hpp"
+#include "core/io/train_record_json.hpp"
 #include "core/training/trainer_impl.hpp"
 
 namespace rbm {
@@ -135,51 +136,9 @@ std::string Trainer::log_csv() const {
     return os.str();
 }
 
-namespace detail {
-nlohmann::json record_json(const TrainRecord& r) {
-    auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
-    return {{"update", r.update},
-            {"epoch", r.epoch},
-            {"learning_rate", r.learning_rate},
-            {"log_likelihood", num(r.log_likelihood)},
-            {"log_likelihood_method", r.log_likelihood_method},
-            {"log_likelihood_low", num(r.log_likelihood_low)},
-            {"log_likelihood_high", num(r.log_likelihood_high)},
-            {"log_z", num(r.log_z)},
-            {"ais_ess", r.ais_ess},
-            {"reconstruction_error", num(r.reconstruction_error)},
-            {"swap_acceptance", r.swap_acceptance},
-            {"projections", r.projections},
-            {"max_singular_value", r.max_singular_value},
-            {"seconds", r.seconds}};
-}
-TrainRecord record_from_json(const nlohmann::json& j) {
-    auto num = [&](const char* key) {
-        const auto& v = j.at(key);
-        return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
-    };
-    TrainRecord r;
-    r.update = j.at("update").get<Index>();
-    r.epoch = num("epoch");
-    r.learning_rate = num("learning_rate");
-    r.log_likelihood = num("log_likelihood");
-    r.log_likelihood_method = j.at("log_likelihood_method").get<std::string>();
-    r.log_likelihood_low = num("log_likelihood_low");
-    r.log_likelihood_high = num("log_likelihood_high");
-    r.log_z = num("log_z");
-    r.ais_ess = num("ais_ess");
-    r.reconstruction_error = num("reconstruction_error");
-    r.swap_acceptance = j.at("swap_acceptance").get<std::vector<double>>();
-    r.projections = j.at("projections").get<Index>();
-    r.max_singular_value = num("max_singular_value");
-    r.seconds = num("seconds");
-    return r;
-}
-}  // namespace detail
-
 std::string Trainer::log_json() const {
     nlohmann::json a = nlohmann::json::array();
-    for (const TrainRecord& r : impl_->log) a.push_back(detail::record_json(r));
+    for (const TrainRecord& r : impl_->log) a.push_back(train_record_to_json(r));
     return a.dump(1);
 }
 

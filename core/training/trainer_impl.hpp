@@ -37,11 +37,6 @@ struct Trainer::Impl {
     bool learns_sigma() const { return options.kind == ModelKind::Grbm && options.learn_sigma; }
 };
 
-namespace detail {
-nlohmann::json record_json(const TrainRecord& r);
-TrainRecord record_from_json(const nlohmann::json& j);
-}  // namespace detail
-
 // A fingerprint of the data (FNV-1a over shape and values) so a checkpoint refuses other data.
 std::uint64_t data_fingerprint(const Dataset& d);
 

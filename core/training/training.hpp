@@ -32,6 +32,7 @@
 #include "core/data/datasets.hpp"
 #include "core/kernels/gibbs.hpp"
 #include "core/models/models.hpp"
+#include "core/models/train_record.hpp"
 
 namespace rbm {
 
@@ -111,27 +112,6 @@ ParamGrad exact_model_score(const Model& model, bool with_sigma = false);
 ParamGrad exact_log_likelihood_gradient(const Model& model, const RowMat& data, bool with_sigma = false);
 // Mean of log p*(v) over the rows minus log_z.
 double average_log_likelihood(const Model& model, const RowMat& data, double log_z);
-
-// One monitoring record.
-struct TrainRecord {
-    Index update = 0;            // updates done when it was taken
-    double epoch = 0;            // update * batch / data rows
-    double learning_rate = 0;    // of the next update
-    // Average log-likelihood of the monitored rows: "exact" (enumeration) or "ais" (estimate; low /
-    // high its bootstrap 95% interval). NaN with "ais-failed" (AIS refused: non-finite weights) or
-    // "ais-unreliable" (the estimate exceeded the largest value log p(v) can take for the kind,
-    // log_z holds it): AIS does not work on this (near-degenerate) model. An exact value that is
-    // not finite stops the run (Diverged).
-    double log_likelihood = 0, log_likelihood_low = 0, log_likelihood_high = 0;
-    std::string log_likelihood_method;
-    double log_z = 0;
-    double ais_ess = 0;          // effective sample size of the AIS weights (ais only)
-    double reconstruction_error = 0;  // mean over rows of |v - E[v | E[h | v]]|^2
-    std::vector<double> swap_acceptance;  // tempered: per ladder pair, since the previous record
-    Index projections = 0;       // leaky: updates since the previous record with an active projection
-    double max_singular_value = 0;  // leaky: of W now
-    double seconds = 0;          // training time so far (monitoring excluded)
-};
 
 enum class TrainStatus { Running, Finished, Diverged, Cancelled };
 const char* train_status_name(TrainStatus s);  // "running", "finished", "diverged", "cancelled"

@@ -1,6 +1,7 @@
 // Session files: exact round trips (embedded models, preset names, every kind of setting), the
 // bad-session corpus (tests/data/bad_sessions with its EXPECTED.tsv manifest) and atomic saves.
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -48,7 +49,105 @@ Session full_session() {
     return s;
 }
 
+bool same_records(const std::vector<TrainRecord>& a, const std::vector<TrainRecord>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const TrainRecord &x = a[i], &y = b[i];
+        // NaN is written as null and read as the default quiet NaN: compare NaN-ness for those.
+        const auto same = [](double u, double v) { return std::isnan(u) ? std::isnan(v) : same_bits(u, v); };
+        bool ok = x.update == y.update && x.log_likelihood_method == y.log_likelihood_method && x.projections == y.projections &&
+                  x.swap_acceptance.size() == y.swap_acceptance.size();
+        for (double TrainRecord::*f : {&TrainRecord::epoch, &TrainRecord::learning_rate, &TrainRecord::log_likelihood,
+                                         &TrainRecord::log_likelihood_low, &TrainRecord::log_likelihood_high, &TrainRecord::log_z,
+                                         &TrainRecord::ais_ess, &TrainRecord::reconstruction_error, &TrainRecord::max_singular_value,
+                                         &TrainRecord::seconds})
+            ok = ok && same(x.*f, y.*f);
+        for (std::size_t k = 0; ok && k < x.swap_acceptance.size(); ++k) ok = same(x.swap_acceptance[k], y.swap_acceptance[k]);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+SessionTrainingRun training_run() {
+    SessionTrainingRun r;
+    r.label = "pt 2";
+    r.settings["data"] = SessionValue::scalar(std::string("bars:2"));
+    r.settings["learning_rate"] = SessionValue::scalar(0.1 + 0.2);
+    r.status = "cancelled";
+    r.message = "stopped";
+    r.updates_done = 40;
+    r.total_updates = 100;
+    r.projections = 3;
+    r.image_rows = 4;
+    r.image_cols = 4;
+    r.seconds = 1.0 / 3.0;
+    for (Index t = 0; t <= 40; t += 20) {
+        TrainRecord rec;
+        rec.update = t;
+        rec.epoch = static_cast<double>(t) / 3.0;
+        rec.learning_rate = 0.1 + 0.2;
+        rec.log_likelihood = t == 20 ? std::numeric_limits<double>::quiet_NaN() : -2.7725887222397811 + 1e-3 * static_cast<double>(t);
+        rec.log_likelihood_method = t == 20 ? "ais-failed" : "exact";
+        rec.log_likelihood_low = -0.0;
+        rec.log_likelihood_high = 5e-324;  // the smallest denormal
+        rec.log_z = std::nextafter(1.0, 2.0);
+        rec.reconstruction_error = 1e300;
+        rec.swap_acceptance = {0.25, std::numeric_limits<double>::quiet_NaN(), 1.0};
+        rec.projections = 1;
+        rec.seconds = 0.001 * static_cast<double>(t);
+        r.log.push_back(rec);
+    }
+    Model m = load_preset("bars-and-stripes");
+    auto* b = m.as<Brbm>();
+    b->W(0, 0) = 0.1 + 0.2;
+    b->c(0) = -1.0 / 3.0;
+    r.model = m;
+    r.negatives = RowMat(3, m.n_visible());
+    for (Index i = 0; i < r.negatives.size(); ++i) r.negatives.data()[i] = static_cast<double>(i % 2) + 1e-17 * static_cast<double>(i);
+    return r;
+}
+
 }  // namespace
+
+TEST_CASE("round trip: views' settings, the samples data and training runs, bit for bit") {
+    Session s = full_session();
+    s.views["tempering"]["custom_ladder"] = SessionValue::list({0.0, 0.1 + 0.2, 1.0});
+    s.views["tempering"]["scheme"] = SessionValue::scalar(std::string("lifted"));
+    s.views["samples"]["chains"] = SessionValue::scalar(std::int64_t{16});
+    TrainingData data;
+    data.data = "digits";
+    data.shifts = true;
+    data.standardize = true;
+    data.standardize_mean = Vec::Constant(64, 0.1 + 0.2);
+    data.standardize_sd = Vec::Constant(64, 1.0 / 3.0);
+    s.samples_data = data;
+    s.training_runs = {training_run(), training_run()};
+    s.training_runs[1].negatives.resize(0, s.training_runs[1].model.n_visible());
+    s.training_runs[1].status = "finished";
+    const std::string text = session_to_json_text(s);
+    const Session back = session_from_json_text(text, "s.json");
+    CHECK(back.views == s.views);
+    CHECK(back.samples_data && back.samples_data->data == "digits" && back.samples_data->shifts && back.samples_data->standardize);
+    CHECK(back.samples_data->standardize_mean.size() == 64 && back.samples_data->standardize_mean(63) == 0.1 + 0.2);
+    CHECK(back.samples_data->standardize_sd(0) == 1.0 / 3.0);
+    CHECK(back.training_runs.size() == 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+        const SessionTrainingRun &x = s.training_runs[i], &y = back.training_runs[i];
+        CHECK(x.label == y.label && x.settings == y.settings && x.status == y.status && x.message == y.message);
+        CHECK(x.updates_done == y.updates_done && x.total_updates == y.total_updates && x.projections == y.projections);
+        CHECK(x.image_rows == y.image_rows && x.image_cols == y.image_cols && same_bits(x.seconds, y.seconds));
+        CHECK(same_records(x.log, y.log));
+        CHECK(same_model(x.model, y.model));
+        CHECK(x.negatives.rows() == y.negatives.rows() && x.negatives.cols() == y.negatives.cols());
+        for (Index k = 0; k < x.negatives.size(); ++k) CHECK(same_bits(x.negatives.data()[k], y.negatives.data()[k]));
+    }
+    CHECK(same_bits(back.training_runs[0].log[0].log_likelihood_low, -0.0));
+    CHECK(std::isnan(back.training_runs[0].log[1].log_likelihood));
+    CHECK(session_to_json_text(back) == text);
+    // A file without the new keys (version 1 as first written) has none of them.
+    const Session old = session_from_json_text(R"({"format":"rbmscope-session","version":1,"model":"four-mode"})", "s.json");
+    CHECK(old.views.empty() && !old.samples_data && old.training_runs.empty());
+}
 
 TEST_CASE("round trip: embedded model, settings of every type and the view, bit for bit") {
     const Session s = full_session();

@@ -208,6 +208,8 @@ private:
 
     // main_window/session_files.cpp
     QString applySessionFile(const QString& path);  // "" on success; nothing changes otherwise
+    // The views whose session settings are just their controls (session_fields.hpp), by view id.
+    std::vector<std::pair<QString, std::vector<SessionField>>> fieldViews() const;
     void reportSessionProblem(const QString& title, const QString& message);
     void openSessionDialog();
     void saveSessionToCurrent();

@@ -20,6 +20,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include "session_fields.hpp"
 #include "views/annealing/ais_job.hpp"
 #include "jobs/background_jobs.hpp"
 #include "views/density/density_field.hpp"
@@ -54,6 +55,14 @@ public:
     // Linear or logarithmic colours for the heatmaps and the filmstrip.
     void setColourScale(ColourScale scale);
     ColourScale colourScale() const { return colourScale_; }
+    // Sessions: speed (slow | normal | fast), particles, shared_scale, film_betas (the
+    // filmstrip's β list as typed). β itself follows the run and is not kept.
+    std::vector<SessionField> sessionFields() const {
+        return {{"speed", speedBox_, {"slow", "normal", "fast"}},
+                {"particles", particlesBox_},
+                {"shared_scale", sharedBox_},
+                {"film_betas", filmField_}};
+    }
 
     bool busy() const;
     int laneCount() const { return static_cast<int>(heatmaps_.size()); }

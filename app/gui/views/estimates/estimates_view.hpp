@@ -16,6 +16,7 @@
 #include <QWidget>
 #include <optional>
 
+#include "session_fields.hpp"
 #include "views/annealing/ais_job.hpp"
 #include "error_bar_chart.hpp"
 #include "views/estimates/sweep_job.hpp"
@@ -37,6 +38,10 @@ public:
     enum class Bars { Bootstrap95, ThreeSigma };
     void setBars(Bars b);
     void setEssFraction(bool on);
+    // Sessions: bars (bootstrap95 | three-sigma), ess (ess | fraction).
+    std::vector<SessionField> sessionFields() const {
+        return {{"bars", barsBox_, {"bootstrap95", "three-sigma"}}, {"ess", essBox_, {"ess", "fraction"}}};
+    }
 
     // For tests and export.
     ErrorBarChartView* logZChart() const { return logZView_; }

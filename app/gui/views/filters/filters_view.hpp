@@ -11,6 +11,7 @@
 #include <QWidget>
 #include <vector>
 
+#include "session_fields.hpp"
 #include "core/models/models.hpp"
 #include "sample_grid.hpp"
 
@@ -25,6 +26,10 @@ public:
     // Image shape used when the model's n is not a square (e.g. from the data set); 0: infer.
     void setImageShape(int rows, int cols);
     void setSharedScale(bool shared);
+    // Sessions: scale (shared | per-filter), count, rows, cols (0 = from the model or data).
+    std::vector<SessionField> sessionFields() const {
+        return {{"scale", scale_, {"shared", "per-filter"}}, {"count", count_}, {"rows", rowsSpin_}, {"cols", colsSpin_}};
+    }
 
     SampleGrid* grid() const { return grid_; }
     // Hidden units in the order shown (largest norm first) and their norms.

@@ -28,6 +28,7 @@
 #include <optional>
 #include <vector>
 
+#include "session_fields.hpp"
 #include "jobs/background_jobs.hpp"
 #include "ellipse_heatmap.hpp"
 #include "core/meanfield/meanfield.hpp"
@@ -65,6 +66,17 @@ public:
     QString sweepChannel() const { return QStringLiteral("meanfield.sweep"); }
     rbm::MeanFieldSweepOptions sweepOptions() const;  // from the sweep controls (InputError)
     void setSweepTrials(int trials);
+    // Sessions: restarts, update (sequential | parallel), damping, and the coupling sweep's
+    // sweep_visible, sweep_hidden, sweep_trials, sweep_scales (as typed).
+    std::vector<SessionField> sessionFields() const {
+        return {{"restarts", restarts_},
+                {"update", update_, {"sequential", "parallel"}},
+                {"damping", damping_},
+                {"sweep_visible", sweepVisible_},
+                {"sweep_hidden", sweepHidden_},
+                {"sweep_trials", sweepTrials_},
+                {"sweep_scales", sweepScales_}};
+    }
 
 Q_SIGNALS:
     void resultsShown();

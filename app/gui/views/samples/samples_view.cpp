@@ -13,12 +13,12 @@ namespace {
 constexpr int kFrameGateMs = 40;
 constexpr int kMaxDataTiles = 64;
 
-bool sameData(const rbm::TrainingData& a, const rbm::TrainingData& b) {
+}  // namespace
+
+bool sameTrainingData(const rbm::TrainingData& a, const rbm::TrainingData& b) {
     return a.data == b.data && a.csv_header == b.csv_header && a.csv_label == b.csv_label && a.limit == b.limit &&
            a.shifts == b.shifts && a.binarize == b.binarize && a.scale == b.scale && a.standardize == b.standardize;
 }
-
-}  // namespace
 
 SamplesView::SamplesView(QWidget* parent, BackgroundJobs* jobs)
     : QWidget(parent), jobs_(jobs ? jobs : new BackgroundJobs(this)) {
@@ -173,7 +173,7 @@ void SamplesView::setModel(const rbm::Model& model) {
     else if (sampler_->currentIndex() == 2) sampler_->setCurrentIndex(0);
     // A BRBM sees 0/1 data: binarized unless the model records otherwise.
     if (!model_.training && !dataset_) prep_->setCurrentIndex(model_.kind() == rbm::ModelKind::Brbm ? 1 : 0);
-    if (model_.training && (!trainingData_ || !sameData(*trainingData_, *model_.training)) && setTrainingData(*model_.training))
+    if (model_.training && (!trainingData_ || !sameTrainingData(*trainingData_, *model_.training)) && setTrainingData(*model_.training))
         return;  // it shaped and drew the data
     updateShape();
     showData();

@@ -16,8 +16,12 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QWidget>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
+
+#include "core/io/session_io.hpp"
 
 #include "jobs/background_jobs.hpp"
 #include "jobs/coalesced_mailbox.hpp"
@@ -26,6 +30,9 @@
 #include "views/samples/samples_job.hpp"
 
 namespace rbmscope {
+
+// The same data set and preprocessing (a standardization's values aside).
+bool sameTrainingData(const rbm::TrainingData& a, const rbm::TrainingData& b);
 
 class SamplesView : public QWidget {
     Q_OBJECT
@@ -52,6 +59,23 @@ public:
     void setSettings(const SamplesSettings& s);
     SamplesSettings settings() const;
     void setShowProbabilities(bool on);
+    // Sessions (samples_session.cpp): the controls as the view's settings — sampler, chains,
+    // sweeps, seed, speed (sweeps per second, 0 = fast), display (probabilities | binary),
+    // rows, cols (0 = auto), prep (as-is | binarize | scale | standardize); the data set is the
+    // session's "samples_data" (trainingData()). readSession checks and changes nothing ("" or
+    // one message naming the key); applySession sets the controls, then loads the data set (a
+    // data set that cannot be loaded any more says so in the view; the rest is restored).
+    struct SessionState {
+        bool hasSettings = false;  // the file had "views.samples" (else the controls stay as setModel left them)
+        SamplesSettings settings;
+        bool probabilities = true;
+        int rows = 0, cols = 0, prep = 0;
+        std::optional<rbm::TrainingData> data;
+    };
+    std::map<std::string, rbm::SessionValue> sessionSettings() const;
+    QString readSession(const std::map<std::string, rbm::SessionValue>* map, const std::optional<rbm::TrainingData>& data,
+                        SessionState& out) const;
+    void applySession(const SessionState& s);
 
     // gate: pause, single steps and pacing (jobs/transport.hpp); null: a gate of its own.
     void run(std::shared_ptr<rbm::StepGate> gate = {});

@@ -19,8 +19,12 @@
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QWidget>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
+
+#include "core/io/session_io.hpp"
 
 #include "jobs/background_jobs.hpp"
 #include "jobs/coalesced_mailbox.hpp"
@@ -51,6 +55,12 @@ public:
     void setSettings(const TemperingSettings& s);
     TemperingSettings settings() const;
     void setScheme(rbm::PtScheme scheme);
+    // Sessions (tempering_session.cpp): the controls and the ladder (dragged rungs included) as
+    // the view's settings — scheme, ladder, replicas, gamma, seed, scans, speed, custom_ladder
+    // (the β's, empty when the ladder follows its kind). readSessionSettings checks and changes
+    // nothing ("" or one message naming the key); setSettings applies.
+    std::map<std::string, rbm::SessionValue> sessionSettings() const;
+    QString readSessionSettings(const std::map<std::string, rbm::SessionValue>& map, TemperingSettings& out) const;
 
     TrajectoryChart* trajectoryChart() const { return chart_; }
     LadderPlot* ladderPlot() const { return ladder_; }

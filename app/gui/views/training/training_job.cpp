@@ -273,7 +273,10 @@ QString TrainingJob::saveModel(int id, const QString& path) const {
 
 QString TrainingJob::saveCheckpoint(int id, const QString& path) const {
     const TrainingRun* r = run(id);
-    if (!r || !r->trainer) return tr("the run has not started yet");
+    if (!r || !r->trainer)
+        return r && r->snapshot ? tr("this run was restored from a session, which keeps its curves and model but not the "
+                                     "trainer's state; save checkpoints before saving the session to continue a run later")
+                                : tr("the run has not started yet");
     if (r->running) return tr("stop the run before saving a checkpoint");
     try {
         r->trainer->save_checkpoint(path.toStdString());
@@ -281,6 +284,17 @@ QString TrainingJob::saveCheckpoint(int id, const QString& path) const {
     } catch (const std::exception& e) {
         return QString::fromStdString(e.what());
     }
+}
+
+int TrainingJob::restore(const QString& label, const TrainDataSpec& data, const rbm::TrainOptions& options,
+                         std::shared_ptr<const TrainSnapshot> snapshot) {
+    const int id = add(data, options);
+    TrainingRun* r = find(id);
+    if (!label.isEmpty()) r->label = label;
+    r->snapshot = std::move(snapshot);
+    Q_EMIT runUpdated(id);
+    Q_EMIT runEnded(id);
+    return id;
 }
 
 int TrainingJob::loadCheckpoint(const QString& path, const TrainDataSpec& data, QString& error) {

@@ -79,6 +79,10 @@ public:
     // Empty on success, else why not.
     QString saveModel(int id, const QString& path) const;
     QString saveCheckpoint(int id, const QString& path) const;
+    // A run restored from a session (views/training/training_session.hpp): shown from its
+    // snapshot, with no trainer (it cannot be resumed or checkpointed). Returns its id.
+    int restore(const QString& label, const TrainDataSpec& data, const rbm::TrainOptions& options,
+                std::shared_ptr<const TrainSnapshot> snapshot);
     // A new (stopped) run from a checkpoint with this data; -1 and `error` on failure.
     int loadCheckpoint(const QString& path, const TrainDataSpec& data, QString& error);
 

@@ -256,6 +256,15 @@ void TrainingView::setOptions(const rbm::TrainOptions& o) {
 }
 
 rbm::TrainOptions TrainingView::options() const {
+    const rbm::TrainOptions o = controlOptions();
+    if (o.method == rbm::TrainMethod::Leaky || o.method == rbm::TrainMethod::Mix) {
+        if (o.kind != rbm::ModelKind::Leaky)
+            throw rbm::InputError(std::string("method ") + rbm::train_method_name(o.method) + " needs kind leaky");
+    }
+    return o;
+}
+
+rbm::TrainOptions TrainingView::controlOptions() const {
     rbm::TrainOptions o;
     o.kind = static_cast<rbm::ModelKind>(kind_->currentData().toInt());
     o.hidden = hidden_->value();
@@ -274,10 +283,6 @@ rbm::TrainOptions TrainingView::options() const {
     o.monitor_every = monitor_->value();
     o.seed = static_cast<std::uint64_t>(seed_->value());
     o.init_scale = initScale_->value();
-    if (o.method == rbm::TrainMethod::Leaky || o.method == rbm::TrainMethod::Mix) {
-        if (o.kind != rbm::ModelKind::Leaky)
-            throw rbm::InputError(std::string("method ") + rbm::train_method_name(o.method) + " needs kind leaky");
-    }
     return o;
 }
 

@@ -185,7 +185,9 @@ bool TrainingView::resume() {
         setStatus(!r ? tr("Select a run to resume.")
                      : r->running ? tr("The run is already running.")
                      : r->snapshot && r->snapshot->status == rbm::TrainStatus::Diverged ? tr("A diverged run cannot be resumed.")
-                                                                                         : tr("This run has no trainer to resume (it failed to start)."),
+                     : r->snapshot ? tr("This run was restored from a session, which keeps its curves and model but not "
+                                        "the trainer's state: it cannot be resumed.")
+                                   : tr("This run has no trainer to resume (it failed to start)."),
                   true);
         return false;
     }
@@ -219,7 +221,7 @@ QString TrainingView::loadCheckpoint(const QString& path) {
 
 void TrainingView::openInApp() {
     const TrainingRun* r = session_->run(selected_);
-    if (!r || !r->snapshot || r->running || !r->trainer) {
+    if (!r || !r->snapshot || r->running) {
         setStatus(tr("Select a run that has stopped or finished, then Open in app."), true);
         return;
     }
@@ -236,7 +238,19 @@ void TrainingView::openInApp() {
             m.training.reset();
         }
     }
-    Q_EMIT openModel(m, r->trainer->data(), QStringLiteral("trained: %1").arg(r->label));
+    rbm::Dataset data;
+    if (r->trainer) {
+        data = r->trainer->data();
+    } else {
+        // A run restored from a session keeps no data: load it again from its spec.
+        try {
+            data = loadTrainingData(r->data);
+        } catch (const std::exception& e) {
+            setStatus(tr("Cannot load the data of %1: %2").arg(r->label, QString::fromStdString(e.what())), true);
+            return;
+        }
+    }
+    Q_EMIT openModel(m, data, QStringLiteral("trained: %1").arg(r->label));
     setStatus(tr("Opened %1 in the other views.").arg(textPreview(m.name, kNamePreviewChars)));
 }
 
@@ -383,7 +397,7 @@ void TrainingView::updateEnabled() {
     resumeButton_->setEnabled(r && !r->running && r->trainer && r->snapshot && r->snapshot->status != rbm::TrainStatus::Diverged);
     saveModelButton_->setEnabled(r && r->snapshot);
     saveCkptButton_->setEnabled(r && !r->running && r->trainer);
-    openButton_->setEnabled(r && !r->running && r->trainer);
+    openButton_->setEnabled(r && !r->running && r->snapshot);
     clearButton_->setEnabled(!busy);
 }
 

@@ -28,6 +28,7 @@
 #include "run_curves.hpp"
 #include "sample_grid.hpp"
 #include "views/training/training_job.hpp"
+#include "views/training/training_session.hpp"
 
 namespace rbmscope {
 
@@ -42,6 +43,23 @@ public:
     TrainDataSpec dataSpec() const;
     void setOptions(const rbm::TrainOptions& o);
     rbm::TrainOptions options() const;
+
+    // Sessions (views/training/training_session.cpp): the controls and the selected run as the
+    // view's settings; every run with results (finished, stopped, diverged; one still running as
+    // stopped) with its curves, negative samples and model.
+    struct SessionState {
+        TrainDataSpec data;
+        rbm::TrainOptions options;
+        long long selected = -1;  // index into runs
+        std::vector<RestoredRun> runs;
+    };
+    std::map<std::string, rbm::SessionValue> sessionSettings() const;
+    std::vector<rbm::SessionTrainingRun> sessionRuns() const;
+    // Checks everything and changes nothing: "" or one message naming the key. `settings` null:
+    // the file has none (the controls stay as they are).
+    QString readSession(const std::map<std::string, rbm::SessionValue>* settings,
+                        const std::vector<rbm::SessionTrainingRun>& runs, SessionState& out) const;
+    void applySession(const SessionState& state);  // replaces every run; shows their curves
 
     // Actions (the buttons). Problems go to the status line; false when nothing started.
     // gate: shared by the runs started now (jobs/transport.hpp); null: a fresh one.
@@ -88,6 +106,7 @@ private:
     void updateEnabled();
     void methodOrKindChanged();
     void setStatus(const QString& text, bool error = false);
+    rbm::TrainOptions controlOptions() const;  // the controls as they are (options() also checks them)
 
     TrainingJob* session_;
     int selected_ = -1;
