@@ -345,6 +345,17 @@ void TemperingView::showFrame(const TemperingFrame& f) {
     Q_EMIT frameShown();
 }
 
+void TemperingView::showResult(const TemperingFrame& frame, const QString& source) {
+    cancel();
+    shown_ = std::make_shared<TemperingFrame>(frame);
+    pending_.reset();
+    lastRunFinished_ = frame.finished;
+    showFrame(*shown_);
+    status_->setText(source);
+}
+
+QString TemperingView::statusText() const { return status_->text(); }
+
 void TemperingView::updateCounters(const TemperingFrame& f) {
     const rbm::PtStats& st = f.stats;
     const double scans = static_cast<double>(st.scans), chains = static_cast<double>(std::max<rbm::Index>(1, st.chains));
