@@ -255,6 +255,10 @@ private Q_SLOTS:
         QVERIFY(w.temperingView()->countersLabel()->text().contains(
             QStringLiteral("<b>%1</b> measured").arg(pt[QStringLiteral("round_trips")].toInteger())));
         QVERIFY(w.temperingView()->statusText().contains(QStringLiteral("reopened from pt.json")));
+        // The rung heatmaps arrive later and redraw the frame: it still says where it came from.
+        QSignalSpy rungs(w.temperingView(), &TemperingView::rungImagesReady);
+        QVERIFY(rungs.wait(20000));
+        QVERIFY(w.temperingView()->statusText().contains(QStringLiteral("reopened from pt.json")));
 
         const QJsonObject mf = readJson(dir_.filePath(QStringLiteral("mf.json")));
         QVERIFY(w.loadFile(dir_.filePath(QStringLiteral("mf.json"))));

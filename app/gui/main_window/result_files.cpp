@@ -373,8 +373,9 @@ bool MainWindow::openResult(const QString& path) {
         std::optional<double> exactF = m.exact_free_energy;  // -log Z, as the view's exact row
         view = QStringLiteral("meanfield");
         meanfield_->showResult(method, r, exactF, tr("reopened from %1 (not a live run)").arg(file));
+        const QString names[3] = {tr("type I"), tr("type II"), tr("TAP")};
         shown = tr("the %1 row of the table (free energy, error, iterations, convergence, fixed points) and its residual trace")
-                    .arg(qs(m.method).toHtmlEscaped());
+                    .arg(names[method]);
         missing = tr("the density picture and the other two methods (press Run to compute them)");
     } else {
         view = QStringLiteral("training");

@@ -117,6 +117,8 @@ private:
     std::vector<EllipseHeatmap*> rungMaps_;
     std::shared_ptr<rbm::StepGate> stepGate_;
     bool lastRunFinished_ = false;
+    QString reopened_;  // where the shown frame came from when reopened (showResult), else ""
+
 };
 
 }  // namespace rbmscope
