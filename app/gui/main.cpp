@@ -1,6 +1,8 @@
 // rbmscope: the desktop app. Options (also for docs and tests):
 //   --preset NAME | --model FILE     what to open (default: the last session, else the four-mode toy;
 //                                    with --screenshot always the four-mode toy)
+//   FILE                             the same as --model FILE; a result of rbmscope-cli (ais, ais-sweep,
+//                                    pt, meanfield, train, train --log) opens in its view with its model
 //   --session FILE                   open a session file (model, parameters, view)
 //   --view density|annealing|compare|estimates|meanfield|...   which view to show
 //   --run                            start the AIS run (or, with --view estimates, a sweep over K;
@@ -122,7 +124,15 @@ int main(int argc, char** argv) {
     parser.addOptions({preset, model, session, view, run, path, base, compare, steps, chains, seed, sweep, perfect, reverse, beta, scale, shot, size,
                        data, trainMethod, trainKind, trainHidden, trainUpdates, trainK, trainBatch, trainLr, trainMonitor, trainInit, trainShifts,
                        trainPrep, sampler, sampleSweeps, report, playbackFrames, frameCount, dpiOption, timeout});
+    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A model file, or a result JSON of rbmscope-cli to reopen (as --model)."),
+                                 QStringLiteral("[FILE]"));
     parser.process(app);
+    if (parser.positionalArguments().size() > 1)
+        return fail(QStringLiteral("give one FILE (a model or a result), not %1").arg(parser.positionalArguments().size()));
+    if (parser.positionalArguments().size() == 1 && parser.isSet(model))
+        return fail(QStringLiteral("give the file once: as --model FILE or as FILE"));
+    const bool fileGiven = parser.isSet(model) || parser.positionalArguments().size() == 1;
+    const QString fileArg = parser.isSet(model) ? parser.value(model) : parser.positionalArguments().value(0);
 
     rbmscope::MainWindow w;
     // Headless: render (and/or report) once results are in, then exit.
@@ -138,10 +148,10 @@ int main(int argc, char** argv) {
     if (sessionGiven && screenshot) {
         if (!w.openSession(sessionFile)) return 2;
         sessionOpened = true;
-    } else if (sessionGiven || (!screenshot && !parser.isSet(model) && !parser.isSet(preset))) {
+    } else if (sessionGiven || (!screenshot && !fileGiven && !parser.isSet(preset))) {
         sessionOpened = w.startWithSession(sessionFile);
     } else {
-        const bool ok = parser.isSet(model) ? w.loadFile(parser.value(model)) : w.loadPreset(parser.value(preset));
+        const bool ok = fileGiven ? w.loadFile(fileArg) : w.loadPreset(parser.value(preset));
         if (!ok && screenshot) return 2;
         if (!ok) w.loadPreset(QString::fromStdString(rbm::default_preset_name()));
     }

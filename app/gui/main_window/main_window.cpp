@@ -20,12 +20,14 @@
 #include <QSettings>
 #include <algorithm>
 #include <QStatusBar>
+#include <QVBoxLayout>
 #include <iostream>
 
 #include "main_window/method_help.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/result_file.hpp"
 #include "main_window/view_export.hpp"
 #include "text_preview.hpp"
 
@@ -62,14 +64,19 @@ MainWindow::MainWindow(QWidget* parent)
         annealing_->setRun(run_);
         compare_->setRun(run_);
         estimates_->setRun(run_);
+        if (resultChannel_ == QLatin1String("ais") && run_->lanes().empty()) clearResultBanner();  // dropped (new settings)
         updateStatus();
     });
     connect(run_, &AisJob::finished, this, [this] { updateStatus(); });
     connect(sweep_, &SweepJob::progressed, this, [this] {
         estimates_->setSweep(sweep_);
+        if (resultChannel_ == QLatin1String("sweep") && sweep_->points().empty()) clearResultBanner();
         updateStatus();
     });
-    connect(jobs_, &BackgroundJobs::runningChanged, this, [this] { updateActions(); });
+    connect(jobs_, &BackgroundJobs::runningChanged, this, [this](const QString& channel, bool running) {
+        if (running && !resultChannel_.isEmpty() && channel == resultChannel_) clearResultBanner();  // a live run replaces it
+        updateActions();
+    });
 }
 
 MainWindow::~MainWindow() {
@@ -132,7 +139,23 @@ void MainWindow::buildViews() {
     tabs_->setTabToolTip(1, tr("p_β along the annealing path with the AIS particles"));
     tabs_->setTabToolTip(2, tr("Several methods side by side: same model, same seed, same β, same colour scale"));
     tabs_->setTabToolTip(3, tr("log Ẑ and ESS against K, running estimate, log-weight histogram"));
-    setCentralWidget(tabs_);
+    // Above the views: where a reopened result came from (main_window/result_files.cpp), shown
+    // while its view is the current one.
+    auto* centre = new QWidget(this);
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(0);
+    resultBanner_ = new QLabel(centre);
+    resultBanner_->setObjectName(QStringLiteral("resultBanner"));
+    resultBanner_->setWordWrap(true);
+    resultBanner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    resultBanner_->setStyleSheet(QStringLiteral("QLabel { background: #fff8e1; border-bottom: 1px solid #e0c060; padding: 4px 8px; }"));
+    resultBanner_->hide();
+    centreLayout->addWidget(resultBanner_);
+    centreLayout->addWidget(tabs_, 1);
+    setCentralWidget(centre);
+    connect(tabs_, &QTabWidget::currentChanged, this,
+            [this] { resultBanner_->setVisible(!resultView_.isEmpty() && currentView() == resultView_); });
     for (int i = 0; i < tabs_->count(); ++i) tabs_->widget(i)->setFocusPolicy(Qt::ClickFocus);
     connect(density_, &DensityTab::ready, this, [this] {
         if (density_->drawable() && !density_->busy())
@@ -213,7 +236,7 @@ void MainWindow::buildStatusBar() {
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    openModelAction_ = file->addAction(tr("&Open model…"), this, &MainWindow::openModelDialog);
+    openModelAction_ = file->addAction(tr("&Open model or result…"), this, &MainWindow::openModelDialog);
     openModelAction_->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &recent"));
     rebuildRecentMenu();
@@ -448,6 +471,12 @@ bool MainWindow::loadPreset(const QString& name) {
 }
 
 bool MainWindow::loadFile(const QString& path) {
+    // A result of rbmscope-cli opens with its model in its view (main_window/result_files.cpp).
+    if (QFileInfo(path).suffix().compare(QStringLiteral("json"), Qt::CaseInsensitive) == 0 && QFileInfo(path).isFile() &&
+        QFileInfo(path).size() <= static_cast<qint64>(rbm::kMaxResultBytes)) {
+        QFile f(path);
+        if (f.open(QIODevice::ReadOnly) && rbm::looks_like_result(f.readAll().toStdString())) return openResult(path);
+    }
     try {
         rbm::LoadedModel loaded = rbm::load_model_file(path.toStdString(), {});
         // A model no view can show is refused here, with the reason, and the current one stays.
@@ -478,7 +507,7 @@ void MainWindow::showError(const QString& title, const QString& message) {
 }
 
 void MainWindow::openModelDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), QString(),
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open model or result"), QString(),
                                                       modelFileFilter());
     if (!path.isEmpty()) loadFile(path);
 }

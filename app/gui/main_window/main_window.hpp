@@ -51,6 +51,20 @@ public:
     bool loadPreset(const QString& name);
     bool loadFile(const QString& path);
 
+    // Results of rbmscope-cli (main_window/result_files.cpp, issue #18): the JSON printed by ais,
+    // ais-sweep, pt, meanfield and train, and train's --log FILE.json, open in the matching view
+    // with the model they name, as they were computed (nothing is re-run): ais and ais-sweep in
+    // Estimates, pt in Tempering, meanfield in Mean field, train in Training. loadFile() comes
+    // here for a result, so File → Open, drag and drop, Open recent and `rbmscope RESULT.json`
+    // all do. The model is looked for as recorded, then beside the result; a missing or changed
+    // file (FNV-1a differs) is said in the banner, and the result is still shown when the model
+    // used has the recorded kind and shape (else refused: false, the reason reported, nothing
+    // changes). A banner above the views names the file and its command line while that view
+    // shows it; a live run (Run) replaces it.
+    bool openResult(const QString& path);
+    QString resultBanner() const;  // "" when no reopened result is shown
+    QString resultView() const { return resultView_; }
+
     // Model files (main_window/model_files.cpp). The Open model dialog's filter: every format
     // load_model reads (.json .npz .npy .mat .h5 .hdf5).
     static QString modelFileFilter();
@@ -206,6 +220,10 @@ private:
     int importWithDialog(const QString& path);
     void rebuildRecentMenu();
 
+    // main_window/result_files.cpp
+    void setResultBanner(const QString& view, const QString& channel, const QString& html);
+    void clearResultBanner();
+
     // main_window/session_files.cpp
     QString applySessionFile(const QString& path);  // "" on success; nothing changes otherwise
     // The views whose session settings are just their controls (session_fields.hpp), by view id.
@@ -269,6 +287,9 @@ private:
     TrainingView* training_ = nullptr;
     ParameterPanel* panel_ = nullptr;
 
+    QLabel* resultBanner_ = nullptr;  // above the views: where a reopened result came from
+    QString resultView_;              // the view showing it ("" when none)
+    QString resultChannel_;           // the job channel whose live run replaces it ("" when none)
     QLabel* statusText_ = nullptr;
     QLabel* elapsedLabel_ = nullptr;
     QLabel* speedLabel_ = nullptr;

@@ -1,6 +1,7 @@
 // Opening model files: the formats the Open model dialog offers, drag and drop onto the window,
 // and File -> Open recent (QSettings). Every path ends in MainWindow::loadFile, so a bad file
-// gives the same message and keeps the current model whichever way it came.
+// gives the same message and keeps the current model whichever way it came; a result JSON of
+// rbmscope-cli takes the same ways (loadFile hands it to openResult, main_window/result_files.cpp).
 #include <QAction>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -32,8 +33,8 @@ QString droppedModelFile(const QMimeData* mime) {
 }  // namespace
 
 QString MainWindow::modelFileFilter() {
-    return tr("Models (*.json *.npz *.npy *.mat *.h5 *.hdf5);;JSON (*.json);;NumPy (*.npz *.npy);;"
-              "MATLAB (*.mat);;HDF5 (*.h5 *.hdf5);;All files (*)");
+    return tr("Models and results (*.json *.npz *.npy *.mat *.h5 *.hdf5);;JSON: models, rbmscope-cli results (*.json);;"
+              "NumPy (*.npz *.npy);;MATLAB (*.mat);;HDF5 (*.h5 *.hdf5);;All files (*)");
 }
 
 bool MainWindow::isModelFileName(const QString& path) {

@@ -61,6 +61,7 @@ void MainWindow::setModel(rbm::Model m, const QString& origin, const QString& pr
     presetName_ = presetName;
     modelEdited_ = false;
     setWindowTitle(QStringLiteral("rbmscope — %1").arg(model_.name.empty() ? origin : textPreview(model_.name, kNamePreviewChars)));
+    clearResultBanner();  // a reopened result is of the model it came with
     run_->cancel();
     sweep_->clear();
     pendingRunGate_.reset();

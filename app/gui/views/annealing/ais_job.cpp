@@ -201,6 +201,21 @@ void AisJob::cancel() {
     Q_EMIT progressed();
 }
 
+void AisJob::showResult(std::vector<LaneRun> lanes, rbm::Index chains) {
+    jobs_->cancel(channel_);
+    mailbox_.reset();
+    ++runId_;
+    lanes_ = std::move(lanes);
+    chains_ = chains;
+    status_ = RunStatus{};
+    bool complete = true;
+    for (const LaneRun& l : lanes_) complete = complete && l.result && l.result->complete;
+    status_.stopped = !complete;
+    status_.fraction = complete ? 1.0 : 0.0;
+    Q_EMIT progressed();
+    Q_EMIT finished(complete);
+}
+
 void AisJob::setPaused(bool on) {
     if (!status_.running || !stepGate_) return;
     stepGate_->pause.store(on);

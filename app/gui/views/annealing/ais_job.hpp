@@ -63,6 +63,9 @@ public:
                std::shared_ptr<rbm::StepGate> gate = {});
     void stop();
     void cancel();
+    // A run computed elsewhere (a reopened `ais` result): its lanes with their results, shown
+    // as a finished run (no particle frames). Cancels any run in progress; nothing is run.
+    void showResult(std::vector<LaneRun> lanes, rbm::Index chains);
     void setPaused(bool on);
     bool paused() const { return status_.running && stepGate_ && stepGate_->pause.load(); }
     rbm::StepGate* stepGate() const { return stepGate_.get(); }

@@ -160,6 +160,18 @@ void SweepJob::setPaused(bool on) {
     Q_EMIT progressed();
 }
 
+void SweepJob::showResult(const QStringList& labels, std::vector<rbm::Index> steps, std::vector<SweepPoint> points) {
+    cancel();
+    labels_ = labels;
+    errors_ = QStringList(labels.size(), QString());
+    steps_ = std::move(steps);
+    points_ = std::move(points);
+    fraction_ = 1.0;
+    elapsed_ = speed_ = 0;
+    Q_EMIT progressed();
+    Q_EMIT finished(true);
+}
+
 void SweepJob::clear() {
     cancel();
     points_.clear();

@@ -34,6 +34,9 @@ public:
     void cancel();
     void setPaused(bool on);
     void clear();
+    // A sweep computed elsewhere (a reopened ais-sweep result): its methods, its K and its
+    // points, shown as a finished sweep. Cancels any sweep in progress; nothing is run.
+    void showResult(const QStringList& labels, std::vector<rbm::Index> steps, std::vector<SweepPoint> points);
 
     bool running() const { return running_; }
     bool paused() const { return running_ && pause_ && pause_->pause.load(); }

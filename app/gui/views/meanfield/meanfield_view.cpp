@@ -414,6 +414,42 @@ void MeanFieldView::showBundle(const Bundle& b) {
     Q_EMIT resultsShown();
 }
 
+void MeanFieldView::showResult(int method, const rbm::MeanFieldResult& r, std::optional<double> exactF, const QString& source) {
+    jobs_->cancel(channel());
+    if (method < 0 || method > 2 || model_.kind() != rbm::ModelKind::Grbm) return;
+    stack_->setCurrentIndex(1);
+    Bundle b;
+    b.exactF = exactF;
+    for (auto& x : b.results) x.free_energy = kNaN;
+    b.results[static_cast<std::size_t>(method)] = r;
+    showTraces(b);  // empty traces for the methods the result does not hold
+    const double ex = exactF ? *exactF : kNaN;
+    shownF_.fill(kNaN);
+    shownF_[static_cast<std::size_t>(method)] = r.free_energy;
+    shownF_[3] = ex;
+    for (int i = 0; i < 3; ++i) {
+        if (i != method) {
+            table_->setItem(i, 0, cell(tr("not in this result")));
+            for (int c = 1; c < table_->columnCount(); ++c) table_->setItem(i, c, cell(QStringLiteral("—")));
+            continue;
+        }
+        table_->setItem(i, 0, cell(num(r.free_energy)));
+        table_->setItem(i, 1, cell(num(r.free_energy - ex)));
+        table_->setItem(i, 2, cell(QString::number(r.iterations)));
+        table_->setItem(i, 3, cell(r.converged ? tr("yes") : tr("no (res. %1)").arg(r.residual, 0, 'g', 2)));
+        table_->setItem(i, 4, cell(QString::number(r.fixed_points.size())));
+        table_->setItem(i, 5, cell(r.exact ? num(r.exact->mse_v, 5) : QStringLiteral("—")));
+    }
+    table_->setItem(3, 0, cell(num(ex)));
+    for (int c = 1; c < table_->columnCount(); ++c) table_->setItem(3, c, cell(QString()));
+    heat_->setEllipses({});
+    heat_->setMessage(tr("A reopened result holds numbers, not the density picture: press Run (F5) to compute it live."));
+    status_->setText(source);
+    Q_EMIT resultsShown();
+}
+
+QString MeanFieldView::statusText() const { return status_->text(); }
+
 void MeanFieldView::clearTraces() {
     for (auto* s : traceSeries_) s->clear();
     traceX_->setRange(1, 10);

@@ -47,6 +47,13 @@ public:
     void cancel();
     bool running() const;
     QPixmap grabForScreenshot();
+    // A result computed elsewhere (a reopened `meanfield` result, one method): its row of the
+    // table (free energy, error against `exactF` = -log Z when known, iterations, convergence,
+    // fixed points, MSE of the mean of v) and its residual trace; the other methods' rows say
+    // they are not in the result, the density picture waits for Run. `source` goes to the
+    // status line. method: 0 type I, 1 type II, 2 TAP.
+    void showResult(int method, const rbm::MeanFieldResult& r, std::optional<double> exactF, const QString& source);
+    QString statusText() const;
 
     // Free energies shown: type I, type II, TAP, exact -log Z (NaN when absent).
     std::array<double, 4> freeEnergies() const { return shownF_; }

@@ -225,6 +225,7 @@ void TemperingView::setScheme(rbm::PtScheme scheme) {
 
 void TemperingView::setModel(const rbm::Model& model) {
     cancel();
+    reopened_.clear();
     model_ = model;
     hasModel_ = true;
     drawable_ = drawable(model);
@@ -264,6 +265,7 @@ void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
     }
     pending_.reset();
     shown_.reset();
+    reopened_.clear();
     chart_->clear();
     // Replica 0 (the lifted one under the lifted scheme) is drawn thick so its walk stands out.
     chart_->setHighlight(0);
@@ -345,6 +347,17 @@ void TemperingView::showFrame(const TemperingFrame& f) {
     Q_EMIT frameShown();
 }
 
+void TemperingView::showResult(const TemperingFrame& frame, const QString& source) {
+    cancel();
+    shown_ = std::make_shared<TemperingFrame>(frame);
+    pending_.reset();
+    lastRunFinished_ = frame.finished;
+    reopened_ = source;
+    showFrame(*shown_);
+}
+
+QString TemperingView::statusText() const { return status_->text(); }
+
 void TemperingView::updateCounters(const TemperingFrame& f) {
     const rbm::PtStats& st = f.stats;
     const double scans = static_cast<double>(st.scans), chains = static_cast<double>(std::max<rbm::Index>(1, st.chains));
@@ -373,7 +386,8 @@ void TemperingView::updateCounters(const TemperingFrame& f) {
                 .arg(fmt(barrier))
                 .arg(rbm::recommended_n(barrier) + 1);
     counters_->setText(text);
-    status_->setText(f.finished ? tr("done: %1 scans").arg(f.scansDone) : tr("running… %1 scans").arg(f.scansDone));
+    if (!reopened_.isEmpty()) status_->setText(reopened_);  // redrawn (rung images in): still the reopened result
+    else status_->setText(f.finished ? tr("done: %1 scans").arg(f.scansDone) : tr("running… %1 scans").arg(f.scansDone));
 }
 
 void TemperingView::rebuildRungMaps(int rungs) {

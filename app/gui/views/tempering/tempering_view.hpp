@@ -50,6 +50,11 @@ public:
     void cancel();
     bool running() const;
     QPixmap grabForScreenshot();
+    // A run computed elsewhere (a reopened `pt` result): its ladder, swap rates, round trips and
+    // barrier, shown as its last frame (no trajectories or states: a result holds none), with
+    // `source` in the status line. Cancels a run in progress; Run runs live as usual.
+    void showResult(const TemperingFrame& frame, const QString& source);
+    QString statusText() const;
 
     // Controls <-> settings. setSettings restarts a run in progress (or shown) when the scheme changed.
     void setSettings(const TemperingSettings& s);
@@ -122,6 +127,8 @@ private:
     std::vector<EllipseHeatmap*> rungMaps_;
     std::shared_ptr<rbm::StepGate> stepGate_;
     bool lastRunFinished_ = false;
+    QString reopened_;  // where the shown frame came from when reopened (showResult), else ""
+
 };
 
 }  // namespace rbmscope

@@ -308,6 +308,29 @@ void TrainingView::onRunUpdated(int id) {
     Q_EMIT runShown(id);
 }
 
+void TrainingView::showLog(const std::vector<rbm::TrainRecord>& log, const QString& name, const QString& source) {
+    std::vector<QPointF> ll, rec;
+    std::vector<double> lo, hi;
+    bool ais = false;
+    for (const rbm::TrainRecord& r : log) {
+        const double x = static_cast<double>(r.update);
+        if (std::isfinite(r.log_likelihood)) {
+            ll.emplace_back(x, r.log_likelihood);
+            ais = ais || r.log_likelihood_method == "ais";
+            const bool band = r.log_likelihood_method == "ais" && std::isfinite(r.log_likelihood_low) && std::isfinite(r.log_likelihood_high);
+            lo.push_back(band ? r.log_likelihood_low : r.log_likelihood);
+            hi.push_back(band ? r.log_likelihood_high : r.log_likelihood);
+        }
+        if (std::isfinite(r.reconstruction_error)) rec.emplace_back(x, r.reconstruction_error);
+    }
+    const QColor color(90, 90, 90);
+    const QString label = QStringLiteral("%1 (%2)").arg(name, llLabel(log));
+    if (ais) llChart_->setCurve(kReopenedCurve, label, color, ll, lo, hi);
+    else llChart_->setCurve(kReopenedCurve, label, color, ll);
+    reconChart_->setCurve(kReopenedCurve, name, color, rec);
+    setStatus(source);
+}
+
 void TrainingView::onRunEnded(int id) {
     const TrainingRun* r = session_->run(id);
     if (r && r->error.isEmpty() && r->snapshot) {

@@ -74,6 +74,11 @@ public:
     QString loadCheckpoint(const QString& path);
     void openInApp();
     void selectRun(int id);
+    // A training log computed elsewhere (a reopened `train` result or its --log file): its
+    // log-likelihood (with the AIS band) and reconstruction error drawn as one more curve named
+    // `name`, `source` in the status line. Replaces the previous reopened log; runs are kept.
+    void showLog(const std::vector<rbm::TrainRecord>& log, const QString& name, const QString& source);
+    static constexpr int kReopenedCurve = -1;  // the curve key of a reopened log (runs have ids >= 0)
 
     bool busy() const { return session_->busy(); }
     rbm::StepGate* stepGate() const { return session_->stepGate(); }
