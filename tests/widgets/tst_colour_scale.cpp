@@ -5,18 +5,13 @@
 
 #include "colormap.hpp"
 #include "main_window/main_window.hpp"
+#include "test_window.hpp"
 
 using namespace rbmscope;
 
 class TestColourScale : public QObject {
     Q_OBJECT
 private:
-    static bool waitIdle(MainWindow& w) {
-        QElapsedTimer t;
-        t.start();
-        while (!w.idle() && t.elapsed() < 60000) QTest::qWait(10);
-        return w.idle();
-    }
     // Colour index (0..255) of the density image at each marked mode.
     static std::vector<int> atModes(const HeatmapView* h) {
         std::vector<int> out;
@@ -45,11 +40,8 @@ private Q_SLOTS:
     }
 
     void fourModesShowOnTheLogScale() {
-        MainWindow w;
-        w.setInteractive(false);
-        w.setAutosave(false);
-        w.resize(1200, 800);
-        w.show();
+        const auto window = testWindow();
+        MainWindow& w = *window;
         QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
         QVERIFY(waitIdle(w));
         HeatmapView* h = w.densityView();

@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "main_window/main_window.hpp"
+#include "test_window.hpp"
 
 using namespace rbmscope;
 
@@ -16,20 +17,12 @@ private:
     std::unique_ptr<MainWindow> w_;
     QTemporaryDir dir_;
 
-    bool waitIdle() {
-        QElapsedTimer t;
-        t.start();
-        while (!w_->idle() && t.elapsed() < 60000) QTest::qWait(10);
-        return w_->idle();
-    }
+    bool waitIdle() { return ::waitIdle(*w_); }
 
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        w_ = std::make_unique<MainWindow>();
-        w_->setInteractive(false);
-        w_->resize(1200, 800);
-        w_->show();
+        w_ = testWindow();
         QVERIFY(w_->loadPreset("four-mode"));
         QVERIFY(waitIdle());
         RunSettings s = w_->settings();

@@ -10,18 +10,13 @@
 #include <set>
 
 #include "main_window/main_window.hpp"
+#include "test_window.hpp"
 
 using namespace rbmscope;
 
 class TestPlayback : public QObject {
     Q_OBJECT
 private:
-    static bool waitIdle(MainWindow& w) {
-        QElapsedTimer t;
-        t.start();
-        while (!w.idle() && t.elapsed() < 60000) QTest::qWait(10);
-        return w.idle();
-    }
     // The checkpoint step the view's particles come from ("… (step 37)" / "… step 37 (β = …)").
     static int shownStep(const HeatmapView* h) {
         static const QRegularExpression re(QStringLiteral("step (\\d+)"));
@@ -31,11 +26,8 @@ private:
 
 private Q_SLOTS:
     void defaultRunPlaysForSecondsWithMotion() {
-        MainWindow w;
-        w.setInteractive(false);
-        w.setAutosave(false);
-        w.resize(1200, 800);
-        w.show();
+        const auto window = testWindow();
+        MainWindow& w = *window;
         QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
         QVERIFY(w.setCurrentView(QStringLiteral("annealing")));
         w.startRun();  // the defaults: nothing about K or N is touched
@@ -76,11 +68,8 @@ private Q_SLOTS:
 
     // File → Export playback frames: numbered PNGs of what Play shows, at the chosen resolution.
     void playbackFramesExport() {
-        MainWindow w;
-        w.setInteractive(false);
-        w.setAutosave(false);
-        w.resize(1000, 700);
-        w.show();
+        const auto window = testWindow(1000, 700);
+        MainWindow& w = *window;
         QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
         QVERIFY(w.setCurrentView(QStringLiteral("annealing")));
         QVERIFY(w.exportPlayback(QDir::tempPath(), 12).contains(QStringLiteral("run AIS first")));
