@@ -9,7 +9,6 @@
 #include <QLayout>
 #include <QPainter>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <array>
 #include <cmath>
@@ -18,6 +17,7 @@
 #include "core/io/result_source.hpp"
 #include "main_window/cli_equivalent.hpp"
 #include "main_window/main_window.hpp"
+#include "main_window/view_export.hpp"
 
 namespace rbmscope {
 namespace {
@@ -183,11 +183,7 @@ QString MainWindow::exportReport(const QString& path) {
     }
     html += QStringLiteral("</body></html>\n");
 
-    QSaveFile f(path);
-    const QByteArray bytes = html.toUtf8();
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
-        return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
-    return {};
+    return writeAtomically(path, html.toUtf8());
 }
 
 void MainWindow::exportReportDialog() {

@@ -8,16 +8,12 @@
 #include <QSvgGenerator>
 
 namespace rbmscope {
-namespace {
-
 QString writeAtomically(const QString& path, const QByteArray& bytes) {
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly)) return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
     if (f.write(bytes) != bytes.size() || !f.commit()) return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
     return {};
 }
-
-}  // namespace
 
 QString exportImage(QWidget* widget, const QString& path, const QString& title, double dpi) {
     const QString suffix = QFileInfo(path).suffix().toLower();

@@ -12,6 +12,8 @@ inline constexpr double kMinExportDpi = 24, kMaxExportDpi = 1200;
 // PNG or SVG by the file's suffix. A PNG is drawn at `dpi` (96: the pixels on screen; 192: twice
 // as many in each direction, for slides and print) and records that resolution in the file.
 QString exportImage(QWidget* widget, const QString& path, const QString& title, double dpi = 96);
+// Writes `bytes` to `path` atomically (QSaveFile); empty string on success, else the reason.
+QString writeAtomically(const QString& path, const QByteArray& bytes);
 // CSV text or a JSON object by the file's suffix (.csv / .json).
 QString exportData(const QString& path, const QString& csv, const QJsonObject& json);
 

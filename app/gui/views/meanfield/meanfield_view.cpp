@@ -350,6 +350,15 @@ void MeanFieldView::run() {
     if (!twoD) runSweep();
 }
 
+void MeanFieldView::showMethodRow(int i, const rbm::MeanFieldResult& r, double exactF) {
+    table_->setItem(i, 0, cell(num(r.free_energy)));
+    table_->setItem(i, 1, cell(num(r.free_energy - exactF)));
+    table_->setItem(i, 2, cell(QString::number(r.iterations)));
+    table_->setItem(i, 3, cell(r.converged ? tr("yes") : tr("no (res. %1)").arg(r.residual, 0, 'g', 2)));
+    table_->setItem(i, 4, cell(QString::number(r.fixed_points.size())));
+    table_->setItem(i, 5, cell(r.exact ? num(r.exact->mse_v, 5) : QStringLiteral("—")));
+}
+
 void MeanFieldView::showBundle(const Bundle& b) {
     const rbm::Grbm& g = *model_.as<rbm::Grbm>();
     const double exactF = b.exactF ? *b.exactF : kNaN;
@@ -357,12 +366,7 @@ void MeanFieldView::showBundle(const Bundle& b) {
     for (int i = 0; i < 3; ++i) {
         const rbm::MeanFieldResult& r = b.results[static_cast<std::size_t>(i)];
         shownF_[static_cast<std::size_t>(i)] = r.free_energy;
-        table_->setItem(i, 0, cell(num(r.free_energy)));
-        table_->setItem(i, 1, cell(num(r.free_energy - exactF)));
-        table_->setItem(i, 2, cell(QString::number(r.iterations)));
-        table_->setItem(i, 3, cell(r.converged ? tr("yes") : tr("no (res. %1)").arg(r.residual, 0, 'g', 2)));
-        table_->setItem(i, 4, cell(QString::number(r.fixed_points.size())));
-        table_->setItem(i, 5, cell(r.exact ? num(r.exact->mse_v, 5) : QStringLiteral("—")));
+        showMethodRow(i, r, exactF);
     }
     shownF_[3] = exactF;
     table_->setItem(3, 0, cell(num(exactF)));
@@ -433,12 +437,7 @@ void MeanFieldView::showResult(int method, const rbm::MeanFieldResult& r, std::o
             for (int c = 1; c < table_->columnCount(); ++c) table_->setItem(i, c, cell(QStringLiteral("—")));
             continue;
         }
-        table_->setItem(i, 0, cell(num(r.free_energy)));
-        table_->setItem(i, 1, cell(num(r.free_energy - ex)));
-        table_->setItem(i, 2, cell(QString::number(r.iterations)));
-        table_->setItem(i, 3, cell(r.converged ? tr("yes") : tr("no (res. %1)").arg(r.residual, 0, 'g', 2)));
-        table_->setItem(i, 4, cell(QString::number(r.fixed_points.size())));
-        table_->setItem(i, 5, cell(r.exact ? num(r.exact->mse_v, 5) : QStringLiteral("—")));
+        showMethodRow(i, r, ex);
     }
     table_->setItem(3, 0, cell(num(ex)));
     for (int c = 1; c < table_->columnCount(); ++c) table_->setItem(3, c, cell(QString()));

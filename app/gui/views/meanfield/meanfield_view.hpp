@@ -112,6 +112,8 @@ private:
     bool hasModel_ = false;
     std::array<double, 4> shownF_{};
     rbm::MeanFieldOptions runningOptions_, shownOptions_;
+    // Row i of the table: free energy, gap to -log Z, iterations, convergence, fixed points, MSE.
+    void showMethodRow(int i, const rbm::MeanFieldResult& r, double exactF);
     std::vector<rbm::MeanFieldSweepRow> sweepRows_;
 
     QSpinBox* restarts_ = nullptr;
