@@ -86,7 +86,9 @@ ResultModelRef model_ref(const json& j) {
     r.n = jf::integer_at(j, "n", p, 1, kMaxFileElements);
     r.m = jf::integer_at(j, "m", p, 0, kMaxFileElements);
     if (j.contains("preset")) {
+        // The MODEL argument as given: "four-mode" or "preset:four-mode" (resolve_model_argument).
         r.preset = jf::string_at(j, "preset", p);
+        if (r.preset.rfind("preset:", 0) == 0) r.preset.erase(0, 7);
         return r;
     }
     r.path = jf::string_at(j, "path", p);

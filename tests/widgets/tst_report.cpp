@@ -213,6 +213,29 @@ private Q_SLOTS:
         }
     }
 
+    // A reopened mean-field result holds one method and was not computed here: the report shows
+    // that method only, and points at the result's own command line instead of inventing options.
+    void reopenedMeanFieldResultHasNoInventedCommand() {
+        QProcess cli;
+        cli.start(QStringLiteral(RBMSCOPE_CLI_BINARY), {QStringLiteral("meanfield"), QStringLiteral("preset:four-mode"),
+                                                        QStringLiteral("--type"), QStringLiteral("tap"), QStringLiteral("--restarts"),
+                                                        QStringLiteral("3")});
+        QVERIFY(cli.waitForFinished(60000) && cli.exitCode() == 0);
+        const QString result = dir_.filePath(QStringLiteral("mf-result.json"));
+        QFile f(result);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(cli.readAllStandardOutput());
+        f.close();
+        QVERIFY(w_->loadFile(result));
+        QVERIFY(waitIdle());
+        const QString path = dir_.filePath(QStringLiteral("mf-reopened.html"));
+        QCOMPARE(w_->exportReport(path), QString());
+        const QString html = readAll(path);
+        QVERIFY(html.contains(QStringLiteral("<h2 id=\"meanfield\">")));
+        QVERIFY(commands(html).filter(QStringLiteral(" meanfield ")).isEmpty());
+        QCOMPARE(html.count(QStringLiteral("Reopened from a result file")), 1);
+    }
+
     // A setting the CLI has no option for: the page says so instead of printing a wrong command.
     void settingWithoutCliOptionIsSaid() {
         RunSettings s = w_->settings();

@@ -10,6 +10,7 @@
 #include <QPainter>
 #include <QRegularExpression>
 #include <QSvgGenerator>
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -166,7 +167,7 @@ QString MainWindow::exportReport(const QString& path) {
     }
     // Mean field: the three methods' free energies beside -log Z, and the command of each.
     const std::array<double, 4> mf = meanfield_->freeEnergies();
-    if (kind == rbm::ModelKind::Grbm && std::isfinite(mf[0])) {
+    if (kind == rbm::ModelKind::Grbm && std::any_of(mf.begin(), mf.begin() + 3, [](double x) { return std::isfinite(x); })) {
         html += QStringLiteral("<h2 id=\"meanfield\">Mean field</h2>\n");
         html += inlineSvg(meanfield_, tr("Mean field"), pageSize);
         const rbm::MeanFieldType types[3] = {rbm::MeanFieldType::TypeI, rbm::MeanFieldType::TypeII, rbm::MeanFieldType::Tap};
@@ -177,8 +178,12 @@ QString MainWindow::exportReport(const QString& path) {
                         .arg(names[i], num(mf[static_cast<std::size_t>(i)], 10), num(mf[static_cast<std::size_t>(i)] - mf[3], 4));
         html += QStringLiteral("<tr><td>exact −log Z</td><td class=\"n\">%1</td><td></td></tr></table>\n").arg(num(mf[3], 10));
         for (int i = 0; i < 3; ++i) {
+            if (!std::isfinite(mf[static_cast<std::size_t>(i)])) continue;  // a reopened result holds one method
             html += QStringLiteral("<p>%1:</p>").arg(names[i]);
-            html += commandBlock(meanFieldCommand(modelArg, meanfield_->shownOptions(), types[i]));
+            if (const auto& o = meanfield_->shownOptions())
+                html += commandBlock(meanFieldCommand(modelArg, *o, types[i]));
+            else
+                html += QStringLiteral("<p class=\"note\">Reopened from a result file: its own command line (shown in the app) reproduces it.</p>");
         }
     }
     html += QStringLiteral("</body></html>\n");

@@ -106,6 +106,7 @@ QTableWidgetItem* cell(const QString& text) {
 MeanFieldView::MeanFieldView(QWidget* parent, BackgroundJobs* jobs)
     : QWidget(parent), jobs_(jobs ? jobs : new BackgroundJobs(this)) {
     shownF_.fill(kNaN);
+    shownOptions_.reset();
     auto* root = new QVBoxLayout(this);
     root->setContentsMargins(4, 4, 4, 4);
 
@@ -267,6 +268,7 @@ void MeanFieldView::setModel(const rbm::Model& model) {
     model_ = model;
     hasModel_ = true;
     shownF_.fill(kNaN);
+    shownOptions_.reset();
     clearTraces();
     heat_->setEllipses({});
     for (int r = 0; r < table_->rowCount(); ++r)
@@ -308,7 +310,6 @@ void MeanFieldView::run() {
         return;
     }
     const rbm::MeanFieldOptions opts = runOptions();
-    runningOptions_ = opts;  // a newer run's results replace these (the channel drops older ones)
     const rbm::Model model = model_;
     const bool twoD = model.n_visible() == 2;
     status_->setText(tr("computing…"));
@@ -317,6 +318,7 @@ void MeanFieldView::run() {
         channel(),
         [model, opts, twoD](const BackgroundJobs::CancelFlag& flag) {
             Bundle b;
+            b.options = opts;
             const rbm::Grbm& g = *model.as<rbm::Grbm>();
             const rbm::MeanFieldType types[3] = {rbm::MeanFieldType::TypeI, rbm::MeanFieldType::TypeII,
                                                  rbm::MeanFieldType::Tap};
@@ -362,7 +364,7 @@ void MeanFieldView::showMethodRow(int i, const rbm::MeanFieldResult& r, double e
 void MeanFieldView::showBundle(const Bundle& b) {
     const rbm::Grbm& g = *model_.as<rbm::Grbm>();
     const double exactF = b.exactF ? *b.exactF : kNaN;
-    shownOptions_ = runningOptions_;
+    shownOptions_ = b.options;
     for (int i = 0; i < 3; ++i) {
         const rbm::MeanFieldResult& r = b.results[static_cast<std::size_t>(i)];
         shownF_[static_cast<std::size_t>(i)] = r.free_energy;
@@ -429,6 +431,7 @@ void MeanFieldView::showResult(int method, const rbm::MeanFieldResult& r, std::o
     showTraces(b);  // empty traces for the methods the result does not hold
     const double ex = exactF ? *exactF : kNaN;
     shownF_.fill(kNaN);
+    shownOptions_.reset();
     shownF_[static_cast<std::size_t>(method)] = r.free_energy;
     shownF_[3] = ex;
     for (int i = 0; i < 3; ++i) {

@@ -57,8 +57,9 @@ public:
 
     // Free energies shown: type I, type II, TAP, exact -log Z (NaN when absent).
     std::array<double, 4> freeEnergies() const { return shownF_; }
-    // The options the shown free energies were computed with (the controls may have moved since).
-    const rbm::MeanFieldOptions& shownOptions() const { return shownOptions_; }
+    // The options the shown free energies were computed with (the controls may have moved since);
+    // none when nothing was computed here (a reopened result: its own command line says how).
+    const std::optional<rbm::MeanFieldOptions>& shownOptions() const { return shownOptions_; }
     EllipseHeatmap* heatmap() const { return heat_; }
     QTableWidget* table() const { return table_; }
     QTableWidget* sweepTable() const { return sweepTable_; }
@@ -92,6 +93,7 @@ Q_SIGNALS:
 
 private:
     struct Bundle {
+        rbm::MeanFieldOptions options;                // what the results were computed with
         std::array<rbm::MeanFieldResult, 3> results;  // I, II, TAP
         std::optional<double> exactF;                 // -log Z
         std::optional<rbm::Moments> exactMoments;     // 2-D only
@@ -111,7 +113,7 @@ private:
     rbm::Model model_;
     bool hasModel_ = false;
     std::array<double, 4> shownF_{};
-    rbm::MeanFieldOptions runningOptions_, shownOptions_;
+    std::optional<rbm::MeanFieldOptions> shownOptions_;
     // Row i of the table: free energy, gap to -log Z, iterations, convergence, fixed points, MSE.
     void showMethodRow(int i, const rbm::MeanFieldResult& r, double exactF);
     std::vector<rbm::MeanFieldSweepRow> sweepRows_;
