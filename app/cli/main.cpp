@@ -5,6 +5,7 @@
 #include <new>
 
 #include "cli_command.hpp"
+#include "core/kernels/simd.hpp"
 #include "interrupt.hpp"
 #include "mpi/world.hpp"
 
@@ -68,6 +69,7 @@ int run(int argc, char** argv) {
         return finish(2, "unknown command '" + name + "' (run rbmscope-cli --help for the list)", nullptr);
     std::vector<std::string> rest(argv + 2, argv + argc);
     try {
+        rbm::simd_active();  // a bad RBMSCOPE_SIMD fails here, before any work (exit 2)
         auto out = it->second.run(rest);
         if (out.is_object() && !rbm::cli::load_warnings().empty()) {  // e.g. a transposed W (--map)
             auto& w = out["warnings"];
