@@ -21,7 +21,10 @@ function(rbmscope_simd_target name flags)
   # -ffp-contract=off: no fused multiply-add where the source has a multiply and an add, so the
   # elementwise math rounds the same on every path (README "Speed"). -fno-math-errno: the
   # Box-Muller square roots vectorize (sqrt is correctly rounded either way).
-  target_compile_options(${lib} PRIVATE ${flags} -ffp-contract=off -fno-math-errno ${RBMSCOPE_CORE_OPTIMIZE})
+  # -fno-gnu-unique (GCC): function-local statics of inline functions (Eigen's cache-size table)
+  # are otherwise STB_GNU_UNIQUE symbols, which objcopy cannot make local: they clashed at link.
+  target_compile_options(${lib} PRIVATE ${flags} -ffp-contract=off -fno-math-errno ${RBMSCOPE_CORE_OPTIMIZE}
+                         $<$<CXX_COMPILER_ID:GNU>:-fno-gnu-unique>)
   set(out ${CMAKE_CURRENT_BINARY_DIR}/kernels_${name}.o)
   add_custom_command(OUTPUT ${out}
     COMMAND ${CMAKE_LINKER} -r --force-group-allocation -o ${out}.tmp "$<TARGET_OBJECTS:${lib}>"
