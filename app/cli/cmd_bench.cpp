@@ -15,6 +15,7 @@
 #include "core/io/model_io.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
+#include "core/kernels/simd.hpp"
 
 namespace rbm::cli {
 
@@ -82,27 +83,10 @@ Leaky bench_leaky() {
     return l;
 }
 
-// GFLOP/s of chains x n times n x m products over the same chain blocks and threads as AIS.
+// GFLOP/s of chains x n times n x m products over the same chain blocks and threads as AIS, with
+// the instruction set the kernels dispatch to (core/kernels/gemm_probe.cpp): the machine's bound.
 double gemm_gflops(Index chains, Index n, Index m, bool f32, double min_seconds) {
-    const Index block = ais_block_size(n);
-    double flops = 0;
-    const auto t0 = Clock::now();
-    double t = 0;
-    auto run = [&](auto tag) {
-        using S = decltype(tag);
-        using M = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-        const M a = M::Random(chains, n);
-        const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic> w = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>::Random(n, m);
-        M c(chains, m);
-        do {
-            for_each_block(chains, [&](Index b, Index e) { c.middleRows(b, e - b).noalias() = a.middleRows(b, e - b) * w; }, block);
-            flops += 2.0 * static_cast<double>(chains) * static_cast<double>(n) * static_cast<double>(m);
-            t = std::chrono::duration<double>(Clock::now() - t0).count();
-        } while (t < min_seconds);
-    };
-    if (f32) run(float{});
-    else run(double{});
-    return flops / t * 1e-9;
+    return detail::kernel_table().gemm_gflops(chains, n, m, ais_block_size(n), f32, min_seconds);
 }
 
 json run_case(const Case& c, const std::string& precision, int threads, int repeats, double gemm_seconds) {
@@ -129,6 +113,7 @@ json run_case(const Case& c, const std::string& precision, int threads, int repe
     j["chains"] = c.chains;
     j["steps"] = c.steps;
     j["kernel"] = last.kernel;
+    j["simd_path"] = simd_name(simd_active());
     j["path"] = last.path_name;
     j["chain_sweeps_per_s"] = median;
     j["chain_sweeps_per_s_all"] = rates;
@@ -240,6 +225,8 @@ json run(const std::vector<std::string>& argv) {
     out["cases"] = cases;
     out["threads"] = threads;
     out["quick"] = quick;
+    out["simd_path"] = simd_name(simd_active());  // kernels and GEMM bound alike
+    out["cpu_features"] = cpu_features();
     return out;
 }
 

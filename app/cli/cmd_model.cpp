@@ -1,4 +1,5 @@
 // rbmscope-cli info / exact / sample / presets: the foundation commands (SPEC §8).
+#include <cstdlib>
 #include <iostream>
 
 #include "cli_command.hpp"
@@ -7,6 +8,7 @@
 #include "progress.hpp"
 #include "core/exact/exact.hpp"
 #include "core/kernels/gibbs.hpp"
+#include "core/kernels/simd.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
 
@@ -28,8 +30,25 @@ json model_summary(const Model& m) {
     return j;
 }
 
+// `info --cpu`: the instruction set the hot kernels run with, and what the processor offers.
+json cpu_info() {
+    json built = json::array(), supported = json::array();
+    for (SimdPath p : simd_built()) built.push_back(simd_name(p));
+    for (SimdPath p : simd_supported()) supported.push_back(simd_name(p));
+    const char* env = std::getenv("RBMSCOPE_SIMD");
+    return {{"simd_path", simd_name(simd_active())},
+            {"simd_built", built},
+            {"simd_supported", supported},
+            {"cpu_features", cpu_features()},
+            {"forced_by", env && *env ? json("RBMSCOPE_SIMD=" + std::string(env)) : json(nullptr)}};
+}
+
 json run_info(const std::vector<std::string>& argv) {
-    Args a("info", {"MODEL"}, {}, "Describe a model: kind, sizes, and whether an exact log Z is available.");
+    if (argv.size() == 1 && argv[0] == "--cpu") return cpu_info();
+    Args a("info", {"MODEL"}, {},
+           "Describe a model: kind, sizes, and whether an exact log Z is available.\n"
+           "'rbmscope-cli info --cpu' instead names the instruction set the kernels use (sse2, avx2,\n"
+           "avx512: the best this processor has, or the one the RBMSCOPE_SIMD environment variable forces).");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();

@@ -6,6 +6,7 @@
 
 #include "cli_command.hpp"
 #include "core/io/result_source.hpp"
+#include "core/kernels/simd.hpp"
 #include "interrupt.hpp"
 #include "mpi/world.hpp"
 
@@ -69,6 +70,7 @@ int run(int argc, char** argv) {
         return finish(2, "unknown command '" + name + "' (run rbmscope-cli --help for the list)", nullptr);
     std::vector<std::string> rest(argv + 2, argv + argc);
     try {
+        rbm::simd_active();  // a bad RBMSCOPE_SIMD fails here, before any work (exit 2)
         auto out = it->second.run(rest);
         if (out.is_object()) {  // what the result came from, to reopen it (core/io/result_source.hpp)
             if (!rbm::cli::model_sources().empty()) out["model_file"] = rbm::cli::model_sources().front();

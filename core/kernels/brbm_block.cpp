@@ -1,12 +1,27 @@
-#include "core/kernels/brbm_block.hpp"
-
+// The fused BRBM step (kernels/brbm_block.hpp), compiled once per instruction set into namespace
+// rbm::detail::RBMSCOPE_SIMD_NS (kernels/simd.hpp).
 #include <cmath>
+#include <memory>
 
+#include "core/kernels/kernel_table.hpp"
+#include "core/kernels/panels.hpp"
 #include "core/kernels/vector_math.hpp"
 
-namespace rbm::detail {
+namespace rbm::detail::inline RBMSCOPE_SIMD_NS {
 
 namespace {
+
+template <class S>
+class BrbmStep final : public BlockStep {
+public:
+    BrbmStep(const Brbm& m, const Vec& base_bias);
+    void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const override;
+
+private:
+    RowPanels<S> w_, wt_;      // rows of W (visible units), rows of W' (hidden units)
+    std::vector<S> c_, zero_;  // padded hidden bias, padded zeros
+    Vec a_, b_;
+};
 
 // Per-thread buffers, so a step allocates nothing once they have grown.
 template <class S>
@@ -23,10 +38,8 @@ Scratch<S>& scratch() {
     return s;
 }
 
-}  // namespace
-
 template <class S>
-BrbmKernel<S>::BrbmKernel(const Brbm& m, const Vec& base_bias)
+BrbmStep<S>::BrbmStep(const Brbm& m, const Vec& base_bias)
     : w_(m.W), wt_(m.W.transpose()), a_(base_bias), b_(m.b) {
     c_.assign(static_cast<std::size_t>(w_.padded_cols()), S(0));
     for (Index j = 0; j < m.n_hidden(); ++j) c_[static_cast<std::size_t>(j)] = static_cast<S>(m.c(j));
@@ -34,7 +47,7 @@ BrbmKernel<S>::BrbmKernel(const Brbm& m, const Vec& base_bias)
 }
 
 template <class S>
-void BrbmKernel<S>::step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
+void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
                          ChainRngs& rngs) const {
     const Index rows = end - begin, n = w_.rows(), m = w_.cols();
     const Index ldh = w_.padded_cols(), ldv = wt_.padded_cols();
@@ -113,7 +126,13 @@ void BrbmKernel<S>::step(double beta_prev, double beta, RowMat& X, Index begin, 
     }
 }
 
-template class BrbmKernel<float>;
-template class BrbmKernel<double>;
+}  // namespace
 
-}  // namespace rbm::detail
+std::unique_ptr<BlockStep> make_brbm_float(const Brbm& m, const Vec& base_bias) {
+    return std::make_unique<BrbmStep<float>>(m, base_bias);
+}
+std::unique_ptr<BlockStep> make_brbm_double(const Brbm& m, const Vec& base_bias) {
+    return std::make_unique<BrbmStep<double>>(m, base_bias);
+}
+
+}  // namespace rbm::detail::RBMSCOPE_SIMD_NS

@@ -9,9 +9,11 @@
 // S-precision lambda. Every Bernoulli decision takes one 32-bit word of the chain's stream
 // (Rng::fill_u32), in the same order for float and double, so the two precisions differ only
 // by rounding.
-#include "core/kernels/panels.hpp"
-#include "core/models/models.hpp"
-#include "core/random/rng.hpp"
+// The step itself is compiled once per instruction set (kernels/simd.hpp); this class holds the
+// one built for the active path.
+#include <memory>
+
+#include "core/kernels/simd.hpp"
 
 namespace rbm::detail {
 
@@ -19,18 +21,16 @@ template <class S>
 class BrbmKernel {
 public:
     BrbmKernel() = default;
-    BrbmKernel(const Brbm& m, const Vec& base_bias);
+    BrbmKernel(const Brbm& m, const Vec& base_bias)
+        : impl_(sizeof(S) == 4 ? kernel_table().brbm_float(m, base_bias) : kernel_table().brbm_double(m, base_bias)) {}
     // One transition at beta on rows [begin, end) of X; with lw, first the increment
     // log f_beta(x) - log f_beta_prev(x) at the state before it.
-    void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
+    void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const {
+        impl_->step(beta_prev, beta, X, begin, end, lw, rngs);
+    }
 
 private:
-    RowPanels<S> w_, wt_;      // rows of W (visible units), rows of W' (hidden units)
-    std::vector<S> c_, zero_;  // padded hidden bias, padded zeros
-    Vec a_, b_;
+    std::shared_ptr<const BlockStep> impl_;
 };
-
-extern template class BrbmKernel<float>;
-extern template class BrbmKernel<double>;
 
 }  // namespace rbm::detail

@@ -1,12 +1,34 @@
-#include "core/kernels/grbm_block.hpp"
-
+// The fused GRBM step (kernels/grbm_block.hpp), compiled once per instruction set into namespace
+// rbm::detail::RBMSCOPE_SIMD_NS (kernels/simd.hpp).
 #include <cmath>
+#include <memory>
 
+#include "core/kernels/kernel_table.hpp"
+#include "core/kernels/panels.hpp"
 #include "core/kernels/vector_math.hpp"
 
-namespace rbm::detail {
+namespace rbm::detail::inline RBMSCOPE_SIMD_NS {
 
 namespace {
+
+class GrbmStep final : public BlockStep {
+public:
+    GrbmStep(const Grbm& m, const Vec& a, const Vec& sa, bool float32);
+    void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const override;
+
+private:
+    template <int N, int M>
+    void step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
+
+    Index n_ = 0, m_ = 0;
+    bool f32_ = false, small_ = false;
+    Mat w_;                       // n x m (the dense product)
+    Eigen::MatrixXf wf_;          // the same in float
+    std::vector<double> wr_;      // small models: W row-major
+    RowPanels<double> wtd_;       // rows of W' for W h (float64)
+    RowPanels<float> wtf_;        // the same in float
+    Vec c_, b_, a_, inv_s_, inv_s2_, inv_sa2_;
+};
 
 using RowMatF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -29,9 +51,7 @@ T* grow(std::vector<T>& v, Index size) {
     return v.data();
 }
 
-}  // namespace
-
-GrbmKernel::GrbmKernel(const Grbm& m, const Vec& a, const Vec& sa, bool float32)
+GrbmStep::GrbmStep(const Grbm& m, const Vec& a, const Vec& sa, bool float32)
     : n_(m.n_visible()), m_(m.n_hidden()), f32_(float32), small_(!float32 && m.n_visible() * m.n_hidden() <= kSmallProduct),
       w_(m.W), c_(m.c), b_(m.b), a_(a) {
     inv_s_ = m.sigma.cwiseInverse();
@@ -49,7 +69,7 @@ GrbmKernel::GrbmKernel(const Grbm& m, const Vec& a, const Vec& sa, bool float32)
     }
 }
 
-void GrbmKernel::step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
+void GrbmStep::step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
                       ChainRngs& rngs) const {
     // The 2-D toys (2 visible, 2 hidden units) get their sizes at compile time: the unit loops
     // unroll (callgrind: 785 -> 537 instructions per chain-sweep of four-mode).
@@ -58,7 +78,7 @@ void GrbmKernel::step(double beta_prev, double beta, RowMat& X, Index begin, Ind
 }
 
 template <int N, int M>
-void GrbmKernel::step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
+void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
                             ChainRngs& rngs) const {
     // N, M: the unit counts when fixed at compile time, 0 when taken from the model.
     const Index rows = end - begin, n = N ? N : n_, m = M ? M : m_, nv = 2 * ((n + 1) / 2);  // nv: normals per chain
@@ -183,4 +203,10 @@ void GrbmKernel::step_sized(double beta_prev, double beta, RowMat& X, Index begi
         for (Index i = 0; i < n; ++i) X(begin + r, i) = ma[i] + mb[i] * u[r * ldu + i] + sd[i] * z[r * nv + i];
 }
 
-}  // namespace rbm::detail
+}  // namespace
+
+std::unique_ptr<BlockStep> make_grbm(const Grbm& m, const Vec& a, const Vec& sa, bool float32) {
+    return std::make_unique<GrbmStep>(m, a, sa, float32);
+}
+
+}  // namespace rbm::detail::RBMSCOPE_SIMD_NS

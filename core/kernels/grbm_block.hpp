@@ -9,9 +9,11 @@
 // (Box-Muller on pairs of words, kernels/vector_math.hpp), from its own stream, so results do not depend
 // on the blocking or the thread count. All elementwise work runs as flat loops over the block
 // (chains x units), which vectorize.
-#include "core/kernels/panels.hpp"
-#include "core/models/models.hpp"
-#include "core/random/rng.hpp"
+// The step itself is compiled once per instruction set (kernels/simd.hpp); this class holds the
+// one built for the active path.
+#include <memory>
+
+#include "core/kernels/simd.hpp"
 
 namespace rbm::detail {
 
@@ -19,23 +21,15 @@ class GrbmKernel {
 public:
     GrbmKernel() = default;
     // base: N(a, sA^2) per visible unit; float32: both products with W in single precision.
-    GrbmKernel(const Grbm& m, const Vec& a, const Vec& sa, bool float32);
+    GrbmKernel(const Grbm& m, const Vec& a, const Vec& sa, bool float32) : impl_(kernel_table().grbm(m, a, sa, float32)) {}
     // One transition at beta on rows [begin, end) of X; with lw, first the increment
     // log f_beta(x) - log f_beta_prev(x) at the state before it.
-    void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
+    void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const {
+        impl_->step(beta_prev, beta, X, begin, end, lw, rngs);
+    }
 
 private:
-    template <int N, int M>
-    void step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
-
-    Index n_ = 0, m_ = 0;
-    bool f32_ = false, small_ = false;
-    Mat w_;                       // n x m (the dense product)
-    Eigen::MatrixXf wf_;          // the same in float
-    std::vector<double> wr_;      // small models: W row-major
-    RowPanels<double> wtd_;       // rows of W' for W h (float64)
-    RowPanels<float> wtf_;        // the same in float
-    Vec c_, b_, a_, inv_s_, inv_s2_, inv_sa2_;
+    std::shared_ptr<const BlockStep> impl_;
 };
 
 }  // namespace rbm::detail

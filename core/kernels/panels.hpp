@@ -13,7 +13,14 @@
 
 #include "core/numerics/types.hpp"
 
+// Compiled with different instruction sets in different objects (kernels/simd.hpp): each copy
+// lives in the namespace of its target.
+#ifndef RBMSCOPE_SIMD_NS
+#define RBMSCOPE_SIMD_NS portable
+#endif
+
 namespace rbm::detail {
+inline namespace RBMSCOPE_SIMD_NS {
 
 // The widest vector the build targets (x86-64 baseline: SSE2; RBMSCOPE_NATIVE may give AVX).
 #if defined(__AVX512F__)
@@ -96,4 +103,5 @@ private:
     std::vector<S> data_;
 };
 
+}  // namespace RBMSCOPE_SIMD_NS
 }  // namespace rbm::detail

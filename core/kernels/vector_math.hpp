@@ -7,7 +7,14 @@
 #include <cmath>
 #include <cstdint>
 
+// Compiled with different instruction sets in different objects (kernels/simd.hpp): each copy
+// lives in the namespace of its target.
+#ifndef RBMSCOPE_SIMD_NS
+#define RBMSCOPE_SIMD_NS portable
+#endif
+
 namespace rbm::detail {
+inline namespace RBMSCOPE_SIMD_NS {
 
 // exp(t) for t <= 0 (t is clamped at -708, where exp is ~3e-308).
 // Cody-Waite reduction t = n ln2 + r, |r| <= ln2/2, then a degree-12 Taylor polynomial
@@ -171,4 +178,5 @@ inline double softplus_step(double x, double beta_prev, double beta, double e1, 
     return 0.5 * (beta - beta_prev) * (x + std::fabs(x)) + log1p_half_range((e1 - e0) / (1.0 + e0));
 }
 
+}  // namespace RBMSCOPE_SIMD_NS
 }  // namespace rbm::detail

@@ -28,6 +28,7 @@
 #include "core/io/named_arrays.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/result_file.hpp"
+#include "core/kernels/simd.hpp"
 #include "main_window/view_export.hpp"
 #include "text_preview.hpp"
 
@@ -605,10 +606,19 @@ void MainWindow::aboutEstimates() {
 }
 
 void MainWindow::about() {
+    // The instruction set of the hot kernels (core/kernels/simd.hpp); a bad RBMSCOPE_SIMD is named here.
+    QString simd;
+    try {
+        simd = tr("Kernels: %1 (this processor has %2)")
+                   .arg(QString::fromLatin1(rbm::simd_name(rbm::simd_active())), QString::fromStdString(rbm::cpu_features()));
+    } catch (const rbm::InputError& e) {
+        simd = QString::fromStdString(e.what()).toHtmlEscaped();
+    }
     QMessageBox::about(this, tr("About rbmscope"),
                        tr("<b>rbmscope</b><p>See and measure how samplers and annealers behave on restricted "
                           "Boltzmann machines: exact answers for small models, annealed importance sampling, "
-                          "parallel tempering and mean field.</p>"));
+                          "parallel tempering and mean field.</p>") +
+                           QStringLiteral("<p>") + simd + QStringLiteral("</p>"));
 }
 
 }  // namespace rbmscope

@@ -1,0 +1,49 @@
+#pragma once
+// The interface between the dispatcher (kernels/simd.cpp, compiled once) and the hot kernels
+// compiled once per instruction set: abstract steps, built by the factories of one target's
+// table. Only plain data (models, Eigen vectors and matrices, streams) crosses it; every Eigen
+// and std template a target instantiates stays inside that target's object.
+#include <memory>
+
+#include "core/models/models.hpp"
+#include "core/random/rng.hpp"
+
+namespace rbm::detail {
+
+// One AIS transition at beta on rows [begin, end) of X; with lw, first the increment
+// log f_beta(x) - log f_beta_prev(x) at the state before it.
+class BlockStep {
+public:
+    virtual ~BlockStep() = default;
+    virtual void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
+                      ChainRngs& rngs) const = 0;
+};
+
+struct KernelTable {
+    const char* name;  // the target's name, e.g. "avx2"
+    // kernels/brbm_block.hpp: float and double products.
+    std::unique_ptr<BlockStep> (*brbm_float)(const Brbm& m, const Vec& base_bias);
+    std::unique_ptr<BlockStep> (*brbm_double)(const Brbm& m, const Vec& base_bias);
+    // kernels/grbm_block.hpp.
+    std::unique_ptr<BlockStep> (*grbm)(const Grbm& m, const Vec& a, const Vec& sa, bool float32);
+    // kernels/gemm_probe.cpp: GFLOP/s of chains x n times n x m products over blocks of `block` chains.
+    double (*gemm_gflops)(Index chains, Index n, Index m, Index block, bool f32, double min_seconds);
+};
+
+}  // namespace rbm::detail
+
+// Defined by each target's kernels/simd_table.cpp; the only global symbols of its object.
+extern "C" const rbm::detail::KernelTable* rbmscope_kernels_sse2();
+extern "C" const rbm::detail::KernelTable* rbmscope_kernels_avx2();
+extern "C" const rbm::detail::KernelTable* rbmscope_kernels_avx512();
+extern "C" const rbm::detail::KernelTable* rbmscope_kernels_native();
+
+#ifdef RBMSCOPE_SIMD_NS
+// Inside a target's sources: its factories (kernels/brbm_block.cpp, kernels/grbm_block.cpp).
+namespace rbm::detail::inline RBMSCOPE_SIMD_NS {
+std::unique_ptr<BlockStep> make_brbm_float(const Brbm& m, const Vec& base_bias);
+std::unique_ptr<BlockStep> make_brbm_double(const Brbm& m, const Vec& base_bias);
+std::unique_ptr<BlockStep> make_grbm(const Grbm& m, const Vec& a, const Vec& sa, bool float32);
+double gemm_gflops(Index chains, Index n, Index m, Index block, bool f32, double min_seconds);
+}  // namespace rbm::detail::RBMSCOPE_SIMD_NS
+#endif
