@@ -36,11 +36,12 @@ json cpu_info() {
     for (SimdPath p : simd_built()) built.push_back(simd_name(p));
     for (SimdPath p : simd_supported()) supported.push_back(simd_name(p));
     const char* env = std::getenv("RBMSCOPE_SIMD");
+    // "forced_by" names the variable when it chose the path, else "" (the best supported path).
     return {{"simd_path", simd_name(simd_active())},
             {"simd_built", built},
             {"simd_supported", supported},
             {"cpu_features", cpu_features()},
-            {"forced_by", env && *env ? json("RBMSCOPE_SIMD=" + std::string(env)) : json(nullptr)}};
+            {"forced_by", env && *env ? "RBMSCOPE_SIMD=" + std::string(env) : std::string()}};
 }
 
 json run_info(const std::vector<std::string>& argv) {
