@@ -268,8 +268,9 @@ json run_ais_command(const std::vector<std::string>& argv) {
     const Schedule schedule = make_schedule(sreq, p.get());
     // One process: run_ais; under mpirun each rank runs its share of the chains (app/cli/mpi/).
     const AisResult r = mpi::run_ais_on_world(*p, schedule, o, work.control(static_cast<Index>(schedule.size()) - 1));
-    progress.finish(r.complete);
     const AisEstimate& e = r.estimate;
+    progress.finish(r.complete, r.complete ? json{{"log_z", e.log_z}, {"ci95_low", e.ci95_low}, {"ci95_high", e.ci95_high}}
+                                           : json{{"beta_reached", r.beta_reached}});
 
     json j;
     j["log_z"] = e.log_z;

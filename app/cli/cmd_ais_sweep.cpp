@@ -234,6 +234,10 @@ json run_sweep(const std::vector<std::string>& argv) {
                 }
                 ++runs_seen;
                 const RunResult& x = it->second;
+                // Each finished run as it comes (a follower shows the estimates live).
+                progress.result("sweep", {{"point", {{"method", m.spec}, {"k", k}, {"repeat", r}, {"log_z", x.log_z},
+                                                     {"ci95_low", x.ci_low}, {"ci95_high", x.ci_high}, {"ess", x.ess}}},
+                                          {"runs_done", runs_seen}, {"runs", runs_total}});
                 path_name = x.path_name;
                 lz.push_back(x.log_z);
                 lo.push_back(x.ci_low);

@@ -1,7 +1,10 @@
 #include "progress.hpp"
 
+#include "mpi/world.hpp"
+
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -36,6 +39,7 @@ Progress::Progress(const Args& a) : mode_(Mode::Off) {
     } else if (::isatty(STDERR_FILENO)) {
         mode_ = Mode::Line;
     }
+    if (!mpi::World::instance().root()) mode_ = Mode::Off;  // one stream: rank 0's
 }
 
 Progress::Progress(Mode mode) : mode_(mode) {}
@@ -50,16 +54,25 @@ void Progress::update(const std::string& phase, double fraction, double chain_sw
     if (finished_) return;
     const auto now = Clock::now();
     // A new phase, or a new run of the same phase (its chain-sweep count starts again): the rate
-    // is measured from here.
+    // is measured from here, counting the sweeps done since (the run started before this call, at
+    // a time not known here, so its first sweeps are not divided by a near-zero time).
     if (phase != phase_ || (chain_sweeps >= 0 && chain_sweeps < last_sweeps_)) {
         phase_ = phase;
         phase_start_ = now;
+        phase_sweeps_base_ = std::max(chain_sweeps, 0.0);
         last_sweeps_ = 0;
     }
     if (chain_sweeps >= 0) last_sweeps_ = chain_sweeps;
     if (std::isfinite(fraction)) fraction_ = std::max(fraction_, std::min(1.0, fraction));
     if (emitted_ && std::chrono::duration<double>(now - last_emit_).count() < kInterval) return;
     emit(phase, chain_sweeps, extra, false, false);
+}
+
+void Progress::result(const std::string& phase, const nlohmann::json& extra) {
+    if (mode_ != Mode::Jsonl) return;
+    std::lock_guard lock(mutex_);
+    if (finished_) return;
+    emit(phase, -1, extra, false, false);
 }
 
 void Progress::finish(bool complete, const nlohmann::json& extra) {
@@ -79,7 +92,10 @@ void Progress::emit(const std::string& phase, double chain_sweeps, const nlohman
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const double phase_elapsed = std::chrono::duration<double>(now - phase_start_).count();
     const double eta = fraction_ > 0 ? elapsed * (1 - fraction_) / fraction_ : NAN;
-    const double rate = chain_sweeps > 0 && phase_elapsed > 0 ? chain_sweeps / phase_elapsed : NAN;
+    // A run first seen part-way (base > 0) gets a rate once 50 ms have passed since; before, the
+    // few sweeps over microseconds would be noise.
+    const double rate = chain_sweeps > phase_sweeps_base_ && phase_elapsed > (phase_sweeps_base_ > 0 ? 0.05 : 0.0)
+                            ? (chain_sweeps - phase_sweeps_base_) / phase_elapsed : NAN;
     if (mode_ == Mode::Jsonl) {
         nlohmann::json j = extra.is_object() ? extra : nlohmann::json::object();
         j["phase"] = phase;

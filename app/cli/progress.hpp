@@ -6,6 +6,7 @@
 //                      "complete": false after Ctrl-C).
 //   no option, stderr a terminal: one line rewritten in place ('\r'), cleared at the end.
 //   no option, stderr not a terminal: nothing (stderr stays clean for scripts).
+// Under mpirun only rank 0 reports (the other ranks' Progress is Off), so a reader sees one stream.
 //
 // Use, in a command:
 //   Args a("cmd", {...}, {..., Progress::option()}, "...");  a.parse(argv);
@@ -39,6 +40,10 @@ public:
 
     void update(const std::string& phase, double fraction, double chain_sweeps = -1,
                 const nlohmann::json& extra = nlohmann::json::object());
+    // A line that is never skipped by the rate limit (jsonl only): a finished piece of the result,
+    // e.g. one run of ais-sweep as {"point": {...}}, so a follower (the app's Run with MPI…) can
+    // show estimates while the command runs.
+    void result(const std::string& phase, const nlohmann::json& extra);
     // The final line: fraction 1 when complete, else the fraction reached.
     void finish(bool complete, const nlohmann::json& extra = nlohmann::json::object());
     Mode mode() const { return mode_; }
@@ -54,7 +59,7 @@ private:
     Clock::time_point start_ = Clock::now(), phase_start_ = start_, last_emit_{};
     bool emitted_ = false, finished_ = false;
     std::string phase_;
-    double fraction_ = 0, last_sweeps_ = 0;
+    double fraction_ = 0, last_sweeps_ = 0, phase_sweeps_base_ = 0;
     std::size_t line_width_ = 0;
 };
 

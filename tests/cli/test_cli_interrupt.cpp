@@ -320,6 +320,39 @@ TEST_CASE("--progress jsonl on a complete run: fields, nondecreasing fraction en
     }
 }
 
+// A follower (the app's Run with MPI…) shows estimates while a sweep runs: every finished run has
+// its own line with its estimate, whatever the rate limit, equal to the row it ends up in.
+TEST_CASE("--progress jsonl: ais-sweep reports each finished run, ais its estimate on the last line") {
+    Child c("ais-sweep four-mode --methods cov,geometric --steps 5,40,300 --repeats 1 --chains 100 --seed 4 --progress jsonl");
+    c.finish(300);
+    CHECK(c.exit_code == 0);
+    const json j = json::parse(c.out(), nullptr, false);
+    CHECK(j.is_object() && j["results"].size() == 6);
+    if (!j.is_object() || j["results"].size() != 6) return;
+    std::vector<json> points;
+    for (const std::string& line : c.stderr_lines()) {
+        const json l = json::parse(line, nullptr, false);
+        if (l.is_object() && l.contains("point")) points.push_back(l);
+    }
+    CHECK_MSG(points.size() == 6, points.size() << " point lines for 6 runs");
+    if (points.size() != 6) return;
+    for (std::size_t i = 0; i < 6; ++i) {
+        const json& p = points[i]["point"];
+        const json& row = j["results"][i];
+        CHECK(p["method"] == row["method"] && p["k"] == row["steps"] && p["repeat"] == 0);
+        CHECK(p["log_z"].get<double>() == row["log_z_mean"].get<double>());  // one repeat: the mean is the run
+        CHECK(points[i]["runs_done"] == static_cast<int>(i + 1) && points[i]["runs"] == 6);
+    }
+    Child a("ais four-mode --steps 200 --chains 100 --seed 4 --progress jsonl");
+    a.finish(300);
+    const json r = json::parse(a.out(), nullptr, false);
+    CHECK(r.is_object() && !a.stderr_lines().empty());
+    if (!r.is_object() || a.stderr_lines().empty()) return;
+    const json fin = json::parse(a.stderr_lines().back(), nullptr, false);
+    CHECK(fin.value("final", false) && fin["log_z"].get<double>() == r["log_z"].get<double>());
+    CHECK(fin["ci95_low"].get<double>() == r["ci95"][0].get<double>());
+}
+
 TEST_CASE("without --progress and with stderr not a terminal, stderr stays empty") {
     const auto r = test::run_cli("ais four-mode --steps 100 --chains 50");
     CHECK(r.exit_code == 0 && r.err.empty());

@@ -307,6 +307,11 @@ void MainWindow::buildMenus() {
     }
     connect(speedBox_, &QComboBox::activated, this, [this](int i) { setPace(speedBox_->itemData(i).toDouble()); });
     runMenu->addSeparator();
+    remoteRunAction_ = runMenu->addAction(tr("Run with &MPI…"), this, [this] { openRemoteRun(); });
+    remoteRunAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    remoteRunAction_->setToolTip(tr("Run this view's computation with rbmscope-cli under mpirun (or srun, or as one process) "
+                                    "and open its result here"));
+    runMenu->addSeparator();
     resetAction_ = runMenu->addAction(tr("R&eset model and parameters"), this, &MainWindow::reset);
     resetAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
 
@@ -428,6 +433,7 @@ QAction* MainWindow::action(const QString& name) const {
     if (name == QLatin1String("exportImage")) return exportImageAction_;
     if (name == QLatin1String("exportData")) return exportDataAction_;
     if (name == QLatin1String("exportReport")) return exportReportAction_;
+    if (name == QLatin1String("remoteRun")) return remoteRunAction_;
     if (name == QLatin1String("exportPlayback")) return exportPlaybackAction_;
     if (name == QLatin1String("logScale")) return logScaleAction_;
     if (name == QLatin1String("openModel")) return openModelAction_;

@@ -41,6 +41,8 @@ class QToolBar;
 
 namespace rbmscope {
 
+class RemoteRunDialog;
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -113,6 +115,17 @@ public:
     bool presenter() const { return presenter_; }
     double presenterScale() const { return presenterScale_; }
     void scalePresenter(double factor);
+    // Run → Run with MPI… (main_window/remote_runs.cpp, issue #17): the current view's computation
+    // as an rbmscope-cli command under a launcher (mpirun, srun or none), followed in a non-modal
+    // dialog (progress, ETA, speed, a sweep's finished runs); its result opens in its view when it
+    // ends (openResult), also after Cancel (the partial result). Returns the dialog, shown.
+    RemoteRunDialog* openRemoteRun();
+    RemoteRunDialog* remoteRunDialog() const { return remoteRun_; }
+    // The command the dialog starts with: the Estimates view's sweep, else the first method of the
+    // Annealing run (ais), as rbmscope-cli argv (argv[0] = "rbmscope-cli"); `note` says what it
+    // could not carry over. MODEL is preset:NAME for an unedited preset, else the model written
+    // to `dir`/`baseName`.model.json ("" and `error` set when that cannot be written).
+    std::vector<std::string> remoteCommand(const QString& dir, const QString& baseName, QString* note, QString* error);
     // Export the current view; empty string on success, else the reason.
     QString exportImage(const QString& path, double dpi = 96);  // PNG at dpi (view_export.hpp)
     QString exportData(const QString& path);
@@ -146,7 +159,7 @@ public:
     const std::vector<Lane>& lanes() const { return lanes_; }
     bool lanesReady() const { return lanesReady_; }
     std::optional<double> exactLogZ() const { return exactLogZ_; }
-    // run sweep pause step cancel restart reset presenter exportImage exportData exportReport exportPlayback logScale openModel saveModel openSession saveSession saveSessionAs
+    // run sweep pause step cancel restart reset presenter exportImage exportData exportReport remoteRun exportPlayback logScale openModel saveModel openSession saveSession saveSessionAs
     QAction* action(const QString& name) const;
 
     // Sessions (main_window/session_files.cpp): the model, every panel setting and the view, in a
@@ -220,6 +233,11 @@ private:
     int importWithDialog(const QString& path);
     void rebuildRecentMenu();
 
+    // What the rbmscope-cli commands of the report and of Run with MPI… name as MODEL: preset:NAME
+    // for an unedited preset, else the model saved as `dir`/`baseName`.model.json, named by its
+    // file name (a report's commands run in its folder) or, with `absolute`, its full path.
+    // `note` says where the model was written; "" and `error` on failure.
+    std::string cliModelArgument(const QString& dir, const QString& baseName, bool absolute, QString* note, QString* error);
     // main_window/result_files.cpp
     void setResultBanner(const QString& view, const QString& channel, const QString& html);
     void clearResultBanner();
@@ -320,6 +338,8 @@ private:
     QAction* exportImageAction_ = nullptr;
     QAction* exportDataAction_ = nullptr;
     QAction* exportReportAction_ = nullptr;
+    QAction* remoteRunAction_ = nullptr;
+    RemoteRunDialog* remoteRun_ = nullptr;
     QAction* exportPlaybackAction_ = nullptr;
     QTimer* playbackTimer_ = nullptr;  // while frames are being exported
     QAction* openModelAction_ = nullptr;

@@ -86,20 +86,9 @@ QString MainWindow::exportReport(const QString& path) {
     if (info.suffix().toLower() != QLatin1String("html") && info.suffix().toLower() != QLatin1String("htm"))
         return QStringLiteral("a report is an HTML page: give the file name the suffix .html");
     // What the commands name as MODEL.
-    std::string modelArg;
-    QString modelNote;
-    if (!presetName_.isEmpty() && !modelEdited_) {
-        modelArg = "preset:" + presetName_.toStdString();
-    } else {
-        const QString modelFile = info.completeBaseName() + QStringLiteral(".model.json");
-        try {
-            rbm::save_model(model_, (info.absolutePath() + QLatin1Char('/') + modelFile).toStdString());
-        } catch (const std::exception& e) {
-            return QStringLiteral("cannot write the model the report's commands need: %1").arg(QString::fromUtf8(e.what()));
-        }
-        modelArg = modelFile.toStdString();
-        modelNote = tr("The commands read the model from %1, written next to this page (run them in its folder).").arg(modelFile);
-    }
+    QString modelNote, modelError;
+    const std::string modelArg = cliModelArgument(info.absolutePath(), info.completeBaseName(), false, &modelNote, &modelError);
+    if (modelArg.empty()) return modelError;
     const rbm::ModelKind kind = model_.kind();
     const QSize pageSize = tabs_->currentWidget()->size();
 
