@@ -9,6 +9,10 @@
 # dissolves the COMDAT groups and `objcopy --keep-global-symbol` makes every definition but the
 # table local, so each target keeps its own copies. EIGEN_MAX_ALIGN_BYTES=16 keeps Eigen's
 # allocation and alignment assumptions those of the baseline code the matrices cross into.
+# GNU ld and objcopy (binutils) by name: --force-group-allocation is GNU ld's, and with clang
+# (the ASan build) CMake's CMAKE_LINKER is ld.lld, which does not know it.
+find_program(RBMSCOPE_LD_BFD NAMES ld.bfd ld REQUIRED)
+find_program(RBMSCOPE_OBJCOPY NAMES objcopy REQUIRED)
 function(rbmscope_simd_target name flags)
   set(lib rbmscope_kernels_${name})
   add_library(${lib} OBJECT ${RBMSCOPE_SIMD_SOURCES})
@@ -27,8 +31,8 @@ function(rbmscope_simd_target name flags)
                          $<$<CXX_COMPILER_ID:GNU>:-fno-gnu-unique>)
   set(out ${CMAKE_CURRENT_BINARY_DIR}/kernels_${name}.o)
   add_custom_command(OUTPUT ${out}
-    COMMAND ${CMAKE_LINKER} -r --force-group-allocation -o ${out}.tmp "$<TARGET_OBJECTS:${lib}>"
-    COMMAND ${CMAKE_OBJCOPY} --keep-global-symbol=rbmscope_kernels_${name} ${out}.tmp ${out}
+    COMMAND ${RBMSCOPE_LD_BFD} -r --force-group-allocation -o ${out}.tmp "$<TARGET_OBJECTS:${lib}>"
+    COMMAND ${RBMSCOPE_OBJCOPY} --keep-global-symbol=rbmscope_kernels_${name} ${out}.tmp ${out}
     COMMAND ${CMAKE_COMMAND} -E rm -f ${out}.tmp
     DEPENDS ${lib} "$<TARGET_OBJECTS:${lib}>"
     COMMAND_EXPAND_LISTS
