@@ -372,7 +372,15 @@ std::string run_isolated(const std::function<std::string()>& work, const Isolate
                 continue;
             }
             if (k == 0) {
+                const std::size_t had = answer.size();
                 answer.append(buf, static_cast<std::size_t>(got));
+                // Once the length is known, one allocation for the whole answer (within the cap).
+                if (had < 9 && answer.size() >= 9) {
+                    std::uint64_t length = 0;
+                    for (int b = 0; b < 8; ++b)
+                        length |= static_cast<std::uint64_t>(static_cast<unsigned char>(answer[1 + b])) << (8 * b);
+                    if (length <= limits.reply_bytes) answer.reserve(9 + static_cast<std::size_t>(length));
+                }
                 too_big = answer.size() > limits.reply_bytes;
             } else {
                 err_tail.append(buf, static_cast<std::size_t>(got));
@@ -404,11 +412,18 @@ std::string run_isolated(const std::function<std::string()>& work, const Isolate
         throw InputError(library + " crashed reading this file (it stopped before its answer was complete" + tail + ")" +
                          damaged);
     if (answer[0] == kError) throw InputError(answer.substr(9));
-    return answer.substr(9);
+    answer.erase(0, 9);
+    return answer;
 }
 
 std::string encode_named_arrays(const NamedArrays& a) {
+    std::size_t size = 24 + a.format.size();  // reserved once: page faults are most of the cost
+    for (const auto& [key, arr] : a.arrays) {
+        size += 40 + key.size() + 8 * arr.shape.size() + 8 * arr.data.size();
+        for (const auto& s : arr.strings) size += 8 + s.size();
+    }
     std::string out;
+    out.reserve(size);
     put_text(out, a.format);
     put_u64(out, a.matlab_shapes ? 1 : 0);
     put_u64(out, a.arrays.size());
