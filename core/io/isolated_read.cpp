@@ -276,13 +276,19 @@ std::string signal_text(int sig) {
     }
 }
 
-// The last non-empty line of what the child wrote to stderr (a sanitizer's SUMMARY), printable
-// characters only, at most 160 of them.
+// A sanitizer's SUMMARY line from what the child wrote to stderr, else its last non-empty line
+// (ASan's own last line is "==pid==ABORTING"), printable characters only, at most 160 of them.
 std::string last_line(const std::string& err) {
-    std::size_t end = err.size();
-    while (end > 0 && (err[end - 1] == '\n' || err[end - 1] == '\r' || err[end - 1] == ' ')) --end;
-    const std::size_t nl = err.find_last_of('\n', end == 0 ? 0 : end - 1);
-    const std::size_t begin = nl == std::string::npos ? 0 : nl + 1;
+    std::size_t begin, end;
+    if (const std::size_t summary = err.rfind("SUMMARY: "); summary != std::string::npos) {
+        begin = summary;
+        end = std::min(err.find('\n', summary), err.size());
+    } else {
+        end = err.size();
+        while (end > 0 && (err[end - 1] == '\n' || err[end - 1] == '\r' || err[end - 1] == ' ')) --end;
+        const std::size_t nl = end == 0 ? std::string::npos : err.find_last_of('\n', end - 1);
+        begin = nl == std::string::npos ? 0 : nl + 1;
+    }
     std::string out;
     for (std::size_t i = begin; i < end && out.size() < 160; ++i) {
         const unsigned char ch = static_cast<unsigned char>(err[i]);
