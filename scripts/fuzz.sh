@@ -18,11 +18,12 @@ if [ $# -gt 0 ]; then
   targets=("$@")
 else
   mapfile -t targets < <(cd "$root/fuzz" && ls fuzz_*.cpp | sed 's/\.cpp$//')
-  # Left out of the default list (run by name; RBMSCOPE_FUZZ_SKIP overrides): within a minute both
-  # find crashes inside libhdf5 itself on crafted files (fuzz_h5 and fuzz_mat: a NULL read in its
-  # metadata accumulator, H5F__accum_read; fuzz_mat also a heap-use-after-free in its object-header
-  # code on a v7.3 .mat): open defects, tests/data/known_crashes/.
-  skip=" ${RBMSCOPE_FUZZ_SKIP-fuzz_h5 fuzz_mat} "
+  # RBMSCOPE_FUZZ_SKIP="fuzz_a fuzz_b" leaves targets out. fuzz_h5 and fuzz_mat are in: libhdf5
+  # still crashes inside itself on crafted files, but .h5 and v7.3 .mat files are read in a
+  # forked child (core/io/isolated_read.hpp), so such a crash is an InputError in the target. The
+  # child's coverage is lost to libFuzzer (it guides on what the parent runs: the v4/v5 .mat
+  # parsing, the checks and the model assembly).
+  skip=" ${RBMSCOPE_FUZZ_SKIP-} "
   kept=()
   for t in "${targets[@]}"; do [[ $skip == *" $t "* ]] || kept+=("$t"); done
   targets=("${kept[@]}")

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/io/h5_vlen_string.hpp"
+#include "core/io/isolated_read.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
 #include "core/io/scratch_file.hpp"
@@ -275,6 +276,8 @@ NamedArrays read_h5_arrays(const fs::path& path, const ModelLoadOptions& options
 void write_h5_model(const Model& model, const fs::path& path) {
     if (model.anneal_from)
         throw InputError("a model with 'anneal_from' cannot be written as .h5 (use .json or .npz)");
+    // A child reading an .h5 file must not start with this thread inside libhdf5.
+    const std::lock_guard lock(container_library_mutex());
     quiet_hdf5();
     ScratchFile tmp(path);
     {

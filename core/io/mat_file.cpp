@@ -1,9 +1,12 @@
 // MATLAB .mat files (v4, v5 and the HDF5-based v7.3) through libmatio. Every variable's class,
 // rank and dimensions are read (Mat_VarReadNextInfo) and checked before its data is.
+#include <fcntl.h>
 #include <matio.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -11,6 +14,7 @@
 #include <memory>
 #include <random>
 
+#include "core/io/isolated_read.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
 #include "core/io/scratch_file.hpp"
@@ -146,16 +150,23 @@ void check_v4_layout(const std::string& bytes) {
 
 // libmatio reads a file as v5 when its 128-byte header ends in a version 0x0100 and an 'IM'/'MI'
 // mark, as v7.3 (HDF5) with version 0x0200, and as v4 otherwise (matio's Mat_Open).
+unsigned header_version(const unsigned char* p, std::size_t size) {
+    const bool le = size >= 128 && p[126] == 'I' && p[127] == 'M';
+    const bool be = size >= 128 && p[126] == 'M' && p[127] == 'I';
+    return le ? (p[124] | (p[125] << 8)) : be ? ((p[124] << 8) | p[125]) : 0;
+}
+
 void check_layout(const fs::path& path) {
+    // v7.3 is HDF5, checked by libhdf5 (in a child process: model_containers.cpp); only the
+    // header is read, with no stream.
+    if (mat_file_is_hdf5(path)) return;
     std::ifstream in(path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-    const bool le = bytes.size() >= 128 && p[126] == 'I' && p[127] == 'M';
-    const bool be = bytes.size() >= 128 && p[126] == 'M' && p[127] == 'I';
-    const unsigned version = le ? (p[124] | (p[125] << 8)) : be ? ((p[124] << 8) | p[125]) : 0;
-    if (version == 0x0200) return;  // v7.3 is HDF5, checked by libhdf5
+    const unsigned version = header_version(p, bytes.size());
+    if (version == 0x0200) return;  // v7.3: the file changed since mat_file_is_hdf5 looked
     if (version != 0x0100) return check_v4_layout(bytes);
-    const bool swap = be;  // this code runs on little-endian machines (x86-64, arm64)
+    const bool swap = p[126] == 'M';  // this code runs on little-endian machines (x86-64, arm64)
     std::size_t at = 128;
     for (int index = 0; at + 8 <= bytes.size(); ++index) {
         const std::uint32_t t = word(p + at, swap);
@@ -347,6 +358,21 @@ std::vector<double> row_major_to_column_major(const Mat& m) {
 
 }  // namespace
 
+bool mat_file_is_hdf5(const fs::path& path) {
+    unsigned char head[128];
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return false;
+    std::size_t got = 0;
+    while (got < sizeof head) {
+        const ssize_t n = ::read(fd, head + got, sizeof head - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    return header_version(head, got) == 0x0200;
+}
+
 std::vector<ArrayInfo> list_mat_arrays(const fs::path& path) {
     MatPtr mat = open_mat(path);
     return list_open(mat.get());
@@ -369,6 +395,8 @@ NamedArrays read_mat_arrays(const fs::path& path, const ModelLoadOptions& option
 void write_mat_model(const Model& model, const fs::path& path, bool mat73) {
     if (model.anneal_from)
         throw InputError("a model with 'anneal_from' cannot be written as .mat (use .json or .npz)");
+    // A child reading a v7.3 file must not start with this thread inside libmatio or libhdf5.
+    const std::lock_guard lock(container_library_mutex());
     quiet_matio();
     ScratchFile tmp(path);
     g_matio_message.clear();

@@ -76,6 +76,9 @@ void check_declared_shape(const std::vector<std::int64_t>& shape, const std::str
 NamedArrays read_mat_arrays(const std::filesystem::path& path, const ModelLoadOptions& options);
 NamedArrays read_h5_arrays(const std::filesystem::path& path, const ModelLoadOptions& options);
 std::vector<ArrayInfo> list_mat_arrays(const std::filesystem::path& path);
+// A MATLAB v7.3 file (HDF5 inside, read by libmatio through libhdf5): its 128-byte header says
+// version 0x0200. False for v4, v5 and anything shorter than the header.
+bool mat_file_is_hdf5(const std::filesystem::path& path);
 std::vector<ArrayInfo> list_h5_arrays(const std::filesystem::path& path);
 // Writers with the reference tools' conventions: .mat with Hinton's names (vishid n x m,
 // visbiases 1 x n, hidbiases 1 x m) and `kind` as a char array; .h5 as h5py writes (C order,
@@ -89,7 +92,7 @@ LoadedModel load_model_file(const std::filesystem::path& path, const ModelLoadOp
 LoadedModel model_from_file_bytes(const std::string& bytes, const std::string& ext, const std::string& origin,
                                   const ModelLoadOptions& options);
 // .mat, .h5, .hdf5 (model_containers.cpp): the libraries read files, so bytes go through a
-// temporary file.
+// temporary file; .h5, .hdf5 and v7.3 .mat files are read in a child process (isolated_read.hpp).
 bool is_named_container_extension(const std::string& lower_ext);
 LoadedModel load_named_container(const std::filesystem::path& path, const std::string& lower_ext,
                                  const ModelLoadOptions& options);

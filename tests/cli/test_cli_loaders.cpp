@@ -65,6 +65,28 @@ TEST_CASE("bad .mat and .h5 files: exit 2 with one line naming the file and the 
     CHECK(r.exit_code == 2 && r.stderr_lines() == 1);
 }
 
+TEST_CASE("files on which libhdf5 itself crashes: exit 2 with one line naming the file, not a segfault") {
+    // libhdf5 1.10.8 segfaults on the first two inside its metadata accumulator (exit 139 before
+    // these files were read in a child process, issue #18); on the third it reads freed memory,
+    // which only ASan catches (a Release build reports an HDF5 error).
+    const std::string bad = std::string(RBMSCOPE_TEST_DATA) + "/bad/";
+    for (const char* f : {"h5-metadata-accumulator-null.h5", "mat-v73-metadata-accumulator-null.mat"}) {
+        for (const char* command : {"exact ", "info ", "convert "}) {
+            const std::string tail = std::string(command) == "convert " ? " " + (temp_dir() / "out.json").string() : "";
+            const CliResult r = run_cli(command + bad + f + tail);
+            CHECK_MSG(r.exit_code == 2 && r.stderr_lines() == 1 && r.out.empty() &&
+                          r.err.find(bad + f + ": the HDF5 library crashed reading this file (") != std::string::npos &&
+                          r.err.find("; the file is damaged or not ") != std::string::npos,
+                      command << f << ": exit " << r.exit_code << ": " << r.err);
+        }
+    }
+    const CliResult r = run_cli("exact " + bad + "mat-v73-libhdf5-use-after-free.mat");
+    CHECK_MSG(r.exit_code == 2 && r.stderr_lines() == 1 && r.out.empty() &&
+                  r.err.find("mat-v73-libhdf5-use-after-free.mat: ") != std::string::npos &&
+                  r.err.find("damaged") != std::string::npos,
+              "exit " << r.exit_code << ": " << r.err);
+}
+
 TEST_CASE("convert writes .mat (v5, v7.3) and .h5 that read back to the same log Z") {
     const fs::path dir = temp_dir();
     const json twin = run_ok("exact " + kLoaders + "grbm.json");

@@ -85,6 +85,13 @@ private Q_SLOTS:
         QVERIFY(!w.loadFile(kData + QStringLiteral("/bad/mat-W-cell.mat")));
         QCOMPARE(w.statusMessage(), dropped);
         QVERIFY2(dropped.contains(QStringLiteral("'W' (variable 'vishid') must be a numeric array")), qPrintable(dropped));
+        // A file libhdf5 crashes on (read in a child process, issue #18): a message, the model kept.
+        for (const char* crash : {"h5-metadata-accumulator-null.h5", "mat-v73-metadata-accumulator-null.mat"}) {
+            QVERIFY(dropFile(w, kData + QStringLiteral("/bad/") + QString::fromUtf8(crash)));
+            QVERIFY2(w.statusMessage().contains(QStringLiteral("the HDF5 library crashed reading this file (")),
+                     qPrintable(w.statusMessage()));
+            QCOMPARE(w.model().name, before);
+        }
         // Not a model file, or several files: the drag is refused and nothing happens.
         QVERIFY(!dropFile(w, kData + QStringLiteral("/bad/model.txt")));
         QMimeData two;
