@@ -191,7 +191,34 @@ public:
         acceptance_ = pt_->stats().acceptance();
         const Index C = pt_->chains();
         V_ = pt_->states().middleRows((pt_->rungs() - 1) * C, C);
+        if (ex_) {  // the target rung is current on the last part only: it sends it to the others
+            const bool last = ex_->part() == ex_->parts() - 1;
+            const std::vector<double> mine = last ? std::vector<double>(V_.data(), V_.data() + V_.size()) : std::vector<double>();
+            bool stop = false;  // a stop travels with the update's tile sums
+            const std::vector<double> all = ex_->all_gather(mine, stop);
+            if (static_cast<Index>(all.size()) != V_.size()) throw std::logic_error("the target rung's chains did not arrive whole");
+            std::copy(all.begin(), all.end(), V_.data());
+        }
         return V_;
+    }
+    void set_exchange(PtExchange* exchange) override {
+        pt_->set_exchange(exchange, nullptr);
+        ex_ = exchange && exchange->parts() > 1 ? exchange : nullptr;
+    }
+    // Every part's rungs (V and H rows [first C, end C), rung-major) to every part.
+    void share(PtExchange& exchange, Index, Index) override {
+        if (!ex_) return;
+        PtSampler::State s = pt_->state();
+        const Index C = pt_->chains();
+        for (RowMat* M : {&s.V, &s.H}) {
+            const Index w = M->cols();
+            std::vector<double> mine(M->data() + pt_->first_rung() * C * w, M->data() + pt_->end_rung() * C * w);
+            bool stop = false;
+            const std::vector<double> all = exchange.all_gather(mine, stop);
+            if (static_cast<Index>(all.size()) != M->size()) throw std::logic_error("the parts' rungs do not add up to the ladder");
+            std::copy(all.begin(), all.end(), M->data());
+        }
+        pt_->set_state(s);
     }
     RowMat states() const override {
         const Index C = pt_->chains();
@@ -236,6 +263,7 @@ private:
     TrainOptions o_;
     std::unique_ptr<LiveTempered> live_;
     std::unique_ptr<PtSampler> pt_;
+    PtExchange* ex_ = nullptr;
     RowMat V_;
     std::vector<double> acceptance_;
 };

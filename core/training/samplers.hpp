@@ -19,6 +19,8 @@ public:
     virtual const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key, Index begin, Index end) = 0;
     // Rows sample() returns for a batch of `batch_rows` rows.
     virtual Index rows(Index batch_rows) const = 0;
+    // Tempered samplers share the ladder's rungs with the other parts (PtSampler::set_exchange).
+    virtual void set_exchange(PtExchange* exchange) { (void)exchange; }
     // Persistent rows run only in part (sample's range): every part's rows [begin, end) to every
     // part, so that states() and save() are whole. Collective over `exchange`.
     virtual void share(PtExchange& exchange, Index begin, Index end) { (void)exchange, (void)begin, (void)end; }

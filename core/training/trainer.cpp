@@ -335,7 +335,12 @@ void Trainer::set_exchange(PtExchange* exchange) {
                              std::to_string(tiles) + " ranks or " + (chains ? "more --chains" : "a larger --batch"));
         }
     }
+    if (exchange && exchange->parts() > 1 && is_tempered(s.options.method) && exchange->parts() > s.options.temperatures + 1)
+        throw InputError("mpirun -np " + std::to_string(exchange->parts()) + ": more ranks than the " +
+                         std::to_string(s.options.temperatures + 1) + " rungs of the ladder (each rank runs whole rungs); use at most " +
+                         std::to_string(s.options.temperatures + 1) + " ranks or more --rungs");
     s.exchange = exchange && exchange->parts() > 1 ? exchange : nullptr;
+    s.sampler->set_exchange(s.exchange);
     s.stop_agreed = false;
 }
 

@@ -172,12 +172,14 @@ public:
     // Shares every update with the other parts of `exchange` (issue #17; the CLI implements it
     // over MPI). Part q of P sums the scores of gradient tiles [q T / P, (q+1) T / P) of the
     // batch and of the negative samples (T tiles of kGradientTile rows each); cd and pcd run only
-    // the chains of its negative tiles (streams keyed by the chains' global indices), the other
-    // samplers run whole on every part. The parts all-gather their tile sums and each adds them
+    // the chains of its negative tiles (streams keyed by the chains' global indices); pt, lpt and
+    // deo share the rungs of every ladder as PtSampler::set_exchange does, and the part holding
+    // the target rung sends its chains to the others after the scans (8 C n bytes); leaky and
+    // mix run whole on every part. The parts all-gather their tile sums and each adds them
     // in tile order (see kGradientTile), so every part holds bitwise the parameters of one
     // process. step()'s cancel flag is sent with the sums, and every part stops after the update
     // in which some part raised it. Call it on every part alike, before the first step.
-    // InputError when a part would have no negative-phase tile.
+    // InputError when a part would have no negative-phase tile (or, tempered, no rung).
     void set_exchange(PtExchange* exchange);
     // With an exchange: brings every part's persistent chains to every part, so negative_samples()
     // and the checkpoint are whole. Collective: every part calls it after the same update.
