@@ -103,7 +103,9 @@ json run_train(const std::vector<std::string>& argv) {
            "Leaky RBMs get the projection step after every update. The log-likelihood in the log is exact\n"
            "when log Z is enumerable, else an AIS estimate (labelled, with a bootstrap 95% interval).\n"
            "Ctrl-C stops after the current update and still writes --out, --log and --checkpoint;\n"
-           "the JSON then says \"complete\": false (status cancelled) and the exit code is 130.");
+           "the JSON then says \"complete\": false (status cancelled) and the exit code is 130.\n"
+           "Under mpirun the ranks share every update (gradient tiles of 64 rows; cd/pcd chains, tempered\n"
+           "rungs) and print and write what one process does (README \"Cluster runs (MPI)\").");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();
