@@ -11,6 +11,8 @@
 #include "core/io/model_io.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/training/training.hpp"
+#include "mpi/pt_exchange.hpp"
+#include "mpi/world.hpp"
 
 namespace rbm::cli {
 namespace {
@@ -101,7 +103,9 @@ json run_train(const std::vector<std::string>& argv) {
            "Leaky RBMs get the projection step after every update. The log-likelihood in the log is exact\n"
            "when log Z is enumerable, else an AIS estimate (labelled, with a bootstrap 95% interval).\n"
            "Ctrl-C stops after the current update and still writes --out, --log and --checkpoint;\n"
-           "the JSON then says \"complete\": false (status cancelled) and the exit code is 130.");
+           "the JSON then says \"complete\": false (status cancelled) and the exit code is 130.\n"
+           "Under mpirun the ranks share every update (gradient tiles of 64 rows; cd/pcd chains, tempered\n"
+           "rungs) and print and write what one process does (README \"Cluster runs (MPI)\").");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();
@@ -178,33 +182,49 @@ json run_train(const std::vector<std::string>& argv) {
     const Index every = a.get_int("checkpoint-every", 0, 0);
     if (every > 0 && checkpoint.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
 
+    // Under mpirun the ranks share every update (Trainer::set_exchange): each sums the scores of
+    // its gradient tiles and, for cd and pcd, runs only its chains; every rank then holds the
+    // same parameters, and rank 0 alone writes files and reports progress.
+    mpi::World& world = mpi::world();
+    mpi::WorldPtExchange exchange;
+    if (world.distributed()) t.set_exchange(&exchange);
     interrupt::watch();
     Progress progress(a);
     const double total_updates = static_cast<double>(std::max<Index>(1, t.options().updates));
     const Index first_update = t.updates_done();
-    progress.update("training", static_cast<double>(first_update) / total_updates, 0);
+    if (world.root()) progress.update("training", static_cast<double>(first_update) / total_updates, 0);
+    world.agree(0, /*start_work=*/true);
     while (t.status() == TrainStatus::Running) {
         const Index chunk = every > 0 ? every - t.updates_done() % every : t.options().updates;
         // One update at a time for the progress line; step(1) n times is step(n) (same numbers).
         for (Index i = 0; i < chunk && t.status() == TrainStatus::Running; ++i) {
             t.step(1, &interrupt::flag());
             const Index done = t.updates_done();
-            progress.update("training", static_cast<double>(done) / total_updates, -1,
-                            {{"updates_done", done}, {"updates", t.options().updates}});
+            if (world.root())
+                progress.update("training", static_cast<double>(done) / total_updates, -1,
+                                {{"updates_done", done}, {"updates", t.options().updates}});
         }
-        if (!checkpoint.empty() && t.status() != TrainStatus::Diverged) t.save_checkpoint(checkpoint);
+        if (!checkpoint.empty() && t.status() != TrainStatus::Diverged) {
+            t.share_states();  // the chains other ranks ran, so the file is that of one process
+            if (world.root()) t.save_checkpoint(checkpoint);
+            mpi::test_pause_after_checkpoint();
+        }
         if (t.status() == TrainStatus::Cancelled) break;
     }
-    progress.finish(t.status() == TrainStatus::Finished);
+    // Every rank's payload, summed on rank 0 (this gather is not counted).
+    const double sent = static_cast<double>(exchange.bytes_sent());
+    const std::vector<double> bytes = world.gather(&sent, 1);
+    world.end_work();
+    if (world.root()) progress.finish(t.status() == TrainStatus::Finished);
     if (t.status() == TrainStatus::Diverged) {
-        if (!log_path.empty())
+        if (!log_path.empty() && world.root())
             write_file_atomically(log_path, ends_with(log_path, ".csv") ? t.log_csv() : t.log_json());
         throw InputError(t.message() + (log_path.empty() ? "" : " (log written to " + log_path + ")"));
     }
     Model trained = t.model();
     trained.training = applied;  // so the Samples view and AIS see the data as the model did
-    save_model(trained, out);
-    if (!log_path.empty()) write_file_atomically(log_path, ends_with(log_path, ".csv") ? t.log_csv() : t.log_json());
+    if (world.root()) save_model(trained, out);
+    if (!log_path.empty() && world.root()) write_file_atomically(log_path, ends_with(log_path, ".csv") ? t.log_csv() : t.log_json());
 
     const TrainOptions& o = t.options();
     json j{{"status", train_status_name(t.status())},
@@ -231,6 +251,14 @@ json run_train(const std::vector<std::string>& argv) {
     }
     if (!log_path.empty()) j["log"] = log_path;
     if (!checkpoint.empty()) j["checkpoint"] = checkpoint;
+    if (world.distributed()) {
+        // Payload all ranks handed to MPI: per update each rank sends the sums of its gradient
+        // tiles, 8 (n m + n + m) bytes per tile, to every other rank (plus the chains before a checkpoint).
+        double total = 0;
+        for (double b : bytes) total += b;
+        const double updates = std::max<double>(1.0, static_cast<double>(t.updates_done() - first_update));
+        j["mpi"] = {{"ranks", world.size()}, {"bytes_sent", total}, {"bytes_sent_per_update", total / updates}};
+    }
     j["complete"] = t.status() != TrainStatus::Cancelled;
     return j;
 }

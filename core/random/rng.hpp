@@ -109,6 +109,12 @@ public:
         for (Index i = 0; i < chains; ++i)
             rngs_.emplace_back(seed, (static_cast<std::uint64_t>(purpose) << 48) + static_cast<std::uint64_t>(i));
     }
+    // Chains [first, first + chains) of such a set, indexed from 0 (a process's share of them).
+    ChainRngs(std::uint64_t seed, Index first, Index chains, StreamPurpose purpose) {
+        rngs_.reserve(static_cast<std::size_t>(chains));
+        for (Index i = 0; i < chains; ++i)
+            rngs_.emplace_back(seed, (static_cast<std::uint64_t>(purpose) << 48) + static_cast<std::uint64_t>(first + i));
+    }
     Rng& operator[](Index i) { return rngs_[static_cast<std::size_t>(i)]; }
     Index size() const { return static_cast<Index>(rngs_.size()); }
 

@@ -2,6 +2,7 @@
 // model expectations by enumeration, and the average log-likelihood.
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/exact/exact.hpp"
 #include "core/numerics/scalar.hpp"
@@ -61,16 +62,52 @@ ScoreParts score_parts(const Model& model, const RowMat& V, bool with_sigma) {
 
 }  // namespace
 
+Index score_tile_values(const Model& model, bool with_sigma) {
+    const Index n = model.n_visible(), m = model.n_hidden();
+    return n * m + n + m + (with_sigma ? n : 0);
+}
+
+void score_tile_sums(const Model& model, const RowMat& V, Index first, Index end, bool with_sigma, std::vector<double>& out) {
+    const Index n = model.n_visible(), m = model.n_hidden(), S = score_tile_values(model, with_sigma);
+    if (V.cols() != n) throw InputError("score rows have " + std::to_string(V.cols()) + " columns, the model " + std::to_string(n));
+    if (first < 0 || end < first || end > gradient_tiles(V.rows())) throw InputError("score tiles out of range");
+    const std::size_t at = out.size();
+    out.resize(at + static_cast<std::size_t>((end - first) * S));
+    double* base = out.data() + at;
+    // The tiles in parallel (each into its own slot); what a tile holds never depends on who sums it.
+    for_each_block(end - first, [&](Index t0, Index t1) {
+        for (Index t = first + t0; t < first + t1; ++t) {
+            const Index r0 = t * kGradientTile, rows = std::min(V.rows(), r0 + kGradientTile) - r0;
+            const RowMat tile = V.middleRows(r0, rows);
+            const ScoreParts p = score_parts(model, tile, with_sigma);
+            double* s = base + (t - first) * S;
+            Eigen::Map<Mat>(s, n, m).noalias() = p.A.transpose() * p.M;
+            Eigen::Map<Vec>(s + n * m, n) = p.Bv.colwise().sum().transpose();
+            Eigen::Map<Vec>(s + n * m + n, m) = p.M.colwise().sum().transpose();
+            if (with_sigma) Eigen::Map<Vec>(s + n * m + n + m, n) = p.S.colwise().sum().transpose();
+        }
+    }, 1);
+}
+
+ParamGrad mean_from_tile_sums(const Model& model, const double* sums, Index rows, bool with_sigma) {
+    if (rows <= 0) throw InputError("a score needs at least one row");
+    const Index n = model.n_visible(), m = model.n_hidden(), S = score_tile_values(model, with_sigma);
+    Vec acc = Eigen::Map<const Vec>(sums, S);
+    for (Index t = 1; t < gradient_tiles(rows); ++t) acc += Eigen::Map<const Vec>(sums + t * S, S);
+    const double inv = 1.0 / static_cast<double>(rows), count = static_cast<double>(rows);
+    ParamGrad g;
+    g.W = Eigen::Map<const Mat>(acc.data(), n, m) * inv;
+    g.b = acc.segment(n * m, n) / count;
+    g.c = acc.segment(n * m + n, m) / count;
+    if (with_sigma) g.log_sigma = acc.segment(n * m + n + m, n) / count;
+    return g;
+}
+
 ParamGrad mean_score(const Model& model, const RowMat& V, bool with_sigma) {
     if (V.rows() == 0) throw InputError("a score needs at least one row");
-    const ScoreParts p = score_parts(model, V, with_sigma);
-    const double inv = 1.0 / static_cast<double>(V.rows());
-    ParamGrad g;
-    g.W = (p.A.transpose() * p.M) * inv;
-    g.b = p.Bv.colwise().mean().transpose();
-    g.c = p.M.colwise().mean().transpose();
-    if (with_sigma) g.log_sigma = p.S.colwise().mean().transpose();
-    return g;
+    std::vector<double> sums;
+    score_tile_sums(model, V, 0, gradient_tiles(V.rows()), with_sigma, sums);
+    return mean_from_tile_sums(model, sums.data(), V.rows(), with_sigma);
 }
 
 Mat score_rows(const Model& model, const RowMat& V, bool with_sigma) {

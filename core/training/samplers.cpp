@@ -61,16 +61,41 @@ SweepOptions sweep_options(const TrainOptions& o) { return SweepOptions{o.leaky_
 
 Index persistent_chains(const TrainOptions& o) { return o.chains > 0 ? o.chains : o.batch; }
 
+// k sweeps of rows [begin, end) of V with the streams of chains begin.. of `key`. begin is a
+// multiple of kChainBlock, so the kernels cut the rows into the blocks they cut for all of V and
+// every row gets the bits it gets when all of V is swept.
+void sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint64_t key, const TrainOptions& o) {
+    if (begin == 0 && end == V.rows()) {
+        ChainRngs rngs(key, V.rows(), StreamPurpose::Training);
+        for (int s = 0; s < o.k; ++s) gibbs_sweep(model, V, rngs, sweep_options(o));
+        return;
+    }
+    if (begin >= end) return;
+    RowMat part = V.middleRows(begin, end - begin);
+    ChainRngs rngs(key, begin, end - begin, StreamPurpose::Training);
+    for (int s = 0; s < o.k; ++s) gibbs_sweep(model, part, rngs, sweep_options(o));
+    V.middleRows(begin, end - begin) = part;
+}
+
+// Every part's rows [begin, end) of V, gathered into V on every part.
+void share_rows(PtExchange& exchange, RowMat& V, Index begin, Index end) {
+    std::vector<double> mine(V.data() + begin * V.cols(), V.data() + end * V.cols());
+    bool stop = false;  // a pending stop travels again with the next update
+    const std::vector<double> all = exchange.all_gather(mine, stop);
+    if (static_cast<Index>(all.size()) != V.size()) throw std::logic_error("shared chains do not add up to the chains");
+    std::copy(all.begin(), all.end(), V.data());
+}
+
 // CD-k: k sweeps from the batch.
 class CdSampler final : public NegativeSampler {
 public:
     explicit CdSampler(const TrainOptions& o) : o_(o) {}
-    const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key) override {
+    const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key, Index begin, Index end) override {
         V_ = batch;
-        ChainRngs rngs(key, V_.rows(), StreamPurpose::Training);
-        for (int s = 0; s < o_.k; ++s) gibbs_sweep(model, V_, rngs, sweep_options(o_));
+        sweep_rows(model, V_, begin, end, key, o_);
         return V_;
     }
+    Index rows(Index batch_rows) const override { return batch_rows; }
     RowMat states() const override { return V_; }
 
 private:
@@ -85,11 +110,12 @@ public:
         ChainRngs rngs(update_key(o.seed, 0, kInitSalt), persistent_chains(o), StreamPurpose::Training);
         V_ = initial_states(initial, persistent_chains(o), rngs);
     }
-    const RowMat& sample(const Model& model, const RowMat&, std::uint64_t key) override {
-        ChainRngs rngs(key, V_.rows(), StreamPurpose::Training);
-        for (int s = 0; s < o_.k; ++s) gibbs_sweep(model, V_, rngs, sweep_options(o_));
+    const RowMat& sample(const Model& model, const RowMat&, std::uint64_t key, Index begin, Index end) override {
+        sweep_rows(model, V_, begin, end, key, o_);
         return V_;
     }
+    Index rows(Index) const override { return V_.rows(); }
+    void share(PtExchange& exchange, Index begin, Index end) override { share_rows(exchange, V_, begin, end); }
     RowMat states() const override { return V_; }
     nlohmann::json save() const override { return {{"chains", matrix_json(V_)}}; }
     void load(const nlohmann::json& j, const std::string& origin) override {
@@ -156,7 +182,8 @@ public:
         p.seed = update_key(o.seed, 0, kInitSalt);
         pt_ = std::make_unique<PtSampler>(*live_, p);
     }
-    const RowMat& sample(const Model& model, const RowMat&, std::uint64_t key) override {
+    Index rows(Index) const override { return pt_->chains(); }
+    const RowMat& sample(const Model& model, const RowMat&, std::uint64_t key, Index, Index) override {
         live_->update(model);
         pt_->reseed(key);
         pt_->reset_stats();
@@ -164,7 +191,34 @@ public:
         acceptance_ = pt_->stats().acceptance();
         const Index C = pt_->chains();
         V_ = pt_->states().middleRows((pt_->rungs() - 1) * C, C);
+        if (ex_) {  // the target rung is current on the last part only: it sends it to the others
+            const bool last = ex_->part() == ex_->parts() - 1;
+            const std::vector<double> mine = last ? std::vector<double>(V_.data(), V_.data() + V_.size()) : std::vector<double>();
+            bool stop = false;  // a stop travels with the update's tile sums
+            const std::vector<double> all = ex_->all_gather(mine, stop);
+            if (static_cast<Index>(all.size()) != V_.size()) throw std::logic_error("the target rung's chains did not arrive whole");
+            std::copy(all.begin(), all.end(), V_.data());
+        }
         return V_;
+    }
+    void set_exchange(PtExchange* exchange) override {
+        pt_->set_exchange(exchange, nullptr);
+        ex_ = exchange && exchange->parts() > 1 ? exchange : nullptr;
+    }
+    // Every part's rungs (V and H rows [first C, end C), rung-major) to every part.
+    void share(PtExchange& exchange, Index, Index) override {
+        if (!ex_) return;
+        PtSampler::State s = pt_->state();
+        const Index C = pt_->chains();
+        for (RowMat* M : {&s.V, &s.H}) {
+            const Index w = M->cols();
+            std::vector<double> mine(M->data() + pt_->first_rung() * C * w, M->data() + pt_->end_rung() * C * w);
+            bool stop = false;
+            const std::vector<double> all = exchange.all_gather(mine, stop);
+            if (static_cast<Index>(all.size()) != M->size()) throw std::logic_error("the parts' rungs do not add up to the ladder");
+            std::copy(all.begin(), all.end(), M->data());
+        }
+        pt_->set_state(s);
     }
     RowMat states() const override {
         const Index C = pt_->chains();
@@ -209,6 +263,7 @@ private:
     TrainOptions o_;
     std::unique_ptr<LiveTempered> live_;
     std::unique_ptr<PtSampler> pt_;
+    PtExchange* ex_ = nullptr;
     RowMat V_;
     std::vector<double> acceptance_;
 };
@@ -218,7 +273,8 @@ private:
 class LeakyAnnealSampler final : public NegativeSampler {
 public:
     LeakyAnnealSampler(const TrainOptions& o, bool from_data) : o_(o), from_data_(from_data) {}
-    const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key) override {
+    Index rows(Index batch_rows) const override { return from_data_ ? batch_rows : persistent_chains(o_); }
+    const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key, Index, Index) override {
         const Leaky* m = model.as<Leaky>();
         if (!m) throw InputError("the leaky and mix samplers need a leaky RBM");
         const Index count = from_data_ ? batch.rows() : persistent_chains(o_);

@@ -12,8 +12,18 @@ class NegativeSampler {
 public:
     virtual ~NegativeSampler() = default;
     // Negative samples for one update of `model` (rows: visible states), from the streams of
-    // `key`; batch is the update's data batch.
-    virtual const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key) = 0;
+    // `key`; batch is the update's data batch. Only rows [begin, end) need to be current (a
+    // process's share of the gradient tiles, multiples of kGradientTile): samplers whose chains
+    // are independent (cd, pcd) run only those, with the streams of their global indices, and
+    // leave the other rows as they were; the others run every row.
+    virtual const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key, Index begin, Index end) = 0;
+    // Rows sample() returns for a batch of `batch_rows` rows.
+    virtual Index rows(Index batch_rows) const = 0;
+    // Tempered samplers share the ladder's rungs with the other parts (PtSampler::set_exchange).
+    virtual void set_exchange(PtExchange* exchange) { (void)exchange; }
+    // Persistent rows run only in part (sample's range): every part's rows [begin, end) to every
+    // part, so that states() and save() are whole. Collective over `exchange`.
+    virtual void share(PtExchange& exchange, Index begin, Index end) { (void)exchange, (void)begin, (void)end; }
     // Current states for display (empty before the first update for samplers without state).
     virtual RowMat states() const = 0;
     // Tempered samplers: mean swap acceptance per ladder pair over the scans of the last sample().

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/tempering/pt.hpp"
 #include "core/training/trainer_impl.hpp"
 
 namespace rbm {
@@ -119,7 +120,13 @@ const std::vector<Index>& Trainer::Impl::epoch_order(Index epoch) {
     return perm;
 }
 
-void Trainer::Impl::one_update() {
+std::pair<Index, Index> Trainer::Impl::share_of(Index tiles) const {
+    if (!exchange) return {0, tiles};
+    const Index P = exchange->parts(), q = exchange->part();
+    return {q * tiles / P, (q + 1) * tiles / P};
+}
+
+void Trainer::Impl::one_update(bool stop_requested) {
     const Index t = done, N = data.size(), B = options.batch;
     const Index per_epoch = (N + B - 1) / B, epoch = t / per_epoch, first = (t % per_epoch) * B;
     const std::vector<Index>& order = epoch_order(epoch);
@@ -133,24 +140,72 @@ void Trainer::Impl::one_update() {
         os << "training diverged at update " << t + 1 << ": " << why;
         message = os.str();
     };
+    // This part's share of the negative rows and of both phases' gradient tiles.
+    const Index neg_rows = sampler->rows(rows);
+    const auto [pos0, pos1] = share_of(gradient_tiles(rows));
+    const auto [neg0, neg1] = share_of(gradient_tiles(neg_rows));
     const RowMat* neg = nullptr;
+    std::string failed;
     try {
-        neg = &sampler->sample(model, batch, detail::update_key(options.seed, static_cast<std::uint64_t>(t), kUpdateSalt));
+        neg = &sampler->sample(model, batch, detail::update_key(options.seed, static_cast<std::uint64_t>(t), kUpdateSalt),
+                               neg0 * kGradientTile, std::min(neg_rows, neg1 * kGradientTile));
     } catch (const InputError& e) {
-        diverge(std::string("the negative phase failed (") + e.what() + ")");
-        return;
+        failed = std::string("the negative phase failed (") + e.what() + ")";
     }
-    if (!neg->allFinite()) {
-        diverge("the negative-phase samples are not finite (the model has no normalizer any more)" +
-                std::string(options.kind == ModelKind::Leaky && !options.projection ? "; train leaky RBMs with the projection step" : ""));
-        return;
+    const std::string not_finite =
+        "the negative-phase samples are not finite (the model has no normalizer any more)" +
+        std::string(options.kind == ModelKind::Leaky && !options.projection ? "; train leaky RBMs with the projection step" : "");
+    if (failed.empty()) {
+        const Index r0 = neg0 * kGradientTile, r1 = std::min(neg_rows, neg1 * kGradientTile);
+        if (!neg->middleRows(r0, r1 - r0).allFinite()) failed = not_finite;
     }
-    ParamGrad g = mean_score(model, batch, learns_sigma());
-    const ParamGrad gn = mean_score(model, *neg, learns_sigma());
-    g.W -= gn.W;
-    g.b -= gn.b;
-    g.c -= gn.c;
-    if (learns_sigma()) g.log_sigma -= gn.log_sigma;
+    ParamGrad g;
+    if (!exchange) {
+        if (!failed.empty()) return diverge(failed);
+        g = mean_score(model, batch, learns_sigma());
+        const ParamGrad gn = mean_score(model, *neg, learns_sigma());
+        g.W -= gn.W;
+        g.b -= gn.b;
+        g.c -= gn.c;
+        if (learns_sigma()) g.log_sigma -= gn.log_sigma;
+    } else {
+        // Sums of this part's tiles (batch, then negatives), then 1 if its negative phase failed.
+        std::vector<double> mine;
+        if (failed.empty()) {
+            score_tile_sums(model, batch, pos0, pos1, learns_sigma(), mine);
+            score_tile_sums(model, *neg, neg0, neg1, learns_sigma(), mine);
+        } else {
+            mine.assign(static_cast<std::size_t>((pos1 - pos0 + neg1 - neg0) * score_tile_values(model, learns_sigma())), 0.0);
+        }
+        mine.push_back(failed.empty() ? 0.0 : 1.0);
+        values_shared += mine.size();
+        bool stop = stop_requested;
+        const std::vector<double> all = exchange->all_gather(mine, stop);
+        stop_agreed = stop;
+        // Part q's block: its batch tiles, its negative tiles, its flag (the shares are known to all).
+        const Index S = score_tile_values(model, learns_sigma()), P = exchange->parts();
+        const Index pos_tiles = gradient_tiles(rows), neg_tiles = gradient_tiles(neg_rows);
+        std::vector<double> pos(static_cast<std::size_t>(pos_tiles * S)), negs(static_cast<std::size_t>(neg_tiles * S));
+        std::size_t at = 0;
+        bool any_failed = false;
+        for (Index q = 0; q < P; ++q) {
+            const Index p0 = q * pos_tiles / P, p1 = (q + 1) * pos_tiles / P, n0 = q * neg_tiles / P, n1 = (q + 1) * neg_tiles / P;
+            std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(at), (p1 - p0) * S, pos.begin() + p0 * S);
+            at += static_cast<std::size_t>((p1 - p0) * S);
+            std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(at), (n1 - n0) * S, negs.begin() + n0 * S);
+            at += static_cast<std::size_t>((n1 - n0) * S);
+            any_failed = any_failed || all[at] != 0.0;
+            ++at;
+        }
+        if (at != all.size()) throw std::logic_error("the parts' gradient tiles do not add up");
+        if (any_failed) return diverge(failed.empty() ? not_finite + " (on another process)" : failed);
+        g = mean_from_tile_sums(model, pos.data(), rows, learns_sigma());
+        const ParamGrad gn = mean_from_tile_sums(model, negs.data(), neg_rows, learns_sigma());
+        g.W -= gn.W;
+        g.b -= gn.b;
+        g.c -= gn.c;
+        if (learns_sigma()) g.log_sigma -= gn.log_sigma;
+    }
     last_gradient = g;
     std::visit(
         [&](const auto& p) {
@@ -218,12 +273,13 @@ TrainStatus Trainer::step(Index n, const std::atomic<bool>* cancel) {
     if (s.log.empty()) s.log.push_back(s.record());
     using Clock = std::chrono::steady_clock;
     for (Index i = 0; i < n && s.done < s.options.updates; ++i) {
-        if (cancel && cancel->load()) {
+        // With an exchange the flag only travels with the update; all parts obey the agreed stop below.
+        if (!s.exchange && cancel && cancel->load()) {
             s.status = TrainStatus::Cancelled;
             return s.status;
         }
         const auto start = Clock::now();
-        s.one_update();
+        s.one_update(cancel && cancel->load());
         s.seconds += std::chrono::duration<double>(Clock::now() - start).count();
         if (s.status == TrainStatus::Diverged) return s.status;
         const bool due = (s.options.monitor_every > 0 && s.done % s.options.monitor_every == 0) || s.done == s.options.updates;
@@ -235,6 +291,10 @@ TrainStatus Trainer::step(Index n, const std::atomic<bool>* cancel) {
                 s.message = "training diverged at update " + std::to_string(s.done) + ": the log-likelihood is not finite";
                 return s.status;
             }
+        }
+        if (s.exchange && s.stop_agreed && s.done < s.options.updates) {
+            s.status = TrainStatus::Cancelled;
+            return s.status;
         }
     }
     if (s.done >= s.options.updates) s.status = TrainStatus::Finished;
@@ -262,6 +322,37 @@ TrainRecord Trainer::evaluate() {
     s.projections_since = projections;
     return r;
 }
+
+void Trainer::set_exchange(PtExchange* exchange) {
+    Impl& s = *impl_;
+    if (exchange && exchange->parts() > 1) {
+        const Index P = exchange->parts(), neg_rows = s.sampler->rows(s.options.batch), tiles = gradient_tiles(neg_rows);
+        if (P > tiles) {
+            const bool chains = s.options.method != TrainMethod::Cd && s.options.method != TrainMethod::Mix;
+            throw InputError("mpirun -np " + std::to_string(P) + ": more ranks than the " + std::to_string(tiles) +
+                             " tile(s) of " + std::to_string(kGradientTile) + " rows the " + std::to_string(neg_rows) +
+                             (chains ? " chains" : " batch rows") + " of the negative phase make (each rank sums whole tiles); use at most " +
+                             std::to_string(tiles) + " ranks or " + (chains ? "more --chains" : "a larger --batch"));
+        }
+    }
+    if (exchange && exchange->parts() > 1 && is_tempered(s.options.method) && exchange->parts() > s.options.temperatures + 1)
+        throw InputError("mpirun -np " + std::to_string(exchange->parts()) + ": more ranks than the " +
+                         std::to_string(s.options.temperatures + 1) + " rungs of the ladder (each rank runs whole rungs); use at most " +
+                         std::to_string(s.options.temperatures + 1) + " ranks or more --rungs");
+    s.exchange = exchange && exchange->parts() > 1 ? exchange : nullptr;
+    s.sampler->set_exchange(s.exchange);
+    s.stop_agreed = false;
+}
+
+void Trainer::share_states() {
+    Impl& s = *impl_;
+    if (!s.exchange) return;
+    const Index neg_rows = s.sampler->rows(s.options.batch);
+    const auto [t0, t1] = s.share_of(gradient_tiles(neg_rows));
+    s.sampler->share(*s.exchange, t0 * kGradientTile, std::min(neg_rows, t1 * kGradientTile));
+}
+
+std::uint64_t Trainer::values_shared() const { return impl_->values_shared; }
 
 void Trainer::set_total_updates(Index updates) {
     if (updates < impl_->done)

@@ -1,6 +1,7 @@
 #pragma once
 // The Trainer's state, shared by its update loop, monitor and checkpoint files. Internal to core.
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/training/samplers.hpp"
@@ -24,12 +25,18 @@ struct Trainer::Impl {
     Index acceptance_updates = 0;
     Index projections_since = 0;
     double seconds = 0;
+    // Shared with other processes (set_exchange); stop agreed in the last update's exchange.
+    PtExchange* exchange = nullptr;
+    bool stop_agreed = false;
+    std::uint64_t values_shared = 0;
     // Epoch order cache.
     Index perm_epoch = -1;
     std::vector<Index> perm;
 
     Impl(const TrainOptions& o, Dataset d);  // fresh run: initial parameters from the options
-    void one_update();                        // sets status / message when it diverges
+    void one_update(bool stop_requested = false);  // sets status / message when it diverges
+    // This part's gradient tiles [first, end) of `tiles` (all of them without an exchange).
+    std::pair<Index, Index> share_of(Index tiles) const;
     TrainRecord record();                     // monitor now
     RowMat monitor_rows() const;
     const std::vector<Index>& epoch_order(Index epoch);

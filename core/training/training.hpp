@@ -33,8 +33,11 @@
 #include "core/kernels/gibbs.hpp"
 #include "core/models/models.hpp"
 #include "core/models/train_record.hpp"
+#include "core/numerics/parallel.hpp"
 
 namespace rbm {
+
+class PtExchange;  // core/tempering/pt.hpp
 
 enum class TrainMethod { Cd, Pcd, Pt, Lpt, Deo, Leaky, Mix };
 const char* train_method_name(TrainMethod m);           // "cd", "pcd", "pt", "lpt", "deo", "leaky", "mix"
@@ -103,6 +106,19 @@ struct ParamGrad {
 // Mean over the rows of V of the score d log p*(v) / d theta of a GRBM (binary hidden units {0,1}
 // or any value set), BRBM or leaky RBM; with_sigma adds d/d log sigma (GRBM).
 ParamGrad mean_score(const Model& model, const RowMat& V, bool with_sigma = false);
+// Gradient tiles (issue #17): a mean of scores over rows is the sum over fixed tiles of
+// kGradientTile rows (the Gibbs kernels' chain blocks), each tile summed on its own, the tile sums
+// added in tile order (acc = s_0; acc += s_1; ...), then divided by the rows (W: times 1/rows).
+// A tile's sum depends only on its rows, so processes that each sum some of the tiles and then
+// add everyone's sums in tile order hold bitwise the mean of one process, whatever the split.
+inline constexpr Index kGradientTile = kChainBlock;
+inline Index gradient_tiles(Index rows) { return (rows + kGradientTile - 1) / kGradientTile; }
+// Values per tile sum: W (column-major), b, c, then log_sigma when with_sigma (ParamGrad::flat()).
+Index score_tile_values(const Model& model, bool with_sigma);
+// Appends to `out` the score sums of tiles [first, end) of V's rows, score_tile_values each.
+void score_tile_sums(const Model& model, const RowMat& V, Index first, Index end, bool with_sigma, std::vector<double>& out);
+// The mean from the sums of all gradient_tiles(rows) tiles, in tile order.
+ParamGrad mean_from_tile_sums(const Model& model, const double* sums, Index rows, bool with_sigma);
 // The same per row: rows x parameters, in the order of ParamGrad::flat() (for standard errors).
 Mat score_rows(const Model& model, const RowMat& V, bool with_sigma = false);
 // Exact E_model[score] by enumeration: BRBM over the visible layer (n <= 24), GRBM over the hidden
@@ -152,6 +168,24 @@ public:
     const ParamGrad& last_gradient() const;           // estimate used by the last update (before decay)
     // Takes a record now (outside the schedule) and returns it; it is not added to the log.
     TrainRecord evaluate();
+
+    // Shares every update with the other parts of `exchange` (issue #17; the CLI implements it
+    // over MPI). Part q of P sums the scores of gradient tiles [q T / P, (q+1) T / P) of the
+    // batch and of the negative samples (T tiles of kGradientTile rows each); cd and pcd run only
+    // the chains of its negative tiles (streams keyed by the chains' global indices); pt, lpt and
+    // deo share the rungs of every ladder as PtSampler::set_exchange does, and the part holding
+    // the target rung sends its chains to the others after the scans (8 C n bytes); leaky and
+    // mix run whole on every part. The parts all-gather their tile sums and each adds them
+    // in tile order (see kGradientTile), so every part holds bitwise the parameters of one
+    // process. step()'s cancel flag is sent with the sums, and every part stops after the update
+    // in which some part raised it. Call it on every part alike, before the first step.
+    // InputError when a part would have no negative-phase tile (or, tempered, no rung).
+    void set_exchange(PtExchange* exchange);
+    // With an exchange: brings every part's persistent chains to every part, so negative_samples()
+    // and the checkpoint are whole. Collective: every part calls it after the same update.
+    void share_states();
+    // With an exchange: payload values (doubles) this part sent in update sums so far.
+    std::uint64_t values_shared() const;
 
     // Checkpoint: JSON with the options, a fingerprint of the data, the model, the optimizer
     // velocity, the persistent chains (tempering: ladder states and lifted directions), the

@@ -16,48 +16,13 @@
 
 #include "../core/check.hpp"
 #include "cli_runner.hpp"
+#include "mpi_runner.hpp"
 
 using namespace rbm;
+using namespace rbm::test::mpi;
 using nlohmann::json;
 
 namespace {
-
-const std::string kCli = std::string("'") + RBMSCOPE_CLI + "' ";
-
-// Under AddressSanitizer (scripts/sanitize.sh) leak checking is off for processes that
-// initialise MPI: Open MPI's plugins leak at MPI_Finalize and are unloaded before LeakSanitizer
-// can name them, so no suppression file can single them out. Memory errors are still reported.
-std::string mpi_env() { return std::getenv("ASAN_OPTIONS") ? "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " : ""; }
-
-// `exec`: the shell replaces itself with mpirun (so the shell's pid is mpirun's).
-std::string mpirun(int ranks, bool exec = false) {
-    return mpi_env() + (exec ? "exec " : "") + RBMSCOPE_MPIEXEC + " --oversubscribe -np " + std::to_string(ranks) + " " +
-           kCli;
-}
-
-using test::run_shell;  // tests/cli/cli_runner.hpp
-
-// The output without its measured fields (SPEC §9: seconds, *_per_s, ranks, threads) and the
-// command line it records (argv, command_line: the two runs differ in --threads).
-json untimed(json j) {
-    if (j.is_object()) {
-        json out = json::object();
-        for (auto it = j.begin(); it != j.end(); ++it) {
-            const std::string& k = it.key();
-            if (k == "seconds" || k == "ranks" || k == "threads" || k == "mpi" || k == "argv" || k == "command_line" ||
-                (k.size() > 6 && k.compare(k.size() - 6, 6, "_per_s") == 0))
-                continue;
-            out[k] = untimed(it.value());
-        }
-        return out;
-    }
-    if (j.is_array()) {
-        json out = json::array();
-        for (const json& x : j) out.push_back(untimed(x));
-        return out;
-    }
-    return j;
-}
 
 // `args` at one process with 2 threads and at `ranks` ranks with 1 thread each: same JSON.
 void expect_same(const std::string& args, int ranks) {
@@ -72,12 +37,6 @@ void expect_same(const std::string& args, int ranks) {
         if (!b.contains(it.key()) || b[it.key()] != it.value()) differs += " " + it.key();
     CHECK_MSG(a == b, args << " at " << ranks << " ranks differs in" << differs);
     CHECK_MSG(many.err.empty(), args << " at " << ranks << " ranks wrote to stderr: " << many.err);
-}
-
-std::string quoted(const std::string& path) {
-    std::string q(1, '\'');
-    q.append(path).push_back('\'');
-    return q;
 }
 
 // A small BRBM (8 visible, 6 hidden: exact log Z in no time on every rank) and data for it.
@@ -299,9 +258,15 @@ void expect_partial_after_sigint(const std::string& args, const char* done_key) 
     CHECK_MSG(j.is_object() && j.value("complete", true) == false, args << ": stdout '" << text << "'");
 }
 
-TEST_CASE("SIGINT to mpirun: every rank stops, rank 0 prints the partial result (ais, pt)") {
+TEST_CASE("SIGINT to mpirun: every rank stops, rank 0 prints the partial result (ais, pt, train)") {
     expect_partial_after_sigint("ais four-mode --chains 128 --steps 5000000 --checkpoints 1 --seed 3", "step");
     expect_partial_after_sigint("pt four-mode --chains 4 --sweeps 100000000 --seed 3", "scans_done");
+    // train: the ranks agree on the stop with the update's tile sums; rank 0 writes --out.
+    const std::string model = (test::temp_dir() / "cancelled.json").string();
+    std::filesystem::remove(model);
+    expect_partial_after_sigint("train --data bars:4:300:3 --batch 128 --chains 256 --updates 100000000 --monitor-every 0 --out '" +
+                                    model + "'", "updates_done");
+    CHECK_MSG(std::filesystem::exists(model), "a cancelled train wrote no --out");
 }
 
 TEST_CASE("RBMSCOPE_MPI=1 initialises MPI in a singleton (no launcher): the plain output") {
