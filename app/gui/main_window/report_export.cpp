@@ -212,8 +212,11 @@ QString MainWindow::exportReport(const QString& path) {
         const TrainSnapshot& snap = *trun->snapshot;
         const rbm::TrainRecord& last = snap.log.back();
         html += QStringLiteral("<h2 id=\"training\">Training</h2>\n");
-        html += inlineSvg(training_->likelihoodChart(), tr("Training: average log-likelihood"), pageSize);
-        html += inlineSvg(training_->reconstructionChart(), tr("Training: reconstruction error"), pageSize);
+        // The charts hold every run of the view; half the page's height is plenty for a curve.
+        const QSize chartSize(pageSize.width(), std::max(300, pageSize.height() / 2));
+        html += inlineSvg(training_->likelihoodChart(), tr("Training: average log-likelihood"), chartSize);
+        html += QStringLiteral("<p>%1</p>").arg(tr("Reconstruction error, mean |v − E[v | E[h | v]]|²:"));
+        html += inlineSvg(training_->reconstructionChart(), tr("Training: reconstruction error"), chartSize);
         const rbm::TrainOptions& o = trun->options;
         html += QStringLiteral("<table>");
         html += row(tr("run"), esc(trun->label));
