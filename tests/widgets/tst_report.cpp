@@ -284,6 +284,29 @@ private Q_SLOTS:
         }
     }
 
+    // A reopened pt result was not run here: its figures are shown with a pointer to its own
+    // command line, and no pt command is made up from the Tempering view's controls.
+    void reopenedPtResultHasNoInventedCommand() {
+        QProcess cli;
+        cli.start(QStringLiteral(RBMSCOPE_CLI_BINARY), {QStringLiteral("pt"), QStringLiteral("preset:four-mode"), QStringLiteral("--sweeps"),
+                                                        QStringLiteral("300"), QStringLiteral("--replicas"), QStringLiteral("4")});
+        QVERIFY(cli.waitForFinished(60000) && cli.exitCode() == 0);
+        const QString result = dir_.filePath(QStringLiteral("pt-result.json"));
+        QFile f(result);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(cli.readAllStandardOutput());
+        f.close();
+        QVERIFY(w_->loadFile(result));
+        QVERIFY(waitIdle());
+        QVERIFY(w_->temperingView()->shownFrame());
+        const QString path = dir_.filePath(QStringLiteral("pt-reopened.html"));
+        QCOMPARE(w_->exportReport(path), QString());
+        const QString html = readAll(path);
+        QVERIFY(html.contains(QStringLiteral("<h2 id=\"tempering\">")));
+        QVERIFY(commands(html).filter(QStringLiteral(" pt ")).isEmpty());
+        QCOMPARE(html.count(QStringLiteral("Reopened from a result file")), 1);
+    }
+
     // Training: the view's last run (tempered PCD on binarized bars); the page's train command
     // gives its final log-likelihood and reconstruction error and the same weights, bit for bit.
     void trainCommandReproducesTheTrainingRun() {
