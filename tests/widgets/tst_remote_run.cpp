@@ -125,6 +125,19 @@ private Q_SLOTS:
         QVERIFY(w->setCurrentView(QStringLiteral("annealing")));
         QCOMPARE(w->openRemoteRun(), d);
         QVERIFY2(d->command().startsWith(QStringLiteral("rbmscope-cli ais preset:four-mode --path ")), qPrintable(d->command()));
+        // The Tempering view's is pt with the view's controls.
+        QVERIFY(w->setCurrentView(QStringLiteral("tempering")));
+        TemperingSettings ts = w->temperingView()->settings();
+        ts.replicas = 5;
+        w->temperingView()->setSettings(ts);
+        QCOMPARE(w->openRemoteRun(), d);
+        QVERIFY2(d->command().startsWith(QStringLiteral("rbmscope-cli pt preset:four-mode ")), qPrintable(d->command()));
+        QVERIFY2(d->command().contains(QStringLiteral(" --replicas 5")), qPrintable(d->command()));
+        // The Training view's is train with the view's data and options, writing the model beside the result.
+        QVERIFY(w->setCurrentView(QStringLiteral("training")));
+        QCOMPARE(w->openRemoteRun(), d);
+        QVERIFY2(d->command().startsWith(QStringLiteral("rbmscope-cli train --data ")), qPrintable(d->command()));
+        QVERIFY2(d->command().contains(QStringLiteral(".trained.json")), qPrintable(d->command()));
     }
 
     // No launcher: the sweep runs as one process; every finished run is shown live, and the

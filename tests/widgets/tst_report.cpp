@@ -236,6 +236,154 @@ private Q_SLOTS:
         QCOMPARE(html.count(QStringLiteral("Reopened from a result file")), 1);
     }
 
+    // Tempering: the view's last run (a fixed ladder under one scheme, then an adaptive one under
+    // another); the page's pt command gives its ladder, swap acceptances and round trips exactly.
+    void ptCommandReproducesTheTemperingRun() {
+        QVERIFY(w_->setCurrentView(QStringLiteral("tempering")));
+        TemperingView* v = w_->temperingView();
+        for (int variant = 0; variant < 2; ++variant) {
+            TemperingSettings ts = v->settings();
+            ts.scheme = variant == 0 ? rbm::PtScheme::Reversible : rbm::PtScheme::Deo;
+            ts.ladder = variant == 0 ? LadderKind::Linear : LadderKind::Adaptive;
+            ts.replicas = 5;
+            ts.gamma = 0.6;
+            ts.scans = 400;  // the view has no control for the chains or the adaptive rounds: they keep theirs
+            ts.seed = 11 + static_cast<std::uint64_t>(variant);
+            ts.scansPerSecond = 0;
+            v->setSettings(ts);
+            QSignalSpy finished(v, &TemperingView::runFinished);
+            v->run();
+            QVERIFY(finished.wait(60000));
+            QVERIFY(v->lastRunFinished());
+            QVERIFY(waitIdle());
+            const TemperingFrame* f = v->shownFrame();
+            QVERIFY(f && f->finished);
+            const QString path = dir_.filePath(QStringLiteral("pt%1.html").arg(variant));
+            QCOMPARE(w_->exportReport(path), QString());
+            const QString html = readAll(path);
+            QVERIFY(html.contains(QStringLiteral("<h2 id=\"tempering\">")));
+            const QStringList cmds = commands(html).filter(QStringLiteral("rbmscope-cli pt "));
+            QCOMPARE(cmds.size(), 1);
+            QVERIFY2(cmds.front().contains(variant == 0 ? QStringLiteral("--ladder linear") : QStringLiteral("--adaptive ")),
+                     qPrintable(cmds.front()));
+            const QJsonObject cli = runCli(cmds.front(), dir_.path());
+            QVERIFY2(!cli.isEmpty(), qPrintable(cmds.front()));
+            const rbm::PtStats& st = f->stats;
+            QCOMPARE(cli.value(QStringLiteral("round_trips")).toInteger(), static_cast<qint64>(st.total_round_trips()));
+            QVERIFY(st.total_round_trips() > 0);  // a count of zero would compare equal too easily
+            const QJsonArray betas = cli.value(QStringLiteral("betas")).toArray();
+            QCOMPARE(betas.size(), static_cast<qsizetype>(st.betas.size()));
+            for (std::size_t k = 0; k < st.betas.size(); ++k) QVERIFY(sameDouble(betas[static_cast<qsizetype>(k)].toDouble(), st.betas[k]));
+            const std::vector<double> acc = st.acceptance();
+            const QJsonArray cliAcc = cli.value(QStringLiteral("swap_acceptance")).toArray();
+            QCOMPARE(cliAcc.size(), static_cast<qsizetype>(acc.size()));
+            for (std::size_t k = 0; k < acc.size(); ++k) {
+                QVERIFY(sameDouble(cliAcc[static_cast<qsizetype>(k)].toDouble(), acc[k]));
+                QVERIFY2(html.contains(QString::number(acc[k], 'g', 8)), qPrintable(QString::number(acc[k], 'g', 8)));
+            }
+        }
+    }
+
+    // A reopened pt result was not run here: its figures are shown with a pointer to its own
+    // command line, and no pt command is made up from the Tempering view's controls.
+    void reopenedPtResultHasNoInventedCommand() {
+        QProcess cli;
+        cli.start(QStringLiteral(RBMSCOPE_CLI_BINARY), {QStringLiteral("pt"), QStringLiteral("preset:four-mode"), QStringLiteral("--sweeps"),
+                                                        QStringLiteral("300"), QStringLiteral("--replicas"), QStringLiteral("4")});
+        QVERIFY(cli.waitForFinished(60000) && cli.exitCode() == 0);
+        const QString result = dir_.filePath(QStringLiteral("pt-result.json"));
+        QFile f(result);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(cli.readAllStandardOutput());
+        f.close();
+        QVERIFY(w_->loadFile(result));
+        QVERIFY(waitIdle());
+        QVERIFY(w_->temperingView()->shownFrame());
+        const QString path = dir_.filePath(QStringLiteral("pt-reopened.html"));
+        QCOMPARE(w_->exportReport(path), QString());
+        const QString html = readAll(path);
+        QVERIFY(html.contains(QStringLiteral("<h2 id=\"tempering\">")));
+        QVERIFY(commands(html).filter(QStringLiteral(" pt ")).isEmpty());
+        QCOMPARE(html.count(QStringLiteral("Reopened from a result file")), 1);
+    }
+
+    // Training: the view's last run (tempered PCD on binarized bars); the page's train command
+    // gives its final log-likelihood and reconstruction error and the same weights, bit for bit.
+    void trainCommandReproducesTheTrainingRun() {
+        QVERIFY(w_->setCurrentView(QStringLiteral("training")));
+        TrainingView* v = w_->trainingView();
+        TrainDataSpec d;
+        d.source = QStringLiteral("bars:3");
+        d.prep = TrainDataSpec::Prep::Binarize;
+        v->setDataSpec(d);
+        rbm::TrainOptions o;
+        o.hidden = 6;
+        o.method = rbm::TrainMethod::Pt;
+        o.temperatures = 3;
+        o.gamma = 0.6;
+        o.batch = 5;
+        o.learning_rate = 0.2;
+        o.momentum = 0.5;
+        o.init_scale = 0.1;
+        o.updates = 200;
+        o.monitor_every = 50;
+        o.seed = 9;
+        v->setOptions(o);
+        QSignalSpy ended(v, &TrainingView::runEnded);
+        QVERIFY(v->train());
+        QVERIFY(ended.wait(60000));
+        QVERIFY(waitIdle());
+        const TrainingRun* r = v->session()->run(v->selectedRun());
+        QVERIFY(r && r->snapshot && !r->snapshot->log.empty());
+        QCOMPARE(r->snapshot->status, rbm::TrainStatus::Finished);
+        QCOMPARE(r->snapshot->updatesDone, o.updates);
+        const rbm::TrainRecord& last = r->snapshot->log.back();
+        QCOMPARE(QString::fromStdString(last.log_likelihood_method), QStringLiteral("exact"));
+        const QString path = dir_.filePath(QStringLiteral("train.html"));
+        QCOMPARE(w_->exportReport(path), QString());
+        const QString html = readAll(path);
+        QVERIFY(html.contains(QStringLiteral("<h2 id=\"training\">")));
+        QVERIFY(html.contains(QString::number(last.log_likelihood, 'g', 10)));
+        const QStringList cmds = commands(html).filter(QStringLiteral("rbmscope-cli train "));
+        QCOMPARE(cmds.size(), 1);
+        const QJsonObject cli = runCli(cmds.front(), dir_.path());
+        QVERIFY2(!cli.isEmpty(), qPrintable(cmds.front()));
+        const QJsonObject fin = cli.value(QStringLiteral("final")).toObject();
+        QVERIFY(sameDouble(fin.value(QStringLiteral("log_likelihood")).toDouble(), last.log_likelihood));
+        QVERIFY(sameDouble(fin.value(QStringLiteral("reconstruction_error")).toDouble(), last.reconstruction_error));
+        const rbm::Model trained = rbm::load_model(dir_.filePath(cli.value(QStringLiteral("model")).toString()).toStdString());
+        const rbm::Brbm* a = r->snapshot->model.as<rbm::Brbm>();
+        const rbm::Brbm* b = trained.as<rbm::Brbm>();
+        QVERIFY(a && b);
+        QVERIFY(a->W == b->W && a->b == b->b && a->c == b->c);  // exact, element by element
+    }
+
+    // A run stopped before its last update: the figures are shown, and the page says no command gives them.
+    void stoppedTrainingRunHasNoCommand() {
+        QVERIFY(w_->setCurrentView(QStringLiteral("training")));
+        TrainingView* v = w_->trainingView();
+        TrainDataSpec d;
+        d.source = QStringLiteral("bars:3");
+        v->setDataSpec(d);
+        rbm::TrainOptions o;
+        o.updates = 10000000;
+        o.monitor_every = 1;
+        v->setOptions(o);
+        QSignalSpy shown(v, &TrainingView::runShown);
+        QSignalSpy ended(v, &TrainingView::runEnded);
+        QVERIFY(v->train());
+        QVERIFY(shown.wait(60000));
+        v->stop();
+        QVERIFY(ended.wait(60000));
+        QVERIFY(waitIdle());
+        const QString path = dir_.filePath(QStringLiteral("train-stopped.html"));
+        QCOMPARE(w_->exportReport(path), QString());
+        const QString html = readAll(path);
+        QVERIFY(html.contains(QStringLiteral("<h2 id=\"training\">")));
+        QVERIFY(commands(html).filter(QStringLiteral(" train ")).isEmpty());
+        QVERIFY(html.contains(QStringLiteral("The run did not finish (cancelled)")));
+    }
+
     // A setting the CLI has no option for: the page says so instead of printing a wrong command.
     void settingWithoutCliOptionIsSaid() {
         RunSettings s = w_->settings();

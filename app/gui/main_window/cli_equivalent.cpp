@@ -1,5 +1,6 @@
 #include "main_window/cli_equivalent.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/kernels/gibbs.hpp"
@@ -96,6 +97,65 @@ CliEquivalent meanFieldCommand(const std::string& model, const rbm::MeanFieldOpt
                 std::to_string(o.restarts), "--tol", exact(o.tol), "--max-iterations", std::to_string(o.max_iterations),
                 "--seed", std::to_string(o.seed)};
     return out;
+}
+
+CliEquivalent ptCommand(const std::string& model, const TemperingSettings& s) {
+    CliEquivalent out;
+    std::vector<std::string> a{"rbmscope-cli", "pt", model, "--scheme", rbm::pt_scheme_name(s.scheme), "--chains",
+                               std::to_string(s.chains), "--sweeps", std::to_string(s.scans), "--seed", std::to_string(s.seed)};
+    if (!s.customLadder.empty()) {  // dragged rungs: the ladder itself, and no tuning (as runTempering)
+        std::vector<std::string> betas;
+        for (double b : s.customLadder) betas.push_back(exact(b));
+        a.insert(a.end(), {"--betas", joined(betas)});
+    } else if (s.ladder == LadderKind::Linear) {
+        a.insert(a.end(), {"--ladder", "linear", "--replicas", std::to_string(s.replicas)});
+    } else {
+        a.insert(a.end(), {"--ladder", "geometric", "--replicas", std::to_string(s.replicas), "--gamma", exact(s.gamma)});
+        if (s.ladder == LadderKind::Adaptive && s.adaptiveRounds > 0)
+            a.insert(a.end(), {"--adaptive", std::to_string(s.adaptiveRounds)});
+    }
+    out.argv = std::move(a);
+    return out;
+}
+
+CliEquivalent trainCommand(const TrainDataSpec& data, const rbm::TrainOptions& o, const std::string& out) {
+    const rbm::TrainOptions defaults;
+    if (!o.init_bias_from_data) return {{}, QStringLiteral("visible biases that do not start from the data")};
+    if (o.ais_seed != defaults.ais_seed) return {{}, QStringLiteral("the monitor's AIS seed %1").arg(o.ais_seed)};
+    if (o.exact_limit != std::floor(o.exact_limit) || o.exact_limit < 0 || o.exact_limit > 9.0e15)
+        return {{}, QStringLiteral("an exact-enumeration limit of %1 terms (the CLI takes a whole number)").arg(o.exact_limit)};
+    std::vector<std::string> a{"rbmscope-cli", "train", "--data", data.source.trimmed().toStdString()};
+    if (data.shifts) a.push_back("--shifts");
+    switch (data.prep) {
+        case TrainDataSpec::Prep::AsIs: break;
+        case TrainDataSpec::Prep::Binarize: a.insert(a.end(), {"--binarize", "0.5"}); break;  // as trainingDataOf
+        case TrainDataSpec::Prep::Scale: a.push_back("--scale"); break;
+        case TrainDataSpec::Prep::Standardize: a.push_back("--standardize"); break;
+    }
+    a.insert(a.end(), {"--kind", rbm::kind_name(o.kind), "--hidden", std::to_string(o.hidden), "--method",
+                       rbm::train_method_name(o.method), "--k", std::to_string(o.k), "--batch", std::to_string(o.batch),
+                       "--updates", std::to_string(o.updates), "--lr", exact(o.learning_rate), "--lr-schedule",
+                       o.schedule == rbm::LearningRateSchedule::Linear ? "linear" : "constant", "--momentum", exact(o.momentum),
+                       "--weight-decay", exact(o.weight_decay)});
+    if (rbm::is_tempered(o.method))
+        a.insert(a.end(), {"--gamma", exact(o.gamma), "--rungs", std::to_string(o.temperatures)});
+    if (o.chains > 0) a.insert(a.end(), {"--chains", std::to_string(o.chains)});
+    a.insert(a.end(), {"--seed", std::to_string(o.seed), "--init-scale", exact(o.init_scale)});
+    if (o.kind == rbm::ModelKind::Grbm) {
+        a.insert(a.end(), {"--sigma", exact(o.sigma)});
+        if (o.learn_sigma) a.push_back("--learn-sigma");
+    }
+    if (o.kind == rbm::ModelKind::Leaky) {
+        a.insert(a.end(), {"--leakiness", exact(o.leakiness), "--kernel", rbm::leaky_kernel_name(o.leaky_kernel)});
+        if (!o.projection) a.push_back("--no-projection");
+        else if (o.projection_limit > 0) a.insert(a.end(), {"--projection-limit", exact(o.projection_limit)});
+    }
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%.0f", o.exact_limit);
+    a.insert(a.end(), {"--monitor-every", std::to_string(o.monitor_every), "--monitor-examples", std::to_string(o.monitor_examples),
+                       "--ais-chains", std::to_string(o.ais_chains), "--ais-steps", std::to_string(o.ais_steps), "--exact-limit",
+                       limit, "--out", out});
+    return {std::move(a), {}};
 }
 
 }  // namespace rbmscope

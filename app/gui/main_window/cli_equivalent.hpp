@@ -10,6 +10,8 @@
 #include "core/meanfield/meanfield.hpp"
 #include "core/models/models.hpp"
 #include "run_settings.hpp"
+#include "views/tempering/tempering_job.hpp"
+#include "views/training/training_job.hpp"
 
 namespace rbmscope {
 
@@ -26,5 +28,13 @@ CliEquivalent sweepCommand(const std::string& model, rbm::ModelKind kind, const 
 
 // meanfield: one method (type I, II or TAP) of the Mean-field view, with the options it ran with.
 CliEquivalent meanFieldCommand(const std::string& model, const rbm::MeanFieldOptions& o, rbm::MeanFieldType type);
+
+// pt: the Tempering view's run with the settings it ran with (the view drives the same PtSampler
+// scan by scan, with run_pt's adaptive rounds, so the CLI gives the same statistics).
+CliEquivalent ptCommand(const std::string& model, const TemperingSettings& s);
+
+// train: one run of the Training view (its data and options); the CLI writes the model to `out`.
+// The trainer's streams are keyed by update, so a run stopped and resumed equals the command.
+CliEquivalent trainCommand(const TrainDataSpec& data, const rbm::TrainOptions& o, const std::string& out);
 
 }  // namespace rbmscope

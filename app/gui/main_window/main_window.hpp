@@ -41,6 +41,8 @@ class QToolBar;
 
 namespace rbmscope {
 
+struct CliEquivalent;  // main_window/cli_equivalent.hpp
+
 class RemoteRunDialog;
 
 class MainWindow : public QMainWindow {
@@ -238,6 +240,7 @@ private:
     // file name (a report's commands run in its folder) or, with `absolute`, its full path.
     // `note` says where the model was written; "" and `error` on failure.
     std::string cliModelArgument(const QString& dir, const QString& baseName, bool absolute, QString* note, QString* error);
+    CliEquivalent trainViewCommand(const QString& dir, const QString& baseName) const;  // remote_runs.cpp
     // main_window/result_files.cpp
     void setResultBanner(const QString& view, const QString& channel, const QString& html);
     void clearResultBanner();

@@ -175,6 +175,75 @@ QString MainWindow::exportReport(const QString& path) {
                 html += QStringLiteral("<p class=\"note\">Reopened from a result file: its own command line (shown in the app) reproduces it.</p>");
         }
     }
+    // Tempering: the view's last pt run (or the reopened result it shows): ladder, swap rates, round trips.
+    if (const TemperingFrame* f = tempering_->shownFrame(); f && !f->stats.betas.empty()) {
+        const rbm::PtStats& st = f->stats;
+        html += QStringLiteral("<h2 id=\"tempering\">Parallel tempering</h2>\n");
+        html += inlineSvg(tempering_, tr("Tempering"), pageSize);
+        html += QStringLiteral("<table>");
+        html += row(tr("scheme"), QString::fromLatin1(rbm::pt_scheme_name(st.scheme)));
+        html += row(tr("replicas (ladder points)"), QString::number(st.betas.size()));
+        html += row(tr("chains"), QString::number(st.chains));
+        html += row(tr("scans (final run)"), QString::number(st.scans));
+        html += row(tr("round trips"), QString::number(st.total_round_trips()));
+        html += row(tr("round-trip rate (per scan and chain)"), num(st.round_trip_rate(), 8));
+        html += row(tr("predicted round-trip rate"), num(st.predicted_round_trip_rate(), 8));
+        html += row(tr("barrier Λ"), num(st.barrier(), 8));
+        html += row(tr("state"), f->finished ? tr("complete") : tr("stopped before the end"));
+        html += QStringLiteral("</table>\n<table><tr><th>pair</th><th>β_k</th><th>β_k+1</th><th>swap acceptance</th></tr>");
+        const std::vector<double> acc = st.acceptance();
+        for (std::size_t k = 0; k < acc.size() && k + 1 < st.betas.size(); ++k)
+            html += QStringLiteral("<tr><td class=\"n\">%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td><td class=\"n\">%4</td></tr>")
+                        .arg(k)
+                        .arg(num(st.betas[k], 8), num(st.betas[k + 1], 8), num(acc[k], 8));
+        html += QStringLiteral("</table>\n");
+        if (const auto& ran = tempering_->lastRunSettings(); ran && tempering_->lastRunFinished())
+            html += commandBlock(ptCommand(modelArg, *ran));
+        else if (ran)
+            html += QStringLiteral("<p class=\"note\">The run was stopped before the end: no command line gives these partial figures.</p>");
+        else
+            html += QStringLiteral("<p class=\"note\">Reopened from a result file: its own command line (shown in the app) reproduces it.</p>");
+    }
+    // Training: the view's most recent run with results: its curves, final figures and command.
+    const TrainingRun* trun = nullptr;
+    for (int id : training_->session()->ids())
+        if (const TrainingRun* r = training_->session()->run(id); r && r->snapshot && !r->snapshot->log.empty()) trun = r;
+    if (trun) {
+        const TrainSnapshot& snap = *trun->snapshot;
+        const rbm::TrainRecord& last = snap.log.back();
+        html += QStringLiteral("<h2 id=\"training\">Training</h2>\n");
+        // The charts hold every run of the view; half the page's height is plenty for a curve.
+        const QSize chartSize(pageSize.width(), std::max(300, pageSize.height() / 2));
+        html += inlineSvg(training_->likelihoodChart(), tr("Training: average log-likelihood"), chartSize);
+        html += QStringLiteral("<p>%1</p>").arg(tr("Reconstruction error, mean |v − E[v | E[h | v]]|²:"));
+        html += inlineSvg(training_->reconstructionChart(), tr("Training: reconstruction error"), chartSize);
+        const rbm::TrainOptions& o = trun->options;
+        html += QStringLiteral("<table>");
+        html += row(tr("run"), esc(trun->label));
+        html += row(tr("data"), esc(describe(trun->data)));
+        html += row(tr("model"), QStringLiteral("%1, %2 hidden units").arg(QString::fromLatin1(rbm::kind_name(o.kind))).arg(o.hidden));
+        html += row(tr("method"), QStringLiteral("%1, k = %2, batch %3, learning rate %4, seed %5")
+                                      .arg(QString::fromLatin1(rbm::train_method_name(o.method)))
+                                      .arg(o.k)
+                                      .arg(o.batch)
+                                      .arg(num(o.learning_rate))
+                                      .arg(o.seed));
+        html += row(tr("updates"), QStringLiteral("%1 of %2").arg(snap.updatesDone).arg(o.updates));
+        html += row(tr("state"), esc(QString::fromLatin1(rbm::train_status_name(snap.status))));
+        if (!last.log_likelihood_method.empty())
+            html += row(tr("final average log-likelihood (%1)").arg(QString::fromStdString(last.log_likelihood_method)),
+                        num(last.log_likelihood, 10));
+        html += row(tr("final reconstruction error"), num(last.reconstruction_error, 10));
+        html += QStringLiteral("</table>\n");
+        if (!trun->fromCheckpoint.isEmpty())
+            html += QStringLiteral("<p class=\"note\">This run continued the checkpoint %1: no command line started here reproduces the updates before it.</p>")
+                        .arg(esc(trun->fromCheckpoint));
+        else if (snap.status != rbm::TrainStatus::Finished)
+            html += QStringLiteral("<p class=\"note\">The run did not finish (%1): no command line gives these partial figures.</p>")
+                        .arg(esc(QString::fromLatin1(rbm::train_status_name(snap.status))));
+        else
+            html += commandBlock(trainCommand(trun->data, o, info.completeBaseName().toStdString() + ".trained.json"));
+    }
     html += QStringLiteral("</body></html>\n");
 
     return writeAtomically(path, html.toUtf8());

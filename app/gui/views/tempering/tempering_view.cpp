@@ -226,6 +226,7 @@ void TemperingView::setScheme(rbm::PtScheme scheme) {
 void TemperingView::setModel(const rbm::Model& model) {
     cancel();
     reopened_.clear();
+    lastRun_.reset();
     model_ = model;
     hasModel_ = true;
     drawable_ = drawable(model);
@@ -266,6 +267,7 @@ void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
     pending_.reset();
     shown_.reset();
     reopened_.clear();
+    lastRun_ = s;
     chart_->clear();
     // Replica 0 (the lifted one under the lifted scheme) is drawn thick so its walk stands out.
     chart_->setHighlight(0);
@@ -353,6 +355,7 @@ void TemperingView::showResult(const TemperingFrame& frame, const QString& sourc
     pending_.reset();
     lastRunFinished_ = frame.finished;
     reopened_ = source;
+    lastRun_.reset();
     showFrame(*shown_);
 }
 

@@ -21,6 +21,7 @@
 #include <QWidget>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ public:
     void run(std::shared_ptr<rbm::StepGate> gate = {});
     rbm::StepGate* stepGate() const { return stepGate_.get(); }
     bool lastRunFinished() const { return lastRunFinished_; }  // the last run ended complete
+    // The settings the last run started with (the controls may have changed since); none before a
+    // run or after a reopened result replaced it.
+    const std::optional<TemperingSettings>& lastRunSettings() const { return lastRun_; }
     void cancel();
     bool running() const;
     QPixmap grabForScreenshot();
@@ -127,6 +131,7 @@ private:
     std::vector<EllipseHeatmap*> rungMaps_;
     std::shared_ptr<rbm::StepGate> stepGate_;
     bool lastRunFinished_ = false;
+    std::optional<TemperingSettings> lastRun_;
     QString reopened_;  // where the shown frame came from when reopened (showResult), else ""
 
 };

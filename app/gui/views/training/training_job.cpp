@@ -303,6 +303,7 @@ int TrainingJob::loadCheckpoint(const QString& path, const TrainDataSpec& data, 
         const int id = add(data, t->options());
         TrainingRun* r = find(id);
         r->trainer = t;
+        r->fromCheckpoint = path;
         r->snapshot = snapshotOf(*t);
         Q_EMIT runUpdated(id);
         Q_EMIT runEnded(id);

@@ -54,6 +54,7 @@ struct TrainingRun {
     std::shared_ptr<const TrainSnapshot> snapshot;
     bool running = false;
     QString error;  // the job failed (bad data, bad options)
+    QString fromCheckpoint;  // the checkpoint file it continued, else "" (its first updates were not seen here)
 };
 
 class TrainingJob : public QObject {
