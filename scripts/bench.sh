@@ -10,12 +10,15 @@
 #   BENCH_ARGS="--repeats 1 --steps 60" scripts/bench.sh    # shorter rbmscope runs (extra `bench` arguments)
 #
 # The peers run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, so OpenBLAS picks its best
-# kernels for this processor. A peer whose Python packages are missing (python3-numpy,
-# python3-scipy; python3-torch for PyTorch) is reported as not run, with the reason: no figure is
-# invented for it. Prints the markdown table on stdout; raw JSON goes to $OUT_DIR (default a
+# kernels for this processor. The peers' Debian packages are installed first (python3-numpy,
+# python3-scipy, python3-torch, libopenblas0-pthread); a peer that still cannot run is reported as
+# not run, with the reason: no figure is invented for it. Prints the markdown table on stdout; raw JSON goes to $OUT_DIR (default a
 # temporary directory, named on stderr).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The peers' Python packages (Debian's, as ../shared/peers/README.md says); RBMSCOPE_BENCH_PEERS=0
+# skips installing them (the peers are then reported as not run).
+[ "${RBMSCOPE_BENCH_PEERS:-1}" = 0 ] || "$repo/scripts/deps.sh" python3-numpy python3-scipy python3-torch libopenblas0-pthread
 build="${BUILD_DIR:-$repo/build}"
 cli="$build/app/cli/rbmscope-cli"
 peer="${RBMSCOPE_PEER:-$repo/../shared/peers/ais_peer.py}"
