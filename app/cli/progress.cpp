@@ -53,15 +53,16 @@ void Progress::update(const std::string& phase, double fraction, double chain_sw
     std::lock_guard lock(mutex_);
     if (finished_) return;
     const auto now = Clock::now();
-    // A new phase, or a new run of the same phase (its chain-sweep count starts again): the rate
-    // is measured from here, counting the sweeps done since (the run started before this call, at
-    // a time not known here, so its first sweeps are not divided by a near-zero time).
+    // A new phase, or a new run of the same phase (its chain-sweep count starts again). It began
+    // after the previous call (update is called far more often than it prints), so its rate is
+    // measured from then: measured from this call, a count already past zero would be divided by
+    // microseconds (rates of 1e9 chain-sweeps/s were printed for a sweep's second run).
     if (phase != phase_ || (chain_sweeps >= 0 && chain_sweeps < last_sweeps_)) {
         phase_ = phase;
-        phase_start_ = now;
-        phase_sweeps_base_ = std::max(chain_sweeps, 0.0);
+        phase_start_ = last_update_;
         last_sweeps_ = 0;
     }
+    last_update_ = now;
     if (chain_sweeps >= 0) last_sweeps_ = chain_sweeps;
     if (std::isfinite(fraction)) fraction_ = std::max(fraction_, std::min(1.0, fraction));
     if (emitted_ && std::chrono::duration<double>(now - last_emit_).count() < kInterval) return;
@@ -92,10 +93,7 @@ void Progress::emit(const std::string& phase, double chain_sweeps, const nlohman
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const double phase_elapsed = std::chrono::duration<double>(now - phase_start_).count();
     const double eta = fraction_ > 0 ? elapsed * (1 - fraction_) / fraction_ : NAN;
-    // A run first seen part-way (base > 0) gets a rate once 50 ms have passed since; before, the
-    // few sweeps over microseconds would be noise.
-    const double rate = chain_sweeps > phase_sweeps_base_ && phase_elapsed > (phase_sweeps_base_ > 0 ? 0.05 : 0.0)
-                            ? (chain_sweeps - phase_sweeps_base_) / phase_elapsed : NAN;
+    const double rate = chain_sweeps > 0 && phase_elapsed > 0 ? chain_sweeps / phase_elapsed : NAN;
     if (mode_ == Mode::Jsonl) {
         nlohmann::json j = extra.is_object() ? extra : nlohmann::json::object();
         j["phase"] = phase;

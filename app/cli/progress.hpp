@@ -56,10 +56,10 @@ private:
 
     Mode mode_;
     std::mutex mutex_;
-    Clock::time_point start_ = Clock::now(), phase_start_ = start_, last_emit_{};
+    Clock::time_point start_ = Clock::now(), phase_start_ = start_, last_update_ = start_, last_emit_{};
     bool emitted_ = false, finished_ = false;
     std::string phase_;
-    double fraction_ = 0, last_sweeps_ = 0, phase_sweeps_base_ = 0;
+    double fraction_ = 0, last_sweeps_ = 0;
     std::size_t line_width_ = 0;
 };
 
