@@ -85,6 +85,24 @@ private:
 
     bool waitIdle() { return ::waitIdle(*w_); }
 
+    // Runs `rbmscope-cli ARGS`, opens its result in the window and exports the report into *html
+    // (a QVERIFY failure returns early: callers check QTest::currentTestFailed()).
+    void reportOfReopenedResult(const QStringList& args, const QString& stem, QString* html) {
+        QProcess cli;
+        cli.start(QStringLiteral(RBMSCOPE_CLI_BINARY), args);
+        QVERIFY(cli.waitForFinished(60000) && cli.exitCode() == 0);
+        const QString result = dir_.filePath(stem + QStringLiteral("-result.json"));
+        QFile f(result);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(cli.readAllStandardOutput());
+        f.close();
+        QVERIFY(w_->loadFile(result));
+        QVERIFY(waitIdle());
+        const QString path = dir_.filePath(stem + QStringLiteral("-reopened.html"));
+        QCOMPARE(w_->exportReport(path), QString());
+        *html = readAll(path);
+    }
+
 private Q_SLOTS:
     void init() {
         QVERIFY(dir_.isValid());
@@ -216,21 +234,11 @@ private Q_SLOTS:
     // A reopened mean-field result holds one method and was not computed here: the report shows
     // that method only, and points at the result's own command line instead of inventing options.
     void reopenedMeanFieldResultHasNoInventedCommand() {
-        QProcess cli;
-        cli.start(QStringLiteral(RBMSCOPE_CLI_BINARY), {QStringLiteral("meanfield"), QStringLiteral("preset:four-mode"),
-                                                        QStringLiteral("--type"), QStringLiteral("tap"), QStringLiteral("--restarts"),
-                                                        QStringLiteral("3")});
-        QVERIFY(cli.waitForFinished(60000) && cli.exitCode() == 0);
-        const QString result = dir_.filePath(QStringLiteral("mf-result.json"));
-        QFile f(result);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(cli.readAllStandardOutput());
-        f.close();
-        QVERIFY(w_->loadFile(result));
-        QVERIFY(waitIdle());
-        const QString path = dir_.filePath(QStringLiteral("mf-reopened.html"));
-        QCOMPARE(w_->exportReport(path), QString());
-        const QString html = readAll(path);
+        QString html;
+        reportOfReopenedResult({QStringLiteral("meanfield"), QStringLiteral("preset:four-mode"), QStringLiteral("--type"),
+                                QStringLiteral("tap"), QStringLiteral("--restarts"), QStringLiteral("3")},
+                               QStringLiteral("mf"), &html);
+        if (QTest::currentTestFailed()) return;
         QVERIFY(html.contains(QStringLiteral("<h2 id=\"meanfield\">")));
         QVERIFY(commands(html).filter(QStringLiteral(" meanfield ")).isEmpty());
         QCOMPARE(html.count(QStringLiteral("Reopened from a result file")), 1);
@@ -287,21 +295,12 @@ private Q_SLOTS:
     // A reopened pt result was not run here: its figures are shown with a pointer to its own
     // command line, and no pt command is made up from the Tempering view's controls.
     void reopenedPtResultHasNoInventedCommand() {
-        QProcess cli;
-        cli.start(QStringLiteral(RBMSCOPE_CLI_BINARY), {QStringLiteral("pt"), QStringLiteral("preset:four-mode"), QStringLiteral("--sweeps"),
-                                                        QStringLiteral("300"), QStringLiteral("--replicas"), QStringLiteral("4")});
-        QVERIFY(cli.waitForFinished(60000) && cli.exitCode() == 0);
-        const QString result = dir_.filePath(QStringLiteral("pt-result.json"));
-        QFile f(result);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(cli.readAllStandardOutput());
-        f.close();
-        QVERIFY(w_->loadFile(result));
-        QVERIFY(waitIdle());
+        QString html;
+        reportOfReopenedResult({QStringLiteral("pt"), QStringLiteral("preset:four-mode"), QStringLiteral("--sweeps"),
+                                QStringLiteral("300"), QStringLiteral("--replicas"), QStringLiteral("4")},
+                               QStringLiteral("pt"), &html);
+        if (QTest::currentTestFailed()) return;
         QVERIFY(w_->temperingView()->shownFrame());
-        const QString path = dir_.filePath(QStringLiteral("pt-reopened.html"));
-        QCOMPARE(w_->exportReport(path), QString());
-        const QString html = readAll(path);
         QVERIFY(html.contains(QStringLiteral("<h2 id=\"tempering\">")));
         QVERIFY(commands(html).filter(QStringLiteral(" pt ")).isEmpty());
         QCOMPARE(html.count(QStringLiteral("Reopened from a result file")), 1);

@@ -13,6 +13,8 @@
 #include <QProcessEnvironment>
 #include <QStandardPaths>
 
+#include "core/io/result_source.hpp"
+
 namespace rbmscope {
 
 namespace {
@@ -20,16 +22,6 @@ namespace {
 bool executable(const QString& path) {
     const QFileInfo f(path);
     return f.isFile() && f.isExecutable();
-}
-
-QString shellQuote(const QString& word) {
-    static const QString safe = QStringLiteral("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%");
-    bool plain = !word.isEmpty();
-    for (QChar c : word) plain = plain && safe.contains(c);
-    if (plain) return word;
-    QString q = word;
-    q.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
-    return QLatin1Char('\'') + q + QLatin1Char('\'');
 }
 
 // The last few log lines, for a message that says what the launcher or the CLI reported.
@@ -144,9 +136,9 @@ bool RemoteRun::start(const QString& launcher, const QString& command, const QSt
     pending_.clear();
     log_.clear();
     cancelRequested_ = sawFinal_ = lastComplete_ = false;
-    QStringList words{shellQuote(inv.program)};
-    for (const QString& a : inv.arguments) words << shellQuote(a);
-    programLine_ = words.join(QLatin1Char(' '));
+    std::vector<std::string> argv{inv.program.toStdString()};
+    for (const QString& a : inv.arguments) argv.push_back(a.toStdString());
+    programLine_ = QString::fromStdString(rbm::shell_command_line(argv));
 
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     if (::geteuid() == 0) {  // Open MPI refuses root unless told (containers, CI)
