@@ -476,6 +476,13 @@ TEST_CASE("shared slots: 2 and 3 parts give bitwise the run of one process, ever
             }
         }
     }
+    // Target samples would cross the parts every scan: refused before the first scan.
+    ThreadParts world(2);
+    PtControl control;
+    control.exchange = &world.part(0);
+    PtOptions o = options(PtScheme::Deo, geometric_ladder(7, 0.7), 8, 5, 1);
+    o.sample_chains = 1;
+    CHECK_THROWS_WITH(run_pt(models[0].second, o, control), InputError, "records no target samples");
 }
 
 TEST_CASE("checkpoint state is rung-major through the slot permutation; a restored sampler continues bitwise") {
