@@ -142,6 +142,7 @@ json run_pt_command(const std::vector<std::string>& argv) {
                              std::to_string(replicas) + " replicas of the ladder (each rank runs whole rungs); use at most " +
                              std::to_string(replicas) + " ranks or more --replicas");
         control.exchange = &exchange;
+        control.gather_states = false;  // the JSON has no states: nothing model-sized is ever sent
     }
     if (progress.mode() != Progress::Mode::Off && world.root()) {
         const double per_scan = static_cast<double>(o.chains) * static_cast<double>(o.betas.size());
@@ -155,8 +156,8 @@ json run_pt_command(const std::vector<std::string>& argv) {
     world.agree(0, /*start_work=*/true);
     const PtResult r = run_pt(m, o, control);
     // Every rank's bytes, summed on rank 0 (one gather: not counted in the figures).
-    const double mine[2] = {static_cast<double>(exchange.bytes_sent()), static_cast<double>(exchange.potential_bytes())};
-    const std::vector<double> bytes = world.gather(mine, 2);
+    const double mine = static_cast<double>(exchange.bytes_sent());
+    const std::vector<double> bytes = world.gather(&mine, 1);
     world.end_work();
     if (world.root()) progress.finish(!r.cancelled);
     const PtStats& s = r.stats;
@@ -214,17 +215,16 @@ json run_pt_command(const std::vector<std::string>& argv) {
                            {"stride", r.history.stride()}};
     }
     if (world.distributed()) {
-        // Payload every rank handed to MPI during the scans, all ranks together: the potentials
-        // (8 bytes per replica and scan to each other rank, independent of the model's size)
-        // and the states of swaps accepted across a rank boundary (8 (n + m) bytes each way).
-        double total = 0, potentials = 0;
-        for (std::size_t q = 0; q + 1 < bytes.size(); q += 2) total += bytes[q], potentials += bytes[q + 1];
+        // Payload every rank handed to MPI during the scans, all ranks together: the potentials,
+        // stop flags and counts, 8 bytes per replica and scan to each other rank, whatever the
+        // model's size (swaps move rungs, never states).
+        double total = 0;
+        for (double b : bytes) total += b;
         const double scans = std::max<double>(1.0, static_cast<double>(r.scans_done));
         j["mpi"] = {{"ranks", world.size()},
                     {"bytes_sent", total},
                     {"bytes_sent_per_scan", total / scans},
-                    {"potential_bytes_per_scan", potentials / scans},
-                    {"state_bytes_per_scan", (total - potentials) / scans}};
+                    {"potential_bytes_per_scan", total / scans}};
     }
     j["seconds"] = r.seconds;
     j["complete"] = !r.cancelled;

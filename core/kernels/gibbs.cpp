@@ -142,9 +142,17 @@ LeakySweepStats leaky_sweep_block(const Leaky& m, RowMat& V, Index begin, Index 
 
 LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const Mat* gram, RowMat& V, Index begin, Index end,
                                                ChainRngs& rngs, LeakyKernel kernel, double beta, double cl,
-                                               const RowMat* eta) {
+                                               const RowMat* eta, const double* row_beta) {
     if (cl < 0) cl = m.leakiness;
     const Index n = m.n_visible(), k = m.n_hidden(), rows = end - begin;
+    auto beta_of = [&](Index r) { return row_beta ? row_beta[r] : beta; };
+    // beta Hm, row by row: the scalar path keeps Eigen's scalar-times-product form (its bits).
+    auto scaled_mean = [&](const RowMat& Hm) -> RowMat {
+        if (!row_beta) return (beta * Hm) * m.W.transpose();
+        RowMat S = Hm;
+        for (Index r = 0; r < rows; ++r) S.row(r) *= row_beta[r];
+        return S * m.W.transpose();
+    };
     LeakySweepStats stats;
     // Forward pass: eta, alpha, the proposal mean and a draw v' = b + beta W(alpha∘eta) + W(sqrt(beta alpha)∘z1) + z2.
     RowMat E_own;
@@ -175,16 +183,16 @@ LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const Mat* gram, 
             const double a = E(r, j) > 0 ? 1.0 : cl;
             A(r, j) = a;
             Hm(r, j) = a * E(r, j);
-            Hn(r, j) = std::sqrt(beta * a) * normals[static_cast<std::size_t>(r * nz + j)];
+            Hn(r, j) = std::sqrt(beta_of(r) * a) * normals[static_cast<std::size_t>(r * nz + j)];
         }
     }
-    const RowMat Mean = (beta * Hm) * m.W.transpose();  // without b
+    const RowMat Mean = scaled_mean(Hm);  // without b
     RowMat P = (Mean + Hn * m.W.transpose());
     for (Index r = 0; r < rows; ++r) {
         const double* z2 = normals.data() + r * nz + k;
         for (Index i = 0; i < n; ++i) P(r, i) += m.b(i) + z2[i];
     }
-    if (kernel == LeakyKernel::PaperGibbs || beta == 0.0) {
+    if (kernel == LeakyKernel::PaperGibbs || (!row_beta && beta == 0.0)) {
         // At beta = 0 the proposal is an exact draw from N(b, I), which is f_0 itself.
         V.middleRows(begin, rows) = P;
         stats.proposed = stats.accepted = rows;
@@ -202,25 +210,32 @@ LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const Mat* gram, 
             Ap(r, j) = a;
             Hmp(r, j) = a * Ep(r, j);
         }
-    const RowMat MeanP = (beta * Hmp) * m.W.transpose();
+    const RowMat MeanP = scaled_mean(Hmp);
     LeakyProposalWork work(k);
     Eigen::RowVectorXd v(n), vp(n), fwd(n), rev(n);
     Eigen::VectorXd alpha(k), alpha_p(k);
     for (Index r = 0; r < rows; ++r) {
+        const double br = beta_of(r);
+        if (br == 0.0) {  // as above: an exact draw from f_0
+            V.row(begin + r) = P.row(r);
+            ++stats.proposed;
+            ++stats.accepted;
+            continue;
+        }
         v = V.row(begin + r);
         vp = P.row(r);
         // log f at both points, sharing eta.
         double lf = -0.5 * v.squaredNorm() + v.dot(m.b.transpose()), lfp = -0.5 * vp.squaredNorm() + vp.dot(m.b.transpose());
         for (Index j = 0; j < k; ++j) {
-            lf += 0.5 * beta * A(r, j) * E(r, j) * E(r, j);
-            lfp += 0.5 * beta * Ap(r, j) * Ep(r, j) * Ep(r, j);
+            lf += 0.5 * br * A(r, j) * E(r, j) * E(r, j);
+            lfp += 0.5 * br * Ap(r, j) * Ep(r, j) * Ep(r, j);
         }
         fwd = vp - Mean.row(r) - m.b.transpose();
         rev = v - MeanP.row(r) - m.b.transpose();
         alpha = A.row(r).transpose();
         alpha_p = Ap.row(r).transpose();
-        const double log_q_fwd = leaky_log_proposal(m, G, beta, fwd, alpha, work);
-        const double log_q_rev = leaky_log_proposal(m, G, beta, rev, alpha_p, work);
+        const double log_q_fwd = leaky_log_proposal(m, G, br, fwd, alpha, work);
+        const double log_q_rev = leaky_log_proposal(m, G, br, rev, alpha_p, work);
         const double log_ratio = lfp - lf + log_q_rev - log_q_fwd;
         ++stats.proposed;
         if (log_ratio >= 0 || std::log(rngs[begin + r].uniform()) < log_ratio) {

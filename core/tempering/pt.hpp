@@ -5,9 +5,10 @@
 // reference, beta_N = 1 the target. A "replica" is a state that travels along the ladder; the
 // index process records which replica sits at which rung after every scan.
 //
-// One scan = one local move per rung at its beta (parallel over rungs and over independent PT
+// One scan = one local move per rung at its beta (parallel over slots and over independent PT
 // chains) followed by one communication step whose decisions come from the chain's
-// StreamPurpose::Swaps stream. Several independent PT chains (each a full ladder) run side by
+// StreamPurpose::Swaps stream. A swap exchanges the rungs of two states, not the states (see
+// PtExchange): the states stay in their rows and each row moves at its slot's current rung. Several independent PT chains (each a full ladder) run side by
 // side and their statistics are pooled. Same seed, same index process, any thread count.
 #include <algorithm>
 #include <atomic>
@@ -232,17 +233,17 @@ struct PtSnapshot {
     RowMat states;                          // chain 0: visible state at each rung (rows = rungs)
 };
 
-// One PT run's rungs shared by several processes (issue #17), without the core knowing how they
-// talk (the CLI implements it over MPI). Part q of P owns rungs [q K / P, (q+1) K / P) of the K
-// rungs, for every chain: it runs exactly the local-move tasks (rung, block of chains) one
-// process would run for them, on the same rows and streams, so every state and potential is
-// bitwise that of one process. After the local moves the parts all-gather the potentials (8 bytes
-// per replica); every part then takes the same swap decisions (the swap streams, keyed by seed
-// and chain, are on every part) and keeps the same statistics and index process. States stay at
-// their rungs as in one process: a swap accepted across a part boundary moves the two states
-// between the two parts (8 (n + m) bytes each way), the only model-sized message. (Swapping
-// temperatures instead would move rows between the blocks the local moves are computed in, and
-// Eigen's products give a row different bits in a block of another size.)
+// One PT run shared by several processes (issue #17, the Pigeons.jl way), without the core
+// knowing how they talk (the CLI implements it over MPI). States never move: every state lives
+// in a fixed slot (row slot s C + c for chain c of C, slot s = 0 … K-1), and a swap exchanges
+// the rungs of two slots (replica_at, the rung -> slot map; replica i is slot i). Part q of P
+// owns slots [q K / P, (q+1) K / P) of every chain and runs exactly the local-move tasks (slot,
+// block of chains) one process runs for them, each row at the beta of the rung its slot holds,
+// on the same rows and streams (keyed by slot), so every state and potential is bitwise that of
+// one process. After the local moves the parts all-gather the potentials (8 bytes per replica,
+// plus the stop flag); every part then takes the same swap decisions (the swap streams, keyed by
+// seed and chain, are on every part) and keeps the same permutation, statistics and index
+// process. Nothing model-sized is sent per scan; the states meet only when a caller gathers them.
 class PtExchange {
 public:
     virtual ~PtExchange() = default;
@@ -251,13 +252,16 @@ public:
     // Every part's `mine` concatenated in part order, on every part; `stop` in: this part wants
     // to stop (cancel), out: some part does -- so all parts stop after the same scan.
     virtual std::vector<double> all_gather(const std::vector<double>& mine, bool& stop) = 0;
-    // Sends `buffer` to part `peer` and replaces it with as many values received from it.
-    virtual void exchange(Index peer, std::vector<double>& buffer) = 0;
 };
 
 struct PtControl {
     std::atomic<bool>* cancel = nullptr;   // checked after every scan
-    PtExchange* exchange = nullptr;        // shares the rungs with other processes (see PtExchange)
+    // Shares the slots with other processes (see PtExchange). Target samples (options.sample_chains
+    // > 0) are refused with it; progress snapshots then show this part's slots current only.
+    PtExchange* exchange = nullptr;
+    // With an exchange: all-gather every part's states once at the end, so PtResult::states and
+    // hidden are whole (8 C K (n + m) bytes in all); false leaves other parts' rows stale.
+    bool gather_states = true;
     std::function<void(const PtSnapshot&)> on_progress;  // from the worker thread
     double progress_interval_seconds = 0.03;
 };
@@ -274,13 +278,13 @@ PtResult run_pt(const Model& model, const PtOptions& options, const PtControl& c
 class PtSampler {
 public:
     PtSampler(TemperedModel& model, const PtOptions& options);
-    // Shares the rungs with the other parts of `exchange` from the next scan on (null: alone).
-    // InputError when there are more parts than rungs. Rows of rungs other parts own are stale.
+    // Shares the slots with the other parts of `exchange` from the next scan on (null: alone).
+    // InputError when there are more parts than rungs. Rows of slots other parts own are stale.
     void set_exchange(PtExchange* exchange, const std::atomic<bool>* cancel);
     // With an exchange: some part asked to stop during the last scan (every part agrees).
     bool stop_agreed() const { return stop_agreed_; }
-    Index first_rung() const { return rung_begin_; }
-    Index end_rung() const { return rung_end_; }
+    Index first_slot() const { return slot_begin_; }
+    Index end_slot() const { return slot_end_; }
     void set_ladder(const std::vector<double>& betas);  // resets the statistics
     void scan();                                        // one local move per rung + one communication step
     void reset_stats();
@@ -289,9 +293,22 @@ public:
     Index chains() const { return chains_; }
     Index rungs() const { return rungs_; }
     const std::vector<double>& betas() const { return model_.ladder(); }
-    const RowMat& states() const { return V_; }   // rung-major, see PtResult
-    const RowMat& hidden() const { return H_; }
-    const std::vector<std::uint16_t>& replica_at() const { return replica_at_; }
+    // Rung-major views (see PtResult), built from the slots on first use after a change.
+    const RowMat& states() const;
+    const RowMat& hidden() const;
+    // Row of the slot that holds `rung` of `chain` in slot_states() / slot_hidden().
+    Index row_at(Index rung, Index chain) const {
+        return static_cast<Index>(replica_at_[static_cast<std::size_t>(chain * rungs_ + rung)]) * chains_ + chain;
+    }
+    const RowMat& slot_states() const { return V_; }  // slot-major: row s C + c
+    const RowMat& slot_hidden() const { return H_; }
+    // Visible states at `rung` of every chain (C x n). With an exchange it is collective: every
+    // part sends the rows it owns (8 C n bytes in all), and every part gets them all.
+    RowMat gather_rung(Index rung);
+    // With an exchange: every part's slots to every part (collective; 8 C K (n + m) bytes in
+    // all), so the states are whole everywhere. Alone: nothing.
+    void gather_states();
+    const std::vector<std::uint16_t>& replica_at() const { return replica_at_; }  // rung -> slot
     const std::vector<LiftedState>& lifted() const { return lifted_; }
     // Number of the scan just completed (scans count from 0).
     Index last_scan() const { return scan_index_ - 1; }
@@ -299,6 +316,9 @@ public:
     // Checkpoints (training resumes exactly): everything later scans depend on except the
     // model, the statistics and the random streams. Callers that checkpoint re-key the
     // streams with reseed() before every scan, so no stream position needs saving.
+    // V and H are rung-major (row k C + c: chain c at rung k), the meaning they had when states
+    // moved between rungs; replica_at[c K + k] names the replica (= slot) there, so set_state
+    // puts each row back into its slot and old checkpoints load unchanged.
     struct State {
         RowMat V, H;
         std::vector<std::uint16_t> replica_at;
@@ -314,18 +334,20 @@ public:
 private:
     void local_moves();
     void share_potentials();
-    void move_states_across_parts(const std::vector<std::uint16_t>& before);
     void communicate(Index c);
     void track_ends(Index c);
+    Index part_slot_begin(Index part) const;
+    void changed() { rung_major_valid_ = false; }
 
     TemperedModel& model_;
     PtScheme scheme_;
     Index chains_ = 0, rungs_ = 0, lifted_replica_ = 0;
     Index scan_index_ = 0;
-    RowMat V_, H_;
-    Vec pot_;
-    ChainRngs chain_rngs_, swap_rngs_;
-    std::vector<std::uint16_t> replica_at_;  // chains x rungs
+    RowMat V_, H_;  // slot-major: row s C + c is slot s of chain c
+    Vec pot_;       // per slot row
+    ChainRngs chain_rngs_, swap_rngs_;  // chain streams per slot row
+    std::vector<std::uint16_t> replica_at_;  // chains x rungs: slot (= replica) at each rung
+    std::vector<Index> rung_of_;             // chains x slots: rung each slot holds (inverse)
     std::vector<LiftedState> lifted_;
     // Per chain accumulators (reduced over chains in a fixed order).
     std::vector<double> rej_sum_;                    // chains x pairs
@@ -336,8 +358,10 @@ private:
     Index stat_scans_ = 0;
     PtExchange* exchange_ = nullptr;
     const std::atomic<bool>* cancel_ = nullptr;
-    Index rung_begin_ = 0, rung_end_ = 0;
+    Index slot_begin_ = 0, slot_end_ = 0;
     bool stop_agreed_ = false;
+    mutable RowMat rung_major_V_, rung_major_H_;
+    mutable bool rung_major_valid_ = false;
 };
 
 // ---------------- template implementation ----------------

@@ -29,9 +29,13 @@ PtSampler::PtSampler(TemperedModel& model, const PtOptions& o)
     swap_rngs_ = ChainRngs(o.seed, chains_, StreamPurpose::Swaps);
     for_each_block(rows, [&](Index begin, Index end) { model_.initialize(V_, H_, begin, end, chain_rngs_); });
     replica_at_.resize(static_cast<std::size_t>(rows));
+    rung_of_.resize(static_cast<std::size_t>(rows));
     end_state_.assign(static_cast<std::size_t>(rows), kNowhere);
     for (Index c = 0; c < chains_; ++c) {
-        for (Index k = 0; k < rungs_; ++k) replica_at_[static_cast<std::size_t>(c * rungs_ + k)] = static_cast<std::uint16_t>(k);
+        for (Index k = 0; k < rungs_; ++k) {
+            replica_at_[static_cast<std::size_t>(c * rungs_ + k)] = static_cast<std::uint16_t>(k);
+            rung_of_[static_cast<std::size_t>(c * rungs_ + k)] = k;
+        }
         end_state_[static_cast<std::size_t>(c * rungs_)] = kFromReference;
         end_state_[static_cast<std::size_t>(c * rungs_ + pairs)] = kTargetOnly;
     }
@@ -45,23 +49,25 @@ PtSampler::PtSampler(TemperedModel& model, const PtOptions& o)
     trips_.assign(static_cast<std::size_t>(rows), 0);
     restarts_.assign(static_cast<std::size_t>(rows), 0);
     lifted_trips_.assign(static_cast<std::size_t>(chains_), 0);
-    rung_end_ = rungs_;
+    slot_end_ = rungs_;
 }
+
+Index PtSampler::part_slot_begin(Index q) const { return exchange_ ? q * rungs_ / exchange_->parts() : (q == 0 ? 0 : rungs_); }
 
 void PtSampler::set_exchange(PtExchange* exchange, const std::atomic<bool>* cancel) {
     exchange_ = exchange && exchange->parts() > 1 ? exchange : nullptr;
     cancel_ = cancel;
     stop_agreed_ = false;
-    rung_begin_ = 0;
-    rung_end_ = rungs_;
+    slot_begin_ = 0;
+    slot_end_ = rungs_;
     if (!exchange_) return;
     const Index parts = exchange_->parts(), q = exchange_->part();
     if (parts > rungs_)
         throw InputError(std::to_string(parts) + " processes share the " + std::to_string(rungs_) +
                          " rungs of the ladder, each needs at least one; use at most " + std::to_string(rungs_) +
                          " processes or more --replicas");
-    rung_begin_ = q * rungs_ / parts;
-    rung_end_ = (q + 1) * rungs_ / parts;
+    slot_begin_ = part_slot_begin(q);
+    slot_end_ = part_slot_begin(q + 1);
 }
 
 void PtSampler::set_ladder(const std::vector<double>& betas) {
@@ -85,30 +91,28 @@ void PtSampler::reset_stats() {
 
 void PtSampler::scan() {
     local_moves();
-    std::vector<std::uint16_t> before;
-    if (exchange_) {
-        share_potentials();
-        before = replica_at_;
-    }
+    if (exchange_) share_potentials();
     for_each_block(chains_, [&](Index begin, Index end) {
         for (Index c = begin; c < end; ++c) {
             communicate(c);
             track_ends(c);
         }
     });
-    if (exchange_) move_states_across_parts(before);
+    changed();
     ++scan_index_;
     ++stat_scans_;
 }
 
-// One task per (rung, block of chains): rows [k C + b B, k C + min(C, (b+1) B)).
+// One task per (slot, block of chains): rows [s C + b B, s C + min(C, (b+1) B)), each row at the
+// rung its slot holds in its chain. The blocks are fixed, whoever owns them.
 void PtSampler::local_moves() {
-    // This part's rungs only (all of them alone): the tasks and rows one process runs for them.
-    const Index blocks = (chains_ + kChainBlock - 1) / kChainBlock, tasks = (rung_end_ - rung_begin_) * blocks;
+    const Index blocks = (chains_ + kChainBlock - 1) / kChainBlock, tasks = (slot_end_ - slot_begin_) * blocks;
     auto run = [&](Index t) {
-        const Index k = rung_begin_ + t / blocks, b = t % blocks;
-        const Index begin = k * chains_ + b * kChainBlock, end = k * chains_ + std::min(chains_, (b + 1) * kChainBlock);
-        model_.local_move(k, V_, H_, begin, end, chain_rngs_, pot_);
+        const Index s = slot_begin_ + t / blocks, b = t % blocks;
+        const Index c0 = b * kChainBlock, c1 = std::min(chains_, (b + 1) * kChainBlock);
+        Index rungs[kChainBlock];
+        for (Index c = c0; c < c1; ++c) rungs[c - c0] = rung_of_[static_cast<std::size_t>(c * rungs_ + s)];
+        model_.local_move(rungs, V_, H_, s * chains_ + c0, s * chains_ + c1, chain_rngs_, pot_);
     };
     // Tiny scans cost less than a parallel dispatch; the result is the same either way.
     if (V_.rows() * (V_.cols() + H_.cols() + 1) < 4096) {  // the whole run's size: same choice on every part
@@ -120,10 +124,10 @@ void PtSampler::local_moves() {
     }, 1);
 }
 
-// Rung-major rows: this part's potentials are the contiguous rows [begin C, end C), and the parts'
+// Slot-major rows: this part's potentials are the contiguous rows [begin C, end C), and the parts'
 // segments in part order are all the rows in order.
 void PtSampler::share_potentials() {
-    const Index first = rung_begin_ * chains_, count = (rung_end_ - rung_begin_) * chains_;
+    const Index first = slot_begin_ * chains_, count = (slot_end_ - slot_begin_) * chains_;
     const std::vector<double> mine(pot_.data() + first, pot_.data() + first + count);
     bool stop = cancel_ && cancel_->load(std::memory_order_relaxed);
     const std::vector<double> all = exchange_->all_gather(mine, stop);
@@ -134,66 +138,89 @@ void PtSampler::share_potentials() {
     stop_agreed_ = stop;
 }
 
-// A swap accepted on the pair that joins the last rung of a part to the first of the next left
-// each part the other's stale copy at its own rung (the rows were swapped on both parts): each
-// sends the row it holds current (now at the other's rung) and receives its own. Pairs proposed
-// in one scan are disjoint, so a swap there is replica_at[k] now holding what replica_at[k+1] held.
-void PtSampler::move_states_across_parts(const std::vector<std::uint16_t>& before) {
-    const Index parts = exchange_->parts(), q = exchange_->part(), n = V_.cols(), m = H_.cols();
-    for (Index side = 0; side < 2; ++side) {  // the boundary below this part, then the one above
-        const Index peer = side == 0 ? q - 1 : q + 1;
-        if (peer < 0 || peer >= parts) continue;
-        const Index upper = (std::max(q, peer)) * rungs_ / parts;  // first rung of the upper part
-        const Index k = upper - 1, mine = peer < q ? upper : k, theirs = peer < q ? k : upper;
-        std::vector<Index> swapped;
-        for (Index c = 0; c < chains_; ++c) {
-            const std::size_t at = static_cast<std::size_t>(c * rungs_ + k);
-            if (replica_at_[at] == before[at + 1] && replica_at_[at] != before[at]) swapped.push_back(c);
-        }
-        if (swapped.empty()) continue;  // both parts see the same decisions: neither sends
-        std::vector<double> buffer;
-        buffer.reserve(swapped.size() * static_cast<std::size_t>(n + m));
-        for (Index c : swapped) {
-            const Index r = theirs * chains_ + c;
-            buffer.insert(buffer.end(), V_.row(r).data(), V_.row(r).data() + n);
-            for (Index j = 0; j < m; ++j) buffer.push_back(H_(r, j));
-        }
-        exchange_->exchange(peer, buffer);
-        std::size_t at = 0;
-        for (Index c : swapped) {
-            const Index r = mine * chains_ + c;
-            for (Index i = 0; i < n; ++i) V_(r, i) = buffer[at++];
-            for (Index j = 0; j < m; ++j) H_(r, j) = buffer[at++];
-        }
+void PtSampler::gather_states() {
+    if (!exchange_) return;
+    for (RowMat* M : {&V_, &H_}) {
+        const Index w = M->cols();
+        if (w == 0) continue;
+        std::vector<double> mine(M->data() + slot_begin_ * chains_ * w, M->data() + slot_end_ * chains_ * w);
+        bool stop = false;  // a pending stop travels with the next scan's potentials
+        const std::vector<double> all = exchange_->all_gather(mine, stop);
+        if (static_cast<Index>(all.size()) != M->size()) throw std::logic_error("the parts' slots do not add up to the ladder");
+        std::copy(all.begin(), all.end(), M->data());
     }
+    changed();
+}
+
+RowMat PtSampler::gather_rung(Index rung) {
+    const Index n = V_.cols();
+    RowMat out(chains_, n);
+    if (!exchange_) {
+        for (Index c = 0; c < chains_; ++c) out.row(c) = V_.row(row_at(rung, c));
+        return out;
+    }
+    // Part q sends, in chain order, the chains whose slot at `rung` it owns; every part knows the
+    // permutation, so it knows which rows arrive from whom.
+    auto slot = [&](Index c) { return static_cast<Index>(replica_at_[static_cast<std::size_t>(c * rungs_ + rung)]); };
+    std::vector<double> mine;
+    for (Index c = 0; c < chains_; ++c)
+        if (slot(c) >= slot_begin_ && slot(c) < slot_end_) mine.insert(mine.end(), V_.row(row_at(rung, c)).data(), V_.row(row_at(rung, c)).data() + n);
+    bool stop = false;  // a stop travels with the caller's own exchange
+    const std::vector<double> all = exchange_->all_gather(mine, stop);
+    if (static_cast<Index>(all.size()) != out.size()) throw std::logic_error("the rung's chains did not arrive whole");
+    std::size_t at = 0;
+    for (Index q = 0; q < exchange_->parts(); ++q)
+        for (Index c = 0; c < chains_; ++c)
+            if (slot(c) >= part_slot_begin(q) && slot(c) < part_slot_begin(q + 1)) {
+                for (Index i = 0; i < n; ++i) out(c, i) = all[at++];
+            }
+    return out;
+}
+
+const RowMat& PtSampler::states() const {
+    if (!rung_major_valid_) {
+        rung_major_V_.resize(V_.rows(), V_.cols());
+        rung_major_H_.resize(H_.rows(), H_.cols());
+        for (Index k = 0; k < rungs_; ++k)
+            for (Index c = 0; c < chains_; ++c) {
+                rung_major_V_.row(k * chains_ + c) = V_.row(row_at(k, c));
+                if (H_.cols() > 0) rung_major_H_.row(k * chains_ + c) = H_.row(row_at(k, c));
+            }
+        rung_major_valid_ = true;
+    }
+    return rung_major_V_;
+}
+
+const RowMat& PtSampler::hidden() const {
+    states();
+    return rung_major_H_;
 }
 
 void PtSampler::communicate(Index c) {
     const Index pairs = rungs_ - 1;
     const std::vector<double>& beta = model_.ladder();
     Rng& rng = swap_rngs_[c];
-    auto row = [&](Index k) { return k * chains_ + c; };
+    std::uint16_t* at = replica_at_.data() + c * rungs_;  // rung -> slot
+    Index* rung_of = rung_of_.data() + c * rungs_;         // slot -> rung
+    auto pot = [&](Index k) { return pot_(static_cast<Index>(at[k]) * chains_ + c); };
     // alpha_k = min(1, exp((beta_{k+1} - beta_k)(V(x_k) - V(x_{k+1})))).
     auto alpha = [&](Index k) {
-        const double a = (beta[static_cast<std::size_t>(k + 1)] - beta[static_cast<std::size_t>(k)]) *
-                         (pot_(row(k)) - pot_(row(k + 1)));
+        const double a = (beta[static_cast<std::size_t>(k + 1)] - beta[static_cast<std::size_t>(k)]) * (pot(k) - pot(k + 1));
         return a >= 0 ? 1.0 : std::exp(a);
     };
     // Rao-Blackwellised rejection: every pair, every step, from the states before any swap.
     double* rej = rej_sum_.data() + c * pairs;
     for (Index k = 0; k < pairs; ++k) rej[k] += 1.0 - alpha(k);
     // Pairs proposed in one step are disjoint, so alpha below equals the pre-swap value.
+    // An accepted swap exchanges the rungs of the two slots; the states stay where they are.
     auto attempt = [&](Index k) {
         const std::size_t s = static_cast<std::size_t>(c * pairs + k);
         ++proposed_[s];
         if (!(rng.uniform() < alpha(k))) return false;
         ++accepted_[s];
-        const Index i = row(k), j = row(k + 1);
-        V_.row(i).swap(V_.row(j));
-        if (H_.cols() > 0) H_.row(i).swap(H_.row(j));
-        std::swap(pot_(i), pot_(j));
-        std::swap(replica_at_[static_cast<std::size_t>(c * rungs_ + k)],
-                  replica_at_[static_cast<std::size_t>(c * rungs_ + k + 1)]);
+        std::swap(at[k], at[k + 1]);
+        rung_of[at[k]] = k;
+        rung_of[at[k + 1]] = k + 1;
         return true;
     };
     switch (scheme_) {
@@ -231,7 +258,9 @@ void PtSampler::track_ends(Index c) {
     }
 }
 
-PtSampler::State PtSampler::state() const { return State{V_, H_, replica_at_, lifted_, end_state_, scan_index_}; }
+PtSampler::State PtSampler::state() const {
+    return State{states(), hidden(), replica_at_, lifted_, end_state_, scan_index_};
+}
 
 void PtSampler::set_state(const State& s) {
     if (s.V.rows() != V_.rows() || s.V.cols() != V_.cols() || s.H.rows() != H_.rows() || s.H.cols() != H_.cols() ||
@@ -258,12 +287,18 @@ void PtSampler::set_state(const State& s) {
                              std::to_string(rungs_ - 1) + " and a direction of 1 or -1");
     for (std::uint8_t e : s.end_state)
         if (e > kTargetOnly) throw InputError("tempering state: end_state holds " + std::to_string(e) + ", expected 0 to 3");
-    V_ = s.V;
-    H_ = s.H;
     replica_at_ = s.replica_at;
+    for (Index c = 0; c < chains_; ++c)
+        for (Index k = 0; k < rungs_; ++k) {
+            const Index r = row_at(k, c);
+            rung_of_[static_cast<std::size_t>(c * rungs_ + replica_at_[static_cast<std::size_t>(c * rungs_ + k)])] = k;
+            V_.row(r) = s.V.row(k * chains_ + c);
+            if (H_.cols() > 0) H_.row(r) = s.H.row(k * chains_ + c);
+        }
     lifted_ = s.lifted;
     end_state_ = s.end_state;
     scan_index_ = s.scan_index;
+    changed();
 }
 
 void PtSampler::reseed(std::uint64_t seed) {
@@ -342,6 +377,10 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
     std::unique_ptr<TemperedModel> tm = make_tempered_model(model, o.reference);
     PtSampler sampler(*tm, o);
     sampler.set_exchange(control.exchange, control.cancel);
+    const bool shared = control.exchange && control.exchange->parts() > 1;
+    if (shared && o.sample_chains > 0)
+        throw InputError("PT shared between processes records no target samples (they would cross processes every "
+                         "scan): set sample_chains to 0");
     const Index rungs = sampler.rungs(), chains = sampler.chains(), last = rungs - 1;
     const Index n = tm->visible_dim(), m = tm->hidden_dim();
 
@@ -372,7 +411,7 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
         s.stats = sampler.stats();
         recent.fill(s);
         s.states = RowMat(rungs, n);
-        for (Index k = 0; k < rungs; ++k) s.states.row(k) = sampler.states().row(k * chains);
+        for (Index k = 0; k < rungs; ++k) s.states.row(k) = sampler.slot_states().row(sampler.row_at(k, 0));
         return s;
     };
 
@@ -387,9 +426,9 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
                 const Index rel = (scan - o.burn_in) / o.sample_every;
                 if (samples.wants(rel)) {
                     for (Index c = 0; c < sample_chains; ++c) {
-                        const Index r = last * chains + c;
-                        for (Index d = 0; d < n; ++d) record[static_cast<std::size_t>(c * (n + m) + d)] = sampler.states()(r, d);
-                        for (Index d = 0; d < m; ++d) record[static_cast<std::size_t>(c * (n + m) + n + d)] = sampler.hidden()(r, d);
+                        const Index r = sampler.row_at(last, c);
+                        for (Index d = 0; d < n; ++d) record[static_cast<std::size_t>(c * (n + m) + d)] = sampler.slot_states()(r, d);
+                        for (Index d = 0; d < m; ++d) record[static_cast<std::size_t>(c * (n + m) + n + d)] = sampler.slot_hidden()(r, d);
                     }
                     samples.push(rel, record.data());
                 }
@@ -412,6 +451,7 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
     }
     if (control.on_progress) control.on_progress(snapshot(static_cast<int>(lengths.size())));
 
+    if (control.gather_states) sampler.gather_states();  // once, at the end (nothing when alone)
     res.betas = sampler.betas();
     res.stats = sampler.stats();
     res.states = sampler.states();

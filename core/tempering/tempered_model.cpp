@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/kernels/gibbs_leaky.hpp"
 #include "core/numerics/scalar.hpp"
 #include "core/tempering/tempered_model.hpp"
 
@@ -35,14 +36,51 @@ public:
         H.middleRows(begin, end - begin).setZero();
     }
 
-    void local_move(Index rung, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
+    // p_beta(v | h): N(mu, s^2) with 1/s^2 = beta/sigma^2 + (1-beta)/sigma_A^2 and
+    // mu = s^2 (beta (b + sigma u)/sigma^2 + (1-beta) mean_A/sigma_A^2), u = W h (as grbm_sample_visible).
+    void set_ladder(const std::vector<double>& betas) override {
+        TemperedModel::set_ladder(betas);
+        const Index n = m_.n_visible();
+        prec_.assign(betas.size(), Vec(n));
+        s_.assign(betas.size(), Vec(n));
+        base_term_.assign(betas.size(), Vec(n));
+        for (std::size_t k = 0; k < betas.size(); ++k) {
+            const double beta = betas[k];
+            for (Index i = 0; i < n; ++i) {
+                const double sb2 = m_.sigma(i) * m_.sigma(i), sa2 = base_.sigma(i) * base_.sigma(i);
+                prec_[k](i) = beta / sb2 + (1.0 - beta) / sa2;
+                s_[k](i) = 1.0 / std::sqrt(prec_[k](i));
+                base_term_[k](i) = (1.0 - beta) * base_.mean(i) / sa2;
+            }
+        }
+    }
+
+    void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
                     Vec& pot) const override {
-        const double beta = betas_[static_cast<std::size_t>(rung)];
-        RowMat Lambda, Hb;
+        const Index rows = end - begin, n = m_.n_visible(), k = m_.n_hidden();
+        RowMat Lambda;
         grbm_hidden_field(m_, V, begin, end, Lambda);
-        grbm_sample_hidden(m_, Lambda, beta, Hb, rngs, begin);
-        grbm_sample_visible(m_, Hb, beta, &base_, V, begin, rngs);
-        H.middleRows(begin, end - begin) = Hb;
+        for (Index r = 0; r < rows; ++r) {
+            const double beta = betas_[static_cast<std::size_t>(rungs[r])];
+            Rng& rng = rngs[begin + r];
+            for (Index j = 0; j < k; ++j) H(begin + r, j) = m_.sample_hidden(beta * Lambda(r, j), rng);
+        }
+        const RowMat U = H.middleRows(begin, rows) * m_.W.transpose();
+        for (Index r = 0; r < rows; ++r) {
+            const std::size_t rung = static_cast<std::size_t>(rungs[r]);
+            const double beta = betas_[rung];
+            Rng& rng = rngs[begin + r];
+            if (beta == 1.0) {
+                for (Index i = 0; i < n; ++i) V(begin + r, i) = m_.b(i) + m_.sigma(i) * U(r, i) + m_.sigma(i) * rng.normal();
+                continue;
+            }
+            const Vec &prec = prec_[rung], &s = s_[rung], &base_term = base_term_[rung];
+            for (Index i = 0; i < n; ++i) {
+                const double sb2 = m_.sigma(i) * m_.sigma(i);
+                const double mu = (beta * (m_.b(i) + m_.sigma(i) * U(r, i)) / sb2 + base_term(i)) / prec(i);
+                V(begin + r, i) = mu + s(i) * rng.normal();
+            }
+        }
         potential(V, H, begin, end, pot);
     }
 
@@ -65,6 +103,7 @@ private:
     Grbm m_;
     DiagGaussianBase base_;
     std::string label_;
+    std::vector<Vec> prec_, s_, base_term_;  // per rung
 };
 
 // ---------------- BRBM: state (v, h) ----------------
@@ -90,21 +129,29 @@ public:
         H.middleRows(begin, end - begin).setZero();
     }
 
+    void set_ladder(const std::vector<double>& betas) override {
+        TemperedModel::set_ladder(betas);
+        vbias_.clear();
+        for (double beta : betas) vbias_.push_back(beta * m_.b + (1.0 - beta) * ba_);
+    }
+
     // Block Gibbs v -> h -> v on rows [begin, end), the same conditionals as gibbs_sweep(Brbm)
-    // (which only works on whole matrices).
-    void local_move(Index rung, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
+    // (which only works on whole matrices at one beta).
+    void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
                     Vec& pot) const override {
-        const double beta = betas_[static_cast<std::size_t>(rung)];
         const Index rows = end - begin, n = m_.n_visible(), k = m_.n_hidden();
-        const Vec vbias = beta * m_.b + (1.0 - beta) * ba_;
         const RowMat A = V.middleRows(begin, rows) * m_.W;
         for (Index r = 0; r < rows; ++r) {
+            const double beta = betas_[static_cast<std::size_t>(rungs[r])];
             Rng& rng = rngs[begin + r];
             for (Index j = 0; j < k; ++j)
                 H(begin + r, j) = rng.uniform() < sigmoid(beta * (A(r, j) + m_.c(j))) ? 1.0 : 0.0;
         }
         const RowMat B = H.middleRows(begin, rows) * m_.W.transpose();
         for (Index r = 0; r < rows; ++r) {
+            const std::size_t rung = static_cast<std::size_t>(rungs[r]);
+            const double beta = betas_[rung];
+            const Vec& vbias = vbias_[rung];
             Rng& rng = rngs[begin + r];
             for (Index i = 0; i < n; ++i)
                 V(begin + r, i) = rng.uniform() < sigmoid(beta * B(r, i) + vbias(i)) ? 1.0 : 0.0;
@@ -124,6 +171,7 @@ public:
 private:
     Brbm m_;
     Vec ba_;
+    std::vector<Vec> vbias_;  // per rung: beta b + (1 - beta) b_A
 };
 
 // ---------------- leaky RBM: state v ----------------
@@ -133,7 +181,7 @@ private:
 // not (SPEC §1.3 caution), so with it the run samples a slightly different family.
 class TemperedLeaky final : public TemperedModel {
 public:
-    TemperedLeaky(Leaky m, LeakyKernel kernel) : m_(std::move(m)), kernel_(kernel) {}
+    TemperedLeaky(Leaky m, LeakyKernel kernel) : m_(std::move(m)), kernel_(kernel), gram_(m_.W.transpose() * m_.W) {}
     std::string description() const override {
         return "leaky RBM on v (marginal family); reference: N(b, I)";
     }
@@ -147,9 +195,11 @@ public:
         }
     }
 
-    void local_move(Index rung, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
+    void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
                     Vec& pot) const override {
-        leaky_sweep_block(m_, V, begin, end, rngs, kernel_, betas_[static_cast<std::size_t>(rung)], m_.leakiness);
+        std::vector<double> beta(static_cast<std::size_t>(end - begin));
+        for (std::size_t r = 0; r < beta.size(); ++r) beta[r] = betas_[static_cast<std::size_t>(rungs[r])];
+        detail::leaky_sweep_block_gram(m_, &gram_, V, begin, end, rngs, kernel_, 1.0, m_.leakiness, nullptr, beta.data());
         potential(V, H, begin, end, pot);
     }
 
@@ -170,6 +220,7 @@ public:
 private:
     Leaky m_;
     LeakyKernel kernel_;
+    Mat gram_;  // W'W, once rather than per block
 };
 
 // ---------------- two Gaussians: state v, exact draws ----------------
@@ -212,10 +263,17 @@ public:
         gaussian_sample(ref_.mean, L0_, V, begin, end, rngs);
     }
 
-    void local_move(Index rung, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
+    // Row r: mean_k + L_k z, z ~ N(0, I) from its own stream (k its rung), as gaussian_sample.
+    void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
                     Vec& pot) const override {
-        const std::size_t k = static_cast<std::size_t>(rung);
-        gaussian_sample(means_[k], chols_[k], V, begin, end, rngs);
+        const Index n = tgt_.n_visible();
+        Eigen::RowVectorXd z(n);
+        for (Index r = 0; r < end - begin; ++r) {
+            const std::size_t k = static_cast<std::size_t>(rungs[r]);
+            Rng& rng = rngs[begin + r];
+            for (Index i = 0; i < n; ++i) z(i) = rng.normal();
+            V.row(begin + r) = z * chols_[k].transpose() + means_[k].transpose();
+        }
         potential(V, H, begin, end, pot);
     }
 

@@ -50,8 +50,11 @@ public:
     const std::vector<double>& ladder() const { return betas_; }
     // Draws from the reference (beta = 0) into V (and zeros into H).
     virtual void initialize(RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs) const = 0;
-    // One local move leaving p_{betas[rung]} invariant, then pot(r) = V(x_r) for the rows.
-    virtual void local_move(Index rung, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
+    // One local move on rows [begin, end), row begin + r leaving p_{betas[rungs[r]]} invariant
+    // (the rows of a block may sit at different rungs: PT moves the rungs, not the states), then
+    // pot(r) = V(x_r) for the rows. The beta-independent products are computed once for the block,
+    // so a row's bits depend on the block and the rungs, never on how the rungs were assigned.
+    virtual void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
                             Vec& pot) const = 0;
     // pot(r) = V(x_r) = log f_target(x_r) - log f_ref(x_r).
     virtual void potential(const RowMat& V, const RowMat& H, Index begin, Index end, Vec& pot) const = 0;

@@ -150,8 +150,8 @@ public:
     void initialize(RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs) const override {
         inner_->initialize(V, H, begin, end, rngs);
     }
-    void local_move(Index rung, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs, Vec& pot) const override {
-        inner_->local_move(rung, V, H, begin, end, rngs, pot);
+    void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs, Vec& pot) const override {
+        inner_->local_move(rungs, V, H, begin, end, rngs, pot);
     }
     void potential(const RowMat& V, const RowMat& H, Index begin, Index end, Vec& pot) const override {
         inner_->potential(V, H, begin, end, pot);
@@ -189,36 +189,18 @@ public:
         pt_->reset_stats();
         for (int s = 0; s < o_.k; ++s) pt_->scan();
         acceptance_ = pt_->stats().acceptance();
-        const Index C = pt_->chains();
-        V_ = pt_->states().middleRows((pt_->rungs() - 1) * C, C);
-        if (ex_) {  // the target rung is current on the last part only: it sends it to the others
-            const bool last = ex_->part() == ex_->parts() - 1;
-            const std::vector<double> mine = last ? std::vector<double>(V_.data(), V_.data() + V_.size()) : std::vector<double>();
-            bool stop = false;  // a stop travels with the update's tile sums
-            const std::vector<double> all = ex_->all_gather(mine, stop);
-            if (static_cast<Index>(all.size()) != V_.size()) throw std::logic_error("the target rung's chains did not arrive whole");
-            std::copy(all.begin(), all.end(), V_.data());
-        }
+        // The target rung's chains sit in slots any part may own: under an exchange every part
+        // sends the ones it owns (8 C n bytes in all), and every part gets them all.
+        V_ = pt_->gather_rung(pt_->rungs() - 1);
         return V_;
     }
     void set_exchange(PtExchange* exchange) override {
         pt_->set_exchange(exchange, nullptr);
         ex_ = exchange && exchange->parts() > 1 ? exchange : nullptr;
     }
-    // Every part's rungs (V and H rows [first C, end C), rung-major) to every part.
-    void share(PtExchange& exchange, Index, Index) override {
-        if (!ex_) return;
-        PtSampler::State s = pt_->state();
-        const Index C = pt_->chains();
-        for (RowMat* M : {&s.V, &s.H}) {
-            const Index w = M->cols();
-            std::vector<double> mine(M->data() + pt_->first_rung() * C * w, M->data() + pt_->end_rung() * C * w);
-            bool stop = false;
-            const std::vector<double> all = exchange.all_gather(mine, stop);
-            if (static_cast<Index>(all.size()) != M->size()) throw std::logic_error("the parts' rungs do not add up to the ladder");
-            std::copy(all.begin(), all.end(), M->data());
-        }
-        pt_->set_state(s);
+    // Every part's slots (V and H) to every part.
+    void share(PtExchange&, Index, Index) override {
+        if (ex_) pt_->gather_states();
     }
     RowMat states() const override {
         const Index C = pt_->chains();

@@ -173,8 +173,8 @@ public:
     // over MPI). Part q of P sums the scores of gradient tiles [q T / P, (q+1) T / P) of the
     // batch and of the negative samples (T tiles of kGradientTile rows each); cd and pcd run only
     // the chains of its negative tiles (streams keyed by the chains' global indices); pt, lpt and
-    // deo share the rungs of every ladder as PtSampler::set_exchange does, and the part holding
-    // the target rung sends its chains to the others after the scans (8 C n bytes); leaky and
+    // deo share the slots of every ladder as PtSampler::set_exchange does, and after the scans
+    // each part sends the target-rung chains whose slots it holds (8 C n bytes in all); leaky and
     // mix run whole on every part. The parts all-gather their tile sums and each adds them
     // in tile order (see kGradientTile), so every part holds bitwise the parameters of one
     // process. step()'s cancel flag is sent with the sums, and every part stops after the update

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
+#include <tuple>
 
 #include "../core/check.hpp"
 #include "cli_runner.hpp"
@@ -50,6 +51,19 @@ std::string small_brbm() {
     const json m{{"format", "rbmscope-model"}, {"version", 1}, {"kind", "brbm"}, {"W", W},
                  {"b", {-0.5, 0.2, 0.1, -0.3, 0.4, 0.0, -0.2, 0.3}}, {"c", {0.1, -0.4, 0.2, 0.0, -0.1, 0.3}}};
     return quoted(test::write_temp("brbm8x6.json", m.dump()));
+}
+// An n x m BRBM with small weights (for sizes only).
+std::string brbm_of_size(int n, int m) {
+    json W = json::array();
+    for (int i = 0; i < n; ++i) {
+        json row = json::array();
+        for (int j = 0; j < m; ++j) row.push_back(0.05 * std::sin(1.0 + 7.0 * i + 3.0 * j));
+        W.push_back(row);
+    }
+    const json model{{"format", "rbmscope-model"}, {"version", 1}, {"kind", "brbm"}, {"W", W},
+                     {"b", std::vector<double>(static_cast<std::size_t>(n), 0.1)},
+                     {"c", std::vector<double>(static_cast<std::size_t>(m), -0.1)}};
+    return quoted(test::write_temp("brbm" + std::to_string(n) + "x" + std::to_string(m) + ".json", model.dump()));
 }
 std::string brbm_data() {
     std::string text;
@@ -171,8 +185,8 @@ TEST_CASE("bad input: more ranks than chains, or than chain blocks: one message 
     expect_message(run_shell(mpirun(2) + "ais four-mode --path nosuch"), "--path");
 }
 
-// PT: the ranks share the rungs (7 replicas: 4 ranks own 1-2 rungs each); swaps across rank
-// boundaries move states, so every scheme's decisions and statistics must match one process.
+// PT: the ranks share the slots (7 replicas: 4 ranks own 1-2 slots each); swaps move rungs between
+// slots, so every scheme's decisions, statistics and round trips must match one process.
 const std::string kPt = " --chains 6 --sweeps 200 --seed 5";
 
 TEST_CASE("pt: every scheme, adaptive ladder and trajectory at 1-4 ranks") {
@@ -192,17 +206,30 @@ TEST_CASE("pt: every scheme, adaptive ladder and trajectory at 1-4 ranks") {
     CHECK_MSG(!ta.empty() && ta == tb, "trajectories differ");
 }
 
-TEST_CASE("pt: bytes per scan of the potentials do not depend on the model's size") {
-    // 2 ranks, 6 chains, 7 rungs (ranks own 3 and 4): rank q sends 4 + 8 (6 K_q + 1) bytes to
-    // the other, 4 + 8 x 19 + 4 + 8 x 25 = 360 per scan, for the 2-d GRBM and the 8x6 BRBM alike.
-    for (const std::string& model : {std::string("four-mode"), small_brbm()}) {
-        const auto r = run_shell(mpirun(2) + "pt " + model + kPt);
-        CHECK_MSG(r.exit_code == 0, r.err);
-        if (r.exit_code != 0) continue;
-        const json j = r.json();
-        CHECK_MSG(j.contains("mpi") && j["mpi"]["potential_bytes_per_scan"].get<double>() == 360.0, j.dump());
-        CHECK(j["mpi"]["ranks"] == 2);
-    }
+TEST_CASE("pt: bytes per scan are the potentials alone, whatever the model's size; they grow only with the replicas") {
+    // 2 ranks, C chains, 7 rungs (ranks own 3 and 4 slots): rank q sends 4 + 8 (C K_q + 1) bytes
+    // to the other per scan (potentials, stop flag, count). C = 6: 4 + 8 x 19 + 4 + 8 x 25 = 360;
+    // C = 12: 4 + 8 x 37 + 4 + 8 x 49 = 696. Swaps move rungs, never states: the 2-d GRBM, the
+    // 8x6 BRBM and a 300x200 BRBM send the same bytes, and every byte sent is a potential's.
+    for (const std::string& model : {std::string("four-mode"), small_brbm(), brbm_of_size(300, 200)})
+        for (const auto& [chains, expected, scheme] : {std::tuple<int, double, std::string>{6, 360.0, "deo"},
+                                                        std::tuple<int, double, std::string>{12, 696.0, "lifted"}}) {
+                const std::string args =
+                    "pt " + model + " --scheme " + scheme + " --chains " + std::to_string(chains) + " --sweeps 200 --seed 5";
+                const auto r = run_shell(mpirun(2) + args);
+                CHECK_MSG(r.exit_code == 0, r.err);
+                if (r.exit_code != 0) continue;
+                const json j = r.json();
+                CHECK_MSG(j.contains("mpi") && j["mpi"]["potential_bytes_per_scan"].get<double>() == expected, args << ": " << j.dump());
+                CHECK_MSG(j["mpi"]["bytes_sent_per_scan"].get<double>() == expected, args << ": " << j["mpi"].dump());
+                CHECK_MSG(!j["mpi"].contains("state_bytes_per_scan"), j["mpi"].dump());
+                double accepted = 0;
+                for (const auto& a : j["swaps_accepted"]) accepted += a.get<double>();
+                CHECK_MSG(accepted > 0, args << ": no swap accepted, so no rung moved between the ranks' slots");
+                CHECK(j["mpi"]["ranks"] == 2);
+            }
+    // And the big model's result is still that of one process.
+    expect_same("pt " + brbm_of_size(300, 200) + " --scheme deo" + kPt, 2);
 }
 
 TEST_CASE("pt: more ranks than replicas: one message, exit 2") {

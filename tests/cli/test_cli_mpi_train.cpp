@@ -2,7 +2,7 @@
 // threads, BRBM pcd / cd / pt and GRBM pcd give the same JSON (measured fields aside) and the same
 // model file, byte for byte; a checkpoint written at one rank count resumes at another with the
 // uninterrupted result; more ranks than tiles of the negative phase (or than rungs, tempered) is bad
-// input from rank 0. pt shares each ladder's rungs between the ranks (as `rbmscope-cli pt` does).
+// input from rank 0. pt shares each ladder's slots between the ranks (as `rbmscope-cli pt` does).
 // Runs Open MPI with --oversubscribe and as root where CI is root (see mpi_runner.hpp).
 #include <filesystem>
 #include <fstream>

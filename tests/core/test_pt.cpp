@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
+#include <thread>
 
 #include "check.hpp"
 #include "core/kernels/gibbs.hpp"
@@ -378,6 +381,138 @@ TEST_CASE("same seed: identical index process, states and statistics at 1 and 2 
         const PtResult c = run_pt(m, o);
         CHECK(!(c.states == a.states));
     }
+}
+
+// P threads as the parts of one PtExchange: all_gather hands every part the concatenation of
+// the parts' vectors in part order and or-s the stop flags.
+class ThreadParts {
+public:
+    explicit ThreadParts(Index parts) : mine_(static_cast<std::size_t>(parts)) {
+        for (Index q = 0; q < parts; ++q) parts_.push_back(std::make_unique<Part>(*this, q));
+    }
+    PtExchange& part(Index q) { return *parts_[static_cast<std::size_t>(q)]; }
+    Index gathers() const { return gathers_; }
+
+private:
+    struct Part final : PtExchange {
+        Part(ThreadParts& w, Index q) : w(w), q(q) {}
+        Index parts() const override { return static_cast<Index>(w.mine_.size()); }
+        Index part() const override { return q; }
+        std::vector<double> all_gather(const std::vector<double>& mine, bool& stop) override {
+            std::unique_lock<std::mutex> lock(w.m_);
+            w.mine_[static_cast<std::size_t>(q)] = mine;
+            w.stop_in_ = w.stop_in_ || stop;
+            const Index gen = w.generation_;
+            if (++w.arrived_ == parts()) {
+                w.all_.clear();
+                for (const auto& v : w.mine_) w.all_.insert(w.all_.end(), v.begin(), v.end());
+                w.stop_out_ = w.stop_in_;
+                w.stop_in_ = false;
+                w.arrived_ = 0;
+                ++w.generation_;
+                ++w.gathers_;
+                w.cv_.notify_all();
+            } else {
+                w.cv_.wait(lock, [&] { return w.generation_ != gen; });
+            }
+            stop = w.stop_out_;
+            return w.all_;
+        }
+        ThreadParts& w;
+        Index q;
+    };
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::vector<std::vector<double>> mine_;
+    std::vector<double> all_;
+    bool stop_in_ = false, stop_out_ = false;
+    Index arrived_ = 0, generation_ = 0, gathers_ = 0;
+    std::vector<std::unique_ptr<Part>> parts_;
+};
+
+TEST_CASE("shared slots: 2 and 3 parts give bitwise the run of one process, every model kind and scheme") {
+    std::vector<std::pair<std::string, Model>> models;
+    models.push_back({"grbm", Model{}});
+    models.back().second.params = test::random_grbm(5, 6, 4);
+    models.push_back({"brbm", Model{}});
+    models.back().second.params = test::random_brbm(6, 10, 7);
+    models.push_back({"leaky", Model{}});
+    models.back().second.params = test::random_leaky(7, 5, 3, 0.5);
+    models.push_back({"gaussian", exact_moves_model()});
+    const PtScheme schemes[] = {PtScheme::Deo, PtScheme::Reversible, PtScheme::Single, PtScheme::Lifted};
+    int i = 0;
+    for (const auto& [name, m] : models) {
+        const PtScheme scheme = schemes[i++ % 4];
+        PtOptions o = options(scheme, geometric_ladder(7, 0.7), 150, 30, 11);  // 3 chain blocks per slot
+        o.sample_chains = 0;
+        o.history_chains = 150;
+        const PtResult one = run_pt(m, o);
+        for (Index P : {2, 3}) {
+            ThreadParts world(P);
+            std::vector<PtResult> res(static_cast<std::size_t>(P));
+            std::vector<std::thread> threads;
+            for (Index q = 0; q < P; ++q)
+                threads.emplace_back([&, q] {
+                    PtControl control;
+                    control.exchange = &world.part(q);
+                    res[static_cast<std::size_t>(q)] = run_pt(m, o, control);
+                });
+            for (auto& t : threads) t.join();
+            // One potentials gather per scan, then the states once (V, and H when there is one).
+            const Index state_gathers = one.hidden.cols() > 0 ? 2 : 1;
+            CHECK_MSG(world.gathers() == 30 + state_gathers, name << ": " << world.gathers() << " gathers");
+            for (Index q = 0; q < P; ++q) {
+                const PtResult& r = res[static_cast<std::size_t>(q)];
+                bool same_history = r.history.size() == one.history.size();
+                for (Index h = 0; same_history && h < r.history.size(); ++h)
+                    for (Index c = 0; c < 150; ++c)
+                        for (Index k = 0; k < 7; ++k)
+                            same_history = same_history && r.history.replica_at(h, c, k) == one.history.replica_at(h, c, k);
+                CHECK_MSG(same_history, name << " part " << q << " of " << P);
+                CHECK_MSG(r.states == one.states && r.hidden == one.hidden, name << " part " << q << " of " << P);
+                CHECK_MSG(r.replica_at == one.replica_at, name);
+                CHECK_MSG(r.stats.rejection == one.stats.rejection && r.stats.accepted == one.stats.accepted, name);
+                CHECK_MSG(r.stats.round_trips == one.stats.round_trips && r.stats.restarts == one.stats.restarts, name);
+            }
+        }
+    }
+    // Target samples would cross the parts every scan: refused before the first scan.
+    ThreadParts world(2);
+    PtControl control;
+    control.exchange = &world.part(0);
+    PtOptions o = options(PtScheme::Deo, geometric_ladder(7, 0.7), 8, 5, 1);
+    o.sample_chains = 1;
+    CHECK_THROWS_WITH(run_pt(models[0].second, o, control), InputError, "records no target samples");
+}
+
+TEST_CASE("checkpoint state is rung-major through the slot permutation; a restored sampler continues bitwise") {
+    Model m;
+    m.params = test::random_brbm(8, 9, 5);
+    PtOptions o = options(PtScheme::Deo, geometric_ladder(6, 0.6), 70, 1, 21);
+    const auto tm = make_tempered_model(m), tm2 = make_tempered_model(m);
+    PtSampler a(*tm, o), b(*tm2, o);
+    for (int t = 0; t < 25; ++t) a.scan();
+    const PtSampler::State s = a.state();
+    bool moved = false, rung_major = true;
+    for (Index c = 0; c < 70; ++c)
+        for (Index k = 0; k < 6; ++k) {
+            const Index slot = a.replica_at()[static_cast<std::size_t>(c * 6 + k)];
+            moved = moved || slot != k;
+            rung_major = rung_major && s.V.row(k * 70 + c) == a.slot_states().row(slot * 70 + c) &&
+                         s.H.row(k * 70 + c) == a.slot_hidden().row(slot * 70 + c) &&
+                         a.states().row(k * 70 + c) == a.slot_states().row(a.row_at(k, c));
+        }
+    CHECK_MSG(moved, "no swap accepted in 25 scans: the test sees no permutation");
+    CHECK(rung_major);
+    b.set_state(s);
+    CHECK(b.states() == a.states() && b.hidden() == a.hidden() && b.slot_states() == a.slot_states());
+    for (int t = 0; t < 10; ++t) {
+        a.reseed(100 + t);
+        b.reseed(100 + t);
+        a.scan();
+        b.scan();
+    }
+    CHECK(a.states() == b.states() && a.replica_at() == b.replica_at());
 }
 
 TEST_CASE("decimated history keeps exactly the full history's records at multiples of its stride") {

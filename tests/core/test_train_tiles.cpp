@@ -5,8 +5,6 @@
 // one process.
 #include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <mutex>
@@ -103,7 +101,7 @@ TEST_CASE("any split of the tiles, summed apart and added in tile order, gives t
 namespace {
 
 // P threads as the parts of one exchange: all_gather waits for every part and hands each the
-// concatenation in part order; the stop flags are or-ed; exchange swaps two parts' buffers.
+// concatenation in part order; the stop flags are or-ed.
 struct ThreadWorld {
     explicit ThreadWorld(Index parts) : slots(static_cast<std::size_t>(parts)), stops(static_cast<std::size_t>(parts)) {}
     std::mutex m;
@@ -113,7 +111,6 @@ struct ThreadWorld {
     std::vector<double> result;
     bool stop = false;
     Index arrived = 0, generation = 0, rounds = 0;
-    std::map<std::pair<Index, Index>, std::deque<std::vector<double>>> boxes;  // (from, to)
 };
 
 class ThreadExchange final : public PtExchange {
@@ -142,16 +139,6 @@ public:
         }
         stop = w_.stop;
         return w_.result;  // overwritten only once every part has arrived again, after this copy
-    }
-    // Pairwise swap of equal-length buffers (PT's states across a part boundary), FIFO per direction.
-    void exchange(Index peer, std::vector<double>& buffer) override {
-        std::unique_lock<std::mutex> lock(w_.m);
-        w_.boxes[{part_, peer}].push_back(buffer);
-        w_.cv.notify_all();
-        auto& in = w_.boxes[{peer, part_}];
-        w_.cv.wait(lock, [&] { return !in.empty(); });
-        buffer = std::move(in.front());
-        in.pop_front();
     }
 
 private:

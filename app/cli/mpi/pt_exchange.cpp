@@ -14,7 +14,6 @@ std::vector<double> WorldPtExchange::all_gather(const std::vector<double>& mine,
     const std::uint64_t before = world().bytes_sent();
     std::vector<std::size_t> counts;
     const std::vector<double> all = world().all_gather(send.data(), send.size(), &counts);
-    potential_bytes_ += world().bytes_sent() - before;
     bytes_ += world().bytes_sent() - before;
     std::vector<double> out;
     out.reserve(all.size());
@@ -27,12 +26,6 @@ std::vector<double> WorldPtExchange::all_gather(const std::vector<double>& mine,
         at += len;
     }
     return out;
-}
-
-void WorldPtExchange::exchange(Index peer, std::vector<double>& buffer) {
-    const std::uint64_t before = world().bytes_sent();
-    world().exchange(static_cast<int>(peer), buffer);
-    bytes_ += world().bytes_sent() - before;
 }
 
 }  // namespace rbm::cli::mpi

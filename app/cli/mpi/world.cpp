@@ -136,18 +136,6 @@ std::vector<double> World::all_gather(const double* data, std::size_t count, std
     return std::vector<double>(data, data + count);
 }
 
-void World::exchange([[maybe_unused]] int peer, [[maybe_unused]] std::vector<double>& buffer) {
-#ifdef RBMSCOPE_HAVE_MPI
-    if (initialized_ && size_ > 1) {
-        const int n = to_int_count(buffer.size());
-        MPI_Sendrecv_replace(buffer.data(), n, MPI_DOUBLE, peer, 17, peer, 17, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        bytes_sent_ += sizeof(double) * static_cast<std::uint64_t>(buffer.size());
-        return;
-    }
-#endif
-    throw std::logic_error("World::exchange needs another rank");
-}
-
 void World::abort(int code) {
 #ifdef RBMSCOPE_HAVE_MPI
     if (initialized_) {

@@ -60,10 +60,6 @@ public:
     // `counts` receives every rank's count.
     std::vector<double> all_gather(const double* data, std::size_t count, std::vector<std::size_t>* counts = nullptr);
 
-    // With rank `peer` (which calls it with this rank): sends `buffer` and replaces it with as
-    // many doubles received (both sides pass the same length).
-    void exchange(int peer, std::vector<double>& buffer);
-
     // Ends every rank of the job with `code` (MPI_Abort); exits when MPI is not running.
     [[noreturn]] void abort(int code);
 
