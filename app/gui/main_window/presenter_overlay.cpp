@@ -201,7 +201,7 @@ void PresenterOverlay::paintEvent(QPaintEvent*) {
             const int glyph = row.height() * 3 / 4;
             p.setPen(ink);
             drawGlyph(p, QString::fromLatin1(i == 0 ? "run" : i == 1 ? "pause" : i == 2 ? "step" : "cancel"),
-                      info_.held || info_.pauseLabel == tr("Play β"),
+                      info_.playGlyph,
                       QRectF(bx, b.rect.center().y() - glyph / 2.0, glyph, glyph));
             bx += glyph + pd / 2;
             p.setFont(rowF);

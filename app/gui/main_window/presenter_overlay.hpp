@@ -29,6 +29,7 @@ public:
         QString speed;          // "980 per s · at most 1000 per s"
         bool canRun = false, canPause = false, held = false, canStep = false, canCancel = false;
         QString pauseLabel;     // "Pause", "Resume" or "Play β" (Space with nothing running)
+        bool playGlyph = false; // the pause button draws ▶ (Resume, Play β)
         bool operator==(const Info&) const = default;
     };
     explicit PresenterOverlay(QWidget* parent = nullptr);

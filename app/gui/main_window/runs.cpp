@@ -644,7 +644,8 @@ void MainWindow::updateOverlay() {
         in.canRun = runAction_->isEnabled();
         in.canPause = pauseAction_->isEnabled();
         in.held = pauseAction_->isChecked();
-        in.pauseLabel = in.held ? tr("Resume") : t->active() ? tr("Pause") : tr("Play β");
+        in.pauseLabel = pauseAction_->text().remove(QLatin1Char('&'));  // Pause, Resume, or Play β (annealing views)
+        in.playGlyph = in.held || !t->active();
         in.canStep = stepAction_->isEnabled();
         in.canCancel = cancelAction_->isEnabled();
     }
