@@ -448,6 +448,7 @@ void MainWindow::applyPresenterScale() {
             setFont(normalFont_);
             transportBar_->setIconSize(normalIconSize_);
         }
+        if (statusText_->text().startsWith(tr("Presenter mode:"))) statusText_->clear();  // it said how to leave
         placeOverlay();
         return;
     }
