@@ -36,4 +36,6 @@ chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_tempering_view"
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_meanfield_view"
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_colour_scale"
+# Presenter mode (F11) at 1920x1080 during runs: presenter-annealing, -compare, -tempering.
+RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_presenter" screenshots
 ls -l "$out"

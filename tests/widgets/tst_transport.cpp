@@ -1,13 +1,15 @@
 // One transport for every view (issue #15, item 1): in each view, F5 starts that view's job,
 // Space pauses it (the unit counter read once the worker has acknowledged the pause is the
 // counter 500 ms later: exact by construction, StepGate::holding) and resumes it, → and . advance
-// exactly one unit, Esc cancels it keeping what was computed, and the Run menu says so. Space
+// exactly one unit, Esc cancels it keeping what was computed and shows it stopped at once (a Run
+// right after it is not overtaken by the cancelled run's late hand-over), and the Run menu says so. Space
 // typed in a number field neither changes the field nor restarts the run; a half-typed value
 // never restarts it. Keys go through the real window's shortcuts (QTest sends the shortcut
 // override first, as a key press from the window system does).
 // The speed control holds every run at 1000 units per second, so no job ends on its own during
 // a case, however fast the machine.
 #include <QDockWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QSettings>
@@ -15,6 +17,7 @@
 #include <cmath>
 #include <QtTest>
 #include <functional>
+#include <time.h>
 
 #include "main_window/main_window.hpp"
 
@@ -23,6 +26,13 @@ using namespace rbmscope;
 namespace {
 
 constexpr int kStartMs = 60000;  // first units of a job (a loaded machine builds paths slowly)
+
+// CPU time of the calling thread (the GUI thread's own work, whatever else the machine does).
+double threadCpuMs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 void press(MainWindow& w, Qt::Key key) {
     QWidget* target = QApplication::focusWidget() ? QApplication::focusWidget() : &w;
@@ -131,25 +141,36 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(t->units() > held + 5, 10000);
         QVERIFY(!w.action("pause")->isChecked());
 
-        // Esc cancels promptly and keeps what was computed. The speed limit (1000 units per second)
-        // makes the units done after Esc a clock of the worker: at most 100 of them means it stopped
-        // within about 100 ms whatever the load. The wall time until the window shows the end is
-        // reported and held to 2 s only (a cancel that never reaches the worker costs seconds): for
-        // the AIS views it measured 50-120 ms on this machine, spent on the GUI thread after the
-        // worker had stopped (0 units after Esc), which is over the issue's 100 ms and not claimed.
-        const double bound = 2000;
+        // Esc: the window shows the end with no turn of the event loop in between (the transport
+        // says Stopped, the Run menu and the transport bar follow, inside the key's handler), so
+        // what it costs is only the GUI thread's work on the key: measured as that thread's CPU
+        // time (what it does, not the machine's load) and held to the issue's 100 ms, its wall
+        // time reported. The worker then hands over what it computed (the partial result). The
+        // speed limit (1000 units per second) makes the units it did after Esc a clock of the
+        // worker: at most 100 of them means it stopped within about 100 ms whatever the load; the
+        // wall time until its hand-over is reported and held to 2 s (a cancel that never reaches
+        // the worker costs seconds). Before the AIS views' hand-over moved its schedule instead of
+        // copying it, that took 130-140 ms here (the 10^6-step schedule), now ~5-10 ms.
         const long long atEsc = t->units();
+        const double cpu0 = threadCpuMs();
         QElapsedTimer clock;
         clock.start();
         press(w, Qt::Key_Escape);
-        // Polled every millisecond (QTRY's 50 ms steps would round the figure up).
-        while (t->active() && clock.elapsed() < 10000) QCoreApplication::processEvents(QEventLoop::AllEvents, 1);
+        const double shownMs = clock.nsecsElapsed() / 1e6, shownCpu = threadCpuMs() - cpu0;
+        QCOMPARE(t->state(), Transport::State::Stopped);
         QVERIFY(!t->active());
-        const double ms = clock.nsecsElapsed() / 1e6;
-        qInfo("%s: cancelled after %lld %ss; %lld more after Esc; the window showed the end after %.1f ms (bound %.0f ms)",
-              qPrintable(view), t->units(), qPrintable(unit), t->units() - atEsc, ms, bound);
+        QVERIFY2(!w.action("cancel")->isEnabled(), "Run → Cancel is disabled as soon as Esc is handled");
+        QVERIFY(w.findChild<QLabel*>(QStringLiteral("transportState"))->text().contains(QStringLiteral("stopped")));
+        // Polled every millisecond (QTRY's 50 ms steps would round the figure up).
+        while (t->jobActive() && clock.elapsed() < 10000) QCoreApplication::processEvents(QEventLoop::AllEvents, 1);
+        QVERIFY(!t->jobActive());
+        const double endMs = clock.nsecsElapsed() / 1e6;
+        qInfo("%s: cancelled after %lld %ss, %lld more after Esc; Stopped shown %.2f ms after Esc (GUI thread CPU %.2f ms, "
+              "bound 100 ms); the worker handed over after %.1f ms (bound 2000 ms)",
+              qPrintable(view), t->units(), qPrintable(unit), t->units() - atEsc, shownMs, shownCpu, endMs);
+        QVERIFY2(shownCpu < 100, qPrintable(QString::number(shownCpu)));
         QVERIFY2(t->units() - atEsc <= 100, qPrintable(QString::number(t->units() - atEsc)));
-        QVERIFY2(ms < bound, qPrintable(QString::number(ms)));
+        QVERIFY2(endMs < 2000, qPrintable(QString::number(endMs)));
         QCOMPARE(t->state(), Transport::State::Stopped);
         QVERIFY(t->units() > held + 5);
         QTRY_VERIFY_WITH_TIMEOUT(!w.action("cancel")->isEnabled(), 1000);
@@ -175,6 +196,39 @@ private Q_SLOTS:
         QCOMPARE(t->units(), 1LL);
         press(w, Qt::Key_Escape);
         QTRY_VERIFY_WITH_TIMEOUT(!t->active(), 10000);
+    }
+
+    // Esc then F5 before the cancelled worker has handed over: the new run is not disturbed by the
+    // old one's end (its channel moved on a generation, so the late hand-over is dropped).
+    void runRightAfterEscIsNotOvertaken_data() {
+        QTest::addColumn<QString>("view");
+        for (const char* v : {"annealing", "tempering", "samples"}) QTest::newRow(v) << QString::fromLatin1(v);
+    }
+
+    void runRightAfterEscIsNotOvertaken() {
+        QFETCH(QString, view);
+        MainWindow w;
+        prepare(w, view);
+        if (QTest::currentTestFailed()) return;
+        Transport* t = w.transport();
+        press(w, Qt::Key_F5);
+        QTRY_VERIFY_WITH_TIMEOUT(t->units() > 3, kStartMs);
+        press(w, Qt::Key_Escape);
+        QCOMPARE(t->state(), Transport::State::Stopped);
+        // The AIS worker has not handed over yet (nothing ran the event loop since Esc).
+        if (view == QLatin1String("annealing")) QVERIFY(t->jobActive());
+        press(w, Qt::Key_F5);
+        QCOMPARE(t->state(), Transport::State::Running);
+        QTRY_VERIFY_WITH_TIMEOUT(t->units() > 5, kStartMs);
+        QTest::qWait(300);  // the old run's end has long arrived (and been dropped)
+        QCOMPARE(t->state(), Transport::State::Running);
+        QVERIFY(t->active());
+        if (view == QLatin1String("annealing")) {
+            QVERIFY(w.session()->running());
+            for (const LaneRun& l : w.session()->lanes()) QVERIFY2(!l.result, "the cancelled run's partial result landed in the new run");
+        }
+        press(w, Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!t->jobActive(), 10000);
     }
 
     void spaceInAFieldPausesAndNeverRestarts() {

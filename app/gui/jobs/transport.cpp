@@ -26,8 +26,11 @@ long long Transport::units() const {
     return g ? g->done.load() : 0;
 }
 
+double Transport::fraction() const { return job_.fraction ? job_.fraction() : -1.0; }
+
 Transport::State Transport::state() const {
     const rbm::StepGate* g = job_.gate();
+    if (stopping()) return State::Stopped;
     if (job_.active()) {
         if (!g || !g->pause.load()) return State::Running;
         return g->holding.load() ? State::Paused : State::Pausing;
@@ -48,27 +51,29 @@ void Transport::run() {
     if (!cannotRun().isEmpty()) return;
     if (job_.active()) job_.stop();
     cancelled_ = false;
+    stoppedGate_ = nullptr;
     job_.start(freshGate(false));
     refresh();
 }
 
 void Transport::setPaused(bool on) {
     rbm::StepGate* g = job_.gate();
-    if (!job_.active() || !g) return;
+    if (!active() || !g) return;
     g->pause.store(on);
     refresh();
 }
 
 void Transport::togglePause() {
-    if (rbm::StepGate* g = job_.gate(); job_.active() && g) setPaused(!g->pause.load());
+    if (rbm::StepGate* g = job_.gate(); active() && g) setPaused(!g->pause.load());
 }
 
 void Transport::step() {
     if (!job_.canStep) return;
     rbm::StepGate* g = job_.gate();
-    if (!job_.active() || !g) {
+    if (!active() || !g) {
         if (!cannotRun().isEmpty()) return;
         cancelled_ = false;
+        stoppedGate_ = nullptr;
         job_.start(freshGate(true));  // paused, with one unit granted
     } else if (!g->pause.load()) {
         g->pause.store(true);  // running: stop where it is
@@ -79,10 +84,13 @@ void Transport::step() {
 }
 
 void Transport::cancel() {
-    if (!job_.active()) return;
+    if (!active()) return;
     cancelled_ = true;
     job_.stop();  // raises the cancel flag, which a worker waiting in a pause sees at once
     if (rbm::StepGate* g = job_.gate()) g->pause.store(false);
+    // Stopped from now on (see the header); a job with no gate ends within this call or is
+    // shown running until it does.
+    stoppedGate_ = job_.active() ? job_.gate() : nullptr;
     refresh();
 }
 
@@ -94,7 +102,10 @@ void Transport::setPace(double unitsPerSecond) {
 void Transport::refresh() {
     const bool active = job_.active();
     if (active && !poll_->isActive()) poll_->start();
-    if (!active) poll_->stop();
+    if (!active) {
+        poll_->stop();
+        stoppedGate_ = nullptr;  // the worker handed over its end
+    }
     last_ = state();
     Q_EMIT stateChanged();
 }

@@ -9,6 +9,12 @@
 // States: Idle (nothing has run), Running, Pausing (pause asked, the worker has not stopped yet),
 // Paused (the worker waits: units() cannot change until Resume or Step), Stopped (cancelled or
 // failed; what was computed is kept), Finished.
+//
+// Cancel is shown at once: from the moment Esc is handled the transport says Stopped and
+// active() is false, while the worker still winds down (a few ms: it sees the flag between two
+// units) and hands over its partial result, which the job applies when it arrives (a Run or Step
+// in between starts a new generation of the job's channel, so that late hand-over is dropped).
+// jobActive() tells whether the worker is still there.
 #include <QObject>
 #include <QString>
 #include <functional>
@@ -34,6 +40,7 @@ public:
         std::function<bool()> finished;          // the last run ended complete
         std::function<rbm::StepGate*()> gate;    // the gate of the current / last run (may be null)
         std::function<QString()> cannotRun;      // "" when Run is possible, else why not
+        std::function<double()> fraction;        // of the current / last run in [0, 1], < 0 unknown (may be null)
         bool canStep = true;                     // false: the job has no units (Step disabled)
     };
     explicit Transport(Job job, QObject* parent = nullptr);
@@ -48,8 +55,11 @@ public:
     double pace() const { return pace_; }
 
     State state() const;
-    bool active() const { return job_.active(); }  // running, pausing or paused
+    // Running, pausing or paused; false from the moment cancel() returns.
+    bool active() const { return job_.active() && !stopping(); }
+    bool jobActive() const { return job_.active(); }  // the worker has not handed over its end yet
     long long units() const;                       // units done by the current / last run
+    double fraction() const;                       // < 0 when the job cannot say
     QString unitName() const { return job_.unit; }
     bool canStep() const { return job_.canStep; }
     QString cannotRun() const { return job_.cannotRun ? job_.cannotRun() : QString(); }
@@ -62,10 +72,14 @@ Q_SIGNALS:
 private:
     std::shared_ptr<rbm::StepGate> freshGate(bool paused) const;
     void poll();
+    // Cancelled, the worker not ended yet: the gate of the run cancelled is still the job's
+    // (a run started since, by the transport or by the view, has a gate of its own).
+    bool stopping() const { return stoppedGate_ && job_.gate() == stoppedGate_; }
 
     Job job_;
     double pace_ = 0;
     bool cancelled_ = false;
+    const rbm::StepGate* stoppedGate_ = nullptr;  // the gate of the run cancel() stopped, until its worker ends
     State last_ = State::Idle;
     long long lastUnits_ = 0;
     int ticks_ = 0;

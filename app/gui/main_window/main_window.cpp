@@ -24,6 +24,7 @@
 #include <iostream>
 
 #include "main_window/method_help.hpp"
+#include "main_window/presenter_overlay.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
 #include "core/io/presets.hpp"
@@ -155,8 +156,10 @@ void MainWindow::buildViews() {
     centreLayout->addWidget(resultBanner_);
     centreLayout->addWidget(tabs_, 1);
     setCentralWidget(centre);
+    overlay_ = new PresenterOverlay(centre);
+    overlay_->hide();
     connect(tabs_, &QTabWidget::currentChanged, this,
-            [this] { resultBanner_->setVisible(!resultView_.isEmpty() && currentView() == resultView_); });
+            [this] { resultBanner_->setVisible(!presenter_ && !resultView_.isEmpty() && currentView() == resultView_); });
     for (int i = 0; i < tabs_->count(); ++i) tabs_->widget(i)->setFocusPolicy(Qt::ClickFocus);
     connect(density_, &DensityTab::ready, this, [this] {
         if (density_->drawable() && !density_->busy())
@@ -352,17 +355,27 @@ void MainWindow::buildMenus() {
     QAction* smaller = view->addAction(tr("&Smaller (presenter)"), this, [this] { scalePresenter(1 / 1.15); });
     smaller->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Minus));
     presenterScale_ = std::clamp(QSettings().value(QStringLiteral("presenter/scale"), 1.5).toDouble(), 0.5, 4.0);
+    // The overlay's buttons do what the keys do.
+    connect(overlay_, &PresenterOverlay::clicked, this, [this](const QString& name) {
+        if (QAction* a = action(name); a && a->isEnabled()) a->trigger();
+    });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* method = help->addAction(tr("About this &method"), this, &MainWindow::aboutMethod);
     method->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("About the &estimates"), this, &MainWindow::aboutEstimates);
     help->addAction(tr("&About rbmscope"), this, &MainWindow::about);
+    // The keys also work while presenter mode hides the menu bar (a hidden menu's shortcuts
+    // would not fire): every action with a key belongs to the window too.
+    for (QMenu* m : menuBar()->findChildren<QMenu*>())
+        for (QAction* a : m->actions())
+            if (!a->shortcuts().isEmpty()) addAction(a);
     updateActions();
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
     const auto type = event->type();
+    if (type == QEvent::Resize && presenter_ && watched == centralWidget()) placeOverlay();
     if ((type == QEvent::ShortcutOverride || type == QEvent::KeyPress) && watched->isWidgetType()) {
         auto* w = static_cast<QWidget*>(watched);
         auto* k = static_cast<QKeyEvent*>(event);
@@ -389,15 +402,38 @@ void MainWindow::setPresenter(bool on) {
     if (on == presenter_) return;
     presenter_ = on;
     if (presenterAction_ && presenterAction_->isChecked() != on) presenterAction_->setChecked(on);
-    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("parameterDock"))) dock->setVisible(!on);
     if (on) {
+        // One view at a time: whatever would compete with it goes while presenter mode lasts.
+        presenterHidden_.clear();
+        QList<QWidget*> others{menuBar(), statusBar(), transportBar_, tabs_->tabBar(), resultBanner_};
+        for (QDockWidget* d : findChildren<QDockWidget*>()) others << d;
+        for (QToolBar* b : findChildren<QToolBar*>()) others << b;
+        for (QWidget* w : others)
+            if (w && w->isVisibleTo(this) && !presenterHidden_.contains(w)) {
+                presenterHidden_ << w;
+                w->hide();
+            }
+        tabs_->setDocumentMode(true);  // no frame around the view
         normalFont_ = font();
         normalIconSize_ = transportBar_->iconSize();
         showFullScreen();
     } else {
+        for (QWidget* w : presenterHidden_) w->show();
+        presenterHidden_.clear();
+        tabs_->setDocumentMode(false);
         showNormal();
     }
+    overlay_->setVisible(on);
     applyPresenterScale();
+}
+
+void MainWindow::placeOverlay() {
+    auto* centre = centralWidget();
+    const int h = presenter_ ? overlay_->barHeight() : 0;
+    if (auto* l = centre->layout()) l->setContentsMargins(0, 0, 0, h);
+    if (!presenter_) return;
+    overlay_->setGeometry(0, centre->height() - h, centre->width(), h);
+    overlay_->raise();
 }
 
 void MainWindow::scalePresenter(double factor) {
@@ -412,6 +448,8 @@ void MainWindow::applyPresenterScale() {
             setFont(normalFont_);
             transportBar_->setIconSize(normalIconSize_);
         }
+        if (statusText_->text().startsWith(tr("Presenter mode:"))) statusText_->clear();  // it said how to leave
+        placeOverlay();
         return;
     }
     QFont f = normalFont_;
@@ -419,6 +457,8 @@ void MainWindow::applyPresenterScale() {
     setFont(f);  // every child widget inherits it (labels, tables, menus, chart titles that use the widget font)
     transportBar_->setIconSize(normalIconSize_ * presenterScale_);
     statusText_->setText(tr("Presenter mode: F11 leaves it, Ctrl+= / Ctrl+− scale (now ×%1)").arg(presenterScale_, 0, 'f', 2));
+    placeOverlay();
+    updateOverlay();
 }
 
 QAction* MainWindow::action(const QString& name) const {

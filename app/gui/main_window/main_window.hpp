@@ -44,6 +44,7 @@ namespace rbmscope {
 struct CliEquivalent;  // main_window/cli_equivalent.hpp
 
 class RemoteRunDialog;
+class PresenterOverlay;  // main_window/presenter_overlay.hpp
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -111,9 +112,14 @@ public:
     void cancelCurrent();
     void restartCurrent();
     void setPace(double unitsPerSecond);  // every transport; 0 = full speed
-    // Presenter mode (F11): full screen, the parameter panel hidden, text and the transport bar
-    // scaled by presenterScale() (Ctrl+= / Ctrl+-, kept in QSettings "presenter/scale").
+    // Presenter mode (F11): full screen with one view at a time (no menu, tab, tool or status
+    // bar, no docks, no banner; Ctrl+1…9 still change the view), text scaled by presenterScale()
+    // (Ctrl+= / Ctrl+-, kept in QSettings "presenter/scale"), and the transport drawn on the
+    // canvas by presenterOverlay(): a strip along the bottom with the view's name, the job's
+    // state, progress, speed, and Run / Pause / Step / Cancel buttons with their keys. The view
+    // is laid out above the strip.
     void setPresenter(bool on);
+    PresenterOverlay* presenterOverlay() const { return overlay_; }
     bool presenter() const { return presenter_; }
     double presenterScale() const { return presenterScale_; }
     void scalePresenter(double factor);
@@ -332,6 +338,14 @@ private:
     QFont normalFont_;
     QSize normalIconSize_;
     void applyPresenterScale();
+    void placeOverlay();   // the strip along the bottom of the view area, the view above it
+    void updateOverlay();  // from updateActions: the current view's transport as the strip shows it
+    PresenterOverlay* overlay_ = nullptr;
+    QList<QWidget*> presenterHidden_;  // what presenter mode hid (restored when it ends)
+    const Transport* rateOf_ = nullptr;  // the overlay's measured speed: units over >= 0.5 s
+    long long rateUnits_ = 0;
+    QElapsedTimer rateClock_;
+    double rate_ = -1;
     std::map<const QWidget*, Transport*> transports_;
     Transport* aisTransport_ = nullptr;
     Transport* sweepTransport_ = nullptr;

@@ -4,12 +4,14 @@
 #include <QAction>
 #include <QComboBox>
 #include <QFileInfo>
+#include <QKeySequence>
 #include <algorithm>
 #include <QStyle>
 #include <cmath>
 #include <utility>
 
 #include "main_window/main_window.hpp"
+#include "main_window/presenter_overlay.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/presets.hpp"
 #include "text_preview.hpp"
@@ -397,6 +399,7 @@ void MainWindow::buildTransports() {
     ais.finished = [this] { return !run_->status().stopped && !run_->lanes().empty(); };
     ais.gate = [this] { return pendingRunGate_ ? pendingRunGate_.get() : run_->stepGate(); };
     ais.cannotRun = [this] { return panel_->isValid() ? QString() : panel_->problems().join(QStringLiteral("; ")); };
+    ais.fraction = [this] { return run_->lanes().empty() ? -1.0 : run_->status().fraction; };
     aisTransport_ = new Transport(ais, this);
 
     Transport::Job sweep;
@@ -411,6 +414,7 @@ void MainWindow::buildTransports() {
     sweep.finished = [this] { return sweep_->fraction() >= 1.0; };
     sweep.gate = [this] { return pendingSweepGate_ ? pendingSweepGate_.get() : sweep_->stepGate(); };
     sweep.cannotRun = ais.cannotRun;
+    sweep.fraction = [this] { return sweep_->fraction(); };
     sweepTransport_ = new Transport(sweep, this);
 
     Transport::Job pt;
@@ -420,6 +424,12 @@ void MainWindow::buildTransports() {
     pt.active = [this] { return tempering_->running(); };
     pt.finished = [this] { return tempering_->lastRunFinished(); };
     pt.gate = [this] { return tempering_->stepGate(); };
+    // Progress of the views that count units against their settings (tuning rounds come on top
+    // of a tempering run's scans: the fraction is capped).
+    const auto ofUnits = [](const rbm::StepGate* g, double total) {
+        return g && total > 0 ? std::min(1.0, static_cast<double>(g->done.load()) / total) : -1.0;
+    };
+    pt.fraction = [this, ofUnits] { return ofUnits(tempering_->stepGate(), static_cast<double>(tempering_->settings().scans)); };
     auto* ptT = new Transport(pt, this);
 
     Transport::Job mf;
@@ -444,6 +454,7 @@ void MainWindow::buildTransports() {
     smp.active = [this] { return jobs_->isRunning(samples_->channel()); };
     smp.finished = [this] { return samples_->lastRunFinished(); };
     smp.gate = [this] { return samples_->stepGate(); };
+    smp.fraction = [this, ofUnits] { return ofUnits(samples_->stepGate(), static_cast<double>(samples_->settings().sweeps)); };
     auto* smpT = new Transport(smp, this);
 
     Transport::Job tr_;
@@ -454,6 +465,13 @@ void MainWindow::buildTransports() {
     tr_.finished = [] { return true; };
     // No run yet: no gate, so the transport says "idle" (the job keeps one for the next run).
     tr_.gate = [this] { return training_->session()->ids().empty() ? nullptr : training_->stepGate(); };
+    tr_.fraction = [this, ofUnits] {
+        try {
+            return ofUnits(training_->stepGate(), static_cast<double>(training_->options().updates));
+        } catch (const std::exception&) {
+            return -1.0;
+        }
+    };
     auto* trT = new Transport(tr_, this);
 
     // F5 on the target density runs the annealing towards it, as it always did.
@@ -578,11 +596,67 @@ void MainWindow::updateActions() {
     pauseAction_->setIcon(style()->standardIcon(held || animation ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
     if (transportState_)
         transportState_->setText(t ? tr("  %1 · %2 %3s").arg(stateName(st)).arg(t->units()).arg(t->unitName()) : QString());
+    updateOverlay();
+}
+
+void MainWindow::updateOverlay() {
+    if (!overlay_ || !presenter_) return;
+    PresenterOverlay::Info in;
+    const int i = tabs_->currentIndex();
+    in.view = tabs_->tabText(i).remove(QLatin1Char('&'));
+    if (i < 9) in.viewKey = QKeySequence(Qt::CTRL | (Qt::Key_1 + i)).toString(QKeySequence::NativeText);
+    const Transport* t = transport();
+    in.transport = t != nullptr;
+    if (t) {
+        const Transport::State st = t->state();
+        switch (st) {
+            case Transport::State::Idle: in.state = tr("Idle"), in.stateColour = QColor(0xb0, 0xbe, 0xc5); break;
+            case Transport::State::Running: in.state = tr("Running"), in.stateColour = QColor(0x66, 0xbb, 0x6a); break;
+            case Transport::State::Pausing: in.state = tr("Pausing…"), in.stateColour = QColor(0xff, 0xca, 0x28); break;
+            case Transport::State::Paused: in.state = tr("Paused"), in.stateColour = QColor(0xff, 0xca, 0x28); break;
+            case Transport::State::Stopped: in.state = tr("Stopped"), in.stateColour = QColor(0xef, 0x53, 0x50); break;
+            case Transport::State::Finished: in.state = tr("Finished"), in.stateColour = QColor(0x64, 0xb5, 0xf6); break;
+        }
+        in.fraction = st == Transport::State::Idle ? -1.0 : t->fraction();
+        const long long units = t->units();
+        in.units = tr("%L1 %2%3").arg(units).arg(t->unitName()).arg(units == 1 ? QString() : QStringLiteral("s"));
+        // Units per second over the last half second or more (the strip is updated with the
+        // transport, about ten times a second while the counter moves).
+        if (t->active()) {
+            if (rateOf_ != t || units < rateUnits_ || !rateClock_.isValid()) {
+                rateOf_ = t;
+                rateUnits_ = units;
+                rateClock_.start();
+                rate_ = -1;
+            } else if (rateClock_.elapsed() >= 500) {
+                rate_ = static_cast<double>(units - rateUnits_) * 1000.0 / static_cast<double>(rateClock_.elapsed());
+                rateUnits_ = units;
+                rateClock_.restart();
+            }
+        } else {
+            rateOf_ = nullptr;
+            rate_ = -1;
+        }
+        QStringList speed;
+        if (rate_ >= 0) speed << tr("%L1 per second").arg(rate_, 0, 'f', rate_ < 10 ? 1 : 0);
+        if (t->canStep()) speed << (t->pace() > 0 ? tr("speed limit %L1/s").arg(t->pace()) : tr("full speed"));
+        in.speed = speed.join(QStringLiteral(" · "));
+        in.canRun = runAction_->isEnabled();
+        in.canPause = pauseAction_->isEnabled();
+        in.held = pauseAction_->isChecked();
+        in.pauseLabel = pauseAction_->text().remove(QLatin1Char('&'));  // Pause, Resume, or Play β (annealing views)
+        in.playGlyph = in.held || !t->active();
+        in.canStep = stepAction_->isEnabled();
+        in.canCancel = cancelAction_->isEnabled();
+    }
+    overlay_->setInfo(in);
 }
 
 void MainWindow::updateStatus() {
     if (!statusText_) return;
-    const bool runBusy = run_->running(), sweepBusy = sweep_->running();
+    // A cancelled job is shown stopped at once, while its worker hands over what it computed.
+    const bool runBusy = run_->running() && (!aisTransport_ || aisTransport_->active());
+    const bool sweepBusy = sweep_->running() && (!sweepTransport_ || sweepTransport_->active());
     const bool busy = runBusy || sweepBusy;
     for (QWidget* w : {static_cast<QWidget*>(elapsedLabel_), static_cast<QWidget*>(speedLabel_),
                        static_cast<QWidget*>(progress_), static_cast<QWidget*>(cancelButton_)})
@@ -638,7 +712,8 @@ void MainWindow::updateStatus() {
             }
         }
         if (exactLogZ_ && !partial) parts << tr("exact %1").arg(*exactLogZ_, 0, 'f', 3);
-        const QString head = run_->status().stopped || partial ? tr("Stopped (partial results kept). ")
+        const bool stopped = run_->status().stopped || partial || (run_->running() && !runBusy);
+        const QString head = stopped ? tr("Stopped (partial results kept). ")
                                                                : tr("Run finished in %1. ").arg(seconds(total));
         statusText_->setText(head + parts.join(QStringLiteral(" · ")));
     }

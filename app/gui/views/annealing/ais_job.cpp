@@ -114,7 +114,13 @@ void AisJob::start(const std::vector<Lane>& lanes, const RunSettings& settings, 
                 } catch (const std::exception& e) {
                     lo.error = QString::fromStdString(e.what());
                 }
-                LaneOutcome copy = lo;
+                // The lane's end goes to the GUI now; the schedule (K + 1 betas, 8 MB for a
+                // million steps) moves with it rather than being copied: the final outcome
+                // then carries none and applyOutcome keeps the one delivered here.
+                LaneOutcome copy;
+                copy.result = lo.result;
+                copy.error = lo.error;
+                copy.schedule = std::move(lo.schedule);
                 if (mailbox->merge([&](Update& u) { u.done.emplace_back(i, std::move(copy)); })) wake();
                 if (lo.result && !lo.result->complete) break;  // stopped part way
             }
