@@ -133,6 +133,33 @@ private Q_SLOTS:
         w.estimatesView()->setBars(EstimatesView::Bars::ThreeSigma);
         QCOMPARE(w.estimatesView()->logZChart()->barCount(), std::size_t(8));  // forward and reverse
     }
+
+    // A sweep whose K lie inside one decade (20 and 50: the padded range 12.5-80 holds no power of
+    // ten) still gets labelled K axes.
+    void kAxesAreLabelledInsideOneDecade() {
+        MainWindow w;
+        open(w, "four-mode");
+        RunSettings s = w.settings();
+        s.autoRun = false;
+        s.chains = 100;
+        s.sweepSteps = {20, 50};
+        w.applySettings(s);
+        QVERIFY(waitIdle(w));
+        w.startSweep();
+        QVERIFY(waitIdle(w));
+        EstimatesView* v = w.estimatesView();
+        QCOMPARE(v->plottedPoints(), 4);
+        for (QChart* c : {v->logZChart()->chart(), v->essChart()}) {
+            const auto axes = c->axes(Qt::Horizontal);
+            QCOMPARE(axes.size(), qsizetype(1));
+            auto* x = qobject_cast<QLogValueAxis*>(axes.front());
+            QVERIFY(x);
+            int decades = 0;  // powers of ten inside the range: the only labelled ticks of a log axis
+            for (double p = 1; p <= 1e9; p *= 10) decades += p >= x->min() * (1 - 1e-12) && p <= x->max() * (1 + 1e-12);
+            QVERIFY2(decades >= 2, qPrintable(QStringLiteral("%1 to %2").arg(x->min()).arg(x->max())));
+            QVERIFY(x->min() <= 20 && x->max() >= 50);
+        }
+    }
 };
 
 QTEST_MAIN(TestEstimatesView)

@@ -123,6 +123,8 @@ private Q_SLOTS:
         }
         // Plotted: the log Ẑ values on the chart are the file's, one point per row.
         QCOMPARE(static_cast<qsizetype>(w.estimatesView()->plottedPoints()), rows.size());
+        // The summary speaks of the single-run charts, not as if nothing were shown.
+        QVERIFY(!w.estimatesView()->summaryLabel()->text().contains(QStringLiteral("No run yet")));
         std::multiset<double> plotted, inFile;
         for (QAbstractSeries* s : w.estimatesView()->logZChart()->chart()->series())
             if (auto* sc = qobject_cast<QScatterSeries*>(s))

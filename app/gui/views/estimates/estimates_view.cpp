@@ -361,6 +361,13 @@ void EstimatesView::refreshSweep() {
         kLo = static_cast<double>(sweep_->steps().front()) / 1.6;
         kHi = static_cast<double>(sweep_->steps().back()) * 1.6;
     }
+    // A log axis labels only powers of ten: a range inside one decade (K = 20, 50 gives 12.5-80)
+    // would have no label at all, so it is widened to the decades around it.
+    if (std::floor(std::log10(kHi)) - std::ceil(std::log10(kLo)) < 1) {
+        kLo = std::pow(10.0, std::floor(std::log10(kLo)));
+        kHi = std::pow(10.0, std::ceil(std::log10(kHi)));
+        if (kHi <= kLo) kHi = 10 * kLo;
+    }
     logZX_->setRange(kLo, kHi);
     essX_->setRange(kLo, kHi);
     if (exact_) {
@@ -431,7 +438,9 @@ void EstimatesView::refreshRun() {
     QString html;
     if (exact_) html += tr("Exact log Z = <b>%1</b>. ").arg(fmt(*exact_, 4));
     if (!run_ || run_->lanes().empty()) {
-        summary_->setText(html + tr("No run yet: press Run (F5)."));
+        const bool sweepShown = sweep_ && !sweep_->points().empty();
+        summary_->setText(html + (sweepShown ? tr("The charts below show a single run; none yet (Run, F5, computes one).")
+                                             : tr("No run yet: press Run (F5).")));
         return;
     }
     html += QStringLiteral("<table cellspacing='0' cellpadding='3'><tr><th align='left'>%1</th><th>log Ẑ</th><th>bootstrap 95%</th>"
