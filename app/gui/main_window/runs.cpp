@@ -473,6 +473,8 @@ void MainWindow::buildTransports() {
         for (auto& [view, t] : transports_) t->refresh();
     });
     connect(tempering_, &TemperingView::playingChanged, this, [this] { updateActions(); });  // Replay run / Pause replay
+    // A PT run is complete when its last frame is delivered, just after its channel stops running.
+    connect(tempering_, &TemperingView::runFinished, ptT, &Transport::refresh);
     // A training run ends when its result is delivered, just after its channel stops running.
     connect(training_->session(), &TrainingJob::busyChanged, trT, &Transport::refresh);
 }

@@ -329,7 +329,9 @@ void TemperingView::showFrame(const TemperingFrame& f) {
     if (f.betas != ladder_->ladder()) ladder_->setLadder(f.betas);
     if (f.betas != chart_->betas()) chart_->setBetas(f.betas);
     if (f.betas != heatBetas_) requestRungImages(f.betas);
-    ladder_->setAcceptance(f.stats.acceptance());
+    // Before any scan of a round (a replay's first record) there are no swap rates yet.
+    ladder_->setAcceptance(f.stats.scans > 0 ? f.stats.acceptance() : std::vector<double>());
+    if (f.stats.scans == 0) ladder_->setBarrierCurve({}, {});
     if (f.stats.pairs() > 0 && f.stats.scans > 0) {
         // Here on the GUI thread a refusal must not escape: a model of extreme numbers gives NaN
         // rejection rates (0 · inf in the swap ratio), and then there is no barrier to draw.
@@ -473,7 +475,7 @@ void TemperingView::buildReplayControls(QWidget* strip) {
     playSlider_->setToolTip(tr("Scrub through the recorded scans of the last run"));
     playSlider_->setRange(0, 0);
     playLabel_ = new QLabel(strip);
-    playLabel_->setMinimumWidth(220);
+    playLabel_->setMinimumWidth(200);
     h->addWidget(playButton_);
     h->addWidget(playSlider_, 1);
     h->addWidget(playLabel_);
@@ -538,8 +540,7 @@ void TemperingView::showRecord(int index) {
         const QSignalBlocker block(playSlider_);
         playSlider_->setValue(replayIndex_);
     }
-    playLabel_->setText(tr("scan %1 of %2 · recorded %3 of %4").arg(replay_->scansDone).arg(r->scansTotal())
-                            .arg(replayIndex_ + 1).arg(r->size()));
+    playLabel_->setText(tr("scan %1/%2 · record %3/%4").arg(replay_->scansDone).arg(r->scansTotal()).arg(replayIndex_ + 1).arg(r->size()));
     showFrame(*replay_);
 }
 
@@ -580,7 +581,7 @@ void TemperingView::updateReplayControls() {
     playSlider_->setValue(can ? (replay_ ? replayIndex_ : r->size() - 1) : 0);
     if (!can) playLabel_->setText(running() ? tr("recording…") : QString());
     else if (!replay_)
-        playLabel_->setText(tr("%1 scans recorded (one in %2) · Replay or drag").arg(r->size()).arg(r->stride()));
+        playLabel_->setText(tr("%1 scans recorded (1 in %2): Replay or drag").arg(r->size()).arg(r->stride()));
 }
 
 QPixmap TemperingView::grabForScreenshot() {
