@@ -174,11 +174,23 @@ private Q_SLOTS:
             QCOMPARE(v->shownRecord(), k + 2);
         }
 
-        // A new run ends the replay.
+        // A new run ends the replay; cancelled (Esc, paced at the default speed it is still running),
+        // what it computed can be replayed, up to where it stopped.
         w.runCurrent();
         QVERIFY(!v->replaying());
         QVERIFY(!v->canReplay());
+        QTRY_VERIFY_WITH_TIMEOUT(v->shownFrame() && v->shownFrame()->scansDone > 0, 20000);
         w.cancelCurrent();
+        QTRY_VERIFY_WITH_TIMEOUT(v->canReplay(), 5000);
+        const TemperingRecording* cut = v->recording();
+        const TemperingFrame end = cut->frame(cut->size() - 1);
+        QVERIFY(!end.finished);
+        QVERIFY(end.scansDone >= v->shownFrame()->scansDone && end.scansDone < defaults.scans);
+        QTest::keyClick(&w, Qt::Key_Space);
+        QVERIFY(v->playing());
+        QCOMPARE(v->shownRecord(), 0);
+        QTest::keyClick(&w, Qt::Key_Space);
+        QVERIFY(!v->playing());
     }
 
     // A run longer than the cap keeps at most cap records, evenly spaced, ending at the last scan.
