@@ -181,7 +181,8 @@ private Q_SLOTS:
         QVERIFY(!v->canReplay());
         QTRY_VERIFY_WITH_TIMEOUT(v->shownFrame() && v->shownFrame()->scansDone > 0, 20000);
         w.cancelCurrent();
-        QTRY_VERIFY_WITH_TIMEOUT(v->canReplay(), 5000);
+        // The worker writes its last record a moment after Esc; then Run → Replay run is enabled.
+        QTRY_VERIFY_WITH_TIMEOUT(v->canReplay() && w.action("pause")->isEnabled(), 5000);
         const TemperingRecording* cut = v->recording();
         const TemperingFrame end = cut->frame(cut->size() - 1);
         QVERIFY(!end.finished);

@@ -473,6 +473,7 @@ void MainWindow::buildTransports() {
         for (auto& [view, t] : transports_) t->refresh();
     });
     connect(tempering_, &TemperingView::playingChanged, this, [this] { updateActions(); });  // Replay run / Pause replay
+    connect(tempering_, &TemperingView::replayAvailableChanged, this, [this] { updateActions(); });
     // A PT run is complete when its last frame is delivered, just after its channel stops running.
     connect(tempering_, &TemperingView::runFinished, ptT, &Transport::refresh);
     // A training run ends when its result is delivered, just after its channel stops running.

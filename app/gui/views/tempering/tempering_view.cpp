@@ -370,6 +370,7 @@ void TemperingView::showResult(const TemperingFrame& frame, const QString& sourc
     cancel();
     stopReplay();
     recording_.reset();  // a result holds no trajectories to replay
+    updateReplayControls();
     shown_ = std::make_shared<TemperingFrame>(frame);
     pending_.reset();
     lastRunFinished_ = frame.finished;
@@ -574,6 +575,10 @@ void TemperingView::updateReplayControls() {
     if (recording_ && !running() && !recording_->ended()) QTimer::singleShot(20, this, [this] { updateReplayControls(); });
     const TemperingRecording* r = recording();
     const bool can = r && r->size() > 0;
+    if (can != replayAvailable_) {
+        replayAvailable_ = can;
+        Q_EMIT replayAvailableChanged(can);
+    }
     playButton_->setEnabled(can);
     playSlider_->setEnabled(can);
     const QSignalBlocker block(playSlider_);

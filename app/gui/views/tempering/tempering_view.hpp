@@ -116,6 +116,7 @@ Q_SIGNALS:
     void rungImagesReady();
     void runningChanged(bool running);
     void playingChanged(bool playing);
+    void replayAvailableChanged(bool available);  // canReplay() changed (a run ended, a new one started)
 
 private:
     void buildControls(QWidget* strip);
@@ -173,6 +174,7 @@ private:
     double replayScan_ = 0;                          // Play's position, in scans
     double replayPace_ = 0;
     int maxRecords_ = 4096;
+    bool replayAvailable_ = false;
     QTimer* playTimer_ = nullptr;
     QPushButton* playButton_ = nullptr;
     QSlider* playSlider_ = nullptr;
