@@ -15,6 +15,8 @@ shot four-mode-annealing        --preset four-mode --view annealing --run --beta
 shot four-mode-compare-ais-aisc --preset four-mode --view compare --compare cov:moment --run --beta 0.3
 shot four-mode-estimates        --preset four-mode --view estimates --compare cov:moment --run --sweep 10,30,100,300,1000 --reverse-ais
 shot two-gaussians-ga-vs-ma     --preset two-gaussians --view compare --compare geometric,moments --scale separate --perfect --steps 25 --run --beta 0.5
+# The default PT run of the Tempering view (headless, computed at full speed), at its end.
+shot four-mode-tempering        --preset four-mode --view tempering --run
 
 shot training-bars --view training --data bars:4 --train-method cd,pcd,pt,lpt,deo --train-hidden 16 --train-updates 1500 \
      --train-lr 0.1 --train-init-scale 0.1 --train-monitor 50 --size 1800x1000
@@ -32,8 +34,9 @@ mkdir -p "$root/docs/examples"
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,3200 \
          --screenshot="$out/report-four-mode.png" "file://$root/docs/examples/report-four-mode.html" 2>/dev/null
 
-# The tempering and mean-field pictures come from their widget suites, which render them.
+# The tempering (schemes, replay) and mean-field pictures come from their widget suites, which render them.
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_tempering_view"
+RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_tempering_playback"
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_meanfield_view"
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_colour_scale"
 # Presenter mode (F11) at 1920x1080 during runs: presenter-annealing, -compare, -tempering.

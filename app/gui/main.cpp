@@ -6,7 +6,8 @@
 //   --session FILE                   open a session file (model, parameters, view)
 //   --view density|annealing|compare|estimates|meanfield|...   which view to show
 //   --run                            start the AIS run (or, with --view estimates, a sweep over K;
-//                                    with --view meanfield, the three mean-field methods) and wait for it
+//                                    with --view meanfield, the three mean-field methods; with --view
+//                                    tempering, the PT run, at full speed when headless) and wait for it
 //   --path P --base B --compare P:B,P:B --steps K --chains N --seed S --sweep K1,K2,...
 //   --perfect --reverse-ais          settings, as in the parameter panel
 //   --beta B                         show the annealing views at this beta
@@ -19,7 +20,8 @@
 //   --screenshot FILE.png [--size WxH] [--timeout S]  render the window once results are in, save it, exit
 //   --report FILE.html               as --screenshot, but File → Export report (both may be given)
 //   --playback-frames DIR [--frames N] [--dpi D]   as --screenshot, but File → Export playback frames
-//                                    (the current Annealing/Compare view, N frames, default 60, at D dpi)
+//                                    (the current Annealing/Compare view from beta 0 to 1, or the Tempering
+//                                    view's recorded scans; N frames, default 60, at D dpi)
 // Environment: RBMSCOPE_CONFIG_DIR  where last-session.json is kept (default: the platform's config folder).
 // SIGTERM, SIGHUP and SIGINT close the window as the user would: the session is saved, exit 0.
 #include <QApplication>
@@ -77,7 +79,7 @@ int main(int argc, char** argv) {
                                QStringLiteral("FILE"));
     QCommandLineOption view(QStringLiteral("view"), QStringLiteral("View to show: density, annealing, compare, estimates (or another tab by name)."),
                             QStringLiteral("VIEW"));
-    QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Run AIS (a sweep over K for --view estimates) and wait for it."));
+    QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Run the current view's job (AIS for density/annealing/compare, a sweep over K for estimates, PT for tempering) and wait for it."));
     QCommandLineOption path(QStringLiteral("path"), QStringLiteral("Annealing path: geometric, cov, moments, leaky, energy."),
                             QStringLiteral("PATH"));
     QCommandLineOption base(QStringLiteral("base"), QStringLiteral("Base distribution: moment, sigma, uniform, data."), QStringLiteral("BASE"));
@@ -112,7 +114,7 @@ int main(int argc, char** argv) {
     QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Write the HTML report (File → Export report) once results are in, and exit."),
                               QStringLiteral("FILE"));
     QCommandLineOption playbackFrames(QStringLiteral("playback-frames"),
-                                      QStringLiteral("Export the playback of the Annealing/Compare view as DIR/frame-0001.png … once the run is in, and exit."),
+                                      QStringLiteral("Export the playback of the Annealing/Compare/Tempering view as DIR/frame-0001.png … once the run is in, and exit."),
                                       QStringLiteral("DIR"));
     QCommandLineOption frameCount(QStringLiteral("frames"), QStringLiteral("Frames of --playback-frames (default 60)."), QStringLiteral("N"),
                                   QStringLiteral("60"));
@@ -197,7 +199,7 @@ int main(int argc, char** argv) {
     if (parser.isSet(perfect)) s.perfect = true;
     if (parser.isSet(reverse)) s.reverse = true;
     const QStringList ownRunViews{QStringLiteral("estimates"), QStringLiteral("samples"), QStringLiteral("filters"), QStringLiteral("training"),
-                                  QStringLiteral("meanfield")};
+                                  QStringLiteral("meanfield"), QStringLiteral("tempering")};
     if (parser.isSet(run) || !sessionOpened) s.autoRun = parser.isSet(run) && !ownRunViews.contains(parser.value(view));
     w.applySettings(s);
 
@@ -228,6 +230,15 @@ int main(int argc, char** argv) {
     }
     // Mean-field view: --run computes the three methods (and, for a model that is not 2-D, the sweep).
     if (parser.isSet(run) && parser.value(view) == QLatin1String("meanfield")) w.meanFieldView()->run();
+    // Tempering view: --run starts its PT run (as F5 there); headless nobody watches, so no pacing.
+    if (parser.isSet(run) && parser.value(view) == QLatin1String("tempering")) {
+        if (screenshot) {
+            rbmscope::TemperingSettings ts = w.temperingView()->settings();
+            ts.scansPerSecond = 0;
+            w.temperingView()->setSettings(ts);
+        }
+        w.runCurrent();
+    }
     // Training view: settings from the command line, then train (several methods: one after another).
     if (parser.isSet(trainMethod)) {
         rbmscope::TrainingView* tv = w.trainingView();
@@ -317,6 +328,7 @@ int main(int argc, char** argv) {
     });
     QObject::connect(poll, &QTimer::timeout, &w, [&w, file, reportFile, framesDir, frames, dpi, poll, showBeta, &betaApplied] {
         if (!w.idle()) return;
+        if (const rbmscope::TemperingView* tv = w.temperingView(); tv->running() || tv->jobs()->isRunning(tv->heatChannel())) return;
         if (!betaApplied) {
             // Scrub to the asked beta once the run is in: particles from the nearest checkpoint.
             betaApplied = true;

@@ -96,9 +96,9 @@ private Q_SLOTS:
         QCOMPARE(distinct.size(), std::size_t{12});  // every frame shows another beta
         QCOMPARE(w.annealingView()->beta(), 1.0);     // the view is back where it was
 
-        // Other views have no playback.
+        // Other views have no playback (Tempering's: tst_tempering_playback).
         QVERIFY(w.setCurrentView(QStringLiteral("density")));
-        QVERIFY(w.exportPlayback(dir.path(), 12).contains(QStringLiteral("Annealing or Compare")));
+        QVERIFY(w.exportPlayback(dir.path(), 12).contains(QStringLiteral("Annealing, Compare or Tempering")));
     }
 };
 

@@ -266,7 +266,7 @@ void MainWindow::buildMenus() {
     exportDataAction_ = file->addAction(tr("Export &data of this view (CSV, JSON)…"), this, &MainWindow::exportDataDialog);
     exportDataAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     exportPlaybackAction_ = file->addAction(tr("Export &playback frames (PNG)…"), this, &MainWindow::exportPlaybackDialog);
-    exportPlaybackAction_->setToolTip(tr("The Annealing or Compare view from β = 0 to 1 as numbered PNG images, for slides"));
+    exportPlaybackAction_->setToolTip(tr("The Annealing or Compare view from β = 0 to 1, or the Tempering view's recorded run, as numbered PNG images, for slides"));
     exportReportAction_ = file->addAction(tr("Export &report (HTML)…"), this, &MainWindow::exportReportDialog);
     exportReportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
     file->addSeparator();

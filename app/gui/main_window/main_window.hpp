@@ -107,8 +107,8 @@ public:
     // (→ or .), Cancel (Esc), Restart (Ctrl+F5) and the speed act on the current view's.
     Transport* transport(const QString& view = QString()) const;
     void runCurrent();
-    void togglePause();  // Space; with nothing running on an annealing view: plays the β animation
-    void stepCurrent();
+    void togglePause();  // Space; with nothing running on an annealing view: plays the β animation (Tempering: the replay)
+    void stepCurrent();  // → or .; in a Tempering replay: the next recorded scan
     void cancelCurrent();
     void restartCurrent();
     void setPace(double unitsPerSecond);  // every transport; 0 = full speed
@@ -143,7 +143,8 @@ public:
     QString exportReport(const QString& path);
     // File → Export playback frames (main_window/playback_export.cpp): the Annealing or Compare
     // view at `frames` betas from 0 to 1 as DIR/frame-0001.png … at `dpi`, each once its heatmap
-    // for that beta is in (the recorded particles of the run, as Play shows them). Runs on the
+    // for that beta is in (the recorded particles of the run, as Play shows them); the Tempering
+    // view at `frames` evenly spaced recorded scans of its last run (as Replay shows them). Runs on the
     // event loop; playbackExported(error) says when it ended ("" on success). "" when started.
     QString exportPlayback(const QString& dir, int frames, double dpi = 96);
     bool exportingPlayback() const { return playbackTimer_ != nullptr; }

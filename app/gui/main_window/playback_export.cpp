@@ -1,11 +1,14 @@
 // File → Export playback frames: what Play shows (issue #15 item 6), as numbered PNG images for
-// slides or a video tool. Driven by the event loop, one frame at a time: set the view's beta,
-// wait until the heatmap of that beta is on screen (it is computed on a worker), save, go on; the
-// window stays responsive and Esc-free work elsewhere continues.
+// slides or a video tool. Driven by the event loop, one frame at a time: set the view's beta (the
+// Tempering view: a recorded scan), wait until the heatmap of that beta (the rung heatmaps) is on
+// screen (it is computed on a worker), save, go on; the window stays responsive and Esc-free work
+// elsewhere continues.
 #include <QDir>
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QTimer>
+#include <cmath>
+#include <functional>
 #include <memory>
 
 #include "main_window/main_window.hpp"
@@ -19,43 +22,78 @@ constexpr int kMaxFrames = 10000;
 
 QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi) {
     auto* view = qobject_cast<AnnealingView*>(tabs_->currentWidget());
-    if (!view) return tr("playback frames are exported from the Annealing or Compare view; the current view is %1").arg(currentView());
+    const bool pt = tabs_->currentWidget() == tempering_;
+    if (!view && !pt)
+        return tr("playback frames are exported from the Annealing, Compare or Tempering view; the current view is %1").arg(currentView());
     if (playbackTimer_) return tr("a playback export is already running");
     if (frames < 2 || frames > kMaxFrames) return tr("the number of frames must be from 2 to %1, got %2").arg(kMaxFrames).arg(frames);
     if (!(dpi >= kMinExportDpi && dpi <= kMaxExportDpi))
         return tr("the resolution must be from %1 to %2 dpi, got %3").arg(kMinExportDpi).arg(kMaxExportDpi).arg(dpi);
-    bool recorded = false;
-    for (const LaneRun& l : run_->lanes()) recorded = recorded || !l.frames.empty();
-    if (!recorded) return tr("there is no recorded run to play back: run AIS first (F5)");
+    if (pt) {
+        if (!tempering_->canReplay()) return tr("there is no recorded run to play back: run parallel tempering first (F5)");
+    } else {
+        bool recorded = false;
+        for (const LaneRun& l : run_->lanes()) recorded = recorded || !l.frames.empty();
+        if (!recorded) return tr("there is no recorded run to play back: run AIS first (F5)");
+    }
     if (!QDir().mkpath(dir)) return tr("cannot create the folder %1").arg(dir);
 
-    view->setPlaying(false);
-    const double restore = view->beta();
-    const std::uint64_t runId = run_->runId();
+    // What differs between the views: how frame i is put on screen, when it is there, how the view
+    // goes back to what it showed, and what ends the export early.
+    std::function<void(int)> show;
+    std::function<bool(int)> shown;
+    std::function<void()> restore;
+    std::function<bool()> superseded;
+    QWidget* target = nullptr;
+    if (pt) {
+        // Frames at evenly spaced recorded scans, first to last (Replay's path through the run).
+        TemperingView* tv = tempering_;
+        tv->setPlaying(false);
+        const int records = tv->recording()->size();
+        const int before = tv->shownRecord();
+        const auto index = [frames, records](int i) {
+            return static_cast<int>(std::lround(static_cast<double>(i) * (records - 1) / (frames - 1)));
+        };
+        show = [tv, index](int i) { tv->showRecord(index(i)); };
+        shown = [tv, index](int i) { return tv->shownRecord() == index(i) && !tv->jobs()->isRunning(tv->heatChannel()); };
+        restore = [tv, before] {
+            if (before >= 0) tv->showRecord(before);
+            else tv->endReplay();
+        };
+        superseded = [tv] { return tv->recording() == nullptr; };
+        target = tv;
+    } else {
+        view->setPlaying(false);
+        const double was = view->beta();
+        const std::uint64_t runId = run_->runId();
+        show = [view, frames](int i) { view->setBeta(static_cast<double>(i) / (frames - 1)); };
+        shown = [view, frames](int i) { return !view->busy() && view->shownBeta() == static_cast<double>(i) / (frames - 1); };
+        restore = [view, was] { view->setBeta(was); };
+        superseded = [this, runId] { return run_->runId() != runId || run_->running(); };
+        target = view;
+    }
     auto next = std::make_shared<int>(0);       // frame to produce
-    auto waiting = std::make_shared<bool>(false);  // its beta is set, its heatmap not yet shown
+    auto waiting = std::make_shared<bool>(false);  // it is asked for, not yet on screen
     playbackTimer_ = new QTimer(this);
     playbackTimer_->setInterval(5);
-    const auto finish = [this, view, restore](const QString& error) {
+    const auto finish = [this, restore](const QString& error) {
         playbackTimer_->stop();
         playbackTimer_->deleteLater();
         playbackTimer_ = nullptr;
-        view->setBeta(restore);
+        restore();
         statusText_->setText(error.isEmpty() ? tr("Exported the playback frames") : error);
         Q_EMIT playbackExported(error);
     };
     connect(playbackTimer_, &QTimer::timeout, this, [=, this] {
-        if (run_->runId() != runId || run_->running())
-            return finish(tr("the playback export stopped: a new run started"));
-        const double beta = static_cast<double>(*next) / (frames - 1);
+        if (superseded()) return finish(tr("the playback export stopped: a new run started"));
         if (!*waiting) {
-            view->setBeta(beta);
+            show(*next);
             *waiting = true;
             return;
         }
-        if (view->busy() || view->shownBeta() != beta) return;  // its heatmap is still being computed
+        if (!shown(*next)) return;  // its heatmap is still being computed
         const QString file = QDir(dir).filePath(QStringLiteral("frame-%1.png").arg(*next + 1, 4, 10, QLatin1Char('0')));
-        if (const QString err = rbmscope::exportImage(view, file, QString(), dpi); !err.isEmpty()) return finish(err);
+        if (const QString err = rbmscope::exportImage(target, file, QString(), dpi); !err.isEmpty()) return finish(err);
         statusText_->setText(tr("Exporting the playback: frame %1 of %2").arg(*next + 1).arg(frames));
         *waiting = false;
         if (++*next == frames) finish(QString());
@@ -68,7 +106,7 @@ void MainWindow::exportPlaybackDialog() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export playback frames into"));
     if (dir.isEmpty()) return;
     bool ok = false;
-    const int frames = QInputDialog::getInt(this, tr("Export playback frames"), tr("Frames from β = 0 to 1:"), 60, 2, kMaxFrames, 1, &ok);
+    const int frames = QInputDialog::getInt(this, tr("Export playback frames"), tabs_->currentWidget() == tempering_ ? tr("Frames over the recorded scans:") : tr("Frames from β = 0 to 1:"), 60, 2, kMaxFrames, 1, &ok);
     if (!ok) return;
     const int dpi = QInputDialog::getInt(this, tr("Export playback frames"), tr("Resolution (dpi):"), 96,
                                          static_cast<int>(kMinExportDpi), static_cast<int>(kMaxExportDpi), 24, &ok);

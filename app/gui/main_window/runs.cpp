@@ -350,12 +350,17 @@ void MainWindow::togglePause() {
     } else if (auto* v = qobject_cast<AnnealingView*>(tabs_->currentWidget())) {
         // Nothing runs: Space plays or pauses the beta animation of the visible view.
         v->setPlaying(!v->playing());
+    } else if (tabs_->currentWidget() == tempering_ && tempering_->canReplay()) {
+        tempering_->setPlaying(!tempering_->playing());  // and the replay of the last PT run
     }
     updateStatus();
 }
 
 void MainWindow::stepCurrent() {
-    if (Transport* t = transport()) t->step();
+    Transport* t = transport();
+    // In a replay of the last PT run, Step shows the next recorded scan; otherwise the job's unit.
+    if (tabs_->currentWidget() == tempering_ && (!t || !t->active()) && tempering_->replaying()) tempering_->stepReplay();
+    else if (t) t->step();
     updateStatus();
 }
 
@@ -377,6 +382,7 @@ void MainWindow::restartCurrent() {
 
 void MainWindow::setPace(double unitsPerSecond) {
     for (auto& [view, t] : transports_) t->setPace(unitsPerSecond);
+    tempering_->setReplayPace(unitsPerSecond > 0 ? unitsPerSecond : 0);  // a PT replay goes at the transport's speed
     for (QAction* a : speedActions_) a->setChecked(std::fabs(a->data().toDouble() - unitsPerSecond) < 1e-9);
     if (speedBox_) {
         const int i = speedBox_->findData(unitsPerSecond);
@@ -484,6 +490,10 @@ void MainWindow::buildTransports() {
     connect(jobs_, &BackgroundJobs::runningChanged, this, [this] {
         for (auto& [view, t] : transports_) t->refresh();
     });
+    connect(tempering_, &TemperingView::playingChanged, this, [this] { updateActions(); });  // Replay run / Pause replay
+    connect(tempering_, &TemperingView::replayAvailableChanged, this, [this] { updateActions(); });
+    // A PT run is complete when its last frame is delivered, just after its channel stops running.
+    connect(tempering_, &TemperingView::runFinished, ptT, &Transport::refresh);
     // A training run ends when its result is delivered, just after its channel stops running.
     connect(training_->session(), &TrainingJob::busyChanged, trT, &Transport::refresh);
 }
@@ -590,10 +600,12 @@ void MainWindow::updateActions() {
     cancelAction_->setEnabled(active);
     const bool held = st == Transport::State::Paused || st == Transport::State::Pausing;
     const bool animation = !active && qobject_cast<AnnealingView*>(tabs_->currentWidget());
-    pauseAction_->setEnabled((active && t->canStep()) || animation);
+    const bool replay = !active && tabs_->currentWidget() == tempering_ && tempering_->canReplay();
+    const bool replaying = replay && tempering_->playing();
+    pauseAction_->setEnabled((active && t->canStep()) || animation || replay);
     pauseAction_->setChecked(held);
-    pauseAction_->setText(held ? tr("&Resume") : animation ? tr("&Play β") : tr("&Pause"));
-    pauseAction_->setIcon(style()->standardIcon(held || animation ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+    pauseAction_->setText(held ? tr("&Resume") : animation ? tr("&Play β") : replaying ? tr("&Pause replay") : replay ? tr("&Replay run") : tr("&Pause"));
+    pauseAction_->setIcon(style()->standardIcon(held || animation || (replay && !replaying) ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
     if (transportState_)
         transportState_->setText(t ? tr("  %1 · %2 %3s").arg(stateName(st)).arg(t->units()).arg(t->unitName()) : QString());
     updateOverlay();

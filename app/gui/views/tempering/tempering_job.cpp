@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "colormap.hpp"
+#include "views/tempering/tempering_recording.hpp"
 #include "core/tempering/tempered_model.hpp"
 #include "core/numerics/types.hpp"
 
@@ -43,7 +44,7 @@ std::vector<double> initialLadder(const TemperingSettings& s) {
 
 TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s, const std::atomic<bool>& cancel,
                             const std::function<void(const TemperingFrame&)>& report, double interval,
-                            rbm::StepGate* gate) {
+                            rbm::StepGate* gate, TemperingRecording* recording) {
     rbm::PtOptions o;
     o.scheme = s.scheme;
     o.betas = initialLadder(s);
@@ -67,6 +68,11 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
     for (long long l : lengths) total += l;
 
     std::deque<std::vector<std::uint16_t>> window;
+    auto chain0 = [&] {
+        rbm::RowMat states(rungs, tm->visible_dim());
+        for (rbm::Index k = 0; k < rungs; ++k) states.row(k) = sampler.states().row(k * chains);
+        return states;
+    };
     auto frame = [&](int round) {
         TemperingFrame f;
         f.stats = sampler.stats();
@@ -75,14 +81,28 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
         f.recent.reserve(window.size() * static_cast<std::size_t>(rungs));
         for (const auto& row : window) f.recent.insert(f.recent.end(), row.begin(), row.end());
         f.recentFirstScan = sampler.scans_done() - static_cast<long long>(window.size());
-        f.states = rbm::RowMat(rungs, tm->visible_dim());
-        for (rbm::Index k = 0; k < rungs; ++k) f.states.row(k) = sampler.states().row(k * chains);
+        f.states = chain0();
         f.scansDone = sampler.scans_done();
         f.scansTotal = total;
         f.round = round;
         f.rounds = static_cast<int>(lengths.size());
         return f;
     };
+
+    // The recording keeps the states only where the view draws them (the dots of a 2-D model).
+    const int stateDim = tm->visible_dim() == 2 ? 2 : 0;
+    const auto record = [&](int round) {
+        if (recording && recording->wants(sampler.scans_done()))
+            recording->record(sampler.scans_done(), round, sampler.stats(), window, stateDim ? chain0() : rbm::RowMat());
+    };
+    const auto recordLast = [&](int round, bool finished) {
+        if (recording)
+            recording->recordLast(sampler.scans_done(), round, sampler.stats(), window, stateDim ? chain0() : rbm::RowMat(), finished);
+    };
+    if (recording) {
+        recording->begin(s.scheme, static_cast<int>(rungs), stateDim, s.window, total, static_cast<int>(lengths.size()));
+        record(1);  // the start, scan 0
+    }
 
     const auto start = Clock::now();
     auto lastReport = start;
@@ -102,6 +122,7 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
             const auto& at = sampler.replica_at();
             window.emplace_back(at.begin(), at.begin() + rungs);  // chain 0
             if (static_cast<int>(window.size()) > s.window) window.pop_front();
+            record(round + 1);
             ++paced;
             // Pacing: sleep in short steps so a cancel is seen within a few milliseconds.
             while (s.scansPerSecond > 0 && paced > secondsSince(start) * s.scansPerSecond &&
@@ -122,7 +143,11 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
             window.clear();
         }
     }
-    if (cancelled) throw rbm::Cancelled();
+    if (cancelled) {
+        recordLast(std::max(1, std::min(round, static_cast<int>(lengths.size()))), false);  // round: 1-based here (the loop advanced it)
+        throw rbm::Cancelled();
+    }
+    recordLast(static_cast<int>(lengths.size()), true);
     TemperingFrame last = frame(static_cast<int>(lengths.size()));
     last.finished = true;
     if (report) report(last);

@@ -15,6 +15,8 @@
 
 namespace rbmscope {
 
+class TemperingRecording;
+
 enum class LadderKind { Geometric, Linear, Adaptive };
 
 struct TemperingSettings {
@@ -48,10 +50,11 @@ struct TemperingFrame {
 
 // Runs to the end or until *cancel; calls report (on this thread) at most every `interval`
 // seconds, whenever it stops in a pause of `gate` (one unit = one scan), and once at the end.
-// Returns the last frame (finished = true unless cancelled).
+// Returns the last frame (finished = true unless cancelled). recording (optional): every scan it
+// wants is recorded for replay, and the last one, cancelled or not (views/tempering/tempering_recording.hpp).
 TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s, const std::atomic<bool>& cancel,
                             const std::function<void(const TemperingFrame&)>& report, double interval = 0.033,
-                            rbm::StepGate* gate = nullptr);
+                            rbm::StepGate* gate = nullptr, TemperingRecording* recording = nullptr);
 
 // log f_beta(v) up to a constant, for the tempered family the PT engine uses on this model with
 // its default reference (see rbm::TemperedModel); v-marginal for the GRBM. InputError for BRBM.

@@ -3,6 +3,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QSplitter>
+#include <QStyle>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,8 @@ namespace {
 constexpr int kRungCells = 72;     // grid side of each rung heatmap
 constexpr int kFrameGateMs = 35;   // at most ~30 redraws per second
 constexpr int kBarrierSamples = 160;
+constexpr int kReplayTickMs = 33;      // Play's frame interval
+constexpr double kFastReplaySeconds = 8;  // "fast" with no transport speed: the whole run in this time
 
 bool drawable(const rbm::Model& m) { return m.n_visible() == 2 && m.kind() != rbm::ModelKind::Brbm; }
 
@@ -28,6 +31,9 @@ TemperingView::TemperingView(QWidget* parent, BackgroundJobs* jobs)
     auto* strip = new QWidget(this);
     buildControls(strip);
     root->addWidget(strip);
+    auto* replayStrip = new QWidget(this);
+    buildReplayControls(replayStrip);
+    root->addWidget(replayStrip);
 
     auto* split = new QSplitter(Qt::Vertical, this);
     root->addWidget(split, 1);
@@ -225,6 +231,8 @@ void TemperingView::setScheme(rbm::PtScheme scheme) {
 
 void TemperingView::setModel(const rbm::Model& model) {
     cancel();
+    stopReplay();
+    recording_.reset();
     reopened_.clear();
     lastRun_.reset();
     model_ = model;
@@ -264,10 +272,12 @@ void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
         status_->setText(QString::fromUtf8(e.what()));
         return;
     }
+    stopReplay();
     pending_.reset();
     shown_.reset();
     reopened_.clear();
     lastRun_ = s;
+    recording_ = std::make_shared<TemperingRecording>(maxRecords_);
     chart_->clear();
     // Replica 0 (the lifted one under the lifted scheme) is drawn thick so its walk stands out.
     chart_->setHighlight(0);
@@ -278,20 +288,25 @@ void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
     lastRunFinished_ = false;
     jobs_->submitWithProgress<TemperingFrame>(
         runChannel(),
-        [model, s, this, gate = stepGate_](const BackgroundJobs::Context& ctx) {
+        [model, s, this, gate = stepGate_, rec = recording_](const BackgroundJobs::Context& ctx) {
             // Frames go through post(), which drops them once a newer run has started.
+            struct EndRecording {  // however the worker leaves, the recording may be read after it
+                TemperingRecording* r;
+                ~EndRecording() { r->markEnded(); }
+            } end{rec.get()};
             return runTempering(
                 model, s, *ctx.cancel,
                 [ctx, this](const TemperingFrame& f) {
                     auto copy = std::make_shared<TemperingFrame>(f);
                     ctx.post([this, copy] { receive(copy); });
                 },
-                0.033, gate.get());
+                0.033, gate.get(), rec.get());
         },
         [this](TemperingFrame f) {
             receive(std::make_shared<TemperingFrame>(std::move(f)));
             gate_->flushNow();
             lastRunFinished_ = true;
+            updateReplayControls();
             Q_EMIT runFinished();
         },
         [this](QString message) { status_->setText(message); });
@@ -314,7 +329,9 @@ void TemperingView::showFrame(const TemperingFrame& f) {
     if (f.betas != ladder_->ladder()) ladder_->setLadder(f.betas);
     if (f.betas != chart_->betas()) chart_->setBetas(f.betas);
     if (f.betas != heatBetas_) requestRungImages(f.betas);
-    ladder_->setAcceptance(f.stats.acceptance());
+    // Before any scan of a round (a replay's first record) there are no swap rates yet.
+    ladder_->setAcceptance(f.stats.scans > 0 ? f.stats.acceptance() : std::vector<double>());
+    if (f.stats.scans == 0) ladder_->setBarrierCurve({}, {});
     if (f.stats.pairs() > 0 && f.stats.scans > 0) {
         // Here on the GUI thread a refusal must not escape: a model of extreme numbers gives NaN
         // rejection rates (0 · inf in the swap ratio), and then there is no barrier to draw.
@@ -351,6 +368,9 @@ void TemperingView::showFrame(const TemperingFrame& f) {
 
 void TemperingView::showResult(const TemperingFrame& frame, const QString& source) {
     cancel();
+    stopReplay();
+    recording_.reset();  // a result holds no trajectories to replay
+    updateReplayControls();
     shown_ = std::make_shared<TemperingFrame>(frame);
     pending_.reset();
     lastRunFinished_ = frame.finished;
@@ -389,7 +409,8 @@ void TemperingView::updateCounters(const TemperingFrame& f) {
                 .arg(fmt(barrier))
                 .arg(rbm::recommended_n(barrier) + 1);
     counters_->setText(text);
-    if (!reopened_.isEmpty()) status_->setText(reopened_);  // redrawn (rung images in): still the reopened result
+    if (replay_) status_->setText(tr("replay: scan %1 of %2").arg(f.scansDone).arg(f.scansTotal));
+    else if (!reopened_.isEmpty()) status_->setText(reopened_);  // redrawn (rung images in): still the reopened result
     else status_->setText(f.finished ? tr("done: %1 scans").arg(f.scansDone) : tr("running… %1 scans").arg(f.scansDone));
 }
 
@@ -426,7 +447,7 @@ void TemperingView::requestRungImages(const std::vector<double>& betas) {
                 rungMaps_[k]->setTitle(tr("rung %1 · β = %2").arg(k).arg(heat_.betas[k], 0, 'f', 3));
             }
             heatStack_->setCurrentWidget(heatGrid_);
-            if (shown_) showFrame(*shown_);
+            if (const TemperingFrame* f = displayedFrame()) showFrame(*f);
             Q_EMIT rungImagesReady();
         },
         [this](QString message) {
@@ -441,7 +462,131 @@ void TemperingView::updateEnabled() {
     runButton_->setText(on ? tr("Restart") : tr("Run"));
     cancelButton_->setEnabled(on);
     gamma_->setEnabled(ladderKind_->currentData().toInt() == static_cast<int>(LadderKind::Geometric));
-    if (!on && shown_ && !shown_->finished) status_->setText(tr("cancelled at scan %1").arg(shown_->scansDone));
+    if (!on && shown_ && !shown_->finished && !replay_) status_->setText(tr("cancelled at scan %1").arg(shown_->scansDone));
+    updateReplayControls();
+}
+
+void TemperingView::buildReplayControls(QWidget* strip) {
+    auto* h = new QHBoxLayout(strip);
+    h->setContentsMargins(0, 0, 0, 0);
+    playButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Replay"), strip);
+    playButton_->setFocusPolicy(Qt::NoFocus);
+    playButton_->setToolTip(tr("Replay the last run from its first scan (Space when nothing runs)"));
+    playSlider_ = new QSlider(Qt::Horizontal, strip);
+    playSlider_->setToolTip(tr("Scrub through the recorded scans of the last run"));
+    playSlider_->setRange(0, 0);
+    playLabel_ = new QLabel(strip);
+    playLabel_->setMinimumWidth(200);
+    h->addWidget(playButton_);
+    h->addWidget(playSlider_, 1);
+    h->addWidget(playLabel_);
+    playTimer_ = new QTimer(this);
+    playTimer_->setTimerType(Qt::PreciseTimer);
+    playTimer_->setInterval(kReplayTickMs);
+    connect(playTimer_, &QTimer::timeout, this, &TemperingView::tickReplay);
+    connect(playButton_, &QPushButton::clicked, this, [this] { setPlaying(!playing()); });
+    // Dragging or the slider's keys scrub (the slider's own changes while playing come from tickReplay).
+    connect(playSlider_, &QSlider::valueChanged, this, [this](int v) {
+        if (v != shownRecord()) {
+            setPlaying(false);
+            showRecord(v);
+        }
+    });
+}
+
+const TemperingRecording* TemperingView::recording() const {
+    if (!recording_ || running() || !recording_->ended()) return nullptr;
+    return recording_.get();
+}
+
+double TemperingView::replayRate() const {
+    if (replayPace_ > 0) return replayPace_;
+    if (const double v = speed_->currentData().toDouble(); v > 0) return v;
+    const TemperingRecording* r = recording();
+    const double scans = r && r->size() > 0 ? static_cast<double>(r->scan(r->size() - 1)) : 0.0;
+    return std::max(1.0, scans / kFastReplaySeconds);
+}
+
+void TemperingView::setPlaying(bool on) {
+    if (on == playing()) return;
+    if (on) {
+        const TemperingRecording* r = recording();
+        if (!r || r->size() == 0) return;
+        if (!replay_ || replayIndex_ >= r->size() - 1) showRecord(0);  // from the start (again)
+        replayScan_ = static_cast<double>(r->scan(replayIndex_));
+        playTimer_->start();
+    } else {
+        playTimer_->stop();
+    }
+    playButton_->setText(on ? tr("Pause replay") : tr("Replay"));
+    playButton_->setIcon(style()->standardIcon(on ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    Q_EMIT playingChanged(on);
+}
+
+void TemperingView::tickReplay() {
+    const TemperingRecording* r = recording();
+    if (!r || r->size() == 0) return setPlaying(false);
+    replayScan_ += replayRate() * kReplayTickMs / 1000.0;
+    const int i = r->indexAt(static_cast<long long>(replayScan_));
+    if (i != replayIndex_ || !replay_) showRecord(i);
+    if (i >= r->size() - 1) setPlaying(false);
+}
+
+void TemperingView::showRecord(int index) {
+    const TemperingRecording* r = recording();
+    if (!r || r->size() == 0) return;
+    replayIndex_ = std::clamp(index, 0, r->size() - 1);
+    replay_ = std::make_shared<TemperingFrame>(r->frame(replayIndex_));
+    {
+        const QSignalBlocker block(playSlider_);
+        playSlider_->setValue(replayIndex_);
+    }
+    playLabel_->setText(tr("scan %1/%2 · record %3/%4").arg(replay_->scansDone).arg(r->scansTotal()).arg(replayIndex_ + 1).arg(r->size()));
+    showFrame(*replay_);
+}
+
+bool TemperingView::stepReplay() {
+    const TemperingRecording* r = recording();
+    if (!r || r->size() == 0) return false;
+    setPlaying(false);
+    if (!replay_) {
+        showRecord(0);
+        return true;
+    }
+    if (replayIndex_ >= r->size() - 1) return false;
+    showRecord(replayIndex_ + 1);
+    return true;
+}
+
+void TemperingView::stopReplay() {
+    setPlaying(false);
+    replay_.reset();
+    replayIndex_ = 0;
+}
+
+void TemperingView::endReplay() {
+    stopReplay();
+    if (shown_) showFrame(*shown_);
+    updateReplayControls();
+}
+
+void TemperingView::updateReplayControls() {
+    // A cancelled run's worker writes its last record a moment after the channel stopped: look again then.
+    if (recording_ && !running() && !recording_->ended()) QTimer::singleShot(20, this, [this] { updateReplayControls(); });
+    const TemperingRecording* r = recording();
+    const bool can = r && r->size() > 0;
+    if (can != replayAvailable_) {
+        replayAvailable_ = can;
+        Q_EMIT replayAvailableChanged(can);
+    }
+    playButton_->setEnabled(can);
+    playSlider_->setEnabled(can);
+    const QSignalBlocker block(playSlider_);
+    playSlider_->setRange(0, can ? r->size() - 1 : 0);
+    playSlider_->setValue(can ? (replay_ ? replayIndex_ : r->size() - 1) : 0);
+    if (!can) playLabel_->setText(running() ? tr("recording…") : QString());
+    else if (!replay_)
+        playLabel_->setText(tr("%1 scans recorded (1 in %2): Replay or drag").arg(r->size()).arg(r->stride()));
 }
 
 QPixmap TemperingView::grabForScreenshot() {

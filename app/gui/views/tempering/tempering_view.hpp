@@ -9,6 +9,13 @@
 // old one and its late frames are dropped), the rung heatmaps on "pt.heat". Frames from the
 // worker are coalesced: the newest one is kept and drawn by a ~35 ms single-shot timer.
 // Switching the scheme restarts on the same seed so the schemes are compared on equal terms.
+//
+// Replay (issue #15, paced playback): every run is recorded (views/tempering/tempering_recording.hpp,
+// bounded and decimated). With nothing running, Play (Space in the main window) replays it from its
+// first scan at the replay rate — the transport's speed when one is set (Run → Speed), else the speed
+// box (slow 60, watch 300 scans per second; fast: the whole run in 8 s); the slider below the controls
+// scrubs through the recorded scans and Step (→ in the main window) shows the next one. The live
+// frame comes back with the next run; lastRun / the report keep describing the run's end.
 // The engine has no sweeps-per-swap option (one local move per rung per scan), so there is none here.
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -16,8 +23,10 @@
 #include <QLabel>
 #include <QPixmap>
 #include <QPushButton>
+#include <QSlider>
 #include <QSpinBox>
 #include <QStackedWidget>
+#include <QTimer>
 #include <QWidget>
 #include <map>
 #include <memory>
@@ -32,6 +41,7 @@
 #include "ellipse_heatmap.hpp"
 #include "ladder_plot.hpp"
 #include "views/tempering/tempering_job.hpp"
+#include "views/tempering/tempering_recording.hpp"
 #include "trajectory_chart.hpp"
 
 namespace rbmscope {
@@ -82,11 +92,31 @@ public:
     QString heatChannel() const { return QStringLiteral("pt.heat"); }
     BackgroundJobs* jobs() const { return jobs_; }
 
+    // Replay of the last run (see the top of this file).
+    const TemperingRecording* recording() const;  // null while a run is in progress or before one ended
+    bool canReplay() const { return recording() != nullptr && recording()->size() > 0; }
+    void setPlaying(bool on);
+    bool playing() const { return playTimer_->isActive(); }
+    bool replaying() const { return replay_ != nullptr; }  // a recorded scan is on screen
+    void showRecord(int index);                              // scrub to a recorded scan (clamped)
+    bool stepReplay();                                       // the next recorded scan; false at the end
+    void endReplay();                                        // back to the run's latest frame
+    int shownRecord() const { return replay_ ? replayIndex_ : -1; }
+    void setReplayPace(double unitsPerSecond) { replayPace_ = unitsPerSecond; }  // the transport's; 0: the speed box
+    double replayRate() const;                               // scans per second of Play
+    // What is on screen: the recorded scan of a replay, else the run's latest frame.
+    const TemperingFrame* displayedFrame() const { return replay_ ? replay_.get() : shown_.get(); }
+    QSlider* replaySlider() const { return playSlider_; }
+    // Records kept per run (tests): at most this many, decimated evenly; takes effect at the next run.
+    void setMaxRecords(int n) { maxRecords_ = n; }
+
 Q_SIGNALS:
     void frameShown();          // a new frame reached the screen
     void runFinished();         // the run ended (not cancelled)
     void rungImagesReady();
     void runningChanged(bool running);
+    void playingChanged(bool playing);
+    void replayAvailableChanged(bool available);  // canReplay() changed (a run ended, a new one started)
 
 private:
     void buildControls(QWidget* strip);
@@ -99,6 +129,10 @@ private:
     void rebuildRungMaps(int rungs);
     void updateCounters(const TemperingFrame& f);
     void updateEnabled();
+    void buildReplayControls(QWidget* strip);
+    void tickReplay();
+    void stopReplay();  // back to the live frame (a new run, a new model, a reopened result)
+    void updateReplayControls();
 
     BackgroundJobs* jobs_;
     rbm::Model model_;
@@ -133,6 +167,18 @@ private:
     bool lastRunFinished_ = false;
     std::optional<TemperingSettings> lastRun_;
     QString reopened_;  // where the shown frame came from when reopened (showResult), else ""
+
+    std::shared_ptr<TemperingRecording> recording_;  // of the last run (written by its worker until it ends)
+    std::shared_ptr<TemperingFrame> replay_;         // the recorded scan on screen, when replaying
+    int replayIndex_ = 0;
+    double replayScan_ = 0;                          // Play's position, in scans
+    double replayPace_ = 0;
+    int maxRecords_ = 4096;
+    bool replayAvailable_ = false;
+    QTimer* playTimer_ = nullptr;
+    QPushButton* playButton_ = nullptr;
+    QSlider* playSlider_ = nullptr;
+    QLabel* playLabel_ = nullptr;
 
 };
 
