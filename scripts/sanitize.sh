@@ -2,7 +2,8 @@
 # Sanitizer builds of the core library, the CLI and their test suites (no Qt).
 #   address: AddressSanitizer + UndefinedBehaviorSanitizer (clang), every core and CLI suite
 #            (ctest -LE widgets); the same build holds the libFuzzer targets (scripts/fuzz.sh)
-#   thread:  ThreadSanitizer (g++), the suites that run chains on several threads
+#   thread:  ThreadSanitizer (clang: it compiles the Eigen-heavy core in about 0.6x GCC's CPU time,
+#            README "CI time"), the suites that run chains on several threads
 # Usage: scripts/sanitize.sh [address|thread|all] [SUITE...]   (default all; SUITEs narrow the
 #        thread part, e.g. `scripts/sanitize.sh thread test_pt`)
 # Build directories: build-asan and build-tsan next to build/ (override with RBMSCOPE_SANITIZE_DIR).
@@ -41,7 +42,7 @@ run_address() {
 run_thread() {
   local dir=$base/build-tsan
   local t0=$SECONDS
-  CXX=${RBMSCOPE_TSAN_CXX:-g++} cmake -S "$root" -B "$dir" -G Ninja -DRBMSCOPE_BUILD_GUI=OFF -DCMAKE_BUILD_TYPE=None \
+  CXX=${RBMSCOPE_TSAN_CXX:-clang++} cmake -S "$root" -B "$dir" -G Ninja -DRBMSCOPE_BUILD_GUI=OFF -DCMAKE_BUILD_TYPE=None \
     -DCMAKE_CXX_FLAGS="-O1 -g1 -fno-omit-frame-pointer -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
     -DRBMSCOPE_CORE_OPTIMIZE=-O2 \
     "${rbm_launcher[@]}" >/dev/null
