@@ -441,7 +441,9 @@ TEST_CASE("shared slots: 2 and 3 parts give bitwise the run of one process, ever
     models.push_back({"gaussian", exact_moves_model()});
     const PtScheme schemes[] = {PtScheme::Deo, PtScheme::Reversible, PtScheme::Single, PtScheme::Lifted};
     int i = 0;
-    for (const auto& [name, m] : models) {
+    for (const auto& entry : models) {
+        const auto& name = entry.first;  // (clang 14 cannot capture a structured binding in a lambda)
+        const Model& m = entry.second;
         const PtScheme scheme = schemes[i++ % 4];
         PtOptions o = options(scheme, geometric_ladder(7, 0.7), 150, 30, 11);  // 3 chain blocks per slot
         o.sample_chains = 0;
