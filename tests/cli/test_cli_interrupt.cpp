@@ -214,7 +214,11 @@ std::string big_brbm() {
 }  // namespace
 
 TEST_CASE("ais: SIGINT while annealing gives log Z at beta_reached, complete false, exit 130") {
-    const json j = interrupt_run("ais bars-and-stripes --base uniform --steps 2000000 --chains 2000 --seed 3",
+    // The partial result (estimate, bootstrap, running points) is computed after the signal, in the
+    // 1 s: instrumented (RBMSCOPE_SANITIZED) it ran 10-25x slower and took 1.03 s once with 2000
+    // chains, so there it uses 500 (the contract checked is the same; Release keeps 2000).
+    const std::string chains = test::sanitized() ? "500" : "2000";
+    const json j = interrupt_run("ais bars-and-stripes --base uniform --steps 2000000 --chains " + chains + " --seed 3",
                                  [](const json& l) { return l.value("phase", "") == "annealing" && num_above(l, "step", 0); });
     if (j.is_null()) return;
     CHECK(num_above(j, "steps_done", 0) && j["steps_done"].get<double>() < 2000000);
