@@ -2,7 +2,7 @@
 # Sanitizer builds of the core library, the CLI and their test suites (no Qt).
 #   address: AddressSanitizer + UndefinedBehaviorSanitizer (clang), every core and CLI suite
 #            (ctest -LE widgets); the same build holds the libFuzzer targets (scripts/fuzz.sh)
-#   thread:  ThreadSanitizer (clang: it compiles the Eigen-heavy core in about 0.6x GCC's CPU time,
+#   thread:  ThreadSanitizer (clang: it compiles the Eigen-heavy core in less CPU time than GCC,
 #            README "CI time"), the suites that run chains on several threads
 # Usage: scripts/sanitize.sh [address|thread|all] [SUITE...]   (default all; SUITEs narrow the
 #        thread part, e.g. `scripts/sanitize.sh thread test_pt`)

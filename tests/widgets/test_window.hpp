@@ -23,3 +23,9 @@ inline bool waitIdle(const rbmscope::MainWindow& w, int ms = 60000) {
     while (!w.idle() && t.elapsed() < ms) QTest::qWait(10);
     return w.idle();
 }
+
+// A key as the user types it: to the widget with focus (a field keeps Space), else the window.
+inline void press(rbmscope::MainWindow& w, Qt::Key key, Qt::KeyboardModifiers mods = Qt::NoModifier) {
+    QWidget* target = QApplication::focusWidget() ? QApplication::focusWidget() : &w;
+    QTest::keyClick(target, key, mods);
+}

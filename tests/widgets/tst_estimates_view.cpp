@@ -31,6 +31,16 @@ void open(MainWindow& w, const QString& preset) {
     QVERIFY(waitIdle(w));
 }
 
+// The sweep's settings on the panel, nothing run until startSweep.
+void setSweep(MainWindow& w, rbm::Index chains, std::vector<rbm::Index> steps) {
+    RunSettings s = w.settings();
+    s.autoRun = false;
+    s.chains = chains;
+    s.sweepSteps = std::move(steps);
+    w.applySettings(s);
+    QVERIFY(waitIdle(w));
+}
+
 }  // namespace
 
 class TestEstimatesView : public QObject {
@@ -39,12 +49,7 @@ private Q_SLOTS:
     void sweepPointsAppearAsRunsFinish() {
         MainWindow w;
         open(w, "four-mode");
-        RunSettings s = w.settings();
-        s.autoRun = false;
-        s.chains = 1000;  // long enough that redraws (coalesced to ~30/s) land between runs
-        s.sweepSteps = {50, 400, 3000};
-        w.applySettings(s);
-        QVERIFY(waitIdle(w));
+        setSweep(w, 1000, {50, 400, 3000});  // 1000 chains: long enough that redraws (coalesced to ~30/s) land between runs
         std::vector<int> seen;  // points on the chart at each update
         connect(w.sweepJob(), &SweepJob::progressed, this, [&] { seen.push_back(w.estimatesView()->plottedPoints()); });
         w.startSweep();
@@ -90,12 +95,7 @@ private Q_SLOTS:
     void cancellingASweepKeepsItsPoints() {
         MainWindow w;
         open(w, "four-mode");
-        RunSettings s = w.settings();
-        s.autoRun = false;
-        s.chains = 2000;
-        s.sweepSteps = {5, 10, 400000};
-        w.applySettings(s);
-        QVERIFY(waitIdle(w));
+        setSweep(w, 2000, {5, 10, 400000});
         w.startSweep();
         QTRY_VERIFY_WITH_TIMEOUT(w.sweepJob()->points().size() >= 4, 30000);
         QTest::qWait(100);  // well into the long run
@@ -139,12 +139,7 @@ private Q_SLOTS:
     void kAxesAreLabelledInsideOneDecade() {
         MainWindow w;
         open(w, "four-mode");
-        RunSettings s = w.settings();
-        s.autoRun = false;
-        s.chains = 100;
-        s.sweepSteps = {20, 50};
-        w.applySettings(s);
-        QVERIFY(waitIdle(w));
+        setSweep(w, 100, {20, 50});
         w.startSweep();
         QVERIFY(waitIdle(w));
         EstimatesView* v = w.estimatesView();

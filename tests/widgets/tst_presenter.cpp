@@ -16,6 +16,7 @@
 #include <QtTest>
 
 #include "main_window/main_window.hpp"
+#include "test_window.hpp"
 #include "main_window/presenter_overlay.hpp"
 #include "screenshot_dir.hpp"
 
@@ -24,11 +25,6 @@ using namespace rbmscope;
 namespace {
 
 constexpr int kStartMs = 60000;  // first units of a job (a loaded machine builds paths slowly)
-
-void press(MainWindow& w, Qt::Key key, Qt::KeyboardModifiers mods = Qt::NoModifier) {
-    QWidget* target = QApplication::focusWidget() ? QApplication::focusWidget() : &w;
-    QTest::keyClick(target, key, mods);
-}
 
 bool isAncestorOrSelf(const QWidget* a, const QWidget* w) {
     for (; w; w = w->parentWidget())

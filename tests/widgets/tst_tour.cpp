@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "main_window/main_window.hpp"
+#include "test_window.hpp"
 #include "views/meanfield/meanfield_view.hpp"
 #include "views/tempering/tempering_view.hpp"
 
@@ -23,11 +24,6 @@ using namespace rbmscope;
 namespace {
 
 constexpr int kLongMs = 180000;  // a loaded CI machine builds paths and runs slowly
-
-void press(MainWindow& w, Qt::Key key, Qt::KeyboardModifiers mods = Qt::NoModifier) {
-    QWidget* target = QApplication::focusWidget() ? QApplication::focusWidget() : &w;
-    QTest::keyClick(target, key, mods);
-}
 
 // One decimal, as the README prints it.
 double oneDecimal(double x) { return std::round(x * 10) / 10; }

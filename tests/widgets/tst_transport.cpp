@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "main_window/main_window.hpp"
+#include "test_window.hpp"
 
 using namespace rbmscope;
 
@@ -32,11 +33,6 @@ double threadCpuMs() {
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-void press(MainWindow& w, Qt::Key key) {
-    QWidget* target = QApplication::focusWidget() ? QApplication::focusWidget() : &w;
-    QTest::keyClick(target, key);
 }
 
 }  // namespace

@@ -404,6 +404,8 @@ void EstimatesView::refreshSweep() {
         sweepStatus_->setText(text);
     }
     logZView_->viewport()->update();
+    // With no single run the summary speaks of the sweep, so it follows the sweep too.
+    if (!run_ || run_->lanes().empty()) refreshRun();
 }
 
 void EstimatesView::refreshRun() {

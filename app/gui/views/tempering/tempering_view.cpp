@@ -574,8 +574,8 @@ void TemperingView::updateReplayControls() {
     // A cancelled run's worker writes its last record a moment after the channel stopped: look again then.
     if (recording_ && !running() && !recording_->ended()) QTimer::singleShot(20, this, [this] { updateReplayControls(); });
     const TemperingRecording* r = recording();
-    const bool can = r && r->size() > 0;
-    if (can != replayAvailable_) {
+    const bool can = canReplay();
+    if (can != replayAvailable_) {  // the value last announced, so the signal fires on changes only
         replayAvailable_ = can;
         Q_EMIT replayAvailableChanged(can);
     }
