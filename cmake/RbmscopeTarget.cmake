@@ -12,3 +12,12 @@ function(rbmscope_qt_target_options target)
   target_compile_definitions(${target} PRIVATE QT_NO_KEYWORDS)
   set_target_properties(${target} PROPERTIES AUTOMOC ON)
 endfunction()
+
+# Unity build of a multi-file target (RBMSCOPE_UNITY, top-level CMakeLists.txt): its sources
+# compile in batches of 8 per translation unit, so the precompiled header is loaded and the
+# templates of Eigen, Qt, nlohmann-json and the standard library are instantiated once per batch.
+function(rbmscope_unity target)
+  if(RBMSCOPE_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+  endif()
+endfunction()

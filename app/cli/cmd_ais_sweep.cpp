@@ -108,7 +108,7 @@ Checkpoint load_checkpoint(const std::string& file, const json& options) {
     return sweep_checkpoint_from_json(read_file(file), options, "--resume " + file);
 }
 
-json run_sweep(const std::vector<std::string>& argv) {
+json run_ais_sweep(const std::vector<std::string>& argv) {
     std::vector<Args::Option> opts{
         {"methods", "LIST", "comma-separated path[:base], e.g. geometric:moment,geometric:sigma,cov (default geometric:moment)"},
         {"steps", "K1,K2,...", "numbers of steps (default 10,30,100,300,1000)"},
@@ -311,6 +311,6 @@ json run_sweep(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-REGISTER_COMMAND("ais-sweep", "AIS log Z and ESS vs number of steps K for several methods (repeated runs)", run_sweep);
+REGISTER_COMMAND("ais-sweep", "AIS log Z and ESS vs number of steps K for several methods (repeated runs)", run_ais_sweep);
 
 }  // namespace rbm::cli

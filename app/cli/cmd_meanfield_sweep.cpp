@@ -21,7 +21,7 @@ json method_json(const MeanFieldSweepMethod& m) {
             {"mse_v_se", m.mse_v_se},       {"converged_fraction", m.converged_fraction}};
 }
 
-json run_sweep(const std::vector<std::string>& argv) {
+json run_meanfield_sweep(const std::vector<std::string>& argv) {
     const std::string help =
         std::string("Random GRBMs (default: the paper's 24 visible, 12 hidden units; 2^12 hidden\n"
                     "configurations, so exact answers are cheap). For each coupling scale, averaged over\n"
@@ -156,6 +156,6 @@ json run_sweep(const std::vector<std::string>& argv) {
 }  // namespace
 
 REGISTER_COMMAND("meanfield-sweep", "mean-field accuracy on random enumerable GRBMs (the paper's experiment)",
-                 run_sweep);
+                 run_meanfield_sweep);
 
 }  // namespace rbm::cli

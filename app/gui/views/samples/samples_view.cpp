@@ -10,7 +10,7 @@
 namespace rbmscope {
 namespace {
 
-constexpr int kFrameGateMs = 40;
+constexpr int kSamplesFrameGateMs = 40;
 constexpr int kMaxDataTiles = 64;
 
 }  // namespace
@@ -22,7 +22,7 @@ bool sameTrainingData(const rbm::TrainingData& a, const rbm::TrainingData& b) {
 
 SamplesView::SamplesView(QWidget* parent, BackgroundJobs* jobs)
     : QWidget(parent), jobs_(jobs ? jobs : new BackgroundJobs(this)) {
-    gate_ = std::make_unique<FrameGate>(this, kFrameGateMs, [this] {
+    gate_ = std::make_unique<FrameGate>(this, kSamplesFrameGateMs, [this] {
         if (!pending_) return;
         shown_ = std::move(pending_);
         showFrame();

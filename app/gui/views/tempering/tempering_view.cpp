@@ -12,7 +12,7 @@ namespace rbmscope {
 namespace {
 
 constexpr int kRungCells = 72;     // grid side of each rung heatmap
-constexpr int kFrameGateMs = 35;   // at most ~30 redraws per second
+constexpr int kTemperingFrameGateMs = 35;   // at most ~30 redraws per second
 constexpr int kBarrierSamples = 160;
 constexpr int kReplayTickMs = 33;      // Play's frame interval
 constexpr double kFastReplaySeconds = 8;  // "fast" with no transport speed: the whole run in this time
@@ -25,7 +25,7 @@ QString fmt(double x, int digits = 3) { return QString::number(x, 'g', digits); 
 
 TemperingView::TemperingView(QWidget* parent, BackgroundJobs* jobs)
     : QWidget(parent), jobs_(jobs ? jobs : new BackgroundJobs(this)) {
-    gate_ = std::make_unique<FrameGate>(this, kFrameGateMs, [this] { showPending(); });
+    gate_ = std::make_unique<FrameGate>(this, kTemperingFrameGateMs, [this] { showPending(); });
     auto* root = new QVBoxLayout(this);
     root->setContentsMargins(4, 4, 4, 4);
     auto* strip = new QWidget(this);
