@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -340,4 +341,9 @@ TEST_CASE("printed numbers are read with their precision") {
     CHECK(!parse_printed("1.10 nats", v, h));
 }
 
-RBM_TEST_MAIN
+int main(int argc, char** argv) {
+    // Open MPI refuses to run as root unless told (CI containers run as root).
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    return run_all(argc, argv);
+}
