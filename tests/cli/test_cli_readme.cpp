@@ -272,11 +272,15 @@ TEST_CASE("every figure the README quotes from a command is what the command pri
 TEST_CASE("figures made by scripts or other suites are still quoted as the manifest says") {
     // These are produced by a script (minutes of CPU) or printed by another suite's case; the
     // manifest names it. Here only the quoted text is checked, so an edit to the figure in the
-    // README must come with an edit to the manifest that names where the new one came from.
+    // README must come with an edit to the manifest that names where the new one came from;
+    // scripts/readme_figures.sh runs those suites' cases and compares what they print.
     int n = 0;
     for (const json& f : manifest().at("elsewhere")) {
         CHECK_MSG(f.contains("script") || f.contains("test"), f.dump() << ": names neither a script nor a test");
         check_readme_text(f, f.contains("script") ? f.value("script", "") : f.value("test", ""));
+        for (const json& p : f.value("printed", json::array()))  // what scripts/readme_figures.sh compares
+            CHECK_MSG(f["readme"].get<std::string>().find(p.get<std::string>()) != std::string::npos,
+                      p << " is not in '" << f["readme"].get<std::string>() << "'");
         if (f.contains("script")) {
             const std::string script = f["script"];
             const std::string file = script.substr(0, script.find(' '));
