@@ -11,7 +11,8 @@
 #   scripts/readme_tables.sh rate      # "Not reproduced": the digits at lr 0.2, 30 000 updates, seed 1
 #   scripts/readme_tables.sh           # all three
 #   EPOCHS=1 scripts/readme_tables.sh digits   # a quick run of the pipeline (not the README's figures)
-# build/ must hold a Release build (BUILD_DIR= another); OUT_DIR= keeps the runs' JSON and logs.
+# build/ must hold a Release build (BUILD_DIR= another); OUT_DIR= keeps the runs' JSON and logs, and
+# with KEEP=1 a digits run whose log is already in OUT_DIR is not run again.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cli="${BUILD_DIR:-$repo/build}/app/cli/rbmscope-cli"
@@ -48,6 +49,7 @@ digits() {
     for s in 1 2 3; do
       local extra=()
       case $m in pt|lpt|deo) extra=(--gamma 0.7 --rungs 6) ;; esac
+      [ "${KEEP:-0}" = 1 ] && [ -s "$out/d_${m}_$s.csv" ] && continue
       "$cli" train --data digits --shifts --binarize 0.5 --hidden 50 --batch 10 --lr 0.02 --method $m "${extra[@]}" \
         --seed $s --epochs "${EPOCHS:-100}" --monitor-every 2000 --out "$out/d_${m}_$s.json" --log "$out/d_${m}_$s.csv" \
         --threads 1 >/dev/null &
@@ -67,6 +69,7 @@ print("| method | \u221224 | \u221222 | \u221221 | \u221220.5 | \u221220 | mean,
 print("|---|---|---|---|---|---|---|---|")
 def fmt(x):
     return ("\u2212" if x < 0 else "") + "%.2f" % abs(x)
+wander = []
 for m in ["cd", "pcd", "pt", "lpt", "deo"]:
     runs = []
     for s in (1, 2, 3):
@@ -83,8 +86,15 @@ for m in ["cd", "pcd", "pt", "lpt", "deo"]:
         cell = "%d" % statistics.median(reached)  # over the seeds that reach the level
         cells.append(cell + (" (%d of %d never)" % (never, len(runs)) if never else ""))
     last10 = statistics.mean(ll for run in runs for _, ll in run[-10:])
-    late = [ll for run in runs for u, ll in run if u > 30000]
+    late = [ll for run in runs for u, ll in run if u >= 30000]
     print("| %s | %s | %s | %s |" % (m, " | ".join(cells), fmt(last10), fmt(min(late)) if late else "\u2014"))
+    jumps = [[abs(b[1] - a[1]) for a, b in zip(run, run[1:]) if a[0] >= 30000] for run in runs]
+    wander.append("%s: median %s, largest %s" % (m, "/".join("%.2f" % statistics.median(j) for j in jumps if j),
+                                               "/".join("%.2f" % max(j) for j in jumps if j)))
+print()
+print("change between consecutive records from update 30 000 on, per seed (nats):")
+for line in wander:
+    print(line)
 PY
 }
 
