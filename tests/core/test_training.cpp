@@ -9,6 +9,7 @@
 #include "check.hpp"
 #include "core/data/datasets.hpp"
 #include "core/exact/exact.hpp"
+#include "core/io/presets.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/training/training.hpp"
 
@@ -224,6 +225,12 @@ TEST_CASE("bars-and-stripes 4x4: exact log-likelihood rises for every method and
             for (double a : log.back().swap_acceptance) CHECK(a > 0.05 && a <= 1.0);
         }
     }
+}
+
+TEST_CASE("the bars-and-stripes preset puts 91% of its mass on the 30 patterns (README, preset notes)") {
+    const double mass = mass_on_patterns(load_preset("bars-and-stripes"));
+    std::printf("  bars-and-stripes preset: exact mass on the 30 patterns %.4f\n", mass);
+    CHECK_NEAR(mass, 0.91, 0.005);  // the README and the preset's notes print 91%
 }
 
 TEST_CASE("bars-and-stripes: Gibbs samples of a trained model are mostly valid patterns") {
