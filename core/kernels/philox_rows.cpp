@@ -65,7 +65,6 @@ struct Staged {
         int used;
     };
     std::array<Tail, kBatch> tails;
-    std::size_t lanes = 0, ntails = 0;
 };
 
 // The 64-bit product of the low 32 bits of a lane with m (< 2^32).
@@ -107,13 +106,13 @@ HWY_INLINE void philox10(D d, V& a0, V& a1, V& a2, V& a3, V ka0, V ka1, V& b0, V
 // Words x | y << 32 from the low halves of x and y.
 HWY_INLINE V pack(D d, V x, V y) { return hn::Or(hn::And(x, hn::Set(d, 0xFFFFFFFFu)), hn::ShiftLeft<32>(y)); }
 
-// Computes the staged lanes and writes them out.
-void flush(Staged& s) {
+// Computes the first `lanes` staged lanes and writes them out.
+void flush(Staged& s, std::size_t lanes, std::size_t ntails) {
     const D d;
     const std::size_t n = hn::Lanes(d), step = 2 * n;
     // Whole pairs of vectors; the lanes past the last block hold zeros (computed, never written).
-    const std::size_t padded = (s.lanes + step - 1) / step * step;
-    for (std::size_t i = s.lanes; i < padded; ++i) s.ctr01[i] = s.ctr23[i] = s.key01[i] = 0;
+    const std::size_t padded = (lanes + step - 1) / step * step;
+    for (std::size_t i = lanes; i < padded; ++i) s.ctr01[i] = s.ctr23[i] = s.key01[i] = 0;
     for (std::size_t i = 0; i < padded; i += step) {
         const std::size_t j = i + n;
         const V ca01 = hn::Load(d, s.ctr01.data() + i), ca23 = hn::Load(d, s.ctr23.data() + i);
@@ -127,24 +126,29 @@ void flush(Staged& s) {
         hn::Store(pack(d, b0, b1), d, s.out01.data() + j);
         hn::Store(pack(d, b2, b3), d, s.out23.data() + j);
     }
-    for (std::size_t i = 0; i < s.lanes; ++i) {
+    for (std::size_t i = 0; i < lanes; ++i) {
         std::memcpy(s.dst[i], &s.out01[i], 8);
         std::memcpy(s.dst[i] + 2, &s.out23[i], 8);
     }
-    for (std::size_t t = 0; t < s.ntails; ++t) {
+    for (std::size_t t = 0; t < ntails; ++t) {
         const Staged::Tail& tail = s.tails[t];
         const std::uint32_t* b = s.spill[tail.lane].data();
         std::copy(b, b + tail.used, tail.dst);
         tail.rng->hold(b, tail.used);
     }
-    s.lanes = s.ntails = 0;
 }
 
 }  // namespace
 
 void fill_rows_u32(ChainRngs& rngs, Index begin, Index rows, std::size_t words_per_row, std::uint32_t* out) {
     thread_local Staged s;
-    s.lanes = s.ntails = 0;
+    // The lane counts and arrays in locals: stores to the staged 64-bit words could otherwise alias
+    // a counter kept in the struct, which the compiler would then reload at every store.
+    std::size_t lanes = 0, ntails = 0;
+    std::uint64_t* const ctr01 = s.ctr01.data();
+    std::uint64_t* const ctr23 = s.ctr23.data();
+    std::uint64_t* const key01 = s.key01.data();
+    std::uint32_t** const dst = s.dst.data();
     for (Index r = 0; r < rows; ++r) {
         Rng& g = rngs[begin + r];
         std::uint32_t* o = out + static_cast<std::size_t>(r) * words_per_row;
@@ -157,32 +161,37 @@ void fill_rows_u32(ChainRngs& rngs, Index begin, Index rows, std::size_t words_p
         const std::uint64_t c = (static_cast<std::uint64_t>(ctr[1]) << 32) | ctr[0];
         const std::uint64_t c23 = (static_cast<std::uint64_t>(ctr[3]) << 32) | ctr[2];
         const std::uint64_t k01 = (static_cast<std::uint64_t>(key[1]) << 32) | key[0];
+        g.skip_blocks(blocks);
         // Whole blocks, as many as the batch takes at a time (the counter wraps in 64 bits).
         for (std::size_t j = 0; j < whole;) {
-            const std::size_t take = std::min(whole - j, kBatch - s.lanes);
+            const std::size_t take = std::min(whole - j, kBatch - lanes);
             for (std::size_t t = 0; t < take; ++t) {
-                const std::size_t i = s.lanes + t;
-                s.ctr01[i] = c + (j + t);
-                s.ctr23[i] = c23;
-                s.key01[i] = k01;
-                s.dst[i] = o + 4 * (j + t);
+                ctr01[lanes + t] = c + (j + t);
+                ctr23[lanes + t] = c23;
+                key01[lanes + t] = k01;
+                dst[lanes + t] = o + 4 * (j + t);
             }
-            s.lanes += take;
+            lanes += take;
             j += take;
-            if (s.lanes == kBatch) flush(s);
+            if (lanes == kBatch) {
+                flush(s, lanes, ntails);
+                lanes = ntails = 0;
+            }
         }
         if (blocks > whole) {  // the last block, in part
-            const std::size_t i = s.lanes++;
-            s.ctr01[i] = c + whole;
-            s.ctr23[i] = c23;
-            s.key01[i] = k01;
-            s.dst[i] = s.spill[i].data();
-            s.tails[s.ntails++] = {&g, o + 4 * whole, i, static_cast<int>(left - 4 * whole)};
-            if (s.lanes == kBatch) flush(s);
+            const std::size_t i = lanes++;
+            ctr01[i] = c + whole;
+            ctr23[i] = c23;
+            key01[i] = k01;
+            dst[i] = s.spill[i].data();
+            s.tails[ntails++] = {&g, o + 4 * whole, i, static_cast<int>(left - 4 * whole)};
+            if (lanes == kBatch) {
+                flush(s, lanes, ntails);
+                lanes = ntails = 0;
+            }
         }
-        g.skip_blocks(blocks);
     }
-    if (s.lanes) flush(s);
+    if (lanes) flush(s, lanes, ntails);
 }
 
 #endif
