@@ -17,7 +17,7 @@ function(rbmscope_simd_target name flags)
   set(lib rbmscope_kernels_${name})
   add_library(${lib} OBJECT ${RBMSCOPE_SIMD_SOURCES})
   target_include_directories(${lib} PRIVATE ${PROJECT_SOURCE_DIR})
-  target_include_directories(${lib} SYSTEM PRIVATE ${RANDOM123_INCLUDE_DIR})
+  target_include_directories(${lib} SYSTEM PRIVATE ${RANDOM123_INCLUDE_DIR} ${HWY_INCLUDE_DIR})
   target_link_libraries(${lib} PRIVATE Eigen3::Eigen TBB::tbb)
   target_compile_definitions(${lib} PRIVATE EIGEN_DONT_PARALLELIZE EIGEN_MAX_ALIGN_BYTES=16
                              RBMSCOPE_SIMD_NS=${name} RBMSCOPE_SIMD_TABLE=rbmscope_kernels_${name})

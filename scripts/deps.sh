@@ -8,6 +8,7 @@ packages=(
   libqt6opengl6-dev  # Qt6Charts' CMake config needs Qt6OpenGL; qt6-charts-dev does not pull it in
   libeigen3-dev libtbb-dev librandom123-dev nlohmann-json3-dev libzip-dev zlib1g-dev
   libmatio-dev libhdf5-dev
+  libhwy-dev  # Google Highway: the Philox words of a block of chains in vector lanes (core/kernels/philox_rows.cpp)
   xvfb xauth fonts-dejavu-core
   libopenmpi-dev openmpi-bin  # cluster runs: mpirun -np R rbmscope-cli ais ... (RBMSCOPE_MPI)
 )

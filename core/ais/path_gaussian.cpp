@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/kernels/philox_rows.hpp"
 #include "core/kernels/vector_math.hpp"
 #include "core/ais/paths.hpp"
 #include "core/numerics/scalar.hpp"
@@ -114,7 +115,7 @@ public:
     }
 
     // One coordinate-wise Gibbs sweep per chain. Each chain takes 2 ceil(n/2) words of its stream
-    // (Rng::fill_u32), turned into its n normals by Box-Muller pairs (kernels/vector_math.hpp) in one flat
+    // (Rng::fill_u32, all rows at once: kernels/philox_rows.hpp), turned into its n normals by Box-Muller pairs (kernels/vector_math.hpp) in one flat
     // loop per block.
     void transition(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
         const auto g = params(beta);
@@ -127,7 +128,7 @@ public:
         grow(words, rows * nz);
         grow(normals, rows * nz);
         grow(coef, n);
-        for (Index r = 0; r < rows; ++r) rngs[begin + r].fill_u32(words.data() + r * nz, static_cast<std::size_t>(nz));
+        fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(nz), words.data());
         std::uint32_t* w = words.data();
         double* z = normals.data();
         for (Index t = 0; t < rows * nz; t += 2) detail::normal_pair(w[t], w[t + 1], z[t], z[t + 1]);

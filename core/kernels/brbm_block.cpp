@@ -59,7 +59,7 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
     s.lambda.resize(static_cast<std::size_t>(rows * ldh));
     s.act.resize(static_cast<std::size_t>(rows * ldv));
     for (auto* v : {&s.x, &s.e1, &s.e0, &s.inc}) v->resize(static_cast<std::size_t>(m));
-    s.words.resize(static_cast<std::size_t>(std::max(n, m)));
+    s.words.resize(static_cast<std::size_t>(rows * std::max(n, m)));
     s.on.resize(static_cast<std::size_t>(std::max(n, m)));
 
     // Active visible units; their part of the increment, (beta - beta')(b - a)'v.
@@ -82,9 +82,11 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
     double* e1 = s.e1.data();
     double* e0 = s.e0.data();
     double* inc = s.inc.data();
-    std::uint32_t* words = s.words.data();
     unsigned char* on = s.on.data();
+    // Each chain's m words for its hidden draws, all rows at once (kernels/philox_rows.cpp).
+    detail::fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(m), s.words.data());
     for (Index r = 0; r < rows; ++r) {
+        const std::uint32_t* words = s.words.data() + r * m;
         const S* lam = s.lambda.data() + r * ldh;
         for (Index j = 0; j < m; ++j) x[j] = static_cast<double>(lam[j]);
         for (Index j = 0; j < m; ++j) e1[j] = exp_nonpositive(-beta * std::fabs(x[j]));
@@ -95,7 +97,6 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
             for (Index j = 0; j < m; ++j) acc += inc[j];
             (*lw)(begin + r) += acc;
         }
-        rngs[begin + r].fill_u32(words, static_cast<std::size_t>(m));
         for (Index j = 0; j < m; ++j) on[j] = bernoulli_sigmoid(unit_from_word(words[j]), x[j], e1[j]);
         for (Index j = 0; j < m; ++j)
             if (on[j]) s.hid_idx.push_back(static_cast<int>(j));
@@ -112,11 +113,12 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
     S* e = s.e.data();
     for (Index i = 0; i < n; ++i) bias[i] = static_cast<S>((1.0 - beta) * a_(i) + beta * b_(i));
     const S bt = static_cast<S>(beta);
+    detail::fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(n), s.words.data());
     for (Index r = 0; r < rows; ++r) {
+        const std::uint32_t* words = s.words.data() + r * n;
         const S* u = s.act.data() + r * ldv;
         for (Index i = 0; i < n; ++i) y[i] = bt * u[i] + bias[i];
         for (Index i = 0; i < n; ++i) e[i] = exp_nonpositive(-std::fabs(y[i]));
-        rngs[begin + r].fill_u32(words, static_cast<std::size_t>(n));
         if constexpr (sizeof(S) == 4) {
             for (Index i = 0; i < n; ++i) on[i] = bernoulli_sigmoid(unit_from_word_f(words[i]), y[i], e[i]);
         } else {

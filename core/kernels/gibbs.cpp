@@ -1,6 +1,7 @@
 #include "core/kernels/gibbs.hpp"
 
 #include "core/kernels/gibbs_leaky.hpp"
+#include "core/kernels/philox_rows.hpp"
 #include "core/kernels/vector_math.hpp"
 
 #include <Eigen/Cholesky>
@@ -171,7 +172,7 @@ LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const Mat* gram, 
         words.resize(static_cast<std::size_t>(rows * nz));
         normals.resize(words.size());
     }
-    for (Index r = 0; r < rows; ++r) rngs[begin + r].fill_u32(words.data() + r * nz, static_cast<std::size_t>(nz));
+    fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(nz), words.data());
     {
         const std::uint32_t* w = words.data();
         double* z = normals.data();

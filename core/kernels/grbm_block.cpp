@@ -136,14 +136,15 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
         }
     }
 
-    // Random words: m for the hidden draws, then nv for the visible normals, per chain.
-    // One fill_u32 per chain (the same words as two calls; with m + nv = 4, as in the 2-D toy, it
-    // is exactly one Philox block and skips the per-word path).
-    std::uint32_t* cw = grow(s.cw, m + nv);
+    // Random words: m for the hidden draws, then nv for the visible normals, per chain (the same
+    // words as two draws), all rows at once (kernels/philox_rows.cpp): with m + nv = 4, as in the
+    // 2-D toys, one Philox block per chain, computed in vector lanes across chains.
+    const Index nw = m + nv;
+    std::uint32_t* cw = grow(s.cw, rows * nw);
+    detail::fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(nw), cw);
     for (Index r = 0; r < rows; ++r) {
-        rngs[begin + r].fill_u32(cw, static_cast<std::size_t>(m + nv));
-        for (Index j = 0; j < m; ++j) hw[r * m + j] = cw[j];
-        for (Index i = 0; i < nv; ++i) vw[r * nv + i] = cw[m + i];
+        for (Index j = 0; j < m; ++j) hw[r * m + j] = cw[r * nw + j];
+        for (Index i = 0; i < nv; ++i) vw[r * nv + i] = cw[r * nw + m + i];
     }
     for (Index t = 0; t < th; ++t) h[t] = bernoulli_sigmoid_d(unit_from_word(hw[t]), beta * lam[t], e1[t]);
     for (Index t = 0; t < rows * nv; t += 2) normal_pair(vw[t], vw[t + 1], z[t], z[t + 1]);

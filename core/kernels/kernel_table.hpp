@@ -28,6 +28,8 @@ struct KernelTable {
     std::unique_ptr<BlockStep> (*grbm)(const Grbm& m, const Vec& a, const Vec& sa, bool float32);
     // kernels/gemm_probe.cpp: GFLOP/s of chains x n times n x m products over blocks of `block` chains.
     double (*gemm_gflops)(Index chains, Index n, Index m, Index block, bool f32, double min_seconds);
+    // kernels/philox_rows.hpp.
+    void (*fill_rows_u32)(ChainRngs& rngs, Index begin, Index rows, std::size_t words_per_row, std::uint32_t* out);
 };
 
 }  // namespace rbm::detail
@@ -39,11 +41,13 @@ extern "C" const rbm::detail::KernelTable* rbmscope_kernels_avx512();
 extern "C" const rbm::detail::KernelTable* rbmscope_kernels_native();
 
 #ifdef RBMSCOPE_SIMD_NS
-// Inside a target's sources: its factories (kernels/brbm_block.cpp, kernels/grbm_block.cpp).
+// Inside a target's sources: its factories (kernels/brbm_block.cpp, kernels/grbm_block.cpp) and
+// its block generator (kernels/philox_rows.cpp).
 namespace rbm::detail::inline RBMSCOPE_SIMD_NS {
 std::unique_ptr<BlockStep> make_brbm_float(const Brbm& m, const Vec& base_bias);
 std::unique_ptr<BlockStep> make_brbm_double(const Brbm& m, const Vec& base_bias);
 std::unique_ptr<BlockStep> make_grbm(const Grbm& m, const Vec& a, const Vec& sa, bool float32);
 double gemm_gflops(Index chains, Index n, Index m, Index block, bool f32, double min_seconds);
+void fill_rows_u32(ChainRngs& rngs, Index begin, Index rows, std::size_t words_per_row, std::uint32_t* out);
 }  // namespace rbm::detail::RBMSCOPE_SIMD_NS
 #endif

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "core/kernels/philox_rows.hpp"
 #include "core/numerics/types.hpp"
 
 namespace rbm {
@@ -137,5 +138,9 @@ namespace detail {
 const KernelTable& kernel_table() { return *table_of(simd_active()); }
 
 }  // namespace detail
+
+void fill_rows_u32(ChainRngs& rngs, Index begin, Index rows, std::size_t words_per_row, std::uint32_t* out) {
+    detail::kernel_table().fill_rows_u32(rngs, begin, rows, words_per_row, out);
+}
 
 }  // namespace rbm

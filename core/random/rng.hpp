@@ -42,6 +42,39 @@ public:
         }
         while (k < n) out[k++] = next_u32();
     }
+    // fill_u32 in three parts, for generators that compute the blocks of many streams at once
+    // (kernels/philox_rows.hpp): the buffered words (at most n; returns how many), then blocks at
+    // counter() + 0, 1, ... (64-bit counter in words 0 and 1, wrapping as philox_block's does)
+    // under key(), then skip_blocks(k) past them and, when the last one was used only in part,
+    // hold(last, used) to keep its remaining words buffered.
+    std::size_t take_buffered(std::uint32_t* out, std::size_t n) {
+        std::size_t k = 0;
+        while (k < n && pos_ < 4) out[k++] = buf_[pos_++];
+        return k;
+    }
+    const std::array<std::uint32_t, 2>& key() const { return key_; }
+    const std::array<std::uint32_t, 4>& counter() const { return ctr_; }
+    void skip_blocks(std::uint64_t k) {
+        const std::uint64_t c = ((static_cast<std::uint64_t>(ctr_[1]) << 32) | ctr_[0]) + k;
+        ctr_[0] = static_cast<std::uint32_t>(c);
+        ctr_[1] = static_cast<std::uint32_t>(c >> 32);
+    }
+    void hold(const std::uint32_t* block, int used) {
+        for (int i = 0; i < 4; ++i) buf_[static_cast<std::size_t>(i)] = block[i];
+        pos_ = used;
+    }
+    // Philox4x32-10 of one counter under one key (the scalar reference of the block generators).
+    static std::array<std::uint32_t, 4> block(const std::array<std::uint32_t, 4>& ctr,
+                                              const std::array<std::uint32_t, 2>& key) {
+        using P = r123::Philox4x32;
+        P::ctr_type c;
+        P::key_type k;
+        for (int i = 0; i < 4; ++i) c.v[i] = ctr[static_cast<std::size_t>(i)];
+        k.v[0] = key[0];
+        k.v[1] = key[1];
+        const P::ctr_type out = P()(c, k);
+        return {{out.v[0], out.v[1], out.v[2], out.v[3]}};
+    }
     // Uniform on the open interval (0,1), 53 random bits.
     double uniform() {
         const std::uint64_t a = next_u32(), b = next_u32();
@@ -67,15 +100,9 @@ public:
 private:
     // The block at the current counter; advances the counter.
     std::array<std::uint32_t, 4> philox_block() {
-        using P = r123::Philox4x32;
-        P::ctr_type c;
-        P::key_type k;
-        for (int i = 0; i < 4; ++i) c.v[i] = ctr_[i];
-        k.v[0] = key_[0];
-        k.v[1] = key_[1];
-        const P::ctr_type out = P()(c, k);
+        const auto out = block(ctr_, key_);
         if (++ctr_[0] == 0) ++ctr_[1];
-        return {{out.v[0], out.v[1], out.v[2], out.v[3]}};
+        return out;
     }
     void refill() {
         buf_ = philox_block();
