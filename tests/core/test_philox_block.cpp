@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "simd_paths.hpp"
 #include "core/kernels/philox_rows.hpp"
 #include "core/kernels/simd.hpp"
 
@@ -16,13 +17,7 @@ using namespace rbm;
 
 namespace {
 
-std::vector<SimdPath> paths_to_test() {
-    const std::vector<SimdPath> have = simd_supported();
-    for (SimdPath p : simd_built())
-        if (std::find(have.begin(), have.end(), p) == have.end())
-            std::printf("  SKIP path %s: this processor lacks it\n", simd_name(p));
-    return have;
-}
+using rbm::test::paths_to_test;
 
 void restore() { simd_force(simd_supported().back()); }
 

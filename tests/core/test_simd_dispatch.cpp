@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "check.hpp"
+#include "simd_paths.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
 #include "core/kernels/simd.hpp"
@@ -39,13 +40,7 @@ Run run_on(SimdPath p, MakePath make, Index chains, Index steps) {
     return {r.log_weights, r.particles, r.estimate};
 }
 
-std::vector<SimdPath> paths_to_test() {
-    const std::vector<SimdPath> have = simd_supported();
-    for (SimdPath p : simd_built())
-        if (std::find(have.begin(), have.end(), p) == have.end())
-            std::printf("  SKIP path %s: this processor lacks it\n", simd_name(p));
-    return have;
-}
+using rbm::test::paths_to_test;
 
 // 150 x 140: more columns than one panel of the widest path (128 floats) and padding in the last.
 Brbm test_brbm() {
