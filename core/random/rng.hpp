@@ -34,8 +34,7 @@ public:
     // whole Philox blocks (4 x 32 bits) go straight to `out`: the fast kernels draw one word
     // per Bernoulli decision this way.
     void fill_u32(std::uint32_t* out, std::size_t n) {
-        std::size_t k = 0;
-        while (k < n && pos_ < 4) out[k++] = buf_[pos_++];
+        std::size_t k = take_buffered(out, n);
         for (; k + 4 <= n; k += 4) {
             const auto block = philox_block();
             for (int i = 0; i < 4; ++i) out[k + static_cast<std::size_t>(i)] = block[static_cast<std::size_t>(i)];

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "philox_kats.hpp"
 #include "simd_paths.hpp"
 #include "core/kernels/philox_rows.hpp"
 #include "core/kernels/simd.hpp"
@@ -29,17 +30,8 @@ Rng rng_at(const std::array<std::uint32_t, 4>& ctr, const std::array<std::uint32
     return g;
 }
 
-struct Kat {
-    std::array<std::uint32_t, 4> ctr;
-    std::array<std::uint32_t, 2> key;
-    std::array<std::uint32_t, 4> out;
-};
-// Random123's kat_vectors for philox4x32_10.
-const Kat kKats[] = {
-    {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
-    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}, {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
-    {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}, {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
-};
+using Kat = rbm::test::PhiloxKat;
+constexpr const auto& kKats = rbm::test::kPhiloxKats;
 
 // Rows of `rngs` set to random streams: their own seed (so their own key), stream, a position
 // anywhere in the 64-bit counter (some just before it wraps) and 0..3 words already drawn.

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "check.hpp"
+#include "philox_kats.hpp"
 #include "test_support.hpp"
 #include "core/kernels/gibbs.hpp"
 #include "core/numerics/parallel.hpp"
@@ -13,17 +14,7 @@ using namespace rbm;
 
 TEST_CASE("Philox4x32-10 reproduces Random123's known-answer vectors") {
     using P = r123::Philox4x32;
-    struct Kat {
-        std::array<std::uint32_t, 4> ctr;
-        std::array<std::uint32_t, 2> key;
-        std::array<std::uint32_t, 4> out;
-    };
-    const Kat kats[] = {
-        {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
-        {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}, {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
-        {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}, {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
-    };
-    for (const auto& k : kats) {
+    for (const auto& k : rbm::test::kPhiloxKats) {
         P::ctr_type c;
         P::key_type key;
         for (int i = 0; i < 4; ++i) c.v[i] = k.ctr[i];
