@@ -61,8 +61,8 @@ constexpr int kMaxVariables = 100000;
 // libmatio trusts a v5 file's element sizes: a dimensions element claiming 2 GB makes it
 // allocate that much before anything can be checked. So the top-level elements of a v5 file
 // are walked first: each must fit in the file, and each variable's dimensions element must be
-// small (rank <= 32) and inside its variable; for a compressed variable, the start of its
-// inflated stream is checked the same way.
+// small (rank <= 32) and inside its variable; a compressed variable is checked the same way
+// on its inflated stream, against the size that stream truly inflates to.
 constexpr std::uint32_t miMATRIX = 14, miCOMPRESSED = 15;
 
 std::uint32_t word(const unsigned char* p, bool swap) {
@@ -72,16 +72,34 @@ std::uint32_t word(const unsigned char* p, bool swap) {
 }
 
 // `m` points at a miMATRIX element's data (after its tag), `len` bytes of it available,
-// `declared` its size: every sub-element seen (flags, dimensions, name, data) must fit in it.
+// `declared` its size (for a compressed variable, at most what its stream truly inflates to):
+// every sub-element seen (flags, dimensions, name, data) must fit in it. libmatio reads the
+// flags, dimensions and name at fixed places (a 16-byte flags element, then an int32 dimensions
+// element, then the name), so a file laid out otherwise is refused: the walk then reads what
+// libmatio reads.
 void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t declared, bool swap, int index,
                         int depth = 0) {
     if (depth > 32) throw InputError("the file is damaged: variable " + std::to_string(index + 1) + " nests too deep");
     std::uint64_t pos = 0;
     const std::string which = "the file is damaged: variable " + std::to_string(index + 1);
-    unsigned cls = 0;
+    constexpr unsigned kCell = 1, kStruct = 2, kObject = 3, kFunction = 16, kOpaque = 17;  // matio_classes
+    const unsigned cls = len >= 12 ? word(m + 8, swap) & 0xFF : 0;
+    const bool holds_matrices = cls == kCell || cls == kStruct || cls == kObject || cls == kFunction;
+    double count = 1;               // elements of a cell or struct array (product of its dimensions)
+    std::uint32_t field_bytes = 0;  // a struct's field-name length
+    // An opaque object (a MATLAB string or table) has no dimensions element: libmatio reads the
+    // name tag at byte 24, which must fit too.
+    if (cls == kOpaque && len >= 32 && word(m + 24, swap) == 1 && 32 + std::uint64_t(word(m + 28, swap)) > declared)
+        throw InputError(which + " has a name of " + std::to_string(word(m + 28, swap)) + " bytes, more than the variable's " +
+                         std::to_string(declared));
     for (int sub = 0; pos + 8 <= len && pos + 8 <= declared; ++sub) {
         const std::uint32_t t = word(m + pos, swap);
+        if (sub == 0 && ((t != 6 && t != 5) || word(m + pos + 4, swap) != 8))
+            throw InputError(which + " does not start with an 8-byte array-flags element");
+        if (sub == 1 && t != 5 && cls != kOpaque)
+            throw InputError(which + " has no int32 dimensions element after its array flags");
         if ((t >> 16) != 0) {  // small element: tag and up to 4 bytes of data in 8 bytes
+            if (sub == 3 && cls == kStruct) field_bytes = word(m + pos + 4, swap);
             pos += 8;
             continue;
         }
@@ -89,16 +107,22 @@ void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t d
         if (pos + 8 + n > declared)
             throw InputError(which + " has an element of " + std::to_string(n) + " bytes, more than the variable's " +
                              std::to_string(declared));
-        if (sub == 0 && n >= 4 && pos + 12 <= len) cls = word(m + pos + 8, swap) & 0xFF;
         if (sub == 1 && n > 4 * 32) throw InputError(which + " declares " + std::to_string(n / 4) + " dimensions");
         // A cell or struct array's elements are whole matrices of at least 8 bytes each; libmatio
-        // allocates a pointer per element from the dimensions alone.
-        if (sub == 1 && (cls == 1 || cls == 2 || cls == 3) && pos + 8 + n <= len) {
-            double count = 1;
+        // allocates a pointer per element (per field of each element, for a struct) from the
+        // dimensions and field names alone.
+        if (sub == 1 && holds_matrices && pos + 8 + n <= len) {
             for (std::uint64_t k = 0; k + 4 <= n; k += 4) count *= static_cast<double>(word(m + pos + 8 + k, swap));
             if (count * 8.0 > static_cast<double>(declared))
                 throw InputError(which + " declares " + std::to_string(static_cast<unsigned long long>(std::min(count, 1e18))) +
                                  " cells or fields in " + std::to_string(declared) + " bytes");
+        }
+        if (sub == 4 && cls == kStruct && field_bytes > 0) {
+            const double fields = static_cast<double>(n / field_bytes);
+            if (count * fields * 8.0 > static_cast<double>(declared))
+                throw InputError(which + " declares " + std::to_string(static_cast<unsigned long long>(std::min(count, 1e18))) +
+                                 " elements of " + std::to_string(n / field_bytes) + " fields in " +
+                                 std::to_string(declared) + " bytes");
         }
         // Cells and structs hold whole matrices as elements: the same rules inside.
         if (t == miMATRIX && pos + 8 < len)
@@ -106,10 +130,49 @@ void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t d
                                index, depth + 1);
         pos += 8 + (n + 7) / 8 * 8;
     }
-    // libmatio reads the dimensions tag at a fixed offset, after a 16-byte array-flags element,
-    // whatever size the flags element declares (Mat_VarReadNextInfo5 reads six words at once).
-    if (len >= 24 && (word(m + 16, swap) >> 16) == 0 && word(m + 20, swap) > 4 * 32)
-        throw InputError(which + " declares " + std::to_string(word(m + 20, swap) / 4) + " dimensions");
+}
+
+// A compressed variable's sizes are what it declares after inflation, which the file's size does
+// not bound: the whole stream is inflated (as libmatio will) to learn its true size, and kept
+// where the checks need it: all of a cell, struct or object array (matrices nested anywhere in
+// it), the first kilobyte of anything else (its flags, dimensions and name).
+struct Inflated {
+    std::string kept;
+    std::uint64_t total = 0;
+};
+Inflated inflate_variable(const unsigned char* p, std::uint64_t n, bool swap, int index) {
+    // The largest array a model file may hold (kMaxFileElements doubles) and room for the rest.
+    constexpr std::uint64_t kMaxInflated = 8 * static_cast<std::uint64_t>(kMaxFileElements) + (1u << 20);
+    Inflated out;
+    z_stream z{};
+    if (inflateInit(&z) != Z_OK) throw InputError("cannot start zlib");
+    z.next_in = const_cast<unsigned char*>(p);
+    z.avail_in = static_cast<uInt>(n);
+    unsigned char chunk[1 << 16];
+    bool keep_all = false;
+    for (;;) {
+        z.next_out = chunk;
+        z.avail_out = sizeof chunk;
+        const int rc = inflate(&z, Z_NO_FLUSH);
+        const std::size_t got = sizeof chunk - z.avail_out;
+        if (out.total < 24 && out.total + got >= 24) {
+            std::string head = out.kept + std::string(reinterpret_cast<char*>(chunk), got);
+            const unsigned cls = word(reinterpret_cast<const unsigned char*>(head.data()) + 16, swap) & 0xFF;
+            keep_all = cls == 1 || cls == 2 || cls == 3 || cls == 16;  // cell, struct, object, function handle
+        }
+        const std::size_t head_room = out.kept.size() < 1024 ? 1024 - out.kept.size() : 0;
+        const std::size_t room = keep_all ? got : std::min(got, head_room);
+        out.kept.append(reinterpret_cast<char*>(chunk), room);
+        out.total += got;
+        if (out.total > kMaxInflated) {
+            inflateEnd(&z);
+            throw InputError("variable " + std::to_string(index + 1) + " inflates to more than " +
+                             std::to_string(kMaxInflated) + " bytes, more than a model file holds");
+        }
+        if (rc != Z_OK || (got == 0 && z.avail_in == 0)) break;  // end, error or truncated stream
+    }
+    inflateEnd(&z);
+    return out;
 }
 
 // A v4 file is a sequence of variables, each a 20-byte header (type code MOPT, rows, columns,
@@ -180,18 +243,11 @@ void check_layout(const fs::path& path) {
                              std::to_string(n) + " bytes, " + std::to_string(bytes.size() - at - 8) + " remain");
         if (t == miMATRIX) check_matrix_start(p + at + 8, static_cast<std::size_t>(n), n, swap, index);
         if (t == miCOMPRESSED && n > 0) {
-            unsigned char head[1024];
-            z_stream z{};
-            if (inflateInit(&z) != Z_OK) throw InputError("cannot start zlib");
-            z.next_in = const_cast<unsigned char*>(p + at + 8);
-            z.avail_in = static_cast<uInt>(n);
-            z.next_out = head;
-            z.avail_out = sizeof head;
-            inflate(&z, Z_SYNC_FLUSH);
-            const std::size_t got = sizeof head - z.avail_out;
-            inflateEnd(&z);
-            if (got >= 8 && word(head, swap) == miMATRIX)
-                check_matrix_start(head + 8, got - 8, word(head + 4, swap), swap, index);
+            const Inflated v = inflate_variable(p + at + 8, n, swap, index);
+            const auto* h = reinterpret_cast<const unsigned char*>(v.kept.data());
+            if (v.kept.size() >= 8 && word(h, swap) == miMATRIX)
+                check_matrix_start(h + 8, v.kept.size() - 8, std::min<std::uint64_t>(word(h + 4, swap), v.total - 8),
+                                   swap, index);
         }
         at += 8 + ((t == miMATRIX) ? (n + 7) / 8 * 8 : n);
     }

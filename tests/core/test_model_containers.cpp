@@ -90,6 +90,23 @@ TEST_CASE("reference-tool files give their JSON twin's exact log Z to the last b
     CHECK(load_model(kLoaders / "grbm-v73.mat").kind() == ModelKind::Grbm);
 }
 
+// Written by scipy 1.10 (Debian 12): W = arange(6).reshape(2, 3) / 10, b = zeros(2), c = zeros(3),
+// kind = 'brbm', beside a struct `meta` (a 3 x 3 array and a cell of two strings) and a cell
+// `cells` (a vector, a string, an empty matrix), with savemat(..., do_compression=True/False).
+// The v5 layout checks (mat_file.cpp) must pass what a common writer produces.
+TEST_CASE("scipy .mat files with a struct and a cell beside the model load, compressed or not") {
+    for (const char* f : {"brbm-scipy-struct-cell.mat", "brbm-scipy-struct-cell-compressed.mat"}) {
+        const Model m = load_model(kLoaders / f);
+        const auto* r = m.as<Brbm>();
+        CHECK_MSG(r && r->W.rows() == 2 && r->W.cols() == 3 && r->b.size() == 2 && r->c.size() == 3, f);
+        if (!r || r->W.rows() != 2 || r->W.cols() != 3) continue;
+        for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 3; ++j) CHECK_MSG(r->W(i, j) == (3 * i + j) / 10.0, f << " W(" << i << "," << j << ")");
+        const auto names = list_model_arrays(kLoaders / f);
+        CHECK_MSG(names.size() == 6, f << ": " << names.size() << " variables listed");
+    }
+}
+
 TEST_CASE("--map names other arrays; a W stored hidden x visible is transposed and said so") {
     const Model twin = load_model(kLoaders / "brbm.json");
     ModelLoadOptions o;
