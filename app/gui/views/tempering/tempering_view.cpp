@@ -263,6 +263,7 @@ bool TemperingView::running() const { return computing() || showing_; }
 
 void TemperingView::cancel() {
     jobs_->cancel(runChannel());
+    showCut_ = showing_;
     if (showing_) {
         // Stopped at once; the last computed scan goes on screen once the worker has written it.
         showing_ = false;
@@ -302,6 +303,7 @@ void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
     stepGate_ = gate ? std::move(gate) : std::make_shared<rbm::StepGate>();
     lastRunFinished_ = false;
     showing_ = true;
+    showCut_ = false;
     showEndPending_ = false;
     showScan_ = -1;
     showPos_ = 0;
@@ -618,8 +620,9 @@ void TemperingView::updateReplayControls() {
     const QSignalBlocker block(playSlider_);
     playSlider_->setRange(0, can ? r->size() - 1 : 0);
     playSlider_->setValue(can ? (replay_ ? replayIndex_ : r->size() - 1) : 0);
-    if (!can) playLabel_->setText(running() ? tr("recording…") : QString());
-    else if (!replay_)
+    if (!can) {
+        if (!showing_) playLabel_->setText(running() ? tr("recording…") : QString());  // a show writes its own
+    } else if (!replay_)
         playLabel_->setText(tr("%1 scans recorded (1 in %2): Replay or drag").arg(r->size()).arg(r->stride()));
 }
 
@@ -703,16 +706,13 @@ void TemperingView::updateShowStatus() {
     const long long computed = computedScans();
     const long long total = recording_ ? recording_->scansTotal() : 0;
     const bool held = stepGate_ && stepGate_->pause.load();
-    const QString engine = computing() ? tr("computing") : lastRunFinished_ ? tr("done") : tr("stopped");
-    status_->setText(tr("%1 scan %2 of %3 computed (of %4; engine %5)")
-                         .arg(held ? tr("paused at") : tr("showing"))
-                         .arg(showScan_)
-                         .arg(computed)
-                         .arg(total)
-                         .arg(engine));
+    status_->setText(tr("%1 scan %2 of %3 computed").arg(held ? tr("paused at") : tr("showing")).arg(showScan_).arg(computed));
+    playLabel_->setText(computing() ? tr("engine computing: %1 of %2 scans").arg(computed).arg(total)
+                                    : tr("engine %1: %2 of %3 scans").arg(lastRunFinished_ ? tr("done") : tr("stopped")).arg(computed).arg(total));
 }
 
 QString TemperingView::transportDetail() const {
+    if (showCut_ && !running() && lastRunFinished_) return tr(" · show stopped, the run was computed to its end");
     if (!showing_ || showScan_ < 0) return {};
     const long long total = recording_ ? recording_->scansTotal() : 0;
     return tr(" shown · %1 of %2 computed%3").arg(computedScans()).arg(total).arg(computing() ? QString() : tr(" (engine %1)").arg(lastRunFinished_ ? tr("done") : tr("stopped")));

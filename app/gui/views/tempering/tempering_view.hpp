@@ -199,7 +199,8 @@ private:
     QTimer* playTimer_ = nullptr;
     QTimer* showTimer_ = nullptr;
     bool showing_ = false;          // the run's show is in progress (the transport's job is active)
-    bool showEndPending_ = false;   // cancelled: show the last computed scan once the worker wrote it
+    bool showEndPending_ = false;
+    bool showCut_ = false;          // Esc stopped the last run's show before its end   // cancelled: show the last computed scan once the worker wrote it
     long long showScan_ = -1;       // the recorded scan on screen in the show
     double showPos_ = 0;            // the show's position, in scans
     QElapsedTimer showClock_;
