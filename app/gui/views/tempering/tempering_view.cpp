@@ -135,7 +135,7 @@ void TemperingView::buildControls(QWidget* strip) {
     runButton_ = new QPushButton(tr("Run"), strip);
     cancelButton_ = new QPushButton(tr("Cancel"), strip);
     status_ = new QLabel(strip);
-    status_->setMinimumWidth(160);
+    status_->setMinimumWidth(260);
 
     const auto label = [strip](const QString& t) { return new QLabel(t, strip); };
     h->addWidget(label(tr("Scheme")));
@@ -153,7 +153,7 @@ void TemperingView::buildControls(QWidget* strip) {
     h->addWidget(speed_);
     h->addWidget(runButton_);
     h->addWidget(cancelButton_);
-    h->addWidget(status_, 1);
+    h->addStretch(1);  // the status line sits on the replay strip below, where it has room
 
     connect(runButton_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancelButton_, &QPushButton::clicked, this, [this] { cancel(); });
@@ -510,6 +510,7 @@ void TemperingView::buildReplayControls(QWidget* strip) {
     playLabel_->setMinimumWidth(200);
     h->addWidget(playButton_);
     h->addWidget(playSlider_, 1);
+    h->addWidget(status_);
     h->addWidget(playLabel_);
     showTimer_ = new QTimer(this);
     showTimer_->setTimerType(Qt::PreciseTimer);
@@ -684,6 +685,7 @@ void TemperingView::endShow() {
     showTimer_->stop();
     replay_.reset();
     if (recording_ && recording_->ended() && recording_->size() > 0) {
+        pending_.reset();  // an older engine frame still waiting for the redraw timer must not replace the end
         // The last computed scan (a cancelled run's worker writes it after the last report).
         const TemperingRecording* r = recording_.get();
         auto last = std::make_shared<TemperingFrame>(r->frame(r->size() - 1));
