@@ -2,14 +2,19 @@
 // preset says "edited" in the window title and the description; the tempering trajectory's β
 // labels follow a rung drag; after Esc the status line says "partial (β = …)" and shows no exact
 // log Z beside a partial log Ẑ_β; the particle overlay gives the real N; the training chart's
-// ticks are distinct; the mean-field density does not say "computing…" before Run.
+// ticks are distinct; the mean-field density does not say "computing…" before Run. Each view's own
+// status line says paused while its job is held; Esc with nothing running leaves a finished run
+// finished.
+#include <QLabel>
 #include <QSet>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "main_window/main_window.hpp"
 #include "core/io/presets.hpp"
 #include "ladder_plot.hpp"
 #include "run_curves.hpp"
+#include "test_window.hpp"
 
 using namespace rbmscope;
 
@@ -131,6 +136,124 @@ private Q_SLOTS:
         QCOMPARE(QSet<QString>(y.begin(), y.end()).size(), y.size());
         const QStringList x = c.tickLabels(Qt::Horizontal);
         QCOMPARE(QSet<QString>(x.begin(), x.end()).size(), x.size());
+    }
+
+    // Space on a view's job: its own status line says paused (not "running…") until Space resumes.
+    void statusLineSaysPausedWhilePaused_data() {
+        QTest::addColumn<QString>("view");
+        for (const char* v : {"annealing", "estimates", "tempering", "samples"}) QTest::newRow(v) << QString::fromLatin1(v);
+    }
+    void statusLineSaysPausedWhilePaused() {
+        QFETCH(QString, view);
+        MainWindow w;
+        open(w, view == QLatin1String("samples") ? "bars-and-stripes" : "four-mode");
+        if (QTest::currentTestFailed()) return;
+        RunSettings s = w.settings();
+        s.autoRun = false;
+        s.schedule.steps = 1000000;
+        s.chains = 20;
+        s.sweepSteps = {1000000};
+        s.reverse = false;
+        w.applySettings(s);
+        QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
+        if (view == QLatin1String("tempering")) {
+            TemperingSettings t = w.temperingView()->settings();
+            t.scans = 10000000;
+            w.temperingView()->setSettings(t);
+        } else if (view == QLatin1String("samples")) {
+            SamplesSettings t;
+            t.sweeps = 100000000;
+            w.samplesView()->setSettings(t);
+        }
+        w.setPace(1000);
+        QVERIFY(w.setCurrentView(view));
+        // The line the view's user reads: the view's own, or the main window's for the AIS views.
+        const auto line = [&] {
+            if (view == QLatin1String("tempering")) return w.temperingView()->statusText();
+            if (view == QLatin1String("samples")) return w.samplesView()->statusText();
+            return w.statusLine();
+        };
+        Transport* t = w.transport();
+        w.runCurrent();
+        QTRY_VERIFY_WITH_TIMEOUT(t->units() > 3, kIdleMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!line().contains(QStringLiteral("aused")), 5000);
+        w.togglePause();
+        QTRY_COMPARE_WITH_TIMEOUT(t->state(), Transport::State::Paused, 10000);
+        QTRY_VERIFY2_WITH_TIMEOUT(line().contains(QStringLiteral("aused")), qPrintable(line()), 5000);
+        QVERIFY2(!line().contains(QStringLiteral("running")), qPrintable(line()));
+        QTest::qWait(200);
+        QVERIFY2(line().contains(QStringLiteral("aused")), qPrintable(line()));
+        w.togglePause();
+        QTRY_VERIFY2_WITH_TIMEOUT(!line().contains(QStringLiteral("aused")), qPrintable(line()), 5000);
+        w.cancelCurrent();
+        QTRY_VERIFY_WITH_TIMEOUT(!t->jobActive(), 10000);
+    }
+
+    // Esc with nothing running changes nothing: a finished run stays finished, in every view.
+    void escAfterAFinishedRunKeepsItFinished_data() {
+        QTest::addColumn<QString>("view");
+        for (const char* v : {"annealing", "estimates", "tempering", "meanfield", "samples"}) QTest::newRow(v) << QString::fromLatin1(v);
+    }
+    void escAfterAFinishedRunKeepsItFinished() {
+        QFETCH(QString, view);
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        open(w, view == QLatin1String("samples") ? "bars-and-stripes" : "four-mode");
+        if (QTest::currentTestFailed()) return;
+        RunSettings s = w.settings();
+        s.autoRun = false;
+        s.schedule.steps = 200;
+        s.chains = 20;
+        s.sweepSteps = {20, 40};
+        w.applySettings(s);
+        QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
+        if (view == QLatin1String("tempering")) {
+            TemperingSettings t = w.temperingView()->settings();
+            t.scans = 400;
+            t.scansPerSecond = 0;
+            w.temperingView()->setSettings(t);
+        }
+        QVERIFY(w.setCurrentView(view));
+        w.centralWidget()->setFocus();
+        Transport* t = w.transport();
+        press(w, Qt::Key_F5);
+        QTRY_VERIFY_WITH_TIMEOUT(t->state() == Transport::State::Finished && w.idle(), kIdleMs);
+        auto* label = w.findChild<QLabel*>(QStringLiteral("transportState"));
+        QVERIFY(label);
+        const QString before = label->text();
+        QVERIFY2(before.contains(QStringLiteral("finished")), qPrintable(before));
+        press(w, Qt::Key_Escape);
+        QTest::qWait(100);
+        QCOMPARE(t->state(), Transport::State::Finished);
+        QCOMPARE(label->text(), before);
+    }
+
+    // A restored session re-runs AIS (auto-run); the Compare view's toolbar then describes that run.
+    void restoredSessionToolbarDescribesItsRun() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("s.json"));
+        {
+            MainWindow w;
+            open(w, "four-mode");
+            if (QTest::currentTestFailed()) return;
+            QVERIFY(w.setCurrentView(QStringLiteral("compare")));
+            QVERIFY(w.saveSession(file));
+        }
+        MainWindow w;
+        w.setInteractive(false);
+        w.setAutosave(false);
+        QVERIFY(w.openSession(file));
+        QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
+        QCOMPARE(w.currentView(), QStringLiteral("compare"));
+        QVERIFY(!w.session()->lanes().empty() && w.session()->lanes().front().result);
+        auto* label = w.findChild<QLabel*>(QStringLiteral("transportState"));
+        QVERIFY(label);
+        QTest::qWait(50);
+        QVERIFY2(label->text().contains(QStringLiteral("finished")) && !label->text().contains(QStringLiteral(" 0 ")), qPrintable(label->text()));
+        QCOMPARE(w.transport()->state(), Transport::State::Finished);
     }
 
     void meanFieldSaysPressRunNotComputing() {

@@ -117,10 +117,11 @@ private Q_SLOTS:
         v.run();
         QSignalSpy shown(&v, &TemperingView::frameShown);
         QVERIFY(shown.wait(10000));
-        QCOMPARE(v.shownFrame()->stats.scheme, rbm::PtScheme::Deo);
+        QCOMPARE(v.displayedFrame()->stats.scheme, rbm::PtScheme::Deo);
         const auto gen = v.jobs()->generation(v.runChannel());
         std::vector<rbm::PtScheme> seen;
-        connect(&v, &TemperingView::frameShown, &v, [&] { seen.push_back(v.shownFrame()->stats.scheme); });
+        // What reaches the screen: the recorded scans of the new run (the engine's frames are not drawn).
+        connect(&v, &TemperingView::frameShown, &v, [&] { seen.push_back(v.displayedFrame()->stats.scheme); });
         v.setScheme(rbm::PtScheme::Reversible);  // the combo's handler restarts
         QVERIFY(v.jobs()->generation(v.runChannel()) > gen);
         QCOMPARE(v.shownFrame(), nullptr);
@@ -174,6 +175,9 @@ private Q_SLOTS:
         qInfo("worker returned %lld ms after cancel", static_cast<long long>(ms));
         const double bound = loadAwareBoundMs(100.0, 1000.0);
         QVERIFY2(ms < bound, qPrintable(QStringLiteral("%1 ms (bound %2 ms)").arg(ms).arg(bound)));
+        // Then the last computed scan goes on screen once (the worker wrote it as it left), and nothing more.
+        QTRY_VERIFY_WITH_TIMEOUT(!v.lastScanPending(), 2000);
+        QCOMPARE(v.displayedFrame()->scansDone, v.liveRecording()->lastScan());
         const int frames = v.framesShown();
         QTest::qWait(150);
         QCOMPARE(v.framesShown(), frames);

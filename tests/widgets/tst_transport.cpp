@@ -122,15 +122,26 @@ private Q_SLOTS:
         QCOMPARE(t->units(), held);
         QCOMPARE(t->state(), Transport::State::Paused);
 
-        // Step (→, then .) advances exactly one unit each, and holds again.
+        // Step (→, then .) advances exactly one unit each, and holds again. The Tempering view's unit
+        // is the next recorded scan of its run (its engine computes on at full speed; the transport
+        // drives what is shown, and a long run's recording keeps every stride-th scan).
+        const bool pt = view == QLatin1String("tempering");
+        const auto oneUnitOn = [&](long long from) {
+            if (!pt) return t->units() == from + 1;
+            const TemperingFrame* f = w.temperingView()->displayedFrame();
+            return t->units() > from && f && f->scansDone == t->units() &&
+                   t->units() - from <= w.temperingView()->liveRecording()->stride();
+        };
         press(w, Qt::Key_Right);
-        QTRY_VERIFY_WITH_TIMEOUT(t->units() == held + 1 && t->state() == Transport::State::Paused, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(oneUnitOn(held) && t->state() == Transport::State::Paused, 10000);
+        const long long once = t->units();
         QTest::qWait(100);
-        QCOMPARE(t->units(), held + 1);
+        QCOMPARE(t->units(), once);
         press(w, Qt::Key_Period);
-        QTRY_VERIFY_WITH_TIMEOUT(t->units() == held + 2 && t->state() == Transport::State::Paused, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(oneUnitOn(once) && t->state() == Transport::State::Paused, 10000);
+        const long long twice = t->units();
         QTest::qWait(100);
-        QCOMPARE(t->units(), held + 2);
+        QCOMPARE(t->units(), twice);
 
         // Space resumes.
         press(w, Qt::Key_Space);
@@ -165,7 +176,8 @@ private Q_SLOTS:
               "bound 100 ms); the worker handed over after %.1f ms (bound 2000 ms)",
               qPrintable(view), t->units(), qPrintable(unit), t->units() - atEsc, shownMs, shownCpu, endMs);
         QVERIFY2(shownCpu < 100, qPrintable(QString::number(shownCpu)));
-        QVERIFY2(t->units() - atEsc <= 100, qPrintable(QString::number(t->units() - atEsc)));
+        // (The Tempering view shows the last scan its engine computed, far ahead of the shown one.)
+        if (!pt) QVERIFY2(t->units() - atEsc <= 100, qPrintable(QString::number(t->units() - atEsc)));
         QVERIFY2(endMs < 2000, qPrintable(QString::number(endMs)));
         QCOMPARE(t->state(), Transport::State::Stopped);
         QVERIFY(t->units() > held + 5);
@@ -177,6 +189,9 @@ private Q_SLOTS:
             QVERIFY(r.steps_done > 0);
         } else if (view == QLatin1String("tempering")) {
             QVERIFY(w.temperingView()->shownFrame() && w.temperingView()->shownFrame()->scansDone > 0);
+            QTRY_VERIFY_WITH_TIMEOUT(!w.temperingView()->lastScanPending(), 2000);
+            QCOMPARE(w.temperingView()->displayedFrame()->scansDone, w.temperingView()->liveRecording()->lastScan());
+            QCOMPARE(t->units(), w.temperingView()->liveRecording()->lastScan());
         } else if (view == QLatin1String("samples")) {
             QVERIFY(w.samplesView()->shownFrame() && w.samplesView()->shownFrame()->done > 0);
         } else if (view == QLatin1String("training")) {
@@ -189,7 +204,8 @@ private Q_SLOTS:
         // Step from a stopped job: a new run that holds after its first unit.
         press(w, Qt::Key_Period);
         QTRY_VERIFY_WITH_TIMEOUT(t->state() == Transport::State::Paused, kStartMs);
-        QCOMPARE(t->units(), 1LL);
+        if (pt) QVERIFY(oneUnitOn(0));  // scan 0, then the next recorded one
+        else QCOMPARE(t->units(), 1LL);
         press(w, Qt::Key_Escape);
         QTRY_VERIFY_WITH_TIMEOUT(!t->active(), 10000);
     }

@@ -42,6 +42,9 @@ public:
         std::function<QString()> cannotRun;      // "" when Run is possible, else why not
         std::function<double()> fraction;        // of the current / last run in [0, 1], < 0 unknown (may be null)
         bool canStep = true;                     // false: the job has no units (Step disabled)
+        // Words after the unit count in the toolbar, e.g. what a paced view shows against what its
+        // engine computed (may be null).
+        std::function<QString()> detail;
     };
     explicit Transport(Job job, QObject* parent = nullptr);
 
@@ -61,6 +64,7 @@ public:
     long long units() const;                       // units done by the current / last run
     double fraction() const;                       // < 0 when the job cannot say
     QString unitName() const { return job_.unit; }
+    QString detail() const { return job_.detail ? job_.detail() : QString(); }
     bool canStep() const { return job_.canStep; }
     QString cannotRun() const { return job_.cannotRun ? job_.cannotRun() : QString(); }
     // Re-read the job's state (call when the job started or ended outside the transport).

@@ -430,6 +430,9 @@ void MainWindow::buildTransports() {
     pt.active = [this] { return tempering_->running(); };
     pt.finished = [this] { return tempering_->lastRunFinished(); };
     pt.gate = [this] { return tempering_->stepGate(); };
+    // The engine computes at full speed; the transport drives what the view shows (its counter is
+    // the scan on screen), and the toolbar says how far the engine is.
+    pt.detail = [this] { return tempering_->transportDetail(); };
     // Progress of the views that count units against their settings (tuning rounds come on top
     // of a tempering run's scans: the fraction is capped).
     const auto ofUnits = [](const rbm::StepGate* g, double total) {
@@ -494,6 +497,8 @@ void MainWindow::buildTransports() {
     connect(tempering_, &TemperingView::replayAvailableChanged, this, [this] { updateActions(); });
     // A PT run is complete when its last frame is delivered, just after its channel stops running.
     connect(tempering_, &TemperingView::runFinished, ptT, &Transport::refresh);
+    // Likewise a Samples run (else the toolbar keeps the "stopped" it read as the channel stopped).
+    connect(samples_, &SamplesView::runFinished, smpT, &Transport::refresh);
     // A training run ends when its result is delivered, just after its channel stops running.
     connect(training_->session(), &TrainingJob::busyChanged, trT, &Transport::refresh);
 }
@@ -607,7 +612,7 @@ void MainWindow::updateActions() {
     pauseAction_->setText(held ? tr("&Resume") : animation ? tr("&Play β") : replaying ? tr("&Pause replay") : replay ? tr("&Replay run") : tr("&Pause"));
     pauseAction_->setIcon(style()->standardIcon(held || animation || (replay && !replaying) ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
     if (transportState_)
-        transportState_->setText(t ? tr("  %1 · %2 %3s").arg(stateName(st)).arg(t->units()).arg(t->unitName()) : QString());
+        transportState_->setText(t ? tr("  %1 · %2 %3s%4").arg(stateName(st)).arg(t->units()).arg(t->unitName()).arg(t->detail()) : QString());
     updateOverlay();
 }
 

@@ -26,6 +26,11 @@ SamplesView::SamplesView(QWidget* parent, BackgroundJobs* jobs)
         if (!pending_) return;
         shown_ = std::move(pending_);
         showFrame();
+        // While the run goes on, the status line says whether it is held (the worker sends a frame as
+        // it stops in a pause, and frames again once it goes on).
+        if (!shown_->finished && jobs_->isRunning(channel()) && stepGate_)
+            status_->setText((stepGate_->pause.load() ? tr("Paused — ") : QString()) +
+                             tr("%1 %2 of %3").arg(runningText_).arg(shown_->done).arg(shown_->total));
     });
     auto* root = new QVBoxLayout(this);
     root->setContentsMargins(4, 4, 4, 4);
@@ -330,7 +335,8 @@ void SamplesView::run(std::shared_ptr<rbm::StepGate> gate) {
         return;
     }
     pending_.reset();
-    status_->setText(tr("Running %1…").arg(samplerName(s.sampler)));
+    runningText_ = tr("Running %1…").arg(samplerName(s.sampler));
+    status_->setText(runningText_);
     const rbm::Model model = model_;
     stepGate_ = gate ? std::move(gate) : std::make_shared<rbm::StepGate>();
     lastRunFinished_ = false;

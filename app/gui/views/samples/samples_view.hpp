@@ -80,6 +80,7 @@ public:
     // gate: pause, single steps and pacing (jobs/transport.hpp); null: a gate of its own.
     void run(std::shared_ptr<rbm::StepGate> gate = {});
     rbm::StepGate* stepGate() const { return stepGate_.get(); }
+    QString statusText() const { return status_->text(); }
     bool lastRunFinished() const { return lastRunFinished_; }  // the last run ended complete
     void cancel();
     bool busy() const;
@@ -135,6 +136,7 @@ private:
     QPushButton* cancelButton_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* status_ = nullptr;
+    QString runningText_;  // the status line of the run in progress, without its pause or progress
     QLabel* dataStatus_ = nullptr;
     SampleGrid* samples_ = nullptr;
     SampleGrid* data_ = nullptr;

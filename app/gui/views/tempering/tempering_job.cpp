@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
-#include <thread>
 
 #include "colormap.hpp"
 #include "views/tempering/tempering_recording.hpp"
@@ -106,7 +105,6 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
 
     const auto start = Clock::now();
     auto lastReport = start;
-    long long paced = 0;  // scans since `start`
     bool cancelled = false;
     int round = 0;
     for (; round < static_cast<int>(lengths.size()) && !cancelled; ++round) {
@@ -123,11 +121,6 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
             window.emplace_back(at.begin(), at.begin() + rungs);  // chain 0
             if (static_cast<int>(window.size()) > s.window) window.pop_front();
             record(round + 1);
-            ++paced;
-            // Pacing: sleep in short steps so a cancel is seen within a few milliseconds.
-            while (s.scansPerSecond > 0 && paced > secondsSince(start) * s.scansPerSecond &&
-                   !cancel.load(std::memory_order_relaxed))
-                std::this_thread::sleep_for(std::chrono::milliseconds(2));
             if (cancel.load(std::memory_order_relaxed)) {
                 cancelled = true;
                 break;

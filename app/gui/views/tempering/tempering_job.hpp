@@ -1,6 +1,6 @@
 #pragma once
-// The worker side of the tempering view: drives rbm::PtSampler scan by scan (so the view can pace
-// it and watch every scan), with the adaptive ladder's tuning rounds of run_pt, and computes the
+// The worker side of the tempering view: drives rbm::PtSampler scan by scan at full speed (the view
+// shows the run at a pace from its recording; the pace never touches the engine), with the adaptive ladder's tuning rounds of run_pt, and computes the
 // tempered densities p_beta of a 2-D model on a grid for the small multiples. No widgets here.
 #include <QImage>
 #include <QRectF>
@@ -28,7 +28,7 @@ struct TemperingSettings {
     long long scans = 20000;          // of the final run (tuning rounds come on top)
     int adaptiveRounds = 4;
     int chains = 4;                   // independent ladders; statistics pooled, chain 0 drawn
-    double scansPerSecond = 0;        // pacing for watching; 0 = as fast as possible
+    double scansPerSecond = 0;        // the pace the view shows the run at (not the engine's); 0 = as it is computed
     std::vector<double> customLadder;  // when not empty (dragged rungs), used instead of the kind
     int window = 150;                 // recent scans of chain 0 shown
 };

@@ -25,6 +25,7 @@ void TemperingRecording::begin(rbm::PtScheme scheme, int rungs, int stateDim, in
     const std::size_t bytes = static_cast<std::size_t>(nums) * sizeof(double) + static_cast<std::size_t>(ids) * sizeof(std::uint16_t);
     // One place is the last scan's; the decimated records share the rest (at least 2, as the buffer needs).
     const rbm::Index cap = std::max<rbm::Index>(2, std::min<rbm::Index>(maxRecords_ - 1, static_cast<rbm::Index>(maxBytes_ / bytes)));
+    const std::lock_guard lock(mutex_);
     records_ = rbm::DecimatedRecords<double>(nums, cap);
     windows_ = rbm::DecimatedRecords<std::uint16_t>(ids, cap);
     last_.reset();
@@ -68,6 +69,7 @@ void TemperingRecording::record(long long scan, int round, const rbm::PtStats& s
     std::vector<double> nums;
     std::vector<std::uint16_t> ids;
     pack(round, stats, window, states, nums, ids);
+    const std::lock_guard lock(mutex_);
     records_.push(scan, nums.data());
     windows_.push(scan, ids.data());
 }
@@ -79,33 +81,76 @@ void TemperingRecording::recordLast(long long scan, int round, const rbm::PtStat
     l.scan = scan;
     l.finished = finished;
     pack(round, stats, window, states, l.nums, l.ids);
+    const std::lock_guard lock(mutex_);
     last_ = std::move(l);
     ended_.store(true, std::memory_order_release);
 }
 
 int TemperingRecording::size() const {
+    const std::lock_guard lock(mutex_);
+    return sizeLocked();
+}
+
+long long TemperingRecording::scan(int i) const {
+    const std::lock_guard lock(mutex_);
+    return scanLocked(i);
+}
+
+int TemperingRecording::indexAt(long long at) const {
+    const std::lock_guard lock(mutex_);
+    return indexAtLocked(at);
+}
+
+TemperingFrame TemperingRecording::frame(int i) const {
+    const std::lock_guard lock(mutex_);
+    return frameLocked(i);
+}
+
+long long TemperingRecording::lastScan() const {
+    const std::lock_guard lock(mutex_);
+    const int n = sizeLocked();
+    return n > 0 ? scanLocked(n - 1) : -1;
+}
+
+std::optional<TemperingFrame> TemperingRecording::frameAt(long long at) const {
+    const std::lock_guard lock(mutex_);
+    if (sizeLocked() == 0) return std::nullopt;
+    return frameLocked(indexAtLocked(at));
+}
+
+std::optional<TemperingFrame> TemperingRecording::frameAfter(long long at) const {
+    const std::lock_guard lock(mutex_);
+    const int n = sizeLocked();
+    if (n == 0) return std::nullopt;
+    int i = indexAtLocked(at);
+    if (scanLocked(i) <= at) ++i;
+    if (i >= n) return std::nullopt;
+    return frameLocked(i);
+}
+
+int TemperingRecording::sizeLocked() const {
     const int n = decimated();
     if (!last_) return n;
     return n > 0 && records_.scan(n - 1) == last_->scan ? n : n + 1;
 }
 
-long long TemperingRecording::scan(int i) const {
+long long TemperingRecording::scanLocked(int i) const {
     return i < decimated() ? records_.scan(i) : last_->scan;
 }
 
-int TemperingRecording::indexAt(long long at) const {
-    int lo = 0, hi = size() - 1;
-    if (hi < 0 || scan(0) > at) return 0;
+int TemperingRecording::indexAtLocked(long long at) const {
+    int lo = 0, hi = sizeLocked() - 1;
+    if (hi < 0 || scanLocked(0) > at) return 0;
     while (lo < hi) {  // the last index with scan(i) <= at
         const int mid = (lo + hi + 1) / 2;
-        if (scan(mid) <= at) lo = mid;
+        if (scanLocked(mid) <= at) lo = mid;
         else hi = mid - 1;
     }
     return lo;
 }
 
-TemperingFrame TemperingRecording::frame(int i) const {
-    const bool isLast = last_ && i == size() - 1;
+TemperingFrame TemperingRecording::frameLocked(int i) const {
+    const bool isLast = last_ && i == sizeLocked() - 1;
     // The last scan of the run may coincide with a decimated record: the kept last one says "finished".
     TemperingFrame f = isLast ? unpack(last_->scan, last_->nums.data(), last_->ids.data())
                               : unpack(records_.scan(i), records_.record(i), windows_.record(i));

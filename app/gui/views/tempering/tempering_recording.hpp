@@ -7,11 +7,15 @@
 // Memory is bounded whatever the run's length: the records are rbm::DecimatedRecords (every
 // stride-th scan; when full, every other record goes and the stride doubles), so a long run keeps
 // evenly spaced scans. The last scan of the run is kept besides, so a replay ends where the run did.
-// Written by the worker, read on the GUI thread only once the run has ended.
+// Written by the worker while the GUI thread reads it (the view shows the run at a pace while the
+// engine computes at full speed): every member takes a lock. While the run goes on, a record's
+// index can change (a halving drops every other one), so a reader that follows the run asks by
+// scan (frameAt, frameAfter), which is answered under one lock.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -27,7 +31,10 @@ public:
 
     // Called by runTempering before the first scan. stateDim: columns of the states kept (0: none).
     void begin(rbm::PtScheme scheme, int rungs, int stateDim, int window, long long scansTotal, int rounds);
-    bool wants(long long scan) const { return records_.wants(scan); }
+    bool wants(long long scan) const {
+        const std::lock_guard lock(mutex_);
+        return records_.wants(scan);
+    }
     // The view at `scan`: window rows oldest first (each `rungs` replica ids), states rungs x stateDim.
     void record(long long scan, int round, const rbm::PtStats& stats, const std::deque<std::vector<std::uint16_t>>& window,
                 const rbm::RowMat& states);
@@ -40,8 +47,15 @@ public:
     void markEnded() { ended_.store(true, std::memory_order_release); }  // the run failed: keep what is there
     int size() const;  // records, the last scan included
     int capacity() const { return maxRecords_; }
-    long long stride() const { return records_.stride(); }
+    long long stride() const {
+        const std::lock_guard lock(mutex_);
+        return records_.stride();
+    }
     long long scan(int i) const;
+    long long lastScan() const;  // of the newest record (-1 when none)
+    // The newest record at or before `scan`, and the oldest one after it (none: not recorded yet).
+    std::optional<TemperingFrame> frameAt(long long scan) const;
+    std::optional<TemperingFrame> frameAfter(long long scan) const;
     // The frame the view draws at record i (finished only for the last record of a finished run).
     TemperingFrame frame(int i) const;
     // Index of the last record at or before `scan` (0 when none).
@@ -51,6 +65,10 @@ public:
 
 private:
     int decimated() const { return static_cast<int>(records_.size()); }
+    int sizeLocked() const;
+    long long scanLocked(int i) const;
+    int indexAtLocked(long long scan) const;
+    TemperingFrame frameLocked(int i) const;
     void pack(int round, const rbm::PtStats& stats, const std::deque<std::vector<std::uint16_t>>& window,
               const rbm::RowMat& states, std::vector<double>& nums, std::vector<std::uint16_t>& ids) const;
     TemperingFrame unpack(long long scan, const double* nums, const std::uint16_t* ids) const;
@@ -72,6 +90,7 @@ private:
     };
     std::optional<Last> last_;
     std::atomic<bool> ended_{false};
+    mutable std::mutex mutex_;
 };
 
 }  // namespace rbmscope

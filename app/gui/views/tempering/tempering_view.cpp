@@ -77,8 +77,9 @@ TemperingView::TemperingView(QWidget* parent, BackgroundJobs* jobs)
     });
     connect(jobs_, &BackgroundJobs::runningChanged, this, [this](const QString& channel, bool on) {
         if (channel != runChannel()) return;
+        Q_UNUSED(on);
         updateEnabled();
-        Q_EMIT runningChanged(on);
+        Q_EMIT runningChanged(running());
     });
     heatMessage_->setText(tr("Open a model to temper it."));
     updateEnabled();
@@ -134,7 +135,7 @@ void TemperingView::buildControls(QWidget* strip) {
     runButton_ = new QPushButton(tr("Run"), strip);
     cancelButton_ = new QPushButton(tr("Cancel"), strip);
     status_ = new QLabel(strip);
-    status_->setMinimumWidth(160);
+    status_->setMinimumWidth(260);
 
     const auto label = [strip](const QString& t) { return new QLabel(t, strip); };
     h->addWidget(label(tr("Scheme")));
@@ -152,7 +153,7 @@ void TemperingView::buildControls(QWidget* strip) {
     h->addWidget(speed_);
     h->addWidget(runButton_);
     h->addWidget(cancelButton_);
-    h->addWidget(status_, 1);
+    h->addStretch(1);  // the status line sits on the replay strip below, where it has room
 
     connect(runButton_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancelButton_, &QPushButton::clicked, this, [this] { cancel(); });
@@ -231,6 +232,7 @@ void TemperingView::setScheme(rbm::PtScheme scheme) {
 
 void TemperingView::setModel(const rbm::Model& model) {
     cancel();
+    showEndPending_ = false;
     stopReplay();
     recording_.reset();
     reopened_.clear();
@@ -256,10 +258,24 @@ void TemperingView::setModel(const rbm::Model& model) {
     showInitialLadder();
 }
 
-bool TemperingView::running() const { return jobs_->isRunning(runChannel()); }
+bool TemperingView::computing() const { return jobs_->isRunning(runChannel()); }
+bool TemperingView::running() const { return computing() || showing_; }
 
 void TemperingView::cancel() {
     jobs_->cancel(runChannel());
+    showCut_ = showing_;
+    if (showing_) {
+        // Stopped at once; the last computed scan goes on screen once the worker has written it.
+        showing_ = false;
+        showTimer_->stop();
+        showEndPending_ = true;
+        if (stepGate_) {
+            stepGate_->pause.store(false);
+            stepGate_->holding.store(false);
+        }
+        if (recording_ && recording_->ended()) endShow();
+        Q_EMIT runningChanged(running());
+    }
     updateEnabled();
 }
 
@@ -286,9 +302,15 @@ void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
     const rbm::Model model = model_;
     stepGate_ = gate ? std::move(gate) : std::make_shared<rbm::StepGate>();
     lastRunFinished_ = false;
+    showing_ = true;
+    showCut_ = false;
+    showEndPending_ = false;
+    showScan_ = -1;
+    showPos_ = 0;
+    showClock_.start();
     jobs_->submitWithProgress<TemperingFrame>(
         runChannel(),
-        [model, s, this, gate = stepGate_, rec = recording_](const BackgroundJobs::Context& ctx) {
+        [model, s, this, rec = recording_](const BackgroundJobs::Context& ctx) {
             // Frames go through post(), which drops them once a newer run has started.
             struct EndRecording {  // however the worker leaves, the recording may be read after it
                 TemperingRecording* r;
@@ -300,16 +322,22 @@ void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
                     auto copy = std::make_shared<TemperingFrame>(f);
                     ctx.post([this, copy] { receive(copy); });
                 },
-                0.033, gate.get(), rec.get());
+                0.033, nullptr, rec.get());  // no gate: the pace and the pauses are the show's
         },
         [this](TemperingFrame f) {
             receive(std::make_shared<TemperingFrame>(std::move(f)));
             gate_->flushNow();
             lastRunFinished_ = true;
             updateReplayControls();
-            Q_EMIT runFinished();
+            if (!showing_) Q_EMIT runFinished();  // else when the show reaches the end
         },
-        [this](QString message) { status_->setText(message); });
+        [this](QString message) {
+            showing_ = false;
+            showTimer_->stop();
+            status_->setText(message);
+        });
+    showTimer_->start();
+    tickShow();
     updateEnabled();
 }
 
@@ -321,6 +349,7 @@ void TemperingView::receive(std::shared_ptr<TemperingFrame> frame) {
 void TemperingView::showPending() {
     if (!pending_) return;
     shown_ = std::move(pending_);
+    if (showing_ || showEndPending_) return updateShowStatus();  // the show draws recorded scans, at its pace
     showFrame(*shown_);
 }
 
@@ -368,6 +397,7 @@ void TemperingView::showFrame(const TemperingFrame& f) {
 
 void TemperingView::showResult(const TemperingFrame& frame, const QString& source) {
     cancel();
+    showEndPending_ = false;
     stopReplay();
     recording_.reset();  // a result holds no trajectories to replay
     updateReplayControls();
@@ -409,7 +439,8 @@ void TemperingView::updateCounters(const TemperingFrame& f) {
                 .arg(fmt(barrier))
                 .arg(rbm::recommended_n(barrier) + 1);
     counters_->setText(text);
-    if (replay_) status_->setText(tr("replay: scan %1 of %2").arg(f.scansDone).arg(f.scansTotal));
+    if (showing_) updateShowStatus();
+    else if (replay_) status_->setText(tr("replay: scan %1 of %2").arg(f.scansDone).arg(f.scansTotal));
     else if (!reopened_.isEmpty()) status_->setText(reopened_);  // redrawn (rung images in): still the reopened result
     else status_->setText(f.finished ? tr("done: %1 scans").arg(f.scansDone) : tr("running… %1 scans").arg(f.scansDone));
 }
@@ -479,7 +510,12 @@ void TemperingView::buildReplayControls(QWidget* strip) {
     playLabel_->setMinimumWidth(200);
     h->addWidget(playButton_);
     h->addWidget(playSlider_, 1);
+    h->addWidget(status_);
     h->addWidget(playLabel_);
+    showTimer_ = new QTimer(this);
+    showTimer_->setTimerType(Qt::PreciseTimer);
+    showTimer_->setInterval(kReplayTickMs);
+    connect(showTimer_, &QTimer::timeout, this, &TemperingView::tickShow);
     playTimer_ = new QTimer(this);
     playTimer_->setTimerType(Qt::PreciseTimer);
     playTimer_->setInterval(kReplayTickMs);
@@ -573,6 +609,7 @@ void TemperingView::endReplay() {
 void TemperingView::updateReplayControls() {
     // A cancelled run's worker writes its last record a moment after the channel stopped: look again then.
     if (recording_ && !running() && !recording_->ended()) QTimer::singleShot(20, this, [this] { updateReplayControls(); });
+    if (showEndPending_ && recording_ && recording_->ended()) return endShow();
     const TemperingRecording* r = recording();
     const bool can = canReplay();
     if (can != replayAvailable_) {  // the value last announced, so the signal fires on changes only
@@ -584,9 +621,103 @@ void TemperingView::updateReplayControls() {
     const QSignalBlocker block(playSlider_);
     playSlider_->setRange(0, can ? r->size() - 1 : 0);
     playSlider_->setValue(can ? (replay_ ? replayIndex_ : r->size() - 1) : 0);
-    if (!can) playLabel_->setText(running() ? tr("recording…") : QString());
-    else if (!replay_)
+    if (!can) {
+        if (!showing_) playLabel_->setText(running() ? tr("recording…") : QString());  // a show writes its own
+    } else if (!replay_)
         playLabel_->setText(tr("%1 scans recorded (1 in %2): Replay or drag").arg(r->size()).arg(r->stride()));
+}
+
+double TemperingView::livePace() const {
+    if (replayPace_ > 0) return replayPace_;
+    if (stepGate_ && stepGate_->pace.load() > 0) return stepGate_->pace.load();
+    return speed_->currentData().toDouble();
+}
+
+long long TemperingView::computedScans() const {
+    long long n = shown_ ? shown_->scansDone : 0;
+    if (recording_) n = std::max(n, recording_->lastScan());
+    return n;
+}
+
+void TemperingView::showLive(const TemperingFrame& f) {
+    replay_ = std::make_shared<TemperingFrame>(f);
+    showScan_ = f.scansDone;
+    showFrame(*replay_);
+}
+
+void TemperingView::tickShow() {
+    TemperingRecording* r = recording_.get();
+    rbm::StepGate* g = stepGate_.get();
+    if (!showing_ || !r || !g) return;
+    // Wall time since the last tick, capped so a stalled event loop does not jump ahead.
+    const double dt = std::min(0.1, static_cast<double>(showClock_.restart()) / 1000.0);
+    if (showScan_ < 0) {  // scan 0 first, whatever the pace
+        const auto f = r->frameAt(0);
+        if (!f) return;
+        showLive(*f);
+        showPos_ = 0;
+    } else if (g->pause.load()) {
+        // Held: the shown scan stays; each unit of budget shows exactly the next recorded scan.
+        while (g->budget.load() > 0) {
+            const auto f = r->frameAfter(showScan_);
+            if (!f) break;  // not computed yet: the next tick looks again
+            g->budget.fetch_sub(1);
+            showLive(*f);
+            showPos_ = static_cast<double>(showScan_);
+        }
+    } else {
+        const double pace = livePace();
+        const double newest = static_cast<double>(r->lastScan());
+        showPos_ = pace > 0 ? std::min(showPos_ + pace * dt, newest) : newest;  // waits when it catches up
+        if (const auto f = r->frameAt(static_cast<long long>(showPos_)); f && f->scansDone != showScan_) showLive(*f);
+    }
+    g->done.store(std::max(0LL, showScan_));
+    const bool atEnd = r->ended() && !computing() && showScan_ == r->lastScan();
+    g->holding.store(g->pause.load() && (g->budget.load() == 0 || atEnd));
+    updateShowStatus();
+    if (atEnd && !g->pause.load()) endShow();
+}
+
+void TemperingView::endShow() {
+    const bool wasShowing = showing_;
+    showing_ = false;
+    showEndPending_ = false;
+    showTimer_->stop();
+    replay_.reset();
+    if (recording_ && recording_->ended() && recording_->size() > 0) {
+        pending_.reset();  // an older engine frame still waiting for the redraw timer must not replace the end
+        // The last computed scan (a cancelled run's worker writes it after the last report).
+        const TemperingRecording* r = recording_.get();
+        auto last = std::make_shared<TemperingFrame>(r->frame(r->size() - 1));
+        if (!shown_ || shown_->scansDone <= last->scansDone) shown_ = last;
+    }
+    if (stepGate_ && shown_) {
+        stepGate_->done.store(shown_->scansDone);
+        stepGate_->holding.store(false);
+    }
+    if (shown_) showFrame(*shown_);
+    updateEnabled();
+    if (wasShowing) {
+        Q_EMIT runningChanged(running());
+        if (lastRunFinished_) Q_EMIT runFinished();
+    }
+}
+
+void TemperingView::updateShowStatus() {
+    if (!showing_ || showScan_ < 0) return;
+    const long long computed = computedScans();
+    const long long total = recording_ ? recording_->scansTotal() : 0;
+    const bool held = stepGate_ && stepGate_->pause.load();
+    status_->setText(tr("%1 scan %2 of %3 computed").arg(held ? tr("paused at") : tr("showing")).arg(showScan_).arg(computed));
+    playLabel_->setText(computing() ? tr("engine computing: %1 of %2 scans").arg(computed).arg(total)
+                                    : tr("engine %1: %2 of %3 scans").arg(lastRunFinished_ ? tr("done") : tr("stopped")).arg(computed).arg(total));
+}
+
+QString TemperingView::transportDetail() const {
+    if (showCut_ && !running() && lastRunFinished_) return tr(" · show stopped, the run was computed to its end");
+    if (!showing_ || showScan_ < 0) return {};
+    const long long total = recording_ ? recording_->scansTotal() : 0;
+    return tr(" shown · %1 of %2 computed%3").arg(computedScans()).arg(total).arg(computing() ? QString() : tr(" (engine %1)").arg(lastRunFinished_ ? tr("done") : tr("stopped")));
 }
 
 QPixmap TemperingView::grabForScreenshot() {

@@ -10,15 +10,23 @@
 // worker are coalesced: the newest one is kept and drawn by a ~35 ms single-shot timer.
 // Switching the scheme restarts on the same seed so the schemes are compared on equal terms.
 //
-// Replay (issue #15, paced playback): every run is recorded (views/tempering/tempering_recording.hpp,
-// bounded and decimated). With nothing running, Play (Space in the main window) replays it from its
-// first scan at the replay rate — the transport's speed when one is set (Run → Speed), else the speed
-// box (slow 60, watch 300 scans per second; fast: the whole run in 8 s); the slider below the controls
-// scrubs through the recorded scans and Step (→ in the main window) shows the next one. The live
-// frame comes back with the next run; lastRun / the report keep describing the run's end.
+// Paced playback (issue #15): the engine always computes at full speed; what is shown is paced.
+// Every run is recorded (views/tempering/tempering_recording.hpp, bounded and decimated) and, while
+// the engine computes, the view shows the recording from scan 0 at the pace — the transport's speed
+// when one is set (Run → Speed), else the speed box (slow 60, watch 300 scans per second; fast: the
+// newest recorded scan, as the engine goes) — following behind the engine and waiting when it
+// catches up. The run's StepGate (jobs/transport.hpp) drives what is shown, not the engine: its
+// pause holds the shown scan, a unit of its budget shows exactly the next recorded scan, and its
+// counter is the scan on screen. The run is active until the show reaches the engine's last scan;
+// Esc (cancel) stops the engine if it still computes and shows the last scan it computed.
+// With nothing running, Play (Space in the main window) replays the last run from its first scan
+// at the same pace (fast: the whole run in 8 s); the slider below the controls scrubs through the
+// recorded scans and Step (→ in the main window) shows the next one. lastRun / the report describe
+// the run's end.
 // The engine has no sweeps-per-swap option (one local move per rung per scan), so there is none here.
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QElapsedTimer>
 #include <QGridLayout>
 #include <QLabel>
 #include <QPixmap>
@@ -62,7 +70,12 @@ public:
     // run or after a reopened result replaced it.
     const std::optional<TemperingSettings>& lastRunSettings() const { return lastRun_; }
     void cancel();
-    bool running() const;
+    bool running() const;    // the engine computes, or its run is still being shown
+    bool computing() const;  // the engine computes
+    // The toolbar's words on what is shown and what the engine did ("" when nothing is shown live).
+    QString transportDetail() const;
+    const TemperingRecording* liveRecording() const { return recording_.get(); }  // of the current / last run
+    bool lastScanPending() const { return showEndPending_; }  // cancelled: the last computed scan is not on screen yet
     QPixmap grabForScreenshot();
     // A run computed elsewhere (a reopened `pt` result): its ladder, swap rates, round trips and
     // barrier, shown as its last frame (no trajectories or states: a result holds none), with
@@ -86,6 +99,8 @@ public:
     int rungHeatmapCount() const { return static_cast<int>(rungMaps_.size()); }
     EllipseHeatmap* rungHeatmap(int k) const { return rungMaps_.at(static_cast<std::size_t>(k)); }
     QLabel* countersLabel() const { return counters_; }
+    // The run's newest frame from its engine (its end once it ended), or a reopened result; what is
+    // on screen is displayedFrame().
     const TemperingFrame* shownFrame() const { return shown_.get(); }
     int framesShown() const { return framesShown_; }
     QString runChannel() const { return QStringLiteral("pt"); }
@@ -133,6 +148,12 @@ private:
     void tickReplay();
     void stopReplay();  // back to the live frame (a new run, a new model, a reopened result)
     void updateReplayControls();
+    void tickShow();                            // the paced show of the run in progress
+    void showLive(const TemperingFrame& f);     // a recorded scan of the run in progress on screen
+    void endShow();                             // the show is over: the run's last computed scan
+    double livePace() const;                    // scans per second of the show; 0: as computed
+    long long computedScans() const;
+    void updateShowStatus();
 
     BackgroundJobs* jobs_;
     rbm::Model model_;
@@ -176,6 +197,13 @@ private:
     int maxRecords_ = 4096;
     bool replayAvailable_ = false;
     QTimer* playTimer_ = nullptr;
+    QTimer* showTimer_ = nullptr;
+    bool showing_ = false;          // the run's show is in progress (the transport's job is active)
+    bool showEndPending_ = false;
+    bool showCut_ = false;          // Esc stopped the last run's show before its end   // cancelled: show the last computed scan once the worker wrote it
+    long long showScan_ = -1;       // the recorded scan on screen in the show
+    double showPos_ = 0;            // the show's position, in scans
+    QElapsedTimer showClock_;
     QPushButton* playButton_ = nullptr;
     QSlider* playSlider_ = nullptr;
     QLabel* playLabel_ = nullptr;

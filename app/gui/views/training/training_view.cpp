@@ -144,7 +144,8 @@ bool TrainingView::train(std::shared_ptr<rbm::StepGate> gate) {
         if (d.source.isEmpty()) throw rbm::InputError("choose a data file (CSV or IDX) first");
         session_->setStepGate(gate ? std::move(gate) : std::make_shared<rbm::StepGate>());
         session_->start(d, o);
-        setStatus(tr("Training %1 on %2…").arg(QString::fromLatin1(rbm::train_method_name(o.method)), describe(d)));
+        runningText_ = tr("Training %1 on %2…").arg(QString::fromLatin1(rbm::train_method_name(o.method)), describe(d));
+        setStatus(runningText_);
         return true;
     } catch (const std::exception& e) {
         setStatus(QString::fromStdString(e.what()), true);
@@ -166,7 +167,8 @@ bool TrainingView::compareMethods(const std::vector<rbm::TrainMethod>& methods) 
             names << QString::fromLatin1(rbm::train_method_name(m));
         }
         session_->startQueue(d, runs);
-        setStatus(tr("Comparing %1 on %2 (one after another)…").arg(names.join(QStringLiteral(", ")), describe(d)));
+        runningText_ = tr("Comparing %1 on %2 (one after another)…").arg(names.join(QStringLiteral(", ")), describe(d));
+        setStatus(runningText_);
         return true;
     } catch (const std::exception& e) {
         setStatus(QString::fromStdString(e.what()), true);
@@ -266,6 +268,10 @@ void TrainingView::onRunUpdated(int id) {
     const TrainingRun* r = session_->run(id);
     if (!r) return;
     if (!r->error.isEmpty()) setStatus(tr("%1: %2").arg(r->label, r->error), true);
+    // A run in progress: the status line says whether it is held (the worker posts a snapshot as it
+    // stops in a pause, and snapshots again once it goes on).
+    else if (session_->busy() && !runningText_.isEmpty() && r->snapshot && r->snapshot->status == rbm::TrainStatus::Running)
+        setStatus((stepGate() && stepGate()->pause.load() ? tr("Paused — ") : QString()) + runningText_);
     if (r->snapshot) {
         const auto& log = r->snapshot->log;
         const QColor color = methodColor(r->options.method);

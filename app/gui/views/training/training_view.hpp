@@ -149,6 +149,7 @@ private:
     QPushButton* openButton_ = nullptr;
     QPushButton* clearButton_ = nullptr;
     QLabel* status_ = nullptr;
+    QString runningText_;  // the status line of the run in progress, without its pause
     QProgressBar* progress_ = nullptr;
     QListWidget* runList_ = nullptr;
     RunCurves* llChart_ = nullptr;
