@@ -29,3 +29,28 @@ inline void press(rbmscope::MainWindow& w, Qt::Key key, Qt::KeyboardModifiers mo
     QWidget* target = QApplication::focusWidget() ? QApplication::focusWidget() : &w;
     QTest::keyClick(target, key, mods);
 }
+
+// Settings under which no view's job ends during a test (AIS 10^6 steps, 10^7 PT scans, 10^8
+// sampling sweeps, 10^8 training updates), each unit paced at 1000 a second; AIS does not re-run
+// by itself. The window is idle again once the AIS settings are applied.
+inline void makeRunsLong(rbmscope::MainWindow& w, int idleMs) {
+    rbmscope::RunSettings s = w.settings();
+    s.autoRun = false;
+    s.schedule.steps = 1000000;
+    s.chains = 20;
+    s.sweepSteps = {1000000};
+    s.reverse = false;
+    w.applySettings(s);
+    QTRY_VERIFY_WITH_TIMEOUT(w.idle(), idleMs);
+    rbmscope::TemperingSettings t = w.temperingView()->settings();
+    t.scans = 10000000;
+    w.temperingView()->setSettings(t);
+    rbmscope::SamplesSettings samples;
+    samples.sweeps = 100000000;
+    samples.chains = 16;
+    w.samplesView()->setSettings(samples);
+    rbm::TrainOptions o = w.trainingView()->options();
+    o.updates = 100000000;
+    w.trainingView()->setOptions(o);
+    w.setPace(1000);
+}

@@ -148,24 +148,8 @@ private Q_SLOTS:
         MainWindow w;
         open(w, view == QLatin1String("samples") ? "bars-and-stripes" : "four-mode");
         if (QTest::currentTestFailed()) return;
-        RunSettings s = w.settings();
-        s.autoRun = false;
-        s.schedule.steps = 1000000;
-        s.chains = 20;
-        s.sweepSteps = {1000000};
-        s.reverse = false;
-        w.applySettings(s);
-        QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
-        if (view == QLatin1String("tempering")) {
-            TemperingSettings t = w.temperingView()->settings();
-            t.scans = 10000000;
-            w.temperingView()->setSettings(t);
-        } else if (view == QLatin1String("samples")) {
-            SamplesSettings t;
-            t.sweeps = 100000000;
-            w.samplesView()->setSettings(t);
-        }
-        w.setPace(1000);
+        makeRunsLong(w, kIdleMs);
+        if (QTest::currentTestFailed()) return;
         QVERIFY(w.setCurrentView(view));
         // The line the view's user reads: the view's own, or the main window's for the AIS views.
         const auto line = [&] {

@@ -49,29 +49,8 @@ class TestTransport : public QObject {
         QVERIFY(QTest::qWaitForWindowActive(&w));
         QVERIFY(w.loadPreset(view == QLatin1String("samples") ? QStringLiteral("bars-and-stripes") : QStringLiteral("four-mode")));
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kStartMs);
-        RunSettings s = w.settings();
-        s.autoRun = false;
-        s.schedule.steps = 1000000;
-        s.chains = 20;
-        s.sweepSteps = {1000000};
-        s.reverse = false;
-        w.applySettings(s);
-        QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kStartMs);
-        if (view == QLatin1String("tempering")) {
-            TemperingSettings t = w.temperingView()->settings();
-            t.scans = 10000000;
-            w.temperingView()->setSettings(t);
-        } else if (view == QLatin1String("samples")) {
-            SamplesSettings t;
-            t.sweeps = 100000000;
-            t.chains = 16;
-            w.samplesView()->setSettings(t);
-        } else if (view == QLatin1String("training")) {
-            rbm::TrainOptions o = w.trainingView()->options();
-            o.updates = 100000000;
-            w.trainingView()->setOptions(o);
-        }
-        w.setPace(1000);
+        makeRunsLong(w, kStartMs);
+        if (QTest::currentTestFailed()) return;
         QVERIFY(w.setCurrentView(view));
         w.centralWidget()->setFocus();
     }
