@@ -164,7 +164,7 @@ std::string ess_warning(double ess, const std::string& what) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.1f", ess);
     return "the 95% interval of " + what + " is unreliable: ESS = " + buf +
-           " is under 30 (at ESS 3-20 such intervals covered the exact value in only 68% of runs, every miss low)";
+           " is under 30 (too few weights carry the estimate: such intervals miss the exact value more often than 95%, mostly low)";
 }
 
 }  // namespace rbm

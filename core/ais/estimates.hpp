@@ -69,9 +69,11 @@ struct AisEstimate {
 // sensible can be said about Z then), naming the chain.
 AisEstimate estimate_log_z(const Vec& log_w, double log_z0, const EstimateOptions& opts = {});
 
-// Below this ESS the bootstrap interval is not to be trusted. Measured: at ESS 3-20 the 95 %
-// bootstrap interval covered the exact log Z in only 68 % of runs, every miss low (the few
-// weights drawn miss the heavy right tail that carries Z).
+// Below this ESS the bootstrap interval is not to be trusted: the few weights drawn miss the heavy
+// right tail that carries Z, so the interval misses low more often than 95 % says. Measured by
+// scripts/ess_coverage.sh (coverage per ESS band against the exact log Z; figures in README's
+// "A 15-minute tour for a class", step 4). A larger ESS is no guarantee: chains that never reach
+// a mode give equal, wrong weights.
 inline constexpr double kReliableEss = 30.0;
 // The warning for an interval from weights with this ESS (SPEC §9 "warnings"); empty when
 // ESS >= kReliableEss. `what` names the estimate ("log Z", "reverse log Z").
