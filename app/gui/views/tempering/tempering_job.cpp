@@ -43,7 +43,7 @@ std::vector<double> initialLadder(const TemperingSettings& s) {
 
 TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s, const std::atomic<bool>& cancel,
                             const std::function<void(const TemperingFrame&)>& report, double interval,
-                            rbm::StepGate* gate, TemperingRecording* recording) {
+                            TemperingRecording* recording) {
     rbm::PtOptions o;
     o.scheme = s.scheme;
     o.betas = initialLadder(s);
@@ -109,14 +109,7 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
     int round = 0;
     for (; round < static_cast<int>(lengths.size()) && !cancelled; ++round) {
         for (long long i = 0; i < lengths[static_cast<std::size_t>(round)]; ++i) {
-            if (gate && !gate->before_unit(&cancel, [&] {
-                    if (report) report(frame(round + 1));
-                })) {
-                cancelled = true;
-                break;
-            }
             sampler.scan();
-            if (gate) gate->after_unit();
             const auto& at = sampler.replica_at();
             window.emplace_back(at.begin(), at.begin() + rungs);  // chain 0
             if (static_cast<int>(window.size()) > s.window) window.pop_front();

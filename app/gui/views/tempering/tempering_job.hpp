@@ -1,7 +1,8 @@
 #pragma once
-// The worker side of the tempering view: drives rbm::PtSampler scan by scan at full speed (the view
-// shows the run at a pace from its recording; the pace never touches the engine), with the adaptive ladder's tuning rounds of run_pt, and computes the
-// tempered densities p_beta of a 2-D model on a grid for the small multiples. No widgets here.
+// The worker side of the tempering view: drives rbm::PtSampler scan by scan at full speed (the
+// view shows the run at a pace from its recording; the pace never touches the engine), with the
+// adaptive ladder's tuning rounds of run_pt, and computes the tempered densities p_beta of a 2-D
+// model on a grid for the small multiples. No widgets here.
 #include <QImage>
 #include <QRectF>
 #include <atomic>
@@ -48,13 +49,13 @@ struct TemperingFrame {
     bool finished = false;
 };
 
-// Runs to the end or until *cancel; calls report (on this thread) at most every `interval`
-// seconds, whenever it stops in a pause of `gate` (one unit = one scan), and once at the end.
+// Runs to the end or until *cancel, at full speed (the view paces what it shows, never the
+// engine); calls report (on this thread) at most every `interval` seconds, and once at the end.
 // Returns the last frame (finished = true unless cancelled). recording (optional): every scan it
 // wants is recorded for replay, and the last one, cancelled or not (views/tempering/tempering_recording.hpp).
 TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s, const std::atomic<bool>& cancel,
                             const std::function<void(const TemperingFrame&)>& report, double interval = 0.033,
-                            rbm::StepGate* gate = nullptr, TemperingRecording* recording = nullptr);
+                            TemperingRecording* recording = nullptr);
 
 // log f_beta(v) up to a constant, for the tempered family the PT engine uses on this model with
 // its default reference (see rbm::TemperedModel); v-marginal for the GRBM. InputError for BRBM.

@@ -307,7 +307,7 @@ void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
     showEndPending_ = false;
     showScan_ = -1;
     showPos_ = 0;
-    showClock_.start();
+    paceClock_.start();
     jobs_->submitWithProgress<TemperingFrame>(
         runChannel(),
         [model, s, this, rec = recording_](const BackgroundJobs::Context& ctx) {
@@ -322,7 +322,7 @@ void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
                     auto copy = std::make_shared<TemperingFrame>(f);
                     ctx.post([this, copy] { receive(copy); });
                 },
-                0.033, nullptr, rec.get());  // no gate: the pace and the pauses are the show's
+                0.033, rec.get());  // the pace and the pauses are the show's (tickShow)
         },
         [this](TemperingFrame f) {
             receive(std::make_shared<TemperingFrame>(std::move(f)));
@@ -550,6 +550,7 @@ void TemperingView::setPlaying(bool on) {
         if (!r || r->size() == 0) return;
         if (!replay_ || replayIndex_ >= r->size() - 1) showRecord(0);  // from the start (again)
         replayScan_ = static_cast<double>(r->scan(replayIndex_));
+        paceClock_.start();
         playTimer_->start();
     } else {
         playTimer_->stop();
@@ -562,7 +563,7 @@ void TemperingView::setPlaying(bool on) {
 void TemperingView::tickReplay() {
     const TemperingRecording* r = recording();
     if (!r || r->size() == 0) return setPlaying(false);
-    replayScan_ += replayRate() * kReplayTickMs / 1000.0;
+    replayScan_ += replayRate() * secondsSinceLastTick();
     const int i = r->indexAt(static_cast<long long>(replayScan_));
     if (i != replayIndex_ || !replay_) showRecord(i);
     if (i >= r->size() - 1) setPlaying(false);
@@ -627,6 +628,11 @@ void TemperingView::updateReplayControls() {
         playLabel_->setText(tr("%1 scans recorded (1 in %2): Replay or drag").arg(r->size()).arg(r->stride()));
 }
 
+double TemperingView::secondsSinceLastTick() {
+    // Capped, so a stalled event loop slows the show or replay down instead of jumping ahead.
+    return std::min(0.1, static_cast<double>(paceClock_.restart()) / 1000.0);
+}
+
 double TemperingView::livePace() const {
     if (replayPace_ > 0) return replayPace_;
     if (stepGate_ && stepGate_->pace.load() > 0) return stepGate_->pace.load();
@@ -649,8 +655,7 @@ void TemperingView::tickShow() {
     TemperingRecording* r = recording_.get();
     rbm::StepGate* g = stepGate_.get();
     if (!showing_ || !r || !g) return;
-    // Wall time since the last tick, capped so a stalled event loop does not jump ahead.
-    const double dt = std::min(0.1, static_cast<double>(showClock_.restart()) / 1000.0);
+    const double dt = secondsSinceLastTick();
     if (showScan_ < 0) {  // scan 0 first, whatever the pace
         const auto f = r->frameAt(0);
         if (!f) return;

@@ -151,6 +151,7 @@ private:
     void tickShow();                            // the paced show of the run in progress
     void showLive(const TemperingFrame& f);     // a recorded scan of the run in progress on screen
     void endShow();                             // the show is over: the run's last computed scan
+    double secondsSinceLastTick();              // of the show's or the replay's timer, at most 0.1 s
     double livePace() const;                    // scans per second of the show; 0: as computed
     long long computedScans() const;
     void updateShowStatus();
@@ -203,7 +204,7 @@ private:
     bool showCut_ = false;          // Esc stopped the last run's show before its end   // cancelled: show the last computed scan once the worker wrote it
     long long showScan_ = -1;       // the recorded scan on screen in the show
     double showPos_ = 0;            // the show's position, in scans
-    QElapsedTimer showClock_;
+    QElapsedTimer paceClock_;  // wall time between ticks of the show or the replay (never both at once)
     QPushButton* playButton_ = nullptr;
     QSlider* playSlider_ = nullptr;
     QLabel* playLabel_ = nullptr;
