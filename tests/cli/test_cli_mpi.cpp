@@ -243,7 +243,8 @@ TEST_CASE("pt: more ranks than replicas: one message, exit 2") {
 // ranks agree to stop after the same step or scan, rank 0 prints the partial result and exits 130
 // (mpirun itself then exits 1).
 // The signal is sent once rank 0's progress line shows the run under way (so it lands mid-run).
-void expect_partial_after_sigint(const std::string& args, const char* done_key) {
+// Returns rank 0's partial result (null when stdout is not one JSON object).
+json expect_partial_after_sigint(const std::string& args, const char* done_key) {
     const std::string out = (test::temp_dir() / "sigint.out").string(), err = (test::temp_dir() / "sigint.err").string();
     std::filesystem::remove(err);
     const pid_t job = ::fork();
@@ -283,16 +284,27 @@ void expect_partial_after_sigint(const std::string& args, const char* done_key) 
     const std::string text((std::istreambuf_iterator<char>(in)), {});
     const json j = json::parse(text, nullptr, false);
     CHECK_MSG(j.is_object() && j.value("complete", true) == false, args << ": stdout '" << text << "'");
+    return j.is_object() ? j : json();
+}
+
+bool count_between(const json& j, const char* key, double above, double below) {
+    return j.contains(key) && j[key].is_number() && j[key].get<double>() > above && j[key].get<double>() < below;
 }
 
 TEST_CASE("SIGINT to mpirun: every rank stops, rank 0 prints the partial result (ais, pt, train)") {
-    expect_partial_after_sigint("ais four-mode --chains 128 --steps 5000000 --checkpoints 1 --seed 3", "step");
-    expect_partial_after_sigint("pt four-mode --chains 4 --sweeps 100000000 --seed 3", "scans_done");
+    // The partial fields (README "Cluster runs", scripts/measured_figures.sh mpi-ctrl-c): the common
+    // step or scan the ranks stopped after.
+    const json ais = expect_partial_after_sigint("ais four-mode --chains 128 --steps 5000000 --checkpoints 1 --seed 3", "step");
+    CHECK_MSG(count_between(ais, "steps_done", 0, 5000000), ais.dump());
+    CHECK_MSG(count_between(ais, "beta_reached", 0, 1), ais.dump());
+    const json pt = expect_partial_after_sigint("pt four-mode --chains 4 --sweeps 100000000 --seed 3", "scans_done");
+    CHECK_MSG(count_between(pt, "scans_done", 0, 100000000), pt.dump());
     // train: the ranks agree on the stop with the update's tile sums; rank 0 writes --out.
     const std::string model = (test::temp_dir() / "cancelled.json").string();
     std::filesystem::remove(model);
-    expect_partial_after_sigint("train --data bars:4:300:3 --batch 128 --chains 256 --updates 100000000 --monitor-every 0 --out '" +
+    const json train = expect_partial_after_sigint("train --data bars:4:300:3 --batch 128 --chains 256 --updates 100000000 --monitor-every 0 --out '" +
                                     model + "'", "updates_done");
+    CHECK_MSG(train.value("status", "") == "cancelled" && count_between(train, "updates", 0, 100000000), train.dump());
     CHECK_MSG(std::filesystem::exists(model), "a cancelled train wrote no --out");
 }
 
