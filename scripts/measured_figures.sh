@@ -14,10 +14,12 @@
 #                                                       # with a singleton MPI_Init (RBMSCOPE_MPI=1), medians
 #   scripts/measured_figures.sh mpi-ctrl-c [DELAY]      # mpirun -np 2 pt / ais, SIGINT to mpirun after DELAY s
 #                                                       # (default 4)
+#   scripts/measured_figures.sh mpi-kill-rank           # rank 1 of a 3-rank ais-sweep SIGKILLed: mpirun's message,
+#                                                       # exit status and delay (cli.test_cli_mpi's case, its lines)
 #   scripts/measured_figures.sh ais-check               # the digits training's AIS log-likelihood (100 chains x
 #                                                       # 1000 steps) against 200 x 20 000 on the final models;
 #                                                       # trains them first (minutes of CPU per run, see below)
-#   scripts/measured_figures.sh                         # the four timing ones (not ais-check)
+#   scripts/measured_figures.sh                         # the five timing ones (not ais-check)
 #
 # ais-check trains `METHODS` (default "cd pcd pt lpt deo") x `SEEDS` (default "1 2 3") with the README's
 # digits command line (the same files as scripts/readme_tables.sh digits: OUT_DIR= keeps them, and
@@ -26,7 +28,7 @@
 # does) at 100 x 1000 with the monitor's seed 4242, which must give the log's last log Z exactly,
 # and at 200 x 20 000. Its figures are deterministic (fixed seeds, any thread count).
 # Needs a Release build in build/ (BUILD_DIR= another) with rbmscope-cli, and for cancel-block
-# tests/test_ais_runner; builds nothing. MPI runs need mpirun; as root the script sets
+# tests/test_ais_runner, for mpi-kill-rank tests/cli_test_cli_mpi; builds nothing. MPI runs need mpirun; as root the script sets
 # OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 and passes --oversubscribe.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -158,6 +160,15 @@ PY
   load
 }
 
+mpi_kill_rank() {
+  local t="$build/tests/cli_test_cli_mpi"
+  [ -x "$t" ] || { echo "measured_figures.sh: $t not found (ninja -C build cli_test_cli_mpi)" >&2; exit 2; }
+  echo "== mpi-kill-rank: $t \"a rank SIGKILLed mid-sweep\" (mpirun -np 3 ais-sweep, rank 1 killed after rank 0's first checkpoint)"
+  load
+  "$t" "a rank SIGKILLed mid-sweep" | grep -E "mpirun said|mpirun ended|PASS|FAIL"
+  load
+}
+
 ais_check() {
   local out="${OUT_DIR:-$tmp/digits}" m s jobs=()
   mkdir -p "$out"
@@ -206,7 +217,7 @@ PY
   load
 }
 
-[ $# -gt 0 ] || set -- moments-ctrl-c cancel-block mpi-init mpi-ctrl-c
+[ $# -gt 0 ] || set -- moments-ctrl-c cancel-block mpi-init mpi-ctrl-c mpi-kill-rank
 while [ $# -gt 0 ]; do
   w="$1"; shift
   arg=()
@@ -216,7 +227,8 @@ while [ $# -gt 0 ]; do
     cancel-block) cancel_block ;;
     mpi-init) mpi_init "${arg[@]}" ;;
     mpi-ctrl-c) mpi_ctrl_c "${arg[@]}" ;;
+    mpi-kill-rank) mpi_kill_rank ;;
     ais-check) ais_check ;;
-    *) echo "measured_figures.sh: unknown subcommand '$w' (moments-ctrl-c, cancel-block, mpi-init, mpi-ctrl-c, ais-check)" >&2; exit 2 ;;
+    *) echo "measured_figures.sh: unknown subcommand '$w' (moments-ctrl-c, cancel-block, mpi-init, mpi-ctrl-c, mpi-kill-rank, ais-check)" >&2; exit 2 ;;
   esac
 done
