@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# The README's measured figures that no suite prints (issue #15 item 7: every figure the README
+# shows comes from a command in the repository). Each subcommand reruns one measurement and prints
+# every figure with a label; the timing ones send the signal at a fixed delay and print the delay,
+# what came out, the exit codes and the machine's load (`uptime`), because they vary with the
+# machine. The contracts behind them (exit 130, "complete": false, the partial fields) are asserted
+# by the suites the README names next to each figure; this script only measures.
+#
+#   scripts/measured_figures.sh moments-ctrl-c [DELAY]  # ais on a 1000 x 1000 BRBM, SIGINT after DELAY s
+#                                                       # (default 6) during its Gibbs target moments
+#   scripts/measured_figures.sh cancel-block            # run_ais cancelled on a 400 x 400 GRBM, 2000 chains
+#                                                       # (core.test_ais_runner's case, its printed line)
+#   scripts/measured_figures.sh mpi-init [REPEATS]      # wall time of a plain CLI call and of the same call
+#                                                       # with a singleton MPI_Init (RBMSCOPE_MPI=1), medians
+#   scripts/measured_figures.sh mpi-ctrl-c [DELAY]      # mpirun -np 2 pt / ais, SIGINT to mpirun after DELAY s
+#                                                       # (default 4)
+#   scripts/measured_figures.sh mpi-kill-rank           # rank 1 of a 3-rank ais-sweep SIGKILLed: mpirun's message,
+#                                                       # exit status and delay (cli.test_cli_mpi's case, its lines)
+#   scripts/measured_figures.sh ais-check               # the digits training's AIS log-likelihood (100 chains x
+#                                                       # 1000 steps) against 200 x 20 000 on the final models;
+#                                                       # trains them first (minutes of CPU per run, see below)
+#   scripts/measured_figures.sh                         # the five timing ones (not ais-check)
+#
+# ais-check trains `METHODS` (default "cd pcd pt lpt deo") x `SEEDS` (default "1 2 3") with the README's
+# digits command line (the same files as scripts/readme_tables.sh digits: OUT_DIR= keeps them, and
+# with KEEP=1 a model already in OUT_DIR is not trained again), then runs `rbmscope-cli ais MODEL`
+# (the base rate of the model's recorded training data, a linear schedule, as the training monitor
+# does) at 100 x 1000 with the monitor's seed 4242, which must give the log's last log Z exactly,
+# and at 200 x 20 000. Its figures are deterministic (fixed seeds, any thread count).
+# Needs a Release build in build/ (BUILD_DIR= another) with rbmscope-cli, and for cancel-block
+# tests/test_ais_runner, for mpi-kill-rank tests/cli_test_cli_mpi; builds nothing. MPI runs need mpirun; as root the script sets
+# OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 and passes --oversubscribe.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${BUILD_DIR:-$repo/build}"
+cli="$build/app/cli/rbmscope-cli"
+[ -x "$cli" ] || { echo "measured_figures.sh: $cli not found; build first (scripts/build.sh)" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+load() { echo "uptime: $(uptime)"; }
+
+# Runs a command with SIGINT at its default (a background job of a script would inherit it
+# ignored), sends SIGINT after DELAY s and prints the delay, the time until it ended and its exit
+# code; stdout goes to $tmp/out, stderr to $tmp/err.
+interrupt_after() {  # DELAY COMMAND...
+  python3 - "$tmp" "$@" <<'PY'
+import signal, subprocess, sys, time
+tmp, delay, cmd = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+with open(tmp + "/out", "wb") as out, open(tmp + "/err", "wb") as err:
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=out, stderr=err,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(max(0.0, delay - (time.monotonic() - t0)))
+    alive = p.poll() is None
+    sent = time.monotonic()
+    if alive:
+        p.send_signal(signal.SIGINT)
+    code = p.wait()
+    ended = time.monotonic()
+code = 128 - code if code < 0 else code
+print("SIGINT sent %.2f s after the start%s; ended %.3f s after the signal, exit code %d"
+      % (sent - t0, "" if alive else " (it had already ended)", ended - sent, code))
+PY
+}
+
+moments_ctrl_c() {
+  local delay="${1:-6}" model="$tmp/brbm-1000x1000.json"
+  # The model: n = m = 1000, W uniform in [-0.05, 0.05) from a fixed LCG (the 400 x 400 model of
+  # cli.test_cli_interrupt's moments case, grown), zero biases: not enumerable, so `ais`'s default
+  # --moments auto estimates the target moments by 100 Gibbs chains x 5100 sweeps.
+  python3 - "$model" <<'PY'
+import sys
+n = m = 1000
+s = 12345
+def u():
+    global s
+    s = (s * 1103515245 + 12345) % 2**32
+    return ((s >> 8) & 0xffff) / 65536.0 - 0.5
+rows = ("[" + ",".join("%.6g" % (0.1 * u()) for _ in range(m)) + "]" for _ in range(n))
+with open(sys.argv[1], "w") as f:
+    f.write('{"format": "rbmscope-model", "version": 1, "kind": "brbm", "W": [' + ",".join(rows) + "], ")
+    f.write('"b": [' + ",".join(["0"] * n) + '], "c": [' + ",".join(["0"] * m) + "]}")
+PY
+  echo "== moments-ctrl-c: rbmscope-cli ais BRBM-1000x1000 --progress jsonl, SIGINT after $delay s"
+  load
+  interrupt_after "$delay" "$cli" ais "$model" --progress jsonl
+  python3 - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+out = open(tmp + "/out").read()
+lines = [json.loads(l) for l in open(tmp + "/err") if l.startswith("{")]
+try:
+    j = json.loads(out)
+except ValueError:
+    print("stdout is not one JSON object: %r" % out[:200]); sys.exit(1)
+keys = ["complete", "phase", "moment_sweeps_done", "moment_sweeps", "moment_chains"]
+print("stdout: {%s, ...}" % ", ".join('"%s": %s' % (k, json.dumps(j.get(k))) for k in keys))
+rates = [l["chain_sweeps_per_s"] for l in lines if l.get("phase") == "moments" and "chain_sweeps_per_s" in l]
+if rates:
+    rate = rates[-1]
+    total = j["moment_sweeps"] * j["moment_chains"] / rate
+    print("moment phase: %.0f chain-sweeps/s (last progress line), so its %d x %d chain-sweeps take %.1f min"
+          % (rate, j["moment_chains"], j["moment_sweeps"], total / 60))
+print("progress lines: %d, last: %s" % (len(lines), json.dumps(lines[-1]) if lines else "none"))
+PY
+  load
+}
+
+cancel_block() {
+  local t="$build/tests/test_ais_runner"
+  [ -x "$t" ] || { echo "measured_figures.sh: $t not found (ninja -C build test_ais_runner)" >&2; exit 2; }
+  echo "== cancel-block: $t \"cancel during a long run\" (400 x 400 GRBM, 2000 chains, cancelled after step 3)"
+  load
+  "$t" "cancel during a long run" | grep -E "cancelled after|PASS|FAIL"
+  load
+}
+
+mpi_init() {
+  local repeats="${1:-5}"
+  command -v mpirun >/dev/null || { echo "measured_figures.sh: no mpirun" >&2; exit 2; }
+  echo "== mpi-init: rbmscope-cli ais four-mode --steps 10 --chains 64 --seed 2, plain and with RBMSCOPE_MPI=1, $repeats runs each"
+  load
+  python3 - "$cli" "$repeats" <<'PY'
+import os, statistics, subprocess, sys, time
+cli, repeats = sys.argv[1], int(sys.argv[2])
+cmd = [cli, "ais", "four-mode", "--steps", "10", "--chains", "64", "--seed", "2"]
+for label, extra in (("plain call", {}), ("RBMSCOPE_MPI=1 (singleton MPI_Init)", {"RBMSCOPE_MPI": "1"})):
+    env = dict(os.environ, **extra)
+    walls = []
+    for _ in range(repeats):
+        t = time.monotonic()
+        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+        walls.append(time.monotonic() - t)
+    print("%-36s median %.2f s (min %.2f, max %.2f)" % (label, statistics.median(walls), min(walls), max(walls)))
+PY
+  load
+}
+
+mpi_ctrl_c() {
+  local delay="${1:-4}" args
+  command -v mpirun >/dev/null || { echo "measured_figures.sh: no mpirun" >&2; exit 2; }
+  for args in "pt four-mode --chains 4 --sweeps 100000000" "ais four-mode --chains 128 --steps 5000000"; do
+    echo "== mpi-ctrl-c: mpirun --oversubscribe -np 2 rbmscope-cli $args --threads 1, SIGINT to mpirun after $delay s"
+    load
+    # shellcheck disable=SC2086
+    interrupt_after "$delay" mpirun --oversubscribe -np 2 "$cli" $args --threads 1
+    python3 - "$tmp" <<'PY'
+import json, sys
+out = open(sys.argv[1] + "/out").read()
+try:
+    j = json.loads(out)
+except ValueError:
+    print("stdout is not one JSON object: %r" % out[:300]); sys.exit(1)
+keys = [k for k in ("complete", "scans_done", "steps_done", "steps", "beta_reached") if k in j]
+print("rank 0's stdout: {%s, ...}" % ", ".join('"%s": %s' % (k, json.dumps(j[k])) for k in keys))
+PY
+  done
+  load
+}
+
+mpi_kill_rank() {
+  local t="$build/tests/cli_test_cli_mpi"
+  [ -x "$t" ] || { echo "measured_figures.sh: $t not found (ninja -C build cli_test_cli_mpi)" >&2; exit 2; }
+  echo "== mpi-kill-rank: $t \"a rank SIGKILLed mid-sweep\" (mpirun -np 3 ais-sweep, rank 1 killed after rank 0's first checkpoint)"
+  load
+  "$t" "a rank SIGKILLed mid-sweep" | grep -E "mpirun said|mpirun ended|PASS|FAIL"
+  load
+}
+
+ais_check() {
+  local out="${OUT_DIR:-$tmp/digits}" m s jobs=()
+  mkdir -p "$out"
+  echo "== ais-check: digits models (METHODS=${METHODS:-cd pcd pt lpt deo}, SEEDS=${SEEDS:-1 2 3}, ${EPOCHS:-100} epochs) in $out"
+  load
+  for m in ${METHODS:-cd pcd pt lpt deo}; do
+    for s in ${SEEDS:-1 2 3}; do
+      local extra=()
+      case $m in pt|lpt|deo) extra=(--gamma 0.7 --rungs 6) ;; esac
+      [ "${KEEP:-0}" = 1 ] && [ -s "$out/d_${m}_$s.csv" ] && [ -s "$out/d_${m}_$s.json" ] && continue
+      "$cli" train --data digits --shifts --binarize 0.5 --hidden 50 --batch 10 --lr 0.02 --method "$m" "${extra[@]}" \
+        --seed "$s" --epochs "${EPOCHS:-100}" --monitor-every 2000 --out "$out/d_${m}_$s.json" --log "$out/d_${m}_$s.csv" \
+        --threads 1 >/dev/null &
+      jobs+=($!)
+      if [ ${#jobs[@]} -ge "${JOBS:-2}" ]; then wait "${jobs[0]}"; jobs=("${jobs[@]:1}"); fi
+    done
+  done
+  wait
+  for m in ${METHODS:-cd pcd pt lpt deo}; do
+    for s in ${SEEDS:-1 2 3}; do
+      "$cli" ais "$out/d_${m}_$s.json" --steps 1000 --chains 100 --seed 4242 --checkpoints 1 >"$out/ais_small_${m}_$s.json"
+      "$cli" ais "$out/d_${m}_$s.json" --steps 20000 --chains 200 --seed 1 --checkpoints 1 >"$out/ais_big_${m}_$s.json"
+    done
+  done
+  python3 - "$out" "${METHODS:-cd pcd pt lpt deo}" "${SEEDS:-1 2 3}" <<'PY'
+import csv, json, sys
+out, methods, seeds = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
+worst, bad = 0.0, 0
+print("%-8s %8s %12s %14s %16s %14s" % ("run", "update", "log-lik", "log Z 100x1000", "log Z 200x20000", "log-lik change"))
+for m in methods:
+    for s in seeds:
+        rec = list(csv.DictReader(open("%s/d_%s_%s.csv" % (out, m, s))))[-1]
+        small = json.load(open("%s/ais_small_%s_%s.json" % (out, m, s)))
+        big = json.load(open("%s/ais_big_%s_%s.json" % (out, m, s)))
+        # The log's log Z must be the 100 x 1000 run's (same path, schedule and seed).
+        same = abs(float(rec["log_z"]) - small["log_z"]) <= 1e-6 * max(1.0, abs(small["log_z"]))
+        bad += not same
+        diff = small["log_z"] - big["log_z"]  # log-likelihood(200 x 20 000) - log-likelihood(100 x 1000)
+        worst = max(worst, abs(diff))
+        print("%-8s %8s %12.3f %14.3f %16.3f %+14.3f%s" % ("%s_%s" % (m, s), rec["update"], float(rec["log_likelihood"]),
+              small["log_z"], big["log_z"], diff, "" if same else "  (log's log Z %s differs!)" % rec["log_z"]))
+print("largest |log-lik(100 x 1000) - log-lik(200 x 20 000)| over %d final models: %.3f nats"
+      % (len(methods) * len(seeds), worst))
+sys.exit(1 if bad else 0)
+PY
+  load
+}
+
+[ $# -gt 0 ] || set -- moments-ctrl-c cancel-block mpi-init mpi-ctrl-c mpi-kill-rank
+while [ $# -gt 0 ]; do
+  w="$1"; shift
+  arg=()
+  if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9.]+$ ]]; then arg=("$1"); shift; fi  # DELAY or REPEATS
+  case "$w" in
+    moments-ctrl-c) moments_ctrl_c "${arg[@]}" ;;
+    cancel-block) cancel_block ;;
+    mpi-init) mpi_init "${arg[@]}" ;;
+    mpi-ctrl-c) mpi_ctrl_c "${arg[@]}" ;;
+    mpi-kill-rank) mpi_kill_rank ;;
+    ais-check) ais_check ;;
+    *) echo "measured_figures.sh: unknown subcommand '$w' (moments-ctrl-c, cancel-block, mpi-init, mpi-ctrl-c, mpi-kill-rank, ais-check)" >&2; exit 2 ;;
+  esac
+done
