@@ -714,8 +714,9 @@ void TemperingView::updateShowStatus() {
     const long long total = recording_ ? recording_->scansTotal() : 0;
     const bool held = stepGate_ && stepGate_->pause.load();
     status_->setText(tr("%1 scan %2 of %3 computed").arg(held ? tr("paused at") : tr("showing")).arg(showScan_).arg(computed));
-    playLabel_->setText(computing() ? tr("engine computing: %1 of %2 scans").arg(computed).arg(total)
-                                    : tr("engine %1: %2 of %3 scans").arg(lastRunFinished_ ? tr("done") : tr("stopped")).arg(computed).arg(total));
+    // "· ": the two labels sit side by side (status_ just before), and read as one sentence without it.
+    playLabel_->setText(computing() ? tr("· engine computing: %1 of %2 scans").arg(computed).arg(total)
+                                    : tr("· engine %1: %2 of %3 scans").arg(lastRunFinished_ ? tr("done") : tr("stopped")).arg(computed).arg(total));
 }
 
 QString TemperingView::transportDetail() const {
