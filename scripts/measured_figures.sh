@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The README's measured figures that no suite prints (issue #15 item 7: every figure the README
+# The README's measured figures that no suite compares (issue #15 item 7: every figure the README
 # shows comes from a command in the repository). Each subcommand reruns one measurement and prints
-# every figure with a label; the timing ones send the signal at a fixed delay and print the delay,
-# what came out, the exit codes and the machine's load (`uptime`), because they vary with the
-# machine. The contracts behind them (exit 130, "complete": false, the partial fields) are asserted
-# by the suites the README names next to each figure; this script only measures.
+# every figure with a label; the Ctrl-C ones send the signal at a fixed delay and print the delay,
+# what came out and the exit codes, and every one prints the machine's load (`uptime`), because
+# timings and memory peaks vary with the machine. Some run a suite's case that prints its own
+# timing (transport-esc, playback, cancel-block, mpi-kill-rank) and keep those lines. The contracts
+# behind them (exit 130, "complete": false, the partial fields, the bounds) are asserted by the
+# suites the README names next to each figure; this script only measures.
 #
 #   scripts/measured_figures.sh moments-ctrl-c [DELAY]  # ais on a 1000 x 1000 BRBM, SIGINT after DELAY s
 #                                                       # (default 6) during its Gibbs target moments
