@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The README's measured figures that no suite prints (issue #15 item 7: every figure the README
+# The README's measured figures that no suite compares (issue #15 item 7: every figure the README
 # shows comes from a command in the repository). Each subcommand reruns one measurement and prints
-# every figure with a label; the timing ones send the signal at a fixed delay and print the delay,
-# what came out, the exit codes and the machine's load (`uptime`), because they vary with the
-# machine. The contracts behind them (exit 130, "complete": false, the partial fields) are asserted
-# by the suites the README names next to each figure; this script only measures.
+# every figure with a label; the Ctrl-C ones send the signal at a fixed delay and print the delay,
+# what came out and the exit codes, and every one prints the machine's load (`uptime`), because
+# timings and memory peaks vary with the machine. Some run a suite's case that prints its own
+# timing (transport-esc, playback, cancel-block, mpi-kill-rank) and keep those lines. The contracts
+# behind them (exit 130, "complete": false, the partial fields, the bounds) are asserted by the
+# suites the README names next to each figure; this script only measures.
 #
 #   scripts/measured_figures.sh moments-ctrl-c [DELAY]  # ais on a 1000 x 1000 BRBM, SIGINT after DELAY s
 #                                                       # (default 6) during its Gibbs target moments
@@ -19,7 +21,17 @@
 #   scripts/measured_figures.sh ais-check               # the digits training's AIS log-likelihood (100 chains x
 #                                                       # 1000 steps) against 200 x 20 000 on the final models;
 #                                                       # trains them first (minutes of CPU per run, see below)
-#   scripts/measured_figures.sh                         # the five timing ones (not ais-check)
+#   scripts/measured_figures.sh transport-esc           # Esc during each view's job: GUI-thread time until Stopped
+#                                                       # shows (tst_transport's keysDriveTheCurrentViewsJob, its lines)
+#   scripts/measured_figures.sh playback                # the default four-mode AIS run: compute time, Space's replay
+#                                                       # (tst_playback's defaultRunPlaysForSecondsWithMotion, its line)
+#   scripts/measured_figures.sh unknown-key             # peak resident of `rbmscope-cli info` on a 30 MB model file
+#                                                       # that is mostly an unknown key (test_cli_hostile's file)
+#   scripts/measured_figures.sh npz-bomb                # peak resident and CPU of `rbmscope-cli info` refusing an .npz
+#                                                       # whose (2, 2) member inflates to 1 GiB (test_cli_hostile's bomb)
+#   scripts/measured_figures.sh notes5mb                # the app opening a session with 5 MB of notes and a 100 kB
+#                                                       # name, offscreen, to a screenshot (wall and CPU time)
+#   scripts/measured_figures.sh                         # the timing ones (all but ais-check)
 #
 # ais-check trains `METHODS` (default "cd pcd pt lpt deo") x `SEEDS` (default "1 2 3") with the README's
 # digits command line (the same files as scripts/readme_tables.sh digits: OUT_DIR= keeps them, and
@@ -28,7 +40,8 @@
 # does) at 100 x 1000 with the monitor's seed 4242, which must give the log's last log Z exactly,
 # and at 200 x 20 000. Its figures are deterministic (fixed seeds, any thread count).
 # Needs a Release build in build/ (BUILD_DIR= another) with rbmscope-cli, and for cancel-block
-# tests/test_ais_runner, for mpi-kill-rank tests/cli_test_cli_mpi; builds nothing. MPI runs need mpirun; as root the script sets
+# tests/test_ais_runner, for mpi-kill-rank tests/cli_test_cli_mpi, for transport-esc and playback
+# tests/tst_transport and tests/tst_playback, for notes5mb app/gui/rbmscope; builds nothing. MPI runs need mpirun; as root the script sets
 # OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 and passes --oversubscribe.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -217,7 +230,118 @@ PY
   load
 }
 
-[ $# -gt 0 ] || set -- moments-ctrl-c cancel-block mpi-init mpi-ctrl-c mpi-kill-rank
+transport_esc() {
+  local t="$build/tests/tst_transport"
+  [ -x "$t" ] || { echo "measured_figures.sh: $t not found (ninja -C build tst_transport)" >&2; exit 2; }
+  echo "== transport-esc: $t keysDriveTheCurrentViewsJob (Esc during each view's job, speed limit 1000 units/s)"
+  load
+  QT_QPA_PLATFORM=offscreen "$t" keysDriveTheCurrentViewsJob 2>&1 | grep -E "Stopped shown|^Totals|FAIL" | sed 's/^QINFO *: *//'
+  load
+}
+
+playback() {
+  local t="$build/tests/tst_playback"
+  [ -x "$t" ] || { echo "measured_figures.sh: $t not found (ninja -C build tst_playback)" >&2; exit 2; }
+  echo "== playback: $t defaultRunPlaysForSecondsWithMotion (four-mode, Annealing view, default run, then Space)"
+  load
+  QT_QPA_PLATFORM=offscreen "$t" defaultRunPlaysForSecondsWithMotion 2>&1 | grep -E "computed in|^Totals|FAIL" | sed 's/^QINFO *: *//'
+  load
+}
+
+# Runs `rbmscope-cli info FILE` under /usr/bin/time (GNU time: peak resident set and CPU) and prints
+# them with the exit code and the first line of stderr.
+time_info() {  # FILE
+  local rc=0
+  /usr/bin/time -o "$tmp/time" -f "%M %U %S %e" "$cli" info "$1" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  python3 - "$1" "$rc" "$tmp" <<'PY'
+import os, sys
+path, rc, tmp = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+kb, user, sys_, wall = open(tmp + "/time").read().split()[-4:]
+size = os.path.getsize(path)
+print("rbmscope-cli info %s (%.1f MB): exit code %d, peak resident %.1f MB (%.2f x the file), CPU %.2f s (user %s + sys %s), wall %s s"
+      % (os.path.basename(path), size / 1e6, rc, int(kb) / 1e3, int(kb) * 1024.0 / size, float(user) + float(sys_), user, sys_, wall))
+err = open(tmp + "/err").read().strip().splitlines()
+if err:
+    print("stderr: %s" % err[0])
+PY
+}
+
+unknown_key() {
+  local f="$tmp/mostly-unknown.json"
+  # test_cli_hostile's file: a 1 x 2 BRBM and a top-level key "extra" holding 5 million numbers.
+  python3 - "$f" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write('{"kind": "brbm", "W": [[0.5, -0.25]], "b": [0.1], "c": [0, 0], "extra": [')
+    f.write(",".join(["0.125"] * 5000000))
+    f.write('], "name": "big but small"}\n')
+PY
+  echo "== unknown-key: /usr/bin/time rbmscope-cli info on a model file that is mostly an unknown key"
+  load
+  time_info "$f"
+  load
+}
+
+npz_bomb() {
+  local f="$tmp/bomb.npz"
+  # test_cli_hostile's bomb: one member W.npy whose .npy header declares (2, 2) float64, followed
+  # by zeros up to 1 GiB, deflated (about a megabyte).
+  python3 - "$f" <<'PY'
+import struct, sys, zlib
+total = 1 << 30
+d = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }"
+d += " " * (64 - (10 + len(d) + 1) % 64) + "\n"
+head = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(d)) + d.encode() + b"\0" * 32
+z = zlib.compressobj(9, zlib.DEFLATED, -15, 9, zlib.Z_RLE)
+crc = zlib.crc32(head)
+parts = [z.compress(head)]
+zeros = b"\0" * (1 << 20)
+fed = len(head)
+while fed + len(zeros) < total:
+    crc = zlib.crc32(zeros, crc)
+    parts.append(z.compress(zeros))
+    fed += len(zeros)
+rest = b"\0" * (total - fed)
+crc = zlib.crc32(rest, crc)
+parts += [z.compress(rest), z.flush()]
+data = b"".join(parts)
+name = b"W.npy"
+local = struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, 0, 8, 0, 0x21, crc, len(data), total, len(name), 0) + name + data
+central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 20, 20, 0, 8, 0, 0x21, crc, len(data), total, len(name),
+                      0, 0, 0, 0, 0, 0) + name
+end = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 1, 1, len(central), len(local), 0)
+open(sys.argv[1], "wb").write(local + central + end)
+PY
+  echo "== npz-bomb: /usr/bin/time rbmscope-cli info on an .npz whose W.npy declares (2, 2) and inflates to 1 GiB"
+  load
+  time_info "$f"
+  load
+}
+
+notes5mb() {
+  local app="$build/app/gui/rbmscope" s="$tmp/notes5mb.json" rc=0 wall user sys_ kb
+  [ -x "$app" ] || { echo "measured_figures.sh: $app not found (ninja -C build rbmscope)" >&2; exit 2; }
+  # tst_hostile_models' session: the four-mode preset with 5 MiB of notes and a 100 000-byte name.
+  "$cli" convert four-mode "$tmp/four-mode.json" >/dev/null
+  python3 - "$tmp/four-mode.json" "$s" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+line = "A line of notes, with <markup> & entities. "
+notes = line * -(-(5 << 20) // len(line))  # as the test's loop: whole lines up to at least 5 MiB
+m["notes"], m["name"] = notes, "n" * 100000
+json.dump({"format": "rbmscope-session", "version": 1, "model": m}, open(sys.argv[2], "w"))
+PY
+  echo "== notes5mb: QT_QPA_PLATFORM=offscreen rbmscope --session notes5mb.json ($(stat -c %s "$s") bytes) --screenshot out.png"
+  load
+  QT_QPA_PLATFORM=offscreen RBMSCOPE_CONFIG_DIR="$tmp/config" /usr/bin/time -o "$tmp/time" -f "%e %U %S %M" \
+    "$app" --session "$s" --screenshot "$tmp/out.png" >/dev/null 2>"$tmp/err" || rc=$?
+  read -r wall user sys_ kb <"$tmp/time"
+  echo "exit code $rc, screenshot $(stat -c %s "$tmp/out.png" 2>/dev/null || echo 0) bytes; wall $wall s, CPU $user s user + $sys_ s sys, peak resident $((kb / 1000)) MB"
+  load
+}
+
+[ $# -gt 0 ] || set -- moments-ctrl-c cancel-block mpi-init mpi-ctrl-c mpi-kill-rank \
+  transport-esc playback unknown-key npz-bomb notes5mb
 while [ $# -gt 0 ]; do
   w="$1"; shift
   arg=()
@@ -229,6 +353,12 @@ while [ $# -gt 0 ]; do
     mpi-ctrl-c) mpi_ctrl_c "${arg[@]}" ;;
     mpi-kill-rank) mpi_kill_rank ;;
     ais-check) ais_check ;;
-    *) echo "measured_figures.sh: unknown subcommand '$w' (moments-ctrl-c, cancel-block, mpi-init, mpi-ctrl-c, mpi-kill-rank, ais-check)" >&2; exit 2 ;;
+    transport-esc) transport_esc ;;
+    playback) playback ;;
+    unknown-key) unknown_key ;;
+    npz-bomb) npz_bomb ;;
+    notes5mb) notes5mb ;;
+    *) echo "measured_figures.sh: unknown subcommand '$w' (moments-ctrl-c, cancel-block, mpi-init, mpi-ctrl-c," \
+         "mpi-kill-rank, ais-check, transport-esc, playback, unknown-key, npz-bomb, notes5mb)" >&2; exit 2 ;;
   esac
 done
