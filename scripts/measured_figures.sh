@@ -33,9 +33,8 @@
 #                                                       # name, offscreen, to a screenshot (wall and CPU time)
 #   scripts/measured_figures.sh                         # the timing ones (all but ais-check)
 #
-# ais-check trains `METHODS` (default "cd pcd pt lpt deo") x `SEEDS` (default "1 2 3") with the README's
-# digits command line (the same files as scripts/readme_tables.sh digits: OUT_DIR= keeps them, and
-# with KEEP=1 a model already in OUT_DIR is not trained again), then runs `rbmscope-cli ais MODEL`
+# ais-check trains the digits table's 15 models with `scripts/readme_tables.sh digits-models` (OUT_DIR=
+# keeps them, and with KEEP=1 a model already in OUT_DIR is not trained again), then runs `rbmscope-cli ais MODEL`
 # (the base rate of the model's recorded training data, a linear schedule, as the training monitor
 # does) at 100 x 1000 with the monitor's seed 4242, which must give the log's last log Z exactly,
 # and at 200 x 20 000. Its figures are deterministic (fixed seeds, any thread count).
@@ -76,6 +75,18 @@ code = 128 - code if code < 0 else code
 print("SIGINT sent %.2f s after the start%s; ended %.3f s after the signal, exit code %d"
       % (sent - t0, "" if alive else " (it had already ended)", ended - sent, code))
 PY
+}
+
+# A suite's case that prints its own measurement: SUITE CASE WHAT PATTERN. Runs
+# build/tests/SUITE CASE (offscreen for Qt suites) and keeps the lines matching PATTERN, its
+# verdict and the load before and after.
+suite_case() {
+  local t="$build/tests/$1"
+  [ -x "$t" ] || { echo "measured_figures.sh: $t not found (ninja -C build $1)" >&2; exit 2; }
+  echo "== $t \"$2\" ($3)"
+  load
+  QT_QPA_PLATFORM=offscreen "$t" "$2" 2>&1 | grep -E "$4|PASS|FAIL|^Totals" | sed 's/^QINFO *: *//'
+  load
 }
 
 moments_ctrl_c() {
@@ -122,12 +133,7 @@ PY
 }
 
 cancel_block() {
-  local t="$build/tests/test_ais_runner"
-  [ -x "$t" ] || { echo "measured_figures.sh: $t not found (ninja -C build test_ais_runner)" >&2; exit 2; }
-  echo "== cancel-block: $t \"cancel during a long run\" (400 x 400 GRBM, 2000 chains, cancelled after step 3)"
-  load
-  "$t" "cancel during a long run" | grep -E "cancelled after|PASS|FAIL"
-  load
+  suite_case test_ais_runner "cancel during a long run" "400 x 400 GRBM, 2000 chains, cancelled after step 3" "cancelled after"
 }
 
 mpi_init() {
@@ -174,41 +180,26 @@ PY
 }
 
 mpi_kill_rank() {
-  local t="$build/tests/cli_test_cli_mpi"
-  [ -x "$t" ] || { echo "measured_figures.sh: $t not found (ninja -C build cli_test_cli_mpi)" >&2; exit 2; }
-  echo "== mpi-kill-rank: $t \"a rank SIGKILLed mid-sweep\" (mpirun -np 3 ais-sweep, rank 1 killed after rank 0's first checkpoint)"
-  load
-  "$t" "a rank SIGKILLed mid-sweep" | grep -E "mpirun said|mpirun ended|PASS|FAIL"
-  load
+  suite_case cli_test_cli_mpi "a rank SIGKILLed mid-sweep" \
+    "mpirun -np 3 ais-sweep, rank 1 killed after rank 0's first checkpoint" "mpirun said|mpirun ended"
 }
 
 ais_check() {
-  local out="${OUT_DIR:-$tmp/digits}" m s jobs=()
+  local out="${OUT_DIR:-$tmp/digits}" m s
   mkdir -p "$out"
-  echo "== ais-check: digits models (METHODS=${METHODS:-cd pcd pt lpt deo}, SEEDS=${SEEDS:-1 2 3}, ${EPOCHS:-100} epochs) in $out"
+  echo "== ais-check: the digits table's 15 models (${EPOCHS:-100} epochs) in $out"
   load
-  for m in ${METHODS:-cd pcd pt lpt deo}; do
-    for s in ${SEEDS:-1 2 3}; do
-      local extra=()
-      case $m in pt|lpt|deo) extra=(--gamma 0.7 --rungs 6) ;; esac
-      [ "${KEEP:-0}" = 1 ] && [ -s "$out/d_${m}_$s.csv" ] && [ -s "$out/d_${m}_$s.json" ] && continue
-      "$cli" train --data digits --shifts --binarize 0.5 --hidden 50 --batch 10 --lr 0.02 --method "$m" "${extra[@]}" \
-        --seed "$s" --epochs "${EPOCHS:-100}" --monitor-every 2000 --out "$out/d_${m}_$s.json" --log "$out/d_${m}_$s.csv" \
-        --threads 1 >/dev/null &
-      jobs+=($!)
-      if [ ${#jobs[@]} -ge "${JOBS:-2}" ]; then wait "${jobs[0]}"; jobs=("${jobs[@]:1}"); fi
-    done
-  done
-  wait
-  for m in ${METHODS:-cd pcd pt lpt deo}; do
-    for s in ${SEEDS:-1 2 3}; do
+  # Trained exactly as the README's table (scripts/readme_tables.sh, its 15 runs).
+  BUILD_DIR="$build" OUT_DIR="$out" "$repo/scripts/readme_tables.sh" digits-models
+  for m in cd pcd pt lpt deo; do
+    for s in 1 2 3; do
       "$cli" ais "$out/d_${m}_$s.json" --steps 1000 --chains 100 --seed 4242 --checkpoints 1 >"$out/ais_small_${m}_$s.json"
       "$cli" ais "$out/d_${m}_$s.json" --steps 20000 --chains 200 --seed 1 --checkpoints 1 >"$out/ais_big_${m}_$s.json"
     done
   done
-  python3 - "$out" "${METHODS:-cd pcd pt lpt deo}" "${SEEDS:-1 2 3}" <<'PY'
+  python3 - "$out" <<'PY'
 import csv, json, sys
-out, methods, seeds = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
+out, methods, seeds = sys.argv[1], "cd pcd pt lpt deo".split(), "1 2 3".split()
 worst, bad = 0.0, 0
 print("%-8s %8s %12s %14s %16s %14s" % ("run", "update", "log-lik", "log Z 100x1000", "log Z 200x20000", "log-lik change"))
 for m in methods:
@@ -231,21 +222,11 @@ PY
 }
 
 transport_esc() {
-  local t="$build/tests/tst_transport"
-  [ -x "$t" ] || { echo "measured_figures.sh: $t not found (ninja -C build tst_transport)" >&2; exit 2; }
-  echo "== transport-esc: $t keysDriveTheCurrentViewsJob (Esc during each view's job, speed limit 1000 units/s)"
-  load
-  QT_QPA_PLATFORM=offscreen "$t" keysDriveTheCurrentViewsJob 2>&1 | grep -E "Stopped shown|^Totals|FAIL" | sed 's/^QINFO *: *//'
-  load
+  suite_case tst_transport keysDriveTheCurrentViewsJob "Esc during each view's job, speed limit 1000 units/s" "Stopped shown"
 }
 
 playback() {
-  local t="$build/tests/tst_playback"
-  [ -x "$t" ] || { echo "measured_figures.sh: $t not found (ninja -C build tst_playback)" >&2; exit 2; }
-  echo "== playback: $t defaultRunPlaysForSecondsWithMotion (four-mode, Annealing view, default run, then Space)"
-  load
-  QT_QPA_PLATFORM=offscreen "$t" defaultRunPlaysForSecondsWithMotion 2>&1 | grep -E "computed in|^Totals|FAIL" | sed 's/^QINFO *: *//'
-  load
+  suite_case tst_playback defaultRunPlaysForSecondsWithMotion "four-mode, Annealing view, default run, then Space" "computed in"
 }
 
 # Runs `rbmscope-cli info FILE` under /usr/bin/time (GNU time: peak resident set and CPU) and prints
