@@ -151,9 +151,14 @@ private Q_SLOTS:
         while (t->jobActive() && clock.elapsed() < 10000) QCoreApplication::processEvents(QEventLoop::AllEvents, 1);
         QVERIFY(!t->jobActive());
         const double endMs = clock.nsecsElapsed() / 1e6;
-        qInfo("%s: cancelled after %lld %ss, %lld more after Esc; Stopped shown %.2f ms after Esc (GUI thread CPU %.2f ms, "
-              "bound 100 ms); the worker handed over after %.1f ms (bound 2000 ms)",
-              qPrintable(view), t->units(), qPrintable(unit), t->units() - atEsc, shownMs, shownCpu, endMs);
+        // Tempering: the units at Esc are the shown scans, the end is the engine's last computed one.
+        const QString counted = pt ? QStringLiteral("%1 %2s shown at Esc, the engine's last computed %3")
+                                         .arg(atEsc).arg(unit).arg(t->units())
+                                   : QStringLiteral("cancelled after %1 %2s, %3 more after Esc")
+                                         .arg(t->units()).arg(unit).arg(t->units() - atEsc);
+        qInfo("%s: %s; Stopped shown %.2f ms after Esc (GUI thread CPU %.2f ms, bound 100 ms); the worker handed over "
+              "after %.1f ms (bound 2000 ms)",
+              qPrintable(view), qPrintable(counted), shownMs, shownCpu, endMs);
         QVERIFY2(shownCpu < 100, qPrintable(QString::number(shownCpu)));
         // (The Tempering view shows the last scan its engine computed, far ahead of the shown one.)
         if (!pt) QVERIFY2(t->units() - atEsc <= 100, qPrintable(QString::number(t->units() - atEsc)));
