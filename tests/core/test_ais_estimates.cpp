@@ -1,11 +1,17 @@
 // AIS estimates from log weights (SPEC §4) on synthetic weights with known answers.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "check.hpp"
 #include "core/ais/estimates.hpp"
 #include "core/numerics/scalar.hpp"
 #include "core/numerics/parallel.hpp"
+#include "core/random/rng.hpp"
+#include "simd_paths.hpp"
 
 using namespace rbm;
 
@@ -90,6 +96,82 @@ TEST_CASE("bootstrap: deterministic, thread-count independent, and covers the tr
     }
     std::printf("  bootstrap coverage %d / %d\n", covered, repeats);
     CHECK(covered >= 176 && covered <= 198);  // 88% .. 99%
+}
+
+// The bootstrap as SPEC-level pseudocode, pick by pick: resample j draws its picks from stream
+// (Bootstrap << 48) + j, two words (Rng::uniform) each, sums exp(l_i - max) in pick order, and
+// falls back to its own maximum when that sum underflows. The library draws the same words for
+// 8 resamples at once with the dispatched block Philox, 512 picks at a time (issue #16).
+BootstrapInterval bootstrap_reference(const Vec& lw, std::uint64_t seed, int resamples, double level,
+                                      int* fallbacks) {
+    const Index n = lw.size();
+    const double mx = lw.maxCoeff();
+    const Vec u = (lw.array() - mx).exp().matrix();  // the library's own expression, so its rounding
+    std::vector<double> rep;
+    for (int j = 0; j < resamples; ++j) {
+        Rng rng(seed, (static_cast<std::uint64_t>(StreamPurpose::Bootstrap) << 48) + static_cast<std::uint64_t>(j));
+        std::vector<Index> pick(static_cast<std::size_t>(n));
+        double s = 0;
+        for (auto& i : pick) {
+            i = static_cast<Index>(rng.uniform() * static_cast<double>(n));
+            if (i == n) i = 0;
+            s += u(i);
+        }
+        if (s > 1e-250) {
+            rep.push_back(mx + std::log(s / static_cast<double>(n)));
+            continue;
+        }
+        ++*fallbacks;
+        double m = lw(pick[0]);
+        for (Index i : pick) m = std::max(m, lw(i));
+        double t = 0;
+        for (Index i : pick) t += std::exp(lw(i) - m);
+        rep.push_back(m + std::log(t / static_cast<double>(n)));
+    }
+    double mean = 0;
+    for (double x : rep) mean += x;
+    mean /= resamples;
+    double var = 0;
+    for (double x : rep) var += (x - mean) * (x - mean);
+    std::sort(rep.begin(), rep.end());
+    auto q = [&](double p) {
+        const double pos = p * static_cast<double>(rep.size() - 1);
+        const std::size_t i = static_cast<std::size_t>(std::floor(pos));
+        if (i + 1 >= rep.size()) return rep.back();
+        return rep[i] + (pos - static_cast<double>(i)) * (rep[i + 1] - rep[i]);
+    };
+    return {q(0.5 * (1 - level)), q(0.5 * (1 + level)), std::sqrt(var / (resamples - 1))};
+}
+
+TEST_CASE("bootstrap: bitwise the pick-by-pick reference on every instruction set, underflow branch too") {
+    std::mt19937_64 g(23);
+    std::normal_distribution<double> N(0, 1);
+    // 1300 chains: two whole 512-pick chunks and a partial one; 203 resamples: a partial block of 8.
+    Vec spread(1300);
+    for (Index i = 0; i < spread.size(); ++i) spread(i) = 2.0 * N(g);
+    // One weight 1000 nats above 39 others: a resample that misses it (about (39/40)^40 = 36 % of
+    // them) sums only underflowed terms and takes the fallback.
+    Vec gap = Vec::Constant(40, -1000.0);
+    gap(17) = 0;
+    const std::vector<SimdPath> paths = rbm::test::paths_to_test();
+    auto check_all_paths = [&](const Vec& lw, std::uint64_t seed, int resamples) {
+        int fallbacks = 0;
+        const BootstrapInterval ref = bootstrap_reference(lw, seed, resamples, 0.95, &fallbacks);
+        std::printf("  n %lld, %d resamples: reference [%.17g, %.17g] sd %.17g, %d took the fallback\n",
+                    static_cast<long long>(lw.size()), resamples, ref.low, ref.high, ref.sd, fallbacks);
+        for (SimdPath p : paths) {
+            simd_force(p);
+            for (int threads : {1, 2}) {
+                ThreadLimit limit(threads);
+                const BootstrapInterval b = bootstrap_log_mean_exp(lw, seed, resamples, 0.95);
+                CHECK(b.low == ref.low && b.high == ref.high && b.sd == ref.sd);
+            }
+        }
+        simd_force(paths.back());
+        return fallbacks;
+    };
+    CHECK(check_all_paths(spread, 41, 203) == 0);
+    CHECK(check_all_paths(gap, 7, 64) > 0);
 }
 
 TEST_CASE("histogram and moments of the log weights; bad weights refused") {
