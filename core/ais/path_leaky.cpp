@@ -4,6 +4,10 @@
 //  AIS-Energy (Salakhutdinov & Murray extended): s = beta, cl = cL, from N(b, I).
 // Perfect transitions draw from the cl = 1 member at the same s, f_{s,1} >= f_{s,cl}, and accept
 // with probability f_{s,cl}/f_{s,1} = exp(-s (1-cl) sum_{eta_j<=0} eta_j^2/2): exact rejection sampling.
+//
+// A chain's state row is v (n values) followed by its eta = W'v + c (m values) and |v - b|^2, set
+// wherever v is and kept current by the sweep (kernels/gibbs_leaky.hpp): the weight update reads
+// eta instead of a product with W, so a step costs the sweep's two products (issue #16).
 #include <Eigen/Cholesky>
 #include <cmath>
 #include <sstream>
@@ -67,25 +71,25 @@ public:
         pilot_ = pilot_acceptance();
     }
     std::string kernel_name() const override { return leaky_kernel_name(kernel_); }
-    Index dim() const override { return m_.n_visible(); }
+    Index dim() const override { return m_.n_visible() + m_.n_hidden() + 1; }
+    Index visible_dim() const override { return m_.n_visible(); }
 
     // Energy scale and leakiness at beta.
     virtual double scale(double beta) const = 0;
     virtual double leak(double beta) const = 0;
 
     void log_f(double beta, const RowMat& X, Index begin, Index end, Vec& out) const override {
-        const RowMat V = X.middleRows(begin, end - begin);
+        const RowMat V = X.block(begin, 0, end - begin, m_.n_visible());
         out.segment(begin, end - begin) = m_.log_unnorm(V, scale(beta), leak(beta));
     }
     void transition(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
         detail::leaky_sweep_block_gram(m_, &gram_, X, begin, end, rngs, kernel_, scale(beta), leak(beta));
     }
-    // log f_beta - log f_prev = sum_j [s alpha_j(cl) - s' alpha_j(cl')] eta_j^2/2 from one product with W.
+    // log f_beta - log f_prev = sum_j [s alpha_j(cl) - s' alpha_j(cl')] eta_j^2/2 from the state's eta.
     void advance(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec& lw,
                  ChainRngs& rngs) const override {
         const Index rows = end - begin;
-        RowMat E = X.middleRows(begin, rows) * m_.W;
-        E.rowwise() += m_.c.transpose();
+        const auto E = X.block(begin, m_.n_visible(), rows, m_.n_hidden());
         const double s1 = scale(beta), s0 = scale(beta_prev);
         const double pos = s1 - s0, neg = s1 * leak(beta) - s0 * leak(beta_prev);
         for (Index r = 0; r < rows; ++r) {
@@ -96,7 +100,7 @@ public:
             }
             lw(begin + r) += 0.5 * acc;
         }
-        detail::leaky_sweep_block_gram(m_, &gram_, X, begin, end, rngs, kernel_, scale(beta), leak(beta), &E);
+        detail::leaky_sweep_block_gram(m_, &gram_, X, begin, end, rngs, kernel_, scale(beta), leak(beta));
     }
 
     bool can_sample_exactly() const override { return pilot_ >= kMinAcceptance; }
@@ -116,6 +120,14 @@ public:
     }
 
 protected:
+    // The carried columns of rows [begin, end) (eta, |v - b|^2) from their visible units.
+    void set_eta(RowMat& X, Index begin, Index end) const {
+        const Index n = m_.n_visible(), k = m_.n_hidden();
+        RowMat E;
+        detail::leaky_eta(m_, X, begin, end - begin, E);
+        X.block(begin, n, end - begin, k) = E;
+        for (Index r = begin; r < end; ++r) X(r, n + k) = (X.row(r).head(n) - m_.b.transpose()).squaredNorm();
+    }
     void rejection_sample(double s, double cl, RowMat& X, Index begin, Index end, ChainRngs& rngs) const {
         const LeakyGaussian env(m_, s);
         Eigen::RowVectorXd v(m_.n_visible());
@@ -128,8 +140,9 @@ protected:
                 env.sample_row(v, rng);
                 if (std::log(rng.uniform()) < log_accept(v, s, cl)) break;
             }
-            X.row(r) = v;
+            X.row(r).head(m_.n_visible()) = v;
         }
+        set_eta(X, begin, end);
     }
     // log f_{s,cl}(v) - log f_{s,1}(v) = -s (1 - cl) sum_{eta_j <= 0} eta_j^2/2
     double log_accept(const Eigen::RowVectorXd& v, double s, double cl) const {
@@ -173,7 +186,8 @@ public:
     double leak(double beta) const override { return beta >= 1 ? m_.leakiness : 1.0 - beta * (1.0 - m_.leakiness); }
     double log_z0() const override { return base_.log_z(); }
     void sample_base(RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
-        for (Index r = begin; r < end; ++r) base_.sample_row(X.row(r), rngs[r]);
+        for (Index r = begin; r < end; ++r) base_.sample_row(X.row(r).head(m_.n_visible()), rngs[r]);
+        set_eta(X, begin, end);
     }
 
 private:
@@ -195,6 +209,7 @@ public:
             Rng& rng = rngs[r];
             for (Index i = 0; i < m_.n_visible(); ++i) X(r, i) = m_.b(i) + rng.normal();
         }
+        set_eta(X, begin, end);
     }
 };
 

@@ -1,10 +1,8 @@
 #include "core/kernels/gibbs.hpp"
 
 #include "core/kernels/gibbs_leaky.hpp"
-#include "core/kernels/philox_rows.hpp"
-#include "core/kernels/vector_math.hpp"
+#include "core/kernels/simd.hpp"
 
-#include <Eigen/Cholesky>
 #include <cmath>
 #include <vector>
 
@@ -99,152 +97,22 @@ void gibbs_sweep(const Brbm& m, RowMat& V, ChainRngs& rngs, double beta, const V
 // ---------------- Leaky ----------------
 const char* leaky_kernel_name(LeakyKernel k) { return k == LeakyKernel::PaperGibbs ? "paper-gibbs" : "exact-mh"; }
 
-namespace {
-
-// log q(x | from) up to the constant -n/2 log 2pi, where the proposal from state `v` (with its
-// eta, alpha) is N(b + beta W (alpha∘eta), I + beta W diag(alpha) W'). Uses Woodbury and the
-// determinant lemma so the cost is O(n m + m^3) per chain instead of O(n^3).
-// The work space is reused from chain to chain: two log proposals per chain per sweep allocated
-// some ten small vectors and matrices each time, which on small models cost more than the
-// arithmetic (and made the instrumented CI builds spend most of their time in the allocator).
-// The arithmetic is the same operation for operation, so the results are bit for bit the same.
-struct LeakyProposalWork {
-    Eigen::VectorXd y, solved;
-    Mat K;
-    Eigen::LLT<Mat> llt;
-    explicit LeakyProposalWork(Index k) : y(k), solved(k), K(k, k), llt(k) {}
-};
-
-double leaky_log_proposal(const Leaky& m, const Mat& G, double beta, const Eigen::RowVectorXd& x_minus_mean,
-                          const Eigen::VectorXd& alpha, LeakyProposalWork& w) {
-    const Index k = m.n_hidden();
-    w.y.noalias() = m.W.transpose() * x_minus_mean.transpose();
-    w.K = G;
-    double logdet_d = 0;
-    for (Index j = 0; j < k; ++j) {
-        w.K(j, j) += 1.0 / (beta * alpha(j));
-        logdet_d += std::log(beta * alpha(j));
-    }
-    w.llt.compute(w.K);
-    // log det K = 2 sum log L_jj; the factor's diagonal as LLT stores it.
-    const double logdet = logdet_d + 2.0 * w.llt.matrixLLT().diagonal().array().log().sum();
-    w.solved = w.y;
-    w.llt.solveInPlace(w.solved);
-    const double quad = x_minus_mean.squaredNorm() - w.y.dot(w.solved);
-    return -0.5 * quad - 0.5 * logdet;
-}
-
-}  // namespace
-
 LeakySweepStats leaky_sweep_block(const Leaky& m, RowMat& V, Index begin, Index end, ChainRngs& rngs,
-                                  LeakyKernel kernel, double beta, double cl, const RowMat* eta) {
-    return detail::leaky_sweep_block_gram(m, nullptr, V, begin, end, rngs, kernel, beta, cl, eta);
+                                  LeakyKernel kernel, double beta, double cl) {
+    return detail::leaky_sweep_block_gram(m, nullptr, V, begin, end, rngs, kernel, beta, cl);
 }
 
 LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const Mat* gram, RowMat& V, Index begin, Index end,
                                                ChainRngs& rngs, LeakyKernel kernel, double beta, double cl,
-                                               const RowMat* eta, const double* row_beta) {
-    if (cl < 0) cl = m.leakiness;
-    const Index n = m.n_visible(), k = m.n_hidden(), rows = end - begin;
-    auto beta_of = [&](Index r) { return row_beta ? row_beta[r] : beta; };
-    // beta Hm, row by row: the scalar path keeps Eigen's scalar-times-product form (its bits).
-    auto scaled_mean = [&](const RowMat& Hm) -> RowMat {
-        if (!row_beta) return (beta * Hm) * m.W.transpose();
-        RowMat S = Hm;
-        for (Index r = 0; r < rows; ++r) S.row(r) *= row_beta[r];
-        return S * m.W.transpose();
-    };
-    LeakySweepStats stats;
-    // Forward pass: eta, alpha, the proposal mean and a draw v' = b + beta W(alpha∘eta) + W(sqrt(beta alpha)∘z1) + z2.
-    RowMat E_own;
-    if (!eta) {
-        E_own.noalias() = V.middleRows(begin, rows) * m.W;
-        E_own.rowwise() += m.c.transpose();
-    }
-    const RowMat& E = eta ? *eta : E_own;
-    // Each chain's k + n normals (z1, then z2) from 2 ceil((k + n)/2) words of its stream, by
-    // Box-Muller pairs in one flat loop over the block (kernels/vector_math.hpp: it vectorizes; the
-    // libm-based Rng::normal was a fifth of a sweep at n = 3072).
-    const Index nz = 2 * ((k + n + 1) / 2);
-    thread_local std::vector<std::uint32_t> words;
-    thread_local std::vector<double> normals;
-    if (words.size() < static_cast<std::size_t>(rows * nz)) {
-        words.resize(static_cast<std::size_t>(rows * nz));
-        normals.resize(words.size());
-    }
-    fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(nz), words.data());
-    {
-        const std::uint32_t* w = words.data();
-        double* z = normals.data();
-        for (Index t = 0; t < rows * nz; t += 2) detail::normal_pair(w[t], w[t + 1], z[t], z[t + 1]);
-    }
-    RowMat A(rows, k), Hm(rows, k), Hn(rows, k);
-    for (Index r = 0; r < rows; ++r) {
-        for (Index j = 0; j < k; ++j) {
-            const double a = E(r, j) > 0 ? 1.0 : cl;
-            A(r, j) = a;
-            Hm(r, j) = a * E(r, j);
-            Hn(r, j) = std::sqrt(beta_of(r) * a) * normals[static_cast<std::size_t>(r * nz + j)];
-        }
-    }
-    const RowMat Mean = scaled_mean(Hm);  // without b
-    RowMat P = (Mean + Hn * m.W.transpose());
-    for (Index r = 0; r < rows; ++r) {
-        const double* z2 = normals.data() + r * nz + k;
-        for (Index i = 0; i < n; ++i) P(r, i) += m.b(i) + z2[i];
-    }
-    if (kernel == LeakyKernel::PaperGibbs || (!row_beta && beta == 0.0)) {
-        // At beta = 0 the proposal is an exact draw from N(b, I), which is f_0 itself.
-        V.middleRows(begin, rows) = P;
-        stats.proposed = stats.accepted = rows;
-        return stats;
-    }
-    Mat G_own;
-    if (!gram) G_own = m.W.transpose() * m.W;
-    const Mat& G = gram ? *gram : G_own;
-    RowMat Ep = P * m.W;
-    Ep.rowwise() += m.c.transpose();
-    RowMat Ap(rows, k), Hmp(rows, k);
-    for (Index r = 0; r < rows; ++r)
-        for (Index j = 0; j < k; ++j) {
-            const double a = Ep(r, j) > 0 ? 1.0 : cl;
-            Ap(r, j) = a;
-            Hmp(r, j) = a * Ep(r, j);
-        }
-    const RowMat MeanP = scaled_mean(Hmp);
-    LeakyProposalWork work(k);
-    Eigen::RowVectorXd v(n), vp(n), fwd(n), rev(n);
-    Eigen::VectorXd alpha(k), alpha_p(k);
-    for (Index r = 0; r < rows; ++r) {
-        const double br = beta_of(r);
-        if (br == 0.0) {  // as above: an exact draw from f_0
-            V.row(begin + r) = P.row(r);
-            ++stats.proposed;
-            ++stats.accepted;
-            continue;
-        }
-        v = V.row(begin + r);
-        vp = P.row(r);
-        // log f at both points, sharing eta.
-        double lf = -0.5 * v.squaredNorm() + v.dot(m.b.transpose()), lfp = -0.5 * vp.squaredNorm() + vp.dot(m.b.transpose());
-        for (Index j = 0; j < k; ++j) {
-            lf += 0.5 * br * A(r, j) * E(r, j) * E(r, j);
-            lfp += 0.5 * br * Ap(r, j) * Ep(r, j) * Ep(r, j);
-        }
-        fwd = vp - Mean.row(r) - m.b.transpose();
-        rev = v - MeanP.row(r) - m.b.transpose();
-        alpha = A.row(r).transpose();
-        alpha_p = Ap.row(r).transpose();
-        const double log_q_fwd = leaky_log_proposal(m, G, br, fwd, alpha, work);
-        const double log_q_rev = leaky_log_proposal(m, G, br, rev, alpha_p, work);
-        const double log_ratio = lfp - lf + log_q_rev - log_q_fwd;
-        ++stats.proposed;
-        if (log_ratio >= 0 || std::log(rngs[begin + r].uniform()) < log_ratio) {
-            V.row(begin + r) = vp;
-            ++stats.accepted;
-        }
-    }
-    return stats;
+                                               const double* row_beta) {
+    return detail::kernel_table().leaky_sweep(m, gram, V, begin, end, rngs, kernel, beta, cl, row_beta);
+}
+
+void detail::leaky_eta(const Leaky& m, const RowMat& X, Index begin, Index rows, RowMat& E) {
+    // Sized here, so the kernel writes into it without allocating: Eigen compiled for AVX2 or
+    // AVX-512 allocates 32/64-byte aligned blocks by its own scheme, which free() here cannot take.
+    E.resize(rows, m.n_hidden());
+    detail::kernel_table().leaky_eta(m, X, begin, rows, E);
 }
 
 LeakySweepStats leaky_sweep(const Leaky& m, RowMat& V, ChainRngs& rngs, LeakyKernel kernel, double beta, double cl) {

@@ -59,11 +59,12 @@ struct LeakySweepStats {
 // cl < 0 means the model's own leakiness.
 LeakySweepStats leaky_sweep(const Leaky& m, RowMat& V, ChainRngs& rngs, LeakyKernel kernel, double beta = 1.0,
                             double cl = -1.0);
-// Rows [begin, end) only (for engines that already split the chains into blocks). eta, when
-// given, must be W'v + c of those rows ((end-begin) x m): the AIS path has it from the weight
-// update, and the sweep then skips that product.
+// Rows [begin, end) only (for engines that already split the chains into blocks). V has n
+// columns, or n + m + 1: then each row carries, after its visible units, its eta = W'v + c and
+// |v - b|^2, which the sweep reads instead of a product with W and a pass over v, and keeps
+// current (the AIS paths' state, ais/path_leaky.cpp).
 LeakySweepStats leaky_sweep_block(const Leaky& m, RowMat& V, Index begin, Index end, ChainRngs& rngs,
-                                  LeakyKernel kernel, double beta, double cl, const RowMat* eta = nullptr);
+                                  LeakyKernel kernel, double beta, double cl);
 
 // ---- Gaussian: exact draws (the kernel of a normal target is its own sampler) ----
 void gaussian_sample(const Gaussian& g, RowMat& V, ChainRngs& rngs);

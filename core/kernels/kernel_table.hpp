@@ -1,10 +1,13 @@
 #pragma once
 // The interface between the dispatcher (kernels/simd.cpp, compiled once) and the hot kernels
 // compiled once per instruction set: abstract steps, built by the factories of one target's
-// table. Only plain data (models, Eigen vectors and matrices, streams) crosses it; every Eigen
+// table. Only plain data (models, Eigen vectors and matrices, streams) crosses it, and a matrix
+// that crosses it is never resized on the other side (Eigen compiled for AVX2/AVX-512 allocates by
+// its own aligned scheme, which the baseline code cannot free); every Eigen
 // and std template a target instantiates stays inside that target's object.
 #include <memory>
 
+#include "core/kernels/gibbs.hpp"
 #include "core/models/models.hpp"
 #include "core/random/rng.hpp"
 
@@ -30,6 +33,10 @@ struct KernelTable {
     double (*gemm_gflops)(Index chains, Index n, Index m, Index block, bool f32, double min_seconds);
     // kernels/philox_rows.hpp.
     void (*fill_rows_u32)(ChainRngs& rngs, Index begin, Index rows, std::size_t words_per_row, std::uint32_t* out);
+    // kernels/leaky_block.cpp (through kernels/gibbs_leaky.hpp).
+    void (*leaky_eta)(const Leaky& m, const RowMat& X, Index begin, Index rows, RowMat& E);
+    LeakySweepStats (*leaky_sweep)(const Leaky& m, const Mat* gram, RowMat& V, Index begin, Index end, ChainRngs& rngs,
+                                   LeakyKernel kernel, double beta, double cl, const double* row_beta);
 };
 
 }  // namespace rbm::detail
@@ -49,5 +56,8 @@ std::unique_ptr<BlockStep> make_brbm_double(const Brbm& m, const Vec& base_bias)
 std::unique_ptr<BlockStep> make_grbm(const Grbm& m, const Vec& a, const Vec& sa, bool float32);
 double gemm_gflops(Index chains, Index n, Index m, Index block, bool f32, double min_seconds);
 void fill_rows_u32(ChainRngs& rngs, Index begin, Index rows, std::size_t words_per_row, std::uint32_t* out);
+void leaky_block_eta(const Leaky& m, const RowMat& X, Index begin, Index rows, RowMat& E);
+LeakySweepStats leaky_block_sweep(const Leaky& m, const Mat* gram, RowMat& V, Index begin, Index end, ChainRngs& rngs,
+                                  LeakyKernel kernel, double beta, double cl, const double* row_beta);
 }  // namespace rbm::detail::RBMSCOPE_SIMD_NS
 #endif

@@ -199,7 +199,7 @@ public:
                     Vec& pot) const override {
         std::vector<double> beta(static_cast<std::size_t>(end - begin));
         for (std::size_t r = 0; r < beta.size(); ++r) beta[r] = betas_[static_cast<std::size_t>(rungs[r])];
-        detail::leaky_sweep_block_gram(m_, &gram_, V, begin, end, rngs, kernel_, 1.0, m_.leakiness, nullptr, beta.data());
+        detail::leaky_sweep_block_gram(m_, &gram_, V, begin, end, rngs, kernel_, 1.0, m_.leakiness, beta.data());
         potential(V, H, begin, end, pot);
     }
 

@@ -115,17 +115,17 @@ TEST_CASE("AIS-Leaky base is the leakiness-1 Gaussian: closed-form log Z0 and ex
     const Mat cov = P.inverse();
     const Vec mean = cov * (m.b + m.W * m.c);
     const Index N = 40000;
-    RowMat X(N, 4);
+    RowMat X(N, p->dim());  // v, then eta and |v - b|^2 (ais/path_leaky.cpp)
     ChainRngs rngs(5, N);
     for_each_block(N, [&](Index b, Index e) { p->sample_base(X, b, e, rngs); });
-    check_moments(X, mean, cov, "leakiness-1 base");
+    check_moments(X.leftCols(4), mean, cov, "leakiness-1 base");
     // log f at beta = 0 is that Gaussian's log density + log Z0, at beta = 1 the model's marginal.
     Vec lf0(N), lf1(N);
     p->log_f(0.0, X, 0, 50, lf0);
     p->log_f(1.0, X, 0, 50, lf1);
-    const Vec target = m.log_unnorm(X.topRows(50));
+    const Vec target = m.log_unnorm(X.topLeftCorner(50, 4));
     for (Index r = 0; r < 50; ++r) {
-        const Vec d = X.row(r).transpose() - mean;
+        const Vec d = X.row(r).head(4).transpose() - mean;
         CHECK_CLOSE(lf0(r) - p->log_z0(), -0.5 * d.dot(P * d) - 2 * kLog2Pi + 0.5 * std::log(P.determinant()), 1e-9);
         CHECK_CLOSE(lf1(r), target(r), 1e-12);
     }
@@ -137,10 +137,10 @@ TEST_CASE("AIS-Energy base is N(b, I) with log Z0 = n/2 log 2pi + |b|^2/2") {
     const Quad2 q0 = quadrature(*p, 0.0);
     CHECK_CLOSE(p->log_z0(), q0.log_z, 1e-8);
     const Index N = 40000;
-    RowMat X(N, 2);
+    RowMat X(N, p->dim());
     ChainRngs rngs(11, N);
     p->sample_base(X, 0, N, rngs);
-    check_moments(X, m.b, Mat::Identity(2, 2), "energy base");
+    check_moments(X.leftCols(2), m.b, Mat::Identity(2, 2), "energy base");
 }
 
 TEST_CASE("advance() adds exactly log f_beta - log f_beta_prev, in both directions") {
@@ -149,6 +149,41 @@ TEST_CASE("advance() adds exactly log f_beta - log f_beta_prev, in both directio
                              make_leaky_energy_path(m, LeakyKernel::PaperGibbs)})
         test::check_advance_is_increment_then_transition(*p, 100, 3, {{0.0, 0.3}, {0.3, 0.95}, {0.95, 1.0}, {1.0, 0.4}},
                                                          1e-9);
+}
+
+TEST_CASE("a chain's state carries eta = W'v + c and |v - b|^2, current after every move that sets v") {
+    // The sweep reads both from the state instead of a product with W and a pass over v, so a
+    // stale value would weigh or test the wrong state: check them after the base draw, advance,
+    // transition (both kernels, beta 0 and 1 included) and perfect transitions.
+    const Leaky m = test::random_leaky(6, 7, 3, 0.1, 0.9, true);
+    const Index N = 64, n = m.n_visible(), k = m.n_hidden();
+    auto check_eta = [&](const RowMat& X, const char* what) {
+        const RowMat E = (X.leftCols(n) * m.W).rowwise() + m.c.transpose();
+        const double err = (X.middleCols(n, k) - E).cwiseAbs().maxCoeff();
+        CHECK_MSG(err < 1e-12, what << ": eta columns off by " << err);
+        const Vec d = (X.leftCols(n).rowwise() - m.b.transpose()).rowwise().squaredNorm();
+        const double err_d = (X.col(n + k) - d).cwiseAbs().maxCoeff() / d.maxCoeff();
+        CHECK_MSG(err_d < 1e-14, what << ": |v - b|^2 column off by " << err_d << " (relative)");
+    };
+    for (LeakyKernel kernel : {LeakyKernel::ExactMH, LeakyKernel::PaperGibbs})
+        for (const PathPtr& p : {make_leaky_leakiness_path(m, kernel), make_leaky_energy_path(m, kernel)}) {
+            CHECK(p->dim() == n + k + 1 && p->visible_dim() == n);
+            RowMat X(N, p->dim());
+            ChainRngs rngs(41, N);
+            p->sample_base(X, 0, N, rngs);
+            check_eta(X, "sample_base");
+            Vec lw = Vec::Zero(N);
+            for (const auto& [from, to] : {std::pair{0.0, 0.0}, {0.0, 0.5}, {0.5, 1.0}, {1.0, 1.0}}) {
+                p->advance(from, to, X, 0, N, lw, rngs);
+                check_eta(X, "advance");
+            }
+            p->transition(0.3, X, 0, N, rngs);
+            check_eta(X, "transition");
+            if (p->can_sample_exactly()) {
+                p->sample_exact(0.6, X, 0, N, rngs);
+                check_eta(X, "sample_exact");
+            }
+        }
 }
 
 TEST_CASE("AIS-Leaky and AIS-Energy (exact-mh) agree with quadrature on a 2-D leaky RBM") {
@@ -166,13 +201,47 @@ TEST_CASE("Leaky kernels at an intermediate beta: exact-mh keeps p_beta, moments
     const double beta = 0.7;  // leakiness 0.335
     const Quad2 q = quadrature(*p, beta);
     const Index N = 20000;
-    RowMat X(N, 2);
+    RowMat X(N, p->dim());
     ChainRngs rngs(21, N);
     for_each_block(N, [&](Index b, Index e) {
         p->sample_base(X, b, e, rngs);
         for (int t = 0; t < 60; ++t) p->transition(beta, X, b, e, rngs);
     });
-    check_moments(X, q.mean, q.cov, "exact-mh chains at leakiness 0.335");
+    check_moments(X.leftCols(2), q.mean, q.cov, "exact-mh chains at leakiness 0.335");
+}
+
+TEST_CASE("exact-mh keeps p_beta with more visible than hidden units (the sweep's k-dimensional algebra)") {
+    // The sweep evaluates both proposal densities from W'x and |x|^2 written through eta (no
+    // n-dimensional product per chain), identities that only bite when n > m. Start N chains at
+    // exact draws of p_beta (perfect transitions), run 30 sweeps, and compare each coordinate's
+    // mean and second moment with an independent set of exact draws: a kernel that does not keep
+    // p_beta drifts away from them.
+    const Leaky m = test::random_leaky(8, 7, 3, 0.05, 0.9, true);
+    const Index N = 20000, n = m.n_visible();
+    for (const auto& [p, beta] : {std::pair{make_leaky_leakiness_path(m, LeakyKernel::ExactMH), 0.6},
+                                  std::pair{make_leaky_energy_path(m, LeakyKernel::ExactMH), 0.8}}) {
+        CHECK(p->can_sample_exactly());
+        RowMat X(N, p->dim()), Y(N, p->dim());
+        ChainRngs rx(51, N), ry(52, N);
+        LeakySweepStats st;
+        for_each_block(N, [&](Index b, Index e) {
+            p->sample_exact(beta, X, b, e, rx);
+            for (int t = 0; t < 30; ++t) p->transition(beta, X, b, e, rx);
+            p->sample_exact(beta, Y, b, e, ry);
+        });
+        double worst = 0;
+        for (Index i = 0; i < n; ++i)
+            for (int power : {1, 2}) {
+                const Vec x = X.col(i).array().pow(power), y = Y.col(i).array().pow(power);
+                const double vx = (x.array() - x.mean()).square().mean(), vy = (y.array() - y.mean()).square().mean();
+                const double z = std::fabs(x.mean() - y.mean()) / std::sqrt((vx + vy) / static_cast<double>(N));
+                worst = std::max(worst, z);
+            }
+        std::printf("  %s at beta %.1f: largest |z| over %ld means and second moments %.2f\n", p->name().c_str(), beta,
+                    static_cast<long>(2 * n), worst);
+        // 14 z-scores of N(0, 1) under a correct kernel: all below 4.5 with probability > 0.9999.
+        CHECK(worst < 4.5);
+    }
 }
 
 TEST_CASE("Perfect transitions: rejection from the leakiness-1 envelope samples p_beta exactly") {
@@ -183,10 +252,10 @@ TEST_CASE("Perfect transitions: rejection from the leakiness-1 envelope samples 
         for (double beta : {0.4, 1.0}) {
             const Quad2 q = quadrature(*p, beta);
             const Index N = 20000;
-            RowMat X(N, 2);
+            RowMat X(N, p->dim());
             ChainRngs rngs(31, N);
             for_each_block(N, [&](Index b, Index e) { p->sample_exact(beta, X, b, e, rngs); });
-            check_moments(X, q.mean, q.cov, p->name().c_str());
+            check_moments(X.leftCols(2), q.mean, q.cov, p->name().c_str());
         }
         // and AIS with perfect transitions is unbiased too
         check_agrees(run(*p, 2000, 50, 4, true), leaky_log_z_quadrature(m), "perfect AIS");
