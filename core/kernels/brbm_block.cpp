@@ -52,10 +52,10 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
     const Index rows = end - begin, n = w_.rows(), m = w_.cols();
     const Index ldh = w_.padded_cols(), ldv = wt_.padded_cols();
     Scratch<S>& s = scratch<S>();
-    s.vis_idx.clear();
-    s.vis_off.assign(1, 0);
-    s.hid_idx.clear();
-    s.hid_off.assign(1, 0);
+    s.vis_idx.resize(static_cast<std::size_t>(rows * n));
+    s.vis_off.resize(static_cast<std::size_t>(rows + 1));
+    s.hid_idx.resize(static_cast<std::size_t>(rows * m));
+    s.hid_off.resize(static_cast<std::size_t>(rows + 1));
     s.lambda.resize(static_cast<std::size_t>(rows * ldh));
     s.act.resize(static_cast<std::size_t>(rows * ldv));
     for (auto* v : {&s.x, &s.e1, &s.e0, &s.inc}) v->resize(static_cast<std::size_t>(m));
@@ -64,16 +64,19 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
 
     // Active visible units; their part of the increment, (beta - beta')(b - a)'v.
     const double d = beta - beta_prev;
+    int* vis_idx = s.vis_idx.data();
+    int* vis_off = s.vis_off.data();
+    vis_off[0] = 0;
     for (Index r = 0; r < rows; ++r) {
-        double lin = 0;
-        for (Index i = 0; i < n; ++i)
-            if (X(begin + r, i) != 0.0) {
-                s.vis_idx.push_back(static_cast<int>(i));
-                lin += b_(i) - a_(i);
-            }
-        s.vis_off.push_back(static_cast<int>(s.vis_idx.size()));
-        if (lw) (*lw)(begin + r) += d * lin;
+        const double* xr = &X(begin + r, 0);
+        vis_off[r + 1] = append_active(n, [&](Index i) { return xr[i] != 0.0; }, vis_idx, vis_off[r]);
     }
+    if (lw)
+        for (Index r = 0; r < rows; ++r) {
+            double lin = 0;
+            for (int t = vis_off[r]; t < vis_off[r + 1]; ++t) lin += b_(vis_idx[t]) - a_(vis_idx[t]);
+            (*lw)(begin + r) += d * lin;
+        }
     w_.sum_rows(s.vis_idx.data(), s.vis_off.data(), rows, c_.data(), s.lambda.data(), ldh);
 
     // Hidden layer: the increment sum_j softplus(beta x_j) - softplus(beta' x_j) (softplus_step)
@@ -85,6 +88,9 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
     unsigned char* on = s.on.data();
     // Each chain's m words for its hidden draws, all rows at once (kernels/philox_rows.cpp).
     detail::fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(m), s.words.data());
+    int* hid_idx = s.hid_idx.data();
+    int* hid_off = s.hid_off.data();
+    hid_off[0] = 0;
     for (Index r = 0; r < rows; ++r) {
         const std::uint32_t* words = s.words.data() + r * m;
         const S* lam = s.lambda.data() + r * ldh;
@@ -98,9 +104,7 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
             (*lw)(begin + r) += acc;
         }
         for (Index j = 0; j < m; ++j) on[j] = bernoulli_sigmoid(unit_from_word(words[j]), x[j], e1[j]);
-        for (Index j = 0; j < m; ++j)
-            if (on[j]) s.hid_idx.push_back(static_cast<int>(j));
-        s.hid_off.push_back(static_cast<int>(s.hid_idx.size()));
+        hid_off[r + 1] = append_active(m, [&](Index j) { return on[j]; }, hid_idx, hid_off[r]);
     }
     wt_.sum_rows(s.hid_idx.data(), s.hid_off.data(), rows, zero_.data(), s.act.data(), ldv);
 

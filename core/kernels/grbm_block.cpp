@@ -163,12 +163,12 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
             }
         u = ud;
     } else {
-        s.hid_idx.clear();
-        s.hid_off.assign(1, 0);
+        int* hid_idx = grow(s.hid_idx, rows * m);
+        int* hid_off = grow(s.hid_off, rows + 1);
+        hid_off[0] = 0;
         for (Index r = 0; r < rows; ++r) {
-            for (Index j = 0; j < m; ++j)
-                if (h[r * m + j] != 0.0) s.hid_idx.push_back(static_cast<int>(j));
-            s.hid_off.push_back(static_cast<int>(s.hid_idx.size()));
+            const double* hr = h + r * m;
+            hid_off[r + 1] = append_active(m, [&](Index j) { return hr[j] != 0.0; }, hid_idx, hid_off[r]);
         }
         double* ud;
         if (f32_) {
