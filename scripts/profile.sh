@@ -134,7 +134,7 @@ def bucket(ob, fl, fn, line):
         return "products"
     if re.search(r"/bits/(stl_vector|stl_uninitialized|stl_algobase|stl_construct|new_allocator|alloc_traits|stl_algo)\.h", fl):
         return "memory"
-    if re.search(r"core/kernels/(brbm_block|grbm_block|gibbs)\.cpp$|core/ais/path_\w+\.cpp$", fl):
+    if re.search(r"core/kernels/(brbm_block|grbm_block|leaky_block|gibbs)\.cpp$|core/ais/path_\w+\.cpp$", fl):
         return "kernel loops"  # the step's own lines, in the kernels or in the path that calls them
     if "/core/ais/" in fl or "/core/numerics/" in fl:
         return "bookkeeping"
