@@ -63,9 +63,8 @@ SigmaBounds sigma_bounds(const Vec& log_w, double log_z0, double k) {
     return b;
 }
 
-BootstrapInterval bootstrap_log_mean_exp(const Vec& log_w, std::uint64_t seed, int resamples, double level) {
+std::vector<double> bootstrap_replicates(const Vec& log_w, std::uint64_t seed, int resamples) {
     if (resamples < 2) throw InputError("the bootstrap needs at least 2 resamples, got " + std::to_string(resamples));
-    if (!(level > 0 && level < 1)) throw InputError("the bootstrap level must be in (0, 1)");
     const Index n = log_w.size();
     const double mx = log_w.maxCoeff();
     const Vec u = (log_w.array() - mx).exp().matrix();
@@ -123,6 +122,12 @@ BootstrapInterval bootstrap_log_mean_exp(const Vec& log_w, std::uint64_t seed, i
             rep[static_cast<std::size_t>(j)] = m + std::log(t / static_cast<double>(n));
         }
     }, 8);
+    return rep;
+}
+
+BootstrapInterval bootstrap_log_mean_exp(const Vec& log_w, std::uint64_t seed, int resamples, double level) {
+    if (!(level > 0 && level < 1)) throw InputError("the bootstrap level must be in (0, 1)");
+    std::vector<double> rep = bootstrap_replicates(log_w, seed, resamples);
     double mean = 0;
     for (double x : rep) mean += x;
     mean /= resamples;

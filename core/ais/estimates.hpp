@@ -36,6 +36,9 @@ struct BootstrapInterval {
 };
 BootstrapInterval bootstrap_log_mean_exp(const Vec& log_w, std::uint64_t seed, int resamples = 1000,
                                          double level = 0.95);
+// The resampled logmeanexp values themselves, replicate j at index j (what the interval is the
+// percentiles of).
+std::vector<double> bootstrap_replicates(const Vec& log_w, std::uint64_t seed, int resamples);
 
 // Histogram of the log weights over [lo, hi] = [min, max] (widened by 0.5 either side when all
 // weights are equal); counts[b] covers [lo + b w, lo + (b+1) w), the last bin includes hi.
