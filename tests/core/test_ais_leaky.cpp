@@ -218,12 +218,14 @@ TEST_CASE("exact-mh keeps p_beta with more visible than hidden units (the sweep'
     // p_beta drifts away from them.
     const Leaky m = test::random_leaky(8, 7, 3, 0.05, 0.9, true);
     const Index N = 20000, n = m.n_visible();
-    for (const auto& [p, beta] : {std::pair{make_leaky_leakiness_path(m, LeakyKernel::ExactMH), 0.6},
+    // (Named variables, not a structured binding: clang before 16 cannot capture those in a lambda.)
+    for (const auto& path_beta : {std::pair{make_leaky_leakiness_path(m, LeakyKernel::ExactMH), 0.6},
                                   std::pair{make_leaky_energy_path(m, LeakyKernel::ExactMH), 0.8}}) {
+        const PathPtr& p = path_beta.first;
+        const double beta = path_beta.second;
         CHECK(p->can_sample_exactly());
         RowMat X(N, p->dim()), Y(N, p->dim());
         ChainRngs rx(51, N), ry(52, N);
-        LeakySweepStats st;
         for_each_block(N, [&](Index b, Index e) {
             p->sample_exact(beta, X, b, e, rx);
             for (int t = 0; t < 30; ++t) p->transition(beta, X, b, e, rx);

@@ -133,7 +133,7 @@ TEST_CASE("simd: leaky exact-MH sweeps agree with the baseline path within round
     const Run base = run_on(simd_built().front(), make, chains, 40);
     for (SimdPath p : paths_to_test()) {
         const Run r = run_on(p, make, chains, 40);
-        Index off = 0, moved = 0;
+        Index off = 0;
         double worst = 0;
         for (Index i = 0; i < chains; ++i) {
             const double d = std::fabs(r.lw(i) - base.lw(i)) / std::max(1.0, std::fabs(base.lw(i)));
