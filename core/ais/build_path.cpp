@@ -23,6 +23,7 @@ public:
     std::string kernel_name() const override { return inner_->kernel_name(); }
     Index dim() const override { return inner_->dim(); }
     Index visible_dim() const override { return inner_->visible_dim(); }
+    bool log_f_on_visible() const override { return inner_->log_f_on_visible(); }
     double log_z0() const override { return inner_->log_z0(); }
     void sample_base(RowMat& X, Index b, Index e, ChainRngs& r) const override { inner_->sample_base(X, b, e, r); }
     void log_f(double beta, const RowMat& X, Index b, Index e, Vec& out) const override { inner_->log_f(beta, X, b, e, out); }

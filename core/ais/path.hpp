@@ -31,6 +31,10 @@ public:
     // Length of a chain's state row; the visible units are its first visible_dim() columns.
     virtual Index dim() const = 0;
     virtual Index visible_dim() const { return dim(); }
+    // True when the columns after the visible units are only values derived from them (a cache
+    // the path keeps current, e.g. the leaky paths' eta), so log_f depends on the visible units
+    // alone and accepts rows of just those: what drawing p_beta over the visible units needs.
+    virtual bool log_f_on_visible() const { return dim() == visible_dim(); }
 
     virtual double log_z0() const = 0;
     virtual void sample_base(RowMat& X, Index begin, Index end, ChainRngs& rngs) const = 0;

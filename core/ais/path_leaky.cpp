@@ -73,6 +73,7 @@ public:
     std::string kernel_name() const override { return leaky_kernel_name(kernel_); }
     Index dim() const override { return m_.n_visible() + m_.n_hidden() + 1; }
     Index visible_dim() const override { return m_.n_visible(); }
+    bool log_f_on_visible() const override { return true; }  // the rest of the row is eta and |v - b|^2
 
     // Energy scale and leakiness at beta.
     virtual double scale(double beta) const = 0;

@@ -208,6 +208,29 @@ private Q_SLOTS:
         QVERIFY(std::min(std::hypot(at.x(), at.y()), std::hypot(at.x() - 4, at.y() - 4)) < 0.4);
     }
 
+    void leakyPathsAreDrawnOverTheirVisibleUnits() {
+        // The leaky paths' chain state is v, eta and |v - b|^2 (dim 6 on the 2-D preset): the
+        // view draws them over the two visible units (it showed "this path has 2" in every cell
+        // while it tested dim() == 2).
+        QVERIFY(w_->loadPreset("leaky-2d"));
+        QVERIFY(waitIdle(*w_));
+        const rbm::Model leaky = rbm::load_preset("leaky-2d");
+        const rbm::PathPtr p = path(leaky, "leaky", "moment");
+        QCOMPARE(p->dim(), rbm::Index{6});
+        QVERIFY(drawsOverTwoVisible(*p));
+        AnnealingView* v = w_->annealingView();
+        QSignalSpy film(v, &AnnealingView::filmstripReady);
+        v->setFilmBetas({0.0, 0.5, 1.0});
+        QVERIFY(film.wait(10000));
+        for (int col = 0; col < 3; ++col) QVERIFY(!v->filmstrip()->cell(0, col)->image().isNull());
+        QSignalSpy ready(v, &AnnealingView::heatmapsReady);
+        v->setBeta(0.37);
+        QVERIFY(ready.wait(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(v->shownBeta(), 0.37, 10000);
+        const Field f = pathField(*p, 0.37, v->box(), nullptr);
+        QCOMPARE(differingPixels(v->heatmap(0)->image(), colorize(f.p, f.spec.nx, f.spec.ny, 0.0, f.max)), 0);
+    }
+
     void particlesFollowTheSlider() {
         AisJob* run = w_->session();
         QVERIFY(!run->lanes().empty() && run->lanes()[0].result);  // the auto-run finished

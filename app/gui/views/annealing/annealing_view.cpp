@@ -177,7 +177,7 @@ void AnnealingView::setLanes(const std::vector<Lane>& lanes) {
     if (!drawable_) return;
     std::vector<rbm::PathPtr> paths;
     for (const Lane& l : lanes_)
-        if (l.path && l.path->dim() == 2) paths.push_back(l.path);
+        if (l.path && drawsOverTwoVisible(*l.path)) paths.push_back(l.path);
     try {
         box_ = annealingBox(model_, paths, kHeatCells);
     } catch (const std::exception& e) {

@@ -71,8 +71,10 @@ rbm::GridSpec withCells(rbm::GridSpec box, int longSide) {
     return box;
 }
 
+bool drawsOverTwoVisible(const rbm::AnnealingPath& path) { return path.visible_dim() == 2 && path.log_f_on_visible(); }
+
 Field pathField(const rbm::AnnealingPath& path, double beta, const rbm::GridSpec& spec, const std::atomic<bool>* cancel) {
-    if (path.dim() != 2 || path.visible_dim() != 2)
+    if (!drawsOverTwoVisible(path))
         throw rbm::InputError("the annealing view draws paths over two visible units; this path has " +
                               std::to_string(path.visible_dim()));
     const rbm::Index count = static_cast<rbm::Index>(spec.nx) * spec.ny;
@@ -147,7 +149,7 @@ rbm::GridSpec annealingBox(const rbm::Model& model, const std::vector<rbm::PathP
     }
     rbm::ChainRngs rngs(7, 2000, rbm::StreamPurpose::Misc);
     for (const auto& p : paths) {
-        if (!p || p->dim() != 2) continue;
+        if (!p || !drawsOverTwoVisible(*p)) continue;
         const rbm::GridSpec b = quantileBox(baseDraws(*p, rngs), 0.001, 0.12, INFINITY, INFINITY);
         box = have ? unite(box, b) : b;
         have = true;
@@ -159,8 +161,8 @@ rbm::GridSpec annealingBox(const rbm::Model& model, const std::vector<rbm::PathP
     // intermediate distribution (moment averaging) does not shrink everything else.
     const double capX = 0.1 * (box.x1 - box.x0), capY = 0.1 * (box.y1 - box.y0);
     for (const auto& p : paths) {
-        if (!p || p->dim() != 2 || !p->can_sample_exactly()) continue;
-        rbm::RowMat X(2000, 2);
+        if (!p || !drawsOverTwoVisible(*p) || !p->can_sample_exactly()) continue;
+        rbm::RowMat X(2000, p->dim());
         for (double beta : {0.25, 0.5, 0.75}) {
             p->sample_exact(beta, X, 0, X.rows(), rngs);
             box = unite(box, quantileBox(X, 0.05, 0.456, capX, capY));

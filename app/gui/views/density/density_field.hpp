@@ -22,7 +22,9 @@ struct Field {
     bool exact = false;     // from rbm::density_grid (the target's exact density)
 };
 
-// p_beta of `path` (visible_dim() == dim() == 2), normalized on the grid. Throws rbm::Cancelled
+// Whether pathField can draw `path`: two visible units, and log_f a function of them alone.
+bool drawsOverTwoVisible(const rbm::AnnealingPath& path);
+// p_beta of `path` (drawsOverTwoVisible), normalized on the grid. Throws rbm::Cancelled
 // when *cancel is raised, rbm::InputError when the path is not 2-D or the grid holds no mass.
 Field pathField(const rbm::AnnealingPath& path, double beta, const rbm::GridSpec& spec, const std::atomic<bool>* cancel);
 // The exact target density (rbm::density_grid).
