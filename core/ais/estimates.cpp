@@ -87,12 +87,9 @@ std::vector<double> bootstrap_replicates(const Vec& log_w, std::uint64_t seed, i
                 const std::uint32_t* w = words.data() + static_cast<std::size_t>(r) * 2 * count;
                 double s = sums[static_cast<std::size_t>(r)];
                 for (std::size_t k = 0; k < count; ++k) {
-                    // Rng::uniform of the words, then Rng::below(n) without its 64-bit modulo (a
-                    // division, ~40 cycles, per pick): floor(uniform * n) is at most n, and below
-                    // maps n to 0.
-                    const std::uint64_t u53 = (std::uint64_t{w[2 * k]} << 21) | (w[2 * k + 1] >> 11);
-                    const double uniform = (static_cast<double>(u53) + 0.5) * 0x1.0p-53;
-                    Index i = static_cast<Index>(uniform * dn);
+                    // Rng::below(n) without its 64-bit modulo (a division, ~40 cycles, per pick):
+                    // floor(uniform * n) is at most n, and below maps n to 0.
+                    Index i = static_cast<Index>(Rng::uniform_of(w[2 * k], w[2 * k + 1]) * dn);
                     i -= static_cast<Index>(i == n) * n;
                     s += u(i);
                 }
@@ -110,7 +107,8 @@ std::vector<double> bootstrap_replicates(const Vec& log_w, std::uint64_t seed, i
             // (log weights spread over more than ~575 nats): shift by this resample's own maximum.
             // Its picks are drawn again from a fresh copy of its stream (rare; keeps memory O(n)).
             std::vector<Index> pick(static_cast<std::size_t>(n));
-            Rng rng(seed, (static_cast<std::uint64_t>(StreamPurpose::Bootstrap) << 48) + static_cast<std::uint64_t>(j));
+            ChainRngs fresh(seed, j, 1, StreamPurpose::Bootstrap);
+            Rng& rng = fresh[0];
             for (auto& i : pick) {
                 i = static_cast<Index>(rng.uniform() * dn);
                 i -= static_cast<Index>(i == n) * n;

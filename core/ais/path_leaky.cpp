@@ -64,7 +64,7 @@ constexpr double kMinAcceptance = 0.02;
 
 class LeakyPathBase : public AnnealingPath {
 public:
-    LeakyPathBase(const Leaky& m, LeakyKernel kernel) : m_(m), kernel_(kernel), gram_(m.W.transpose() * m.W) {
+    LeakyPathBase(const Leaky& m, LeakyKernel kernel) : m_(m), kernel_(kernel), pre_(m) {
         validate(Model{m, {}, {}, {}, {}});
         if (!(m.leakiness > 0 && m.leakiness <= 1))
             throw InputError("leaky RBM: leakiness must be in (0, 1], got " + std::to_string(m.leakiness));
@@ -84,7 +84,7 @@ public:
         out.segment(begin, end - begin) = m_.log_unnorm(V, scale(beta), leak(beta));
     }
     void transition(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
-        detail::leaky_sweep_block_gram(m_, &gram_, X, begin, end, rngs, kernel_, scale(beta), leak(beta));
+        detail::leaky_sweep_block_gram(m_, &pre_, X, begin, end, rngs, kernel_, scale(beta), leak(beta));
     }
     // log f_beta - log f_prev = sum_j [s alpha_j(cl) - s' alpha_j(cl')] eta_j^2/2 from the state's eta.
     void advance(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec& lw,
@@ -101,7 +101,7 @@ public:
             }
             lw(begin + r) += 0.5 * acc;
         }
-        detail::leaky_sweep_block_gram(m_, &gram_, X, begin, end, rngs, kernel_, scale(beta), leak(beta));
+        detail::leaky_sweep_block_gram(m_, &pre_, X, begin, end, rngs, kernel_, scale(beta), leak(beta));
     }
 
     bool can_sample_exactly() const override { return pilot_ >= kMinAcceptance; }
@@ -122,7 +122,7 @@ public:
 
 protected:
     // The carried columns of rows [begin, end) (eta, |v - b|^2) from their visible units.
-    void set_eta(RowMat& X, Index begin, Index end) const {
+    void set_carried(RowMat& X, Index begin, Index end) const {
         const Index n = m_.n_visible(), k = m_.n_hidden();
         RowMat E;
         detail::leaky_eta(m_, X, begin, end - begin, E);
@@ -143,7 +143,7 @@ protected:
             }
             X.row(r).head(m_.n_visible()) = v;
         }
-        set_eta(X, begin, end);
+        set_carried(X, begin, end);
     }
     // log f_{s,cl}(v) - log f_{s,1}(v) = -s (1 - cl) sum_{eta_j <= 0} eta_j^2/2
     double log_accept(const Eigen::RowVectorXd& v, double s, double cl) const {
@@ -169,7 +169,7 @@ protected:
 
     Leaky m_;
     LeakyKernel kernel_;
-    Mat gram_;  // W'W, for the exact-mh proposal densities
+    detail::LeakyConstants pre_;  // W'W and c + W'b, for the exact-mh proposal densities
 
 private:
     double pilot_ = 0;
@@ -188,7 +188,7 @@ public:
     double log_z0() const override { return base_.log_z(); }
     void sample_base(RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
         for (Index r = begin; r < end; ++r) base_.sample_row(X.row(r).head(m_.n_visible()), rngs[r]);
-        set_eta(X, begin, end);
+        set_carried(X, begin, end);
     }
 
 private:
@@ -210,7 +210,7 @@ public:
             Rng& rng = rngs[r];
             for (Index i = 0; i < m_.n_visible(); ++i) X(r, i) = m_.b(i) + rng.normal();
         }
-        set_eta(X, begin, end);
+        set_carried(X, begin, end);
     }
 };
 

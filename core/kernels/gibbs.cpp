@@ -102,10 +102,19 @@ LeakySweepStats leaky_sweep_block(const Leaky& m, RowMat& V, Index begin, Index 
     return detail::leaky_sweep_block_gram(m, nullptr, V, begin, end, rngs, kernel, beta, cl);
 }
 
-LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const Mat* gram, RowMat& V, Index begin, Index end,
+detail::LeakyConstants::LeakyConstants(const Leaky& m)
+    : gram(m.W.transpose() * m.W), c_plus_wb(m.c.transpose() + m.b.transpose() * m.W) {}
+
+LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const LeakyConstants* pre, RowMat& V, Index begin, Index end,
                                                ChainRngs& rngs, LeakyKernel kernel, double beta, double cl,
                                                const double* row_beta) {
-    return detail::kernel_table().leaky_sweep(m, gram, V, begin, end, rngs, kernel, beta, cl, row_beta);
+    // Built here when the exact-MH kernel needs it and the caller has none: the kernel object
+    // reads it and never allocates one.
+    if (!pre && kernel == LeakyKernel::ExactMH) {
+        const LeakyConstants own(m);
+        return detail::kernel_table().leaky_sweep(m, &own, V, begin, end, rngs, kernel, beta, cl, row_beta);
+    }
+    return detail::kernel_table().leaky_sweep(m, pre, V, begin, end, rngs, kernel, beta, cl, row_beta);
 }
 
 void detail::leaky_eta(const Leaky& m, const RowMat& X, Index begin, Index rows, RowMat& E) {
@@ -118,8 +127,10 @@ void detail::leaky_eta(const Leaky& m, const RowMat& X, Index begin, Index rows,
 LeakySweepStats leaky_sweep(const Leaky& m, RowMat& V, ChainRngs& rngs, LeakyKernel kernel, double beta, double cl) {
     const Index blocks = (V.rows() + kChainBlock - 1) / kChainBlock;
     std::vector<LeakySweepStats> per(static_cast<std::size_t>(blocks));
+    const detail::LeakyConstants pre(m);  // once for every block
     for_each_block(V.rows(), [&](Index begin, Index end) {
-        per[static_cast<std::size_t>(begin / kChainBlock)] = leaky_sweep_block(m, V, begin, end, rngs, kernel, beta, cl);
+        per[static_cast<std::size_t>(begin / kChainBlock)] =
+            detail::leaky_sweep_block_gram(m, &pre, V, begin, end, rngs, kernel, beta, cl);
     });
     LeakySweepStats total;
     for (const auto& s : per) {

@@ -1,7 +1,7 @@
 #pragma once
-// leaky_sweep_block with the m x m Gram matrix W'W given by the caller (the AIS paths compute it
-// once; it was computed per block of chains, a quarter of the products of a leaky sweep at
-// n = 3072, m = 30). gram == nullptr: computed here, as leaky_sweep_block does. V has n columns,
+// leaky_sweep_block with the model's constants (LeakyConstants) given by the caller, who computes
+// them once (the Gram matrix per block of chains was a quarter of the products of a leaky sweep at
+// n = 3072, m = 30). pre == nullptr: computed here for this block. V has n columns,
 // or n + m + 1 with each row's eta and |v - b|^2 after its visible units (see leaky_sweep_block).
 // row_beta: one beta per row of the block (row begin + r at row_beta[r]), replacing `beta`; parallel
 // tempering's fixed blocks hold rows at different rungs. Null: every row at `beta`.
@@ -11,7 +11,14 @@
 
 namespace rbm::detail {
 
-LeakySweepStats leaky_sweep_block_gram(const Leaky& m, const Mat* gram, RowMat& V, Index begin, Index end,
+// What the exact-MH sweep needs of a model beyond W, b and c: G = W'W and c' + b'W.
+struct LeakyConstants {
+    explicit LeakyConstants(const Leaky& m);
+    Mat gram;
+    Eigen::RowVectorXd c_plus_wb;
+};
+
+LeakySweepStats leaky_sweep_block_gram(const Leaky& m, const LeakyConstants* pre, RowMat& V, Index begin, Index end,
                                        ChainRngs& rngs, LeakyKernel kernel, double beta, double cl,
                                        const double* row_beta = nullptr);
 

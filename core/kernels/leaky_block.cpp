@@ -90,7 +90,7 @@ void leaky_block_eta(const Leaky& m, const RowMat& X, Index begin, Index rows, R
     E.noalias() += X.block(begin, 0, rows, m.n_visible()) * m.W;
 }
 
-LeakySweepStats leaky_block_sweep(const Leaky& m, const Mat* gram, RowMat& V, Index begin, Index end, ChainRngs& rngs,
+LeakySweepStats leaky_block_sweep(const Leaky& m, const LeakyConstants* pre, RowMat& V, Index begin, Index end, ChainRngs& rngs,
                                   LeakyKernel kernel, double beta, double cl, const double* row_beta) {
     if (cl < 0) cl = m.leakiness;
     const Index n = m.n_visible(), k = m.n_hidden(), rows = end - begin;
@@ -152,11 +152,9 @@ LeakySweepStats leaky_block_sweep(const Leaky& m, const Mat* gram, RowMat& V, In
         stats.proposed = stats.accepted = rows;
         return stats;
     }
-    Mat G_own;
-    if (!gram) G_own = m.W.transpose() * m.W;
-    const Mat& G = gram ? *gram : G_own;
+    const Mat& G = pre->gram;
+    const Eigen::RowVectorXd& c_plus_wb = pre->c_plus_wb;  // eta - W'(v - b) = c + W'b
     leaky_block_eta(m, P, 0, rows, Ep);
-    const Eigen::RowVectorXd c_plus_wb = m.c.transpose() + m.b.transpose() * m.W;  // eta - W'(v - b) = c + W'b
     ProposalWork work(k);
     Eigen::VectorXd t(k), g(k), y(k), hm(k), hmp(k), ap(k);
     for (Index r = 0; r < rows; ++r) {

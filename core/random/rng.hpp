@@ -76,8 +76,12 @@ public:
     }
     // Uniform on the open interval (0,1), 53 random bits.
     double uniform() {
-        const std::uint64_t a = next_u32(), b = next_u32();
-        const std::uint64_t u53 = (a << 21) | (b >> 11);
+        const std::uint32_t a = next_u32(), b = next_u32();
+        return uniform_of(a, b);
+    }
+    // The uniform() two consecutive words a, b of a stream give (for words drawn in blocks).
+    static double uniform_of(std::uint32_t a, std::uint32_t b) {
+        const std::uint64_t u53 = (std::uint64_t{a} << 21) | (b >> 11);
         return (static_cast<double>(u53) + 0.5) * 0x1.0p-53;
     }
     // Standard normal by Box-Muller (both values used).

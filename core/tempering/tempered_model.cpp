@@ -181,7 +181,7 @@ private:
 // not (SPEC §1.3 caution), so with it the run samples a slightly different family.
 class TemperedLeaky final : public TemperedModel {
 public:
-    TemperedLeaky(Leaky m, LeakyKernel kernel) : m_(std::move(m)), kernel_(kernel), gram_(m_.W.transpose() * m_.W) {}
+    TemperedLeaky(Leaky m, LeakyKernel kernel) : m_(std::move(m)), kernel_(kernel), pre_(m_) {}
     std::string description() const override {
         return "leaky RBM on v (marginal family); reference: N(b, I)";
     }
@@ -199,7 +199,7 @@ public:
                     Vec& pot) const override {
         std::vector<double> beta(static_cast<std::size_t>(end - begin));
         for (std::size_t r = 0; r < beta.size(); ++r) beta[r] = betas_[static_cast<std::size_t>(rungs[r])];
-        detail::leaky_sweep_block_gram(m_, &gram_, V, begin, end, rngs, kernel_, 1.0, m_.leakiness, beta.data());
+        detail::leaky_sweep_block_gram(m_, &pre_, V, begin, end, rngs, kernel_, 1.0, m_.leakiness, beta.data());
         potential(V, H, begin, end, pot);
     }
 
@@ -220,7 +220,7 @@ public:
 private:
     Leaky m_;
     LeakyKernel kernel_;
-    Mat gram_;  // W'W, once rather than per block
+    detail::LeakyConstants pre_;  // W'W and c + W'b, once rather than per block
 };
 
 // ---------------- two Gaussians: state v, exact draws ----------------
