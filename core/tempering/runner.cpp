@@ -281,10 +281,19 @@ void PtSampler::set_state(const State& s) {
             seen[r] = true;
         }
     }
-    for (std::size_t c = 0; c < s.lifted.size(); ++c)
-        if (s.lifted[c].rung < 0 || s.lifted[c].rung > rungs_ - 1 || (s.lifted[c].direction != 1 && s.lifted[c].direction != -1))
+    for (std::size_t c = 0; c < s.lifted.size(); ++c) {
+        const LiftedState& l = s.lifted[c];
+        if (l.rung < 0 || l.rung > rungs_ - 1 || (l.direction != 1 && l.direction != -1))
             throw InputError("tempering state: lifted[" + std::to_string(c) + "] must have a rung from 0 to " +
                              std::to_string(rungs_ - 1) + " and a direction of 1 or -1");
+        // LiftedState::advance turns a replica round at either end, so the next proposal's pair
+        // (rung, rung + 1 going up; rung - 1, rung going down) always exists; communicate()
+        // indexes the pair arrays by it.
+        if ((l.direction == 1 && l.rung == rungs_ - 1) || (l.direction == -1 && l.rung == 0))
+            throw InputError("tempering state: lifted[" + std::to_string(c) + "] moves " +
+                             (l.direction == 1 ? "up from the top rung " : "down from rung ") + std::to_string(l.rung) +
+                             ", where there is no pair to propose (a lifted replica turns round at either end)");
+    }
     for (std::uint8_t e : s.end_state)
         if (e > kTargetOnly) throw InputError("tempering state: end_state holds " + std::to_string(e) + ", expected 0 to 3");
     replica_at_ = s.replica_at;

@@ -456,6 +456,10 @@ TEST_CASE("checkpoint fields are checked on load: edits that crashed an update a
     refused([](auto& j) { j["sampler"]["replica_at"][0] = -1; }, "sampler.replica_at[0] must be an integer from 0 to 65535, got -1");
     refused([](auto& j) { j["sampler"]["replica_at"][0] = j["sampler"]["replica_at"][1]; }, "tempering state: replica_at of chain 0 is not a permutation");
     refused([](auto& j) { j["sampler"]["lifted"][0][1] = 0; }, "tempering state: lifted[0] must have a rung from 0 to 2 and a direction of 1 or -1");
+    // Found by fuzz_train_checkpoint: a lifted replica at an end moving outwards proposed a pair
+    // past the last one and read beyond the swap arrays.
+    refused([](auto& j) { j["sampler"]["lifted"][0] = {2, 1}; }, "tempering state: lifted[0] moves up from the top rung 2, where there is no pair");
+    refused([](auto& j) { j["sampler"]["lifted"][0] = {0, -1}; }, "tempering state: lifted[0] moves down from rung 0, where there is no pair");
     refused([](auto& j) { j["options"]["k"] = 2.5; }, "options.k must be an integer");
     refused([](auto& j) { j["velocity"]["W"]["data"][0][0] = "x"; }, "velocity.W: row 1 holds a non-number");
     // The unedited checkpoint still resumes, and the run goes on.

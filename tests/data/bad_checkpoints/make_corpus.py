@@ -91,6 +91,7 @@ bad("train-data-rows.json", put(lpt, ["data", "rows"], -5), "data.rows must be a
 bad("train-pcd-chains-shape.json", put(pcd, ["sampler", "chains", "rows"], 6), "sampler.chains.rows must be an integer from 5 to 5, got 6")
 bad("train-pcd-chains-cols.json", put(pcd, ["sampler", "chains", "cols"], 8), "sampler.chains: row 1 does not hold 8 numbers")
 bad("train-version.json", put(lpt, ["version"], 2), "unsupported checkpoint version (expected 1)")
+bad("train-lifted-past-end.json", put(lpt, ["sampler", "lifted", 0], [2, 1]), "lifted[0] moves up from the top rung 2, where there is no pair to propose")
 bad("train-not-json.json", "{\"format\": \"rbmscope-train-checkpoint\", ", "not JSON (")
 # ais-sweep checkpoints.
 bad("sweep-steps-negative.json", put(sweep, ["runs", 0, "steps"], -1), "runs[0].steps must be an integer from 1 to")
