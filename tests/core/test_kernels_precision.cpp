@@ -12,6 +12,8 @@
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
 #include "core/kernels/gibbs.hpp"
+#include "core/kernels/panels.hpp"
+#include "core/random/rng.hpp"
 #include "test_random_models.hpp"
 #include "test_support.hpp"
 
@@ -98,6 +100,50 @@ TEST_CASE("rng: fill_u32 continues the stream exactly as next_u32 does") {
         for (std::size_t i = 0; i < n; ++i) CHECK(bulk[i] == a.next_u32());
     }
     CHECK(a.uniform() == b.uniform());  // and the state after it is the same
+}
+
+// RowPanels::sum_rows reads a panel in chunks of rows that fit L1 and parks each chain's sums in
+// its output row between chunks: the result must be bitwise bias + the rows in increasing order,
+// whatever chunk the rows fall in (here the portable build's RowPanels, 4.5 chunks of rows).
+template <class S>
+void check_panel_sums() {
+    using Panels = detail::RowPanels<S>;
+    const Index rows = Panels::kChunkRows * 9 / 2, cols = Panels::kLanes * 2 + 5;  // padding in the last panel
+    Rng rng(11, 0);
+    Mat A(rows, cols);
+    for (Index i = 0; i < rows; ++i)
+        for (Index j = 0; j < cols; ++j) A(i, j) = rng.uniform() * 2 - 1;
+    const Panels panels(A);
+    const Index chains = 12, ld = panels.padded_cols() + 3;
+    std::vector<S> bias(static_cast<std::size_t>(panels.padded_cols()), S(0));
+    for (Index j = 0; j < cols; ++j) bias[static_cast<std::size_t>(j)] = static_cast<S>(rng.uniform());
+    std::vector<int> idx, off{0};
+    for (Index r = 0; r < chains; ++r) {
+        for (Index i = 0; i < rows; ++i) {
+            const bool on = r == 0 ? false                                 // no active row
+                            : r == 1 ? true                                // every row
+                            : r == 2 ? i >= rows - Panels::kChunkRows / 2  // only in the last chunk
+                            : r == 3 ? i == Panels::kChunkRows - 1 || i == Panels::kChunkRows  // across a chunk edge
+                                     : rng.uniform() < 0.3;
+            if (on) idx.push_back(static_cast<int>(i));
+        }
+        off.push_back(static_cast<int>(idx.size()));
+    }
+    std::vector<S> out(static_cast<std::size_t>(chains * ld), S(-7));
+    panels.sum_rows(idx.data(), off.data(), chains, bias.data(), out.data(), ld);
+    Index differ = 0;
+    for (Index r = 0; r < chains; ++r)
+        for (Index j = 0; j < cols; ++j) {
+            S ref = bias[static_cast<std::size_t>(j)];
+            for (int k = off[r]; k < off[r + 1]; ++k) ref += static_cast<S>(A(idx[k], j));
+            differ += out[static_cast<std::size_t>(r * ld + j)] != ref;
+        }
+    CHECK_MSG(differ == 0, differ << " sums differ from bias + rows in order (" << sizeof(S) * 8 << "-bit)");
+}
+
+TEST_CASE("panel row sums in L1-sized chunks are bitwise the in-order sums (float32, float64)") {
+    check_panel_sums<float>();
+    check_panel_sums<double>();
 }
 
 TEST_CASE("BRBM fused step: increment equals log f_beta - log f_beta', float64 and float32") {
