@@ -46,12 +46,19 @@ public:
     static constexpr Index kChunkRows = std::max<Index>(8, 24576 / (kLanes * static_cast<Index>(sizeof(S))));
 
     RowPanels() = default;
-    explicit RowPanels(const Mat& A) : rows_(A.rows()), cols_(A.cols()), panels_((A.cols() + kLanes - 1) / kLanes) {
-        data_.assign(static_cast<std::size_t>(panels_ * rows_ * kLanes), S(0));
-        for (Index p = 0; p < panels_; ++p)
+    // Panel p holds columns [p kLanes, p kLanes + width(p)); every panel is kLanes wide but the
+    // last, which is as many vectors as its columns need (on a 784-column W' and 128 float lanes,
+    // one vector instead of eight: the padding was 1/8 of that product's adds and loads).
+    explicit RowPanels(const Mat& A)
+        : rows_(A.rows()), cols_(A.cols()), panels_((A.cols() + kLanes - 1) / kLanes),
+          last_vectors_(panels_ == 0 ? 0 : (cols_ - (panels_ - 1) * kLanes + kStep - 1) / kStep) {
+        data_.assign(static_cast<std::size_t>(panels_ == 0 ? 0 : ((panels_ - 1) * kLanes + last_vectors_ * kStep) * rows_), S(0));
+        for (Index p = 0; p < panels_; ++p) {
+            const Index w = width(p);
             for (Index i = 0; i < rows_; ++i)
-                for (Index t = 0; t < kLanes && p * kLanes + t < cols_; ++t)
-                    data_[static_cast<std::size_t>((p * rows_ + i) * kLanes + t)] = static_cast<S>(A(i, p * kLanes + t));
+                for (Index t = 0; t < w && p * kLanes + t < cols_; ++t)
+                    data_[static_cast<std::size_t>(p * rows_ * kLanes + i * w + t)] = static_cast<S>(A(i, p * kLanes + t));
+        }
     }
     Index rows() const { return rows_; }
     Index cols() const { return cols_; }
@@ -60,7 +67,8 @@ public:
 
     // For chain r < chains: out[r * ld + j] = bias[j] + sum_{k in [off[r], off[r+1])} A(idx[k], j),
     // added in the order of idx, so a chain's result does not depend on the other chains.
-    // bias and every output row have padded_cols() entries; each chain's idx run is increasing.
+    // bias and every output row have padded_cols() entries (the columns past the last panel's
+    // width get bias); each chain's idx run is increasing.
     //
     // A whole panel (784 rows x 512 B = 401 kB for float on AVX-512) is read from L2, which
     // delivers a row's eight lines at about half the rate L1 does. So a panel is taken in chunks
@@ -72,48 +80,80 @@ public:
         thread_local std::vector<int> cursor;
         cursor.resize(static_cast<std::size_t>(chains));
         for (Index p = 0; p < panels_; ++p) {
-            const S* panel = data_.data() + p * rows_ * kLanes;
-            const S* bp = bias + p * kLanes;
             for (Index r = 0; r < chains; ++r) {
-                std::memcpy(out + r * ld + p * kLanes, bp, sizeof(S) * kLanes);
+                std::memcpy(out + r * ld + p * kLanes, bias + p * kLanes, sizeof(S) * kLanes);
                 cursor[static_cast<std::size_t>(r)] = off[r];
             }
-            for (Index lo = 0; lo < rows_; lo += kChunkRows) {
-                const int hi = static_cast<int>(std::min(rows_, lo + kChunkRows));
-                for (Index r = 0; r < chains; ++r) {
-                    int k = cursor[static_cast<std::size_t>(r)];
-                    const int stop = off[r + 1];
-                    if (k == stop || idx[k] >= hi) continue;
-                    // Eight named accumulators: an array of them was kept in memory by GCC 12.
-                    S* o = out + r * ld + p * kLanes;
-                    V a0 = load(o), a1 = load(o + kStep), a2 = load(o + 2 * kStep), a3 = load(o + 3 * kStep),
-                      a4 = load(o + 4 * kStep), a5 = load(o + 5 * kStep), a6 = load(o + 6 * kStep), a7 = load(o + 7 * kStep);
-                    for (; k < stop && idx[k] < hi; ++k) {
-                        const S* w = panel + static_cast<Index>(idx[k]) * kLanes;
-                        a0 += load(w);
-                        a1 += load(w + kStep);
-                        a2 += load(w + 2 * kStep);
-                        a3 += load(w + 3 * kStep);
-                        a4 += load(w + 4 * kStep);
-                        a5 += load(w + 5 * kStep);
-                        a6 += load(w + 6 * kStep);
-                        a7 += load(w + 7 * kStep);
-                    }
-                    cursor[static_cast<std::size_t>(r)] = k;
-                    store(o, a0);
-                    store(o + kStep, a1);
-                    store(o + 2 * kStep, a2);
-                    store(o + 3 * kStep, a3);
-                    store(o + 4 * kStep, a4);
-                    store(o + 5 * kStep, a5);
-                    store(o + 6 * kStep, a6);
-                    store(o + 7 * kStep, a7);
-                }
+            const Args a{data_.data() + p * rows_ * kLanes, idx, off, chains, out + p * kLanes, ld, cursor.data()};
+            switch (p + 1 < panels_ ? kVectors : last_vectors_) {
+                case 1: sum_panel<1>(a); break;
+                case 2: sum_panel<2>(a); break;
+                case 3: sum_panel<3>(a); break;
+                case 4: sum_panel<4>(a); break;
+                case 5: sum_panel<5>(a); break;
+                case 6: sum_panel<6>(a); break;
+                case 7: sum_panel<7>(a); break;
+                default: sum_panel<8>(a); break;
             }
         }
     }
 
 private:
+    Index width(Index p) const { return p + 1 < panels_ ? kLanes : last_vectors_ * kStep; }
+
+    struct Args {
+        const S* panel;
+        const int* idx;
+        const int* off;
+        Index chains;
+        S* out;  // the panel's first column of chain 0's output row
+        Index ld;
+        int* cursor;
+    };
+    // One panel of NV vectors per row; the accumulators of a chunk are NV named registers (an
+    // array of them was kept in memory by GCC 12).
+    template <int NV>
+    void sum_panel(const Args& a) const {
+        constexpr Index w = NV * kStep;
+        for (Index lo = 0; lo < rows_; lo += kChunkRows) {
+            const int hi = static_cast<int>(std::min(rows_, lo + kChunkRows));
+            for (Index r = 0; r < a.chains; ++r) {
+                int k = a.cursor[r];
+                const int stop = a.off[r + 1];
+                if (k == stop || a.idx[k] >= hi) continue;
+                S* o = a.out + r * a.ld;
+                V a0 = load(o), a1{}, a2{}, a3{}, a4{}, a5{}, a6{}, a7{};
+                if constexpr (NV > 1) a1 = load(o + kStep);
+                if constexpr (NV > 2) a2 = load(o + 2 * kStep);
+                if constexpr (NV > 3) a3 = load(o + 3 * kStep);
+                if constexpr (NV > 4) a4 = load(o + 4 * kStep);
+                if constexpr (NV > 5) a5 = load(o + 5 * kStep);
+                if constexpr (NV > 6) a6 = load(o + 6 * kStep);
+                if constexpr (NV > 7) a7 = load(o + 7 * kStep);
+                for (; k < stop && a.idx[k] < hi; ++k) {
+                    const S* v = a.panel + static_cast<Index>(a.idx[k]) * w;
+                    a0 += load(v);
+                    if constexpr (NV > 1) a1 += load(v + kStep);
+                    if constexpr (NV > 2) a2 += load(v + 2 * kStep);
+                    if constexpr (NV > 3) a3 += load(v + 3 * kStep);
+                    if constexpr (NV > 4) a4 += load(v + 4 * kStep);
+                    if constexpr (NV > 5) a5 += load(v + 5 * kStep);
+                    if constexpr (NV > 6) a6 += load(v + 6 * kStep);
+                    if constexpr (NV > 7) a7 += load(v + 7 * kStep);
+                }
+                a.cursor[r] = k;
+                store(o, a0);
+                if constexpr (NV > 1) store(o + kStep, a1);
+                if constexpr (NV > 2) store(o + 2 * kStep, a2);
+                if constexpr (NV > 3) store(o + 3 * kStep, a3);
+                if constexpr (NV > 4) store(o + 4 * kStep, a4);
+                if constexpr (NV > 5) store(o + 5 * kStep, a5);
+                if constexpr (NV > 6) store(o + 6 * kStep, a6);
+                if constexpr (NV > 7) store(o + 7 * kStep, a7);
+            }
+        }
+    }
+
     static V load(const S* p) {
         V v;
         std::memcpy(&v, p, sizeof v);
@@ -121,7 +161,7 @@ private:
     }
     static void store(S* p, V v) { std::memcpy(p, &v, sizeof v); }
 
-    Index rows_ = 0, cols_ = 0, panels_ = 0;
+    Index rows_ = 0, cols_ = 0, panels_ = 0, last_vectors_ = 0;
     std::vector<S> data_;
 };
 
