@@ -115,7 +115,7 @@ RNG_VM = {"unit_from_word", "unit_from_word_f", "normal_pair", "sincos_2pi", "lo
 
 BUCKETS = ["products", "random", "math", "bookkeeping", "memory", "kernel loops", "rest"]
 def bucket(ob, fl, fn, line):
-    if re.search(r"bootstrap_log_mean_exp|estimate_log_z|effective_sample_size|summarize", fn):
+    if re.search(r"bootstrap_log_mean_exp|bootstrap_replicates|estimate_log_z|effective_sample_size|summarize", fn):
         return "bookkeeping"
     if "libm" in ob or "GenericPacketMathFunctions" in fl:  # libm; Eigen's vectorized exp/log
         return "math"
@@ -173,7 +173,7 @@ boot = 0
 for (ob, fl, fn, line), ir in costs.items():
     b = bucket(ob, fl, fn, line)
     by_bucket[b] += ir
-    if re.search(r"bootstrap_log_mean_exp", fn): boot += ir
+    if re.search(r"bootstrap_log_mean_exp|bootstrap_replicates", fn): boot += ir
     short = re.sub(r"^.*/(core|Eigen|Random123|bits|include)/", r"\1/", fl) if fl else "?"
     fshort = re.sub(r"\(.*", "", fn.replace("(anonymous namespace)", "{anon}"))[-60:]
     k = (b, f"{short}:{line}" if fl and fl != "???" else f"{fshort} [{ob.rsplit('/', 1)[-1]}]")
