@@ -111,9 +111,11 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
         for (Index r = 0; r < rows; ++r)
             for (Index j = 0; j < m; ++j) lam[r * m + j] = static_cast<double>(lf[r * m + j]) + c_(j);
     } else {
-        Eigen::Map<RowMat>(lam, rows, m).noalias() = Eigen::Map<const RowMat>(xs, rows, n) * w_;
-        for (Index r = 0; r < rows; ++r)
-            for (Index j = 0; j < m; ++j) lam[r * m + j] += c_(j);
+        // Onto the bias: Eigen's "=" would zero L first and add the product to it, and the bias
+        // after it (a memset and a pass, 5 % of the instructions).
+        Eigen::Map<RowMat> L(lam, rows, m);
+        L.rowwise() = c_.transpose();
+        L.noalias() += Eigen::Map<const RowMat>(xs, rows, n) * w_;
     }
 
     // Increment: (beta - beta')(Q_A - Q_B) + sum_j softplus_step, sharing e1 = exp(-beta|L|) with the draw.
