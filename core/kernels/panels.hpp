@@ -85,7 +85,7 @@ public:
                 cursor[static_cast<std::size_t>(r)] = off[r];
             }
             const Args a{data_.data() + p * rows_ * kLanes, idx, off, chains, out + p * kLanes, ld, cursor.data()};
-            switch (p + 1 < panels_ ? kVectors : last_vectors_) {
+            switch (width(p) / kStep) {
                 case 1: sum_panel<1>(a); break;
                 case 2: sum_panel<2>(a); break;
                 case 3: sum_panel<3>(a); break;
