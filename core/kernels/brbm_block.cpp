@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/kernels/kernel_table.hpp"
+#include "core/kernels/line_aligned.hpp"
 #include "core/kernels/panels.hpp"
 #include "core/kernels/vector_math.hpp"
 
@@ -26,11 +27,11 @@ private:
 // Per-thread buffers, so a step allocates nothing once they have grown.
 template <class S>
 struct Scratch {
-    std::vector<int> vis_idx, vis_off, hid_idx, hid_off;
-    std::vector<S> lambda, act, bias, y, e;
-    std::vector<double> x, e1, e0, inc;
-    std::vector<std::uint32_t> words;
-    std::vector<unsigned char> on;
+    LineVector<int> vis_idx, vis_off, hid_idx, hid_off;
+    LineVector<S> lambda, act, bias, y, e;
+    LineVector<double> x, e1, e0, inc;
+    LineVector<std::uint32_t> words;
+    LineVector<unsigned char> on;
 };
 template <class S>
 Scratch<S>& scratch() {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/kernels/kernel_table.hpp"
+#include "core/kernels/line_aligned.hpp"
 #include "core/kernels/panels.hpp"
 #include "core/kernels/vector_math.hpp"
 
@@ -36,17 +37,17 @@ using RowMatF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 constexpr Index kSmallProduct = 64;
 
 struct Scratch {
-    std::vector<double> xs, lam, e1, e0, inc, h, z, u, mean_a, mean_b, sd;
-    std::vector<float> xf, lf, uf;
-    std::vector<std::uint32_t> hw, vw, cw;
-    std::vector<int> hid_idx, hid_off;
+    LineVector<double> xs, lam, e1, e0, inc, h, z, u, mean_a, mean_b, sd;
+    LineVector<float> xf, lf, uf;
+    LineVector<std::uint32_t> hw, vw, cw;
+    LineVector<int> hid_idx, hid_off;
 };
 Scratch& scratch() {
     thread_local Scratch s;
     return s;
 }
 template <class T>
-T* grow(std::vector<T>& v, Index size) {
+T* grow(LineVector<T>& v, Index size) {
     if (v.size() < static_cast<std::size_t>(size)) v.resize(static_cast<std::size_t>(size));
     return v.data();
 }

@@ -18,6 +18,7 @@
 
 #include "core/kernels/gibbs_leaky.hpp"
 #include "core/kernels/kernel_table.hpp"
+#include "core/kernels/line_aligned.hpp"
 #include "core/kernels/vector_math.hpp"
 
 namespace rbm::detail::inline RBMSCOPE_SIMD_NS {
@@ -106,8 +107,8 @@ LeakySweepStats leaky_block_sweep(const Leaky& m, const LeakyConstants* pre, Row
     // Each chain's k + n normals (z1, then z2) from 2 ceil((k + n)/2) words of its stream, by
     // Box-Muller pairs in one flat loop over the block (kernels/vector_math.hpp: it vectorizes).
     const Index nz = 2 * ((k + n + 1) / 2);
-    thread_local std::vector<std::uint32_t> words;
-    thread_local std::vector<double> normals;
+    thread_local LineVector<std::uint32_t> words;
+    thread_local LineVector<double> normals;
     if (words.size() < static_cast<std::size_t>(rows * nz)) {
         words.resize(static_cast<std::size_t>(rows * nz));
         normals.resize(words.size());

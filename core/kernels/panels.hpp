@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/kernels/line_aligned.hpp"
 #include "core/numerics/types.hpp"
 
 // Compiled with different instruction sets in different objects (kernels/simd.hpp): each copy
@@ -64,6 +65,13 @@ public:
     Index cols() const { return cols_; }
     // Columns of the padded output rows.
     Index padded_cols() const { return panels_ * kLanes; }
+    // Row i of panel p: width(p) entries, columns [p kLanes, p kLanes + width(p)) of A's row i
+    // (zeros past its columns). Rows start on a cache line, those of a narrow last panel on a vector,
+    // so no vector load straddles two lines.
+    const S* row(Index p, Index i) const { return data_.data() + p * rows_ * kLanes + i * width(p); }
+    Index panels() const { return panels_; }
+    // Entries per row of panel p: kLanes, and for the last panel as many vectors as its columns need.
+    Index width(Index p) const { return p + 1 < panels_ ? kLanes : last_vectors_ * kStep; }
 
     // For chain r < chains: out[r * ld + j] = bias[j] + sum_{k in [off[r], off[r+1])} A(idx[k], j),
     // added in the order of idx, so a chain's result does not depend on the other chains.
@@ -84,7 +92,7 @@ public:
                 std::memcpy(out + r * ld + p * kLanes, bias + p * kLanes, sizeof(S) * kLanes);
                 cursor[static_cast<std::size_t>(r)] = off[r];
             }
-            const Args a{data_.data() + p * rows_ * kLanes, idx, off, chains, out + p * kLanes, ld, cursor.data()};
+            const Args a{row(p, 0), idx, off, chains, out + p * kLanes, ld, cursor.data()};
             switch (width(p) / kStep) {
                 case 1: sum_panel<1>(a); break;
                 case 2: sum_panel<2>(a); break;
@@ -99,8 +107,6 @@ public:
     }
 
 private:
-    Index width(Index p) const { return p + 1 < panels_ ? kLanes : last_vectors_ * kStep; }
-
     struct Args {
         const S* panel;
         const int* idx;
@@ -162,7 +168,7 @@ private:
     static void store(S* p, V v) { std::memcpy(p, &v, sizeof v); }
 
     Index rows_ = 0, cols_ = 0, panels_ = 0, last_vectors_ = 0;
-    std::vector<S> data_;
+    LineVector<S> data_;  // every row of every panel starts on a cache line
 };
 
 // One chain's index list for RowPanels::sum_rows, built without branches: appends every j < count
