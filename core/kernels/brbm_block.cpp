@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 
+#include "core/kernels/active_lists.hpp"
 #include "core/kernels/kernel_table.hpp"
 #include "core/kernels/line_aligned.hpp"
 #include "core/kernels/panels.hpp"
@@ -69,8 +70,7 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
     int* vis_off = s.vis_off.data();
     vis_off[0] = 0;
     for (Index r = 0; r < rows; ++r) {
-        const double* xr = &X(begin + r, 0);
-        vis_off[r + 1] = append_active(n, [&](Index i) { return xr[i] != 0.0; }, vis_idx, vis_off[r]);
+        vis_off[r + 1] = append_nonzero(&X(begin + r, 0), n, vis_idx, vis_off[r]);
     }
     if (lw)
         for (Index r = 0; r < rows; ++r) {
@@ -105,7 +105,7 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
             (*lw)(begin + r) += acc;
         }
         for (Index j = 0; j < m; ++j) on[j] = bernoulli_sigmoid(unit_from_word(words[j]), x[j], e1[j]);
-        hid_off[r + 1] = append_active(m, [&](Index j) { return on[j]; }, hid_idx, hid_off[r]);
+        hid_off[r + 1] = append_set(on, m, hid_idx, hid_off[r]);
     }
     wt_.sum_rows(s.hid_idx.data(), s.hid_off.data(), rows, zero_.data(), s.act.data(), ldv);
 

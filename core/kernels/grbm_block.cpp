@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 
+#include "core/kernels/active_lists.hpp"
 #include "core/kernels/kernel_table.hpp"
 #include "core/kernels/line_aligned.hpp"
 #include "core/kernels/panels.hpp"
@@ -170,8 +171,7 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
         int* hid_off = grow(s.hid_off, rows + 1);
         hid_off[0] = 0;
         for (Index r = 0; r < rows; ++r) {
-            const double* hr = h + r * m;
-            hid_off[r + 1] = append_active(m, [&](Index j) { return hr[j] != 0.0; }, hid_idx, hid_off[r]);
+            hid_off[r + 1] = append_nonzero(h + r * m, m, hid_idx, hid_off[r]);
         }
         double* ud;
         if (f32_) {

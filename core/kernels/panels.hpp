@@ -171,18 +171,5 @@ private:
     LineVector<S> data_;  // every row of every panel starts on a cache line
 };
 
-// One chain's index list for RowPanels::sum_rows, built without branches: appends every j < count
-// with flag(j) != 0, in order, to idx from position `end` and returns the new end. Each j is
-// stored and the end moves only when it is flagged (a branch per unit, taken about half the time
-// on random states, was mispredicted about as often). idx needs room for `count` past `end`.
-template <class Flag>
-int append_active(Index count, Flag flag, int* idx, int end) {
-    for (Index j = 0; j < count; ++j) {
-        idx[end] = static_cast<int>(j);
-        end += flag(j) != 0;
-    }
-    return end;
-}
-
 }  // namespace RBMSCOPE_SIMD_NS
 }  // namespace rbm::detail

@@ -1,0 +1,87 @@
+#pragma once
+// One chain's list of active units for RowPanels::sum_rows (kernels/panels.hpp): appends every
+// j < count whose unit is on, in increasing order, to idx from position `end`, and returns the
+// new end. idx needs room for `count` entries past `end`.
+//
+// On AVX-512 sixteen units at a time: a compare gives their mask and vpcompressd packs the
+// flagged indices (the scalar loop's end += flag is a dependency through every unit; in a
+// microbenchmark, 784 visible units at 29 % took 430 ns that way and 105 ns this way). Every other
+// path builds the same list one unit at a time; test_simd_dispatch compares the BRBM states and
+// weights bitwise across paths, on unit counts that leave a tail.
+#include <cstdint>
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#include <immintrin.h>
+#define RBMSCOPE_ACTIVE_LISTS_AVX512 1
+#endif
+
+#include "core/numerics/types.hpp"
+
+#ifndef RBMSCOPE_SIMD_NS
+#define RBMSCOPE_SIMD_NS portable
+#endif
+
+namespace rbm::detail {
+inline namespace RBMSCOPE_SIMD_NS {
+
+// Without branches: each j is stored and the end moves only when it is flagged (a branch per
+// unit, taken about half the time on random states, was mispredicted about as often).
+template <class Flag>
+int append_active(Index count, Flag flag, int* idx, int end) {
+    for (Index j = 0; j < count; ++j) {
+        idx[end] = static_cast<int>(j);
+        end += flag(j) != 0;
+    }
+    return end;
+}
+
+#ifdef RBMSCOPE_ACTIVE_LISTS_AVX512
+// The indices j0 + [0, 16) whose bit is set in `on`, packed from idx[end]. A whole iteration
+// stores all sixteen lanes (the ones past the packed count are overwritten by the next one, and
+// stay within the `count` entries past the list's start); the tail stores only the packed ones.
+inline int append_mask16(__mmask16 on, __m512i ids, bool tail, int* idx, int end) {
+    if (tail) _mm512_mask_compressstoreu_epi32(idx + end, on, ids);
+    else _mm512_storeu_si512(idx + end, _mm512_maskz_compress_epi32(on, ids));
+    return end + __builtin_popcount(static_cast<unsigned>(on));
+}
+#endif
+
+// Units given as doubles, on when != 0 (a Gibbs state of 0/1 values).
+inline int append_nonzero(const double* x, Index count, int* idx, int end) {
+#ifdef RBMSCOPE_ACTIVE_LISTS_AVX512
+    const __m512d zero = _mm512_setzero_pd();
+    __m512i ids = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (Index j = 0; j < count; j += 16) {
+        const Index left = count - j;
+        const auto lanes_lo = static_cast<__mmask8>(left >= 8 ? 0xff : (1u << left) - 1);
+        const auto lanes_hi = static_cast<__mmask8>(left >= 16 ? 0xff : left <= 8 ? 0 : (1u << (left - 8)) - 1);
+        const __mmask8 lo = _mm512_mask_cmp_pd_mask(lanes_lo, _mm512_maskz_loadu_pd(lanes_lo, x + j), zero, _CMP_NEQ_UQ);
+        const __mmask8 hi = _mm512_mask_cmp_pd_mask(lanes_hi, _mm512_maskz_loadu_pd(lanes_hi, x + j + 8), zero, _CMP_NEQ_UQ);
+        end = append_mask16(static_cast<__mmask16>(lo | (hi << 8)), ids, left < 16, idx, end);
+        ids = _mm512_add_epi32(ids, _mm512_set1_epi32(16));
+    }
+    return end;
+#else
+    return append_active(count, [&](Index j) { return x[j] != 0.0; }, idx, end);
+#endif
+}
+
+// Units given as bytes, on when != 0.
+inline int append_set(const unsigned char* on, Index count, int* idx, int end) {
+#ifdef RBMSCOPE_ACTIVE_LISTS_AVX512
+    __m512i ids = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (Index j = 0; j < count; j += 16) {
+        const Index left = count - j;
+        const auto lanes = static_cast<__mmask16>(left >= 16 ? 0xffff : (1u << left) - 1);
+        const __m128i bytes = _mm_maskz_loadu_epi8(lanes, on + j);
+        end = append_mask16(_mm_mask_test_epi8_mask(lanes, bytes, bytes), ids, left < 16, idx, end);
+        ids = _mm512_add_epi32(ids, _mm512_set1_epi32(16));
+    }
+    return end;
+#else
+    return append_active(count, [&](Index j) { return on[j]; }, idx, end);
+#endif
+}
+
+}  // namespace RBMSCOPE_SIMD_NS
+}  // namespace rbm::detail
