@@ -134,7 +134,11 @@ def bucket(ob, fl, fn, line):
         return "products"
     if re.search(r"/bits/(stl_vector|stl_uninitialized|stl_algobase|stl_construct|new_allocator|alloc_traits|stl_algo)\.h", fl):
         return "memory"
-    if re.search(r"core/kernels/(brbm_block|grbm_block|leaky_block|gibbs)\.cpp$|core/ais/path_\w+\.cpp$", fl):
+    if fl.endswith("core/kernels/line_aligned.hpp"):
+        return "memory"
+    # The active-unit lists (kernels/active_lists.hpp; before 22c0a23 they were in panels.hpp and
+    # counted as products).
+    if re.search(r"core/kernels/(brbm_block|grbm_block|leaky_block|gibbs)\.cpp$|core/kernels/active_lists\.hpp$|core/ais/path_\w+\.cpp$", fl):
         return "kernel loops"  # the step's own lines, in the kernels or in the path that calls them
     if "/core/ais/" in fl or "/core/numerics/" in fl:
         return "bookkeeping"

@@ -22,7 +22,7 @@ private:
     template <int N, int M>
     void step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
     // lw(row) += (beta - beta')(Q_A - Q_B)/2 + sum_j inc_j for G chains from `row`, each in unit order.
-    template <int G>
+    template <int G, int N, int M>
     void add_increments(const RowMat& X, Index row, Index n, Index m, double d, const double* inc, Vec& lw) const;
 
     Index n_ = 0, m_ = 0;
@@ -84,8 +84,9 @@ void GrbmStep::step(double beta_prev, double beta, RowMat& X, Index begin, Index
     step_sized<0, 0>(beta_prev, beta, X, begin, end, lw, rngs);
 }
 
-template <int G>
-void GrbmStep::add_increments(const RowMat& X, Index row, Index n, Index m, double d, const double* inc, Vec& lw) const {
+template <int G, int N, int M>
+void GrbmStep::add_increments(const RowMat& X, Index row, Index nvis, Index nhid, double d, const double* inc, Vec& lw) const {
+    const Index n = N ? N : nvis, m = M ? M : nhid;  // fixed for the 2-D toys: the unit loops unroll
     double q[G] = {};
     for (Index i = 0; i < n; ++i)
         for (int t = 0; t < G; ++t) {
@@ -151,9 +152,11 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
         // Each chain sums in unit order (its sums do not depend on the others); kSumGroup chains
         // at a time, so their additions are independent chains the processor overlaps (one
         // chain's serial sum waited on the add latency: 12 % of this step's samples).
+        // (The 2-D toys' sums are two terms: they stay one chain at a time.)
         Index r0 = 0;
-        for (; r0 + kSumGroup <= rows; r0 += kSumGroup) add_increments<kSumGroup>(X, begin + r0, n, m, d, inc + r0 * m, *lw);
-        for (; r0 < rows; ++r0) add_increments<1>(X, begin + r0, n, m, d, inc + r0 * m, *lw);
+        if constexpr (N == 0)
+            for (; r0 + kSumGroup <= rows; r0 += kSumGroup) add_increments<kSumGroup, N, M>(X, begin + r0, n, m, d, inc + r0 * m, *lw);
+        for (; r0 < rows; ++r0) add_increments<1, N, M>(X, begin + r0, n, m, d, inc + r0 * m, *lw);
     }
 
     // Random words: m for the hidden draws, then nv for the visible normals, per chain (the same
