@@ -19,7 +19,7 @@ public:
     void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const override;
 
 private:
-    template <int N, int M>
+    template <int N, int M, bool Fused>
     void step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
     // lw(row) += (beta - beta')(Q_A - Q_B)/2 + sum_j inc_j for G chains from `row`, each in unit order.
     template <int G, int N, int M>
@@ -80,8 +80,12 @@ void GrbmStep::step(double beta_prev, double beta, RowMat& X, Index begin, Index
                       ChainRngs& rngs) const {
     // The 2-D toys (2 visible, 2 hidden units) get their sizes at compile time: the unit loops
     // unroll (callgrind: 785 -> 537 instructions per chain-sweep of four-mode).
-    if (n_ == 2 && m_ == 2) return step_sized<2, 2>(beta_prev, beta, X, begin, end, lw, rngs);
-    step_sized<0, 0>(beta_prev, beta, X, begin, end, lw, rngs);
+    if (n_ == 2 && m_ == 2) return step_sized<2, 2, false>(beta_prev, beta, X, begin, end, lw, rngs);
+    // Models small enough for plain loops keep the two-rounding math too, so they are bitwise the
+    // same on every path; the others use fused multiply-adds in exp/log1p/Box-Muller where the
+    // target has them (kernels/vector_math.hpp, mad), as their GEMM already does.
+    if (small_) return step_sized<0, 0, false>(beta_prev, beta, X, begin, end, lw, rngs);
+    step_sized<0, 0, true>(beta_prev, beta, X, begin, end, lw, rngs);
 }
 
 template <int G, int N, int M>
@@ -100,7 +104,7 @@ void GrbmStep::add_increments(const RowMat& X, Index row, Index nvis, Index nhid
     for (int t = 0; t < G; ++t) lw(row + t) += acc[t];
 }
 
-template <int N, int M>
+template <int N, int M, bool Fused>
 void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
                             ChainRngs& rngs) const {
     // N, M: the unit counts when fixed at compile time, 0 when taken from the model.
@@ -142,12 +146,12 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
     }
 
     // Increment: (beta - beta')(Q_A - Q_B) + sum_j softplus_step, sharing e1 = exp(-beta|L|) with the draw.
-    for (Index t = 0; t < th; ++t) e1[t] = exp_nonpositive(-beta * std::fabs(lam[t]));
+    for (Index t = 0; t < th; ++t) e1[t] = exp_nonpositive<Fused>(-beta * std::fabs(lam[t]));
     if (lw) {
         double* e0 = grow(s.e0, th);
         double* inc = grow(s.inc, th);
-        for (Index t = 0; t < th; ++t) e0[t] = exp_nonpositive(-beta_prev * std::fabs(lam[t]));
-        for (Index t = 0; t < th; ++t) inc[t] = softplus_step(lam[t], beta_prev, beta, e1[t], e0[t]);
+        for (Index t = 0; t < th; ++t) e0[t] = exp_nonpositive<Fused>(-beta_prev * std::fabs(lam[t]));
+        for (Index t = 0; t < th; ++t) inc[t] = softplus_step<Fused>(lam[t], beta_prev, beta, e1[t], e0[t]);
         const double d = beta - beta_prev;
         // Each chain sums in unit order (its sums do not depend on the others); kSumGroup chains
         // at a time, so their additions are independent chains the processor overlaps (one
@@ -170,7 +174,7 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
         for (Index i = 0; i < nv; ++i) vw[r * nv + i] = cw[r * nw + m + i];
     }
     for (Index t = 0; t < th; ++t) h[t] = bernoulli_sigmoid_d(unit_from_word(hw[t]), beta * lam[t], e1[t]);
-    for (Index t = 0; t < rows * nv; t += 2) normal_pair(vw[t], vw[t + 1], z[t], z[t + 1]);
+    for (Index t = 0; t < rows * nv; t += 2) normal_pair<Fused>(vw[t], vw[t + 1], z[t], z[t + 1]);
 
     // u = W h.
     Index ldu = n;

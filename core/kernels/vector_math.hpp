@@ -16,9 +16,24 @@
 namespace rbm::detail {
 inline namespace RBMSCOPE_SIMD_NS {
 
+// a b + c in the polynomials below. Fused = true (the GRBM step of models beyond plain loops,
+// whose results already differ across instruction sets in the last bits) makes it one fused
+// multiply-add on targets that have them (AVX2, AVX-512): one rounding instead of two, half the
+// instructions. Fused = false, everywhere else, keeps the two roundings every path computes alike
+// (the kernels are compiled with -ffp-contract=off), so the BRBM step and the 2-D toys stay
+// bitwise the same on SSE2, AVX2 and AVX-512.
+template <bool Fused>
+inline double mad(double a, double b, double c) {
+#if defined(__FMA__)
+    if constexpr (Fused) return __builtin_fma(a, b, c);
+#endif
+    return a * b + c;
+}
+
 // exp(t) for t <= 0 (t is clamped at -708, where exp is ~3e-308).
 // Cody-Waite reduction t = n ln2 + r, |r| <= ln2/2, then a degree-12 Taylor polynomial
 // (truncation < 3e-16 relative) and 2^n built in the exponent bits.
+template <bool Fused = false>
 inline double exp_nonpositive(double t) {
     // Clamp as arithmetic on a 0/1 (a ternary on a comparison blocks vectorization under
     // IEEE trapping rules).
@@ -28,18 +43,18 @@ inline double exp_nonpositive(double t) {
     const double nd = (t * kInvLn2 + kShift) - kShift;  // round to nearest
     const double r = (t - nd * kLn2Hi) - nd * kLn2Lo;
     double p = 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
+    p = mad<Fused>(p, r, 1.0 / 39916800.0);
+    p = mad<Fused>(p, r, 1.0 / 3628800.0);
+    p = mad<Fused>(p, r, 1.0 / 362880.0);
+    p = mad<Fused>(p, r, 1.0 / 40320.0);
+    p = mad<Fused>(p, r, 1.0 / 5040.0);
+    p = mad<Fused>(p, r, 1.0 / 720.0);
+    p = mad<Fused>(p, r, 1.0 / 120.0);
+    p = mad<Fused>(p, r, 1.0 / 24.0);
+    p = mad<Fused>(p, r, 1.0 / 6.0);
+    p = mad<Fused>(p, r, 0.5);
+    p = mad<Fused>(p, r, 1.0);
+    p = mad<Fused>(p, r, 1.0);
     const std::int64_t n = std::bit_cast<std::int64_t>(nd + kShift) - std::bit_cast<std::int64_t>(kShift);
     const double scale = std::bit_cast<double>(static_cast<std::uint64_t>(n + 1023) << 52);
     return p * scale;
@@ -65,16 +80,17 @@ inline float exp_nonpositive(float t) {
 }
 
 // log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]: fdlibm's minimax polynomial in s = f/(2+f).
+template <bool Fused = false>
 inline double log_mantissa(double f) {
     const double s = f / (2.0 + f);
     const double s2 = s * s;
     double R = 1.479819860511658591e-01;
-    R = R * s2 + 1.531383769920937332e-01;
-    R = R * s2 + 1.818357216161805012e-01;
-    R = R * s2 + 2.222219843214978396e-01;
-    R = R * s2 + 2.857142874366239149e-01;
-    R = R * s2 + 3.999999999940941908e-01;
-    R = R * s2 + 6.666666666666735130e-01;
+    R = mad<Fused>(R, s2, 1.531383769920937332e-01);
+    R = mad<Fused>(R, s2, 1.818357216161805012e-01);
+    R = mad<Fused>(R, s2, 2.222219843214978396e-01);
+    R = mad<Fused>(R, s2, 2.857142874366239149e-01);
+    R = mad<Fused>(R, s2, 3.999999999940941908e-01);
+    R = mad<Fused>(R, s2, 6.666666666666735130e-01);
     R *= s2;
     const double hfsq = 0.5 * f * f;
     return f - (hfsq - s * (hfsq + R));
@@ -82,6 +98,7 @@ inline double log_mantissa(double f) {
 
 // log1p(z) for z in (-0.5, 1]: u = 1 + z = 2^k m with k in {-1, 0, 1} and m in [sqrt(1/2), sqrt(2)],
 // log m by log_mantissa, plus the rounding correction of 1 + z.
+template <bool Fused = false>
 inline double log1p_half_range(double z) {
     const double u = 1.0 + z;
     const double corr = (z - (u - 1.0)) / u;
@@ -89,7 +106,7 @@ inline double log1p_half_range(double z) {
     const double hi = static_cast<double>(u > 1.4142135623730951), lo = static_cast<double>(u < 0.7071067811865476);
     const double k = hi - lo;
     const double m = u * (1.0 - 0.5 * hi + lo);
-    return k * 6.93147180559945286227e-01 + log_mantissa(m - 1.0) + corr;
+    return k * 6.93147180559945286227e-01 + log_mantissa<Fused>(m - 1.0) + corr;
 }
 
 // log(u) for a normal double u in (0, 1] (here the uniforms of Box-Muller): u = 2^k m with m in
@@ -97,18 +114,20 @@ inline double log1p_half_range(double z) {
 // every intermediate stays non-negative: SSE2 has neither arithmetic 64-bit shifts nor 64-bit
 // integer to double conversion), log m by log_mantissa. Arithmetic on 0/1 selects was turned into
 // branches by GCC here, which stopped vectorization.
+template <bool Fused = false>
 inline double log_positive(double u) {
     const std::uint64_t bits = std::bit_cast<std::uint64_t>(u);
     const std::uint64_t tmp = bits - 0x0006a09e667f3bcdull;  // exponent field: k + 1022
     const double m = std::bit_cast<double>(bits - (tmp & 0xfff0000000000000ull) + 0x3fe0000000000000ull);
     const double k = std::bit_cast<double>((tmp >> 52) | 0x4330000000000000ull) - (0x1.0p52 + 1022.0);
-    return k * 6.93147180369123816490e-01 + (log_mantissa(m - 1.0) + k * 1.90821492927058770002e-10);
+    return k * 6.93147180369123816490e-01 + (log_mantissa<Fused>(m - 1.0) + k * 1.90821492927058770002e-10);
 }
 
 // cos(2 pi u) and sin(2 pi u) for u in [0, 1]: quarter turns q = round(4u), x = (4u - q) pi/2 in
 // [-pi/4, pi/4] (exact up to the final product), Taylor polynomials (truncation < 1e-16), then the
 // rotation by q quarter turns as bit operations (odd q swaps cos and sin; the sign bits flip for
 // cos at q = 1, 2 and for sin at q = 2, 3).
+template <bool Fused = false>
 inline void sincos_2pi(double u, double& c, double& s) {
     constexpr double kShift = 0x1.8p52;
     const double q4 = 4.0 * u;
@@ -117,20 +136,20 @@ inline void sincos_2pi(double u, double& c, double& s) {
     const std::uint64_t q = std::bit_cast<std::uint64_t>(big);
     const double x2 = x * x;
     double ps = -1.0 / 1307674368000.0;
-    ps = ps * x2 + 1.0 / 6227020800.0;
-    ps = ps * x2 - 1.0 / 39916800.0;
-    ps = ps * x2 + 1.0 / 362880.0;
-    ps = ps * x2 - 1.0 / 5040.0;
-    ps = ps * x2 + 1.0 / 120.0;
-    ps = ps * x2 - 1.0 / 6.0;
+    ps = mad<Fused>(ps, x2, 1.0 / 6227020800.0);
+    ps = mad<Fused>(ps, x2, -1.0 / 39916800.0);
+    ps = mad<Fused>(ps, x2, 1.0 / 362880.0);
+    ps = mad<Fused>(ps, x2, -1.0 / 5040.0);
+    ps = mad<Fused>(ps, x2, 1.0 / 120.0);
+    ps = mad<Fused>(ps, x2, -1.0 / 6.0);
     const std::uint64_t sx = std::bit_cast<std::uint64_t>(x + x * x2 * ps);
     double pc = 1.0 / 20922789888000.0;
-    pc = pc * x2 - 1.0 / 87178291200.0;
-    pc = pc * x2 + 1.0 / 479001600.0;
-    pc = pc * x2 - 1.0 / 3628800.0;
-    pc = pc * x2 + 1.0 / 40320.0;
-    pc = pc * x2 - 1.0 / 720.0;
-    pc = pc * x2 + 1.0 / 24.0;
+    pc = mad<Fused>(pc, x2, -1.0 / 87178291200.0);
+    pc = mad<Fused>(pc, x2, 1.0 / 479001600.0);
+    pc = mad<Fused>(pc, x2, -1.0 / 3628800.0);
+    pc = mad<Fused>(pc, x2, 1.0 / 40320.0);
+    pc = mad<Fused>(pc, x2, -1.0 / 720.0);
+    pc = mad<Fused>(pc, x2, 1.0 / 24.0);
     const std::uint64_t cx = std::bit_cast<std::uint64_t>(1.0 - 0.5 * x2 + x2 * x2 * pc);
     const std::uint64_t odd = 0 - (q & 1u);  // all ones for odd q
     const std::uint64_t flip_c = ((q ^ (q >> 1)) & 1u) << 63, flip_s = ((q >> 1) & 1u) << 63;
@@ -150,10 +169,11 @@ inline float unit_from_word_f(std::uint32_t w) {
 // Two independent standard normals from two 32-bit words (Box-Muller, both values used):
 // radius from the first word's uniform (31 bits, so |z| <= 6.6), angle from the second.
 // Branch-free and libm-free, so loops over arrays of pairs vectorize.
+template <bool Fused = false>
 inline void normal_pair(std::uint32_t w1, std::uint32_t w2, double& z1, double& z2) {
-    const double r = std::sqrt(-2.0 * log_positive(unit_from_word(w1)));
+    const double r = std::sqrt(-2.0 * log_positive<Fused>(unit_from_word(w1)));
     double c, s;
-    sincos_2pi(unit_from_word(w2), c, s);
+    sincos_2pi<Fused>(unit_from_word(w2), c, s);
     z1 = r * c;
     z2 = r * s;
 }
@@ -174,8 +194,9 @@ inline double bernoulli_sigmoid_d(double u, double y, double e) {
 // softplus(beta x) - softplus(beta' x) = (beta - beta') max(x, 0) + log((1 + e1) / (1 + e0)),
 // e1 = exp(-beta|x|), e0 = exp(-beta'|x|), the log as log1p((e1 - e0) / (1 + e0)) with its
 // argument in (-1/2, 1): no cancellation between two softplus values, whatever the step.
+template <bool Fused = false>
 inline double softplus_step(double x, double beta_prev, double beta, double e1, double e0) {
-    return 0.5 * (beta - beta_prev) * (x + std::fabs(x)) + log1p_half_range((e1 - e0) / (1.0 + e0));
+    return 0.5 * (beta - beta_prev) * (x + std::fabs(x)) + log1p_half_range<Fused>((e1 - e0) / (1.0 + e0));
 }
 
 }  // namespace RBMSCOPE_SIMD_NS
