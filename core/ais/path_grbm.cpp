@@ -38,7 +38,7 @@ public:
     }
 
     std::string name() const override { return "geometric (" + label_ + ")"; }
-    std::string notes() const override { return f32_ ? "products with W in float32" : ""; }
+    std::string notes() const override { return f32_ ? "the step in float32 (weights summed in double)" : ""; }
     Index dim() const override { return m_.n_visible(); }
     double log_z0() const override { return log_z0_; }
 

@@ -66,6 +66,24 @@ inline int append_nonzero(const double* x, Index count, int* idx, int end) {
 #endif
 }
 
+// Units given as floats, on when != 0.
+inline int append_nonzero(const float* x, Index count, int* idx, int end) {
+#ifdef RBMSCOPE_ACTIVE_LISTS_AVX512
+    const __m512 zero = _mm512_setzero_ps();
+    __m512i ids = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (Index j = 0; j < count; j += 16) {
+        const Index left = count - j;
+        const auto lanes = static_cast<__mmask16>(left >= 16 ? 0xffff : (1u << left) - 1);
+        const __mmask16 on = _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, x + j), zero, _CMP_NEQ_UQ);
+        end = append_mask16(on, ids, left < 16, idx, end);
+        ids = _mm512_add_epi32(ids, _mm512_set1_epi32(16));
+    }
+    return end;
+#else
+    return append_active(count, [&](Index j) { return x[j] != 0.0f; }, idx, end);
+#endif
+}
+
 // Units given as bytes, on when != 0.
 inline int append_set(const unsigned char* on, Index count, int* idx, int end) {
 #ifdef RBMSCOPE_ACTIVE_LISTS_AVX512

@@ -22,6 +22,43 @@ private:
     template <int N, int M, bool Fused>
     void step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
     // lw(row) += (beta - beta')(Q_A - Q_B)/2 + sum_j inc_j for G chains from `row`, each in unit order.
+    // The float32 step: the whole step in single precision, the weights summed in double.
+    void step_f32(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
+    // v_i = ma_i + mb_i u_i + sd_i z_i at beta: the mean and deviation of v_i given u = W h.
+    void visible_coefficients(double beta, Index n, double* ma, double* mb, double* sd) const {
+        for (Index i = 0; i < n; ++i) {
+            const double prec = beta * inv_s2_(i) + (1.0 - beta) * inv_sa2_(i);
+            const double lin = beta * b_(i) * inv_s2_(i) + (1.0 - beta) * a_(i) * inv_sa2_(i);
+            ma[i] = lin / prec;
+            mb[i] = beta * inv_s_(i) / prec;
+            sd[i] = 1.0 / std::sqrt(prec);
+        }
+    }
+    // (beta - beta')(Q_A - Q_B)/2 + sum_j inc_j for one chain of the float32 step, in double: each
+    // sum in kLanes interleaved partial sums (vector lanes; the order is fixed, so the result does
+    // not depend on the blocking or the thread count), then added pairwise.
+    double increment_f32(const double* x, double d, const float* inc) const {
+        constexpr int kLanes = 16;
+        double q[kLanes] = {}, acc[kLanes] = {};
+        const double *a = a_.data(), *b = b_.data(), *is = inv_s_.data(), *isa2 = inv_sa2_.data();
+        Index i = 0;
+        for (; i + kLanes <= n_; i += kLanes)
+            for (int k = 0; k < kLanes; ++k) {
+                const double za = x[i + k] - a[i + k], zb = (x[i + k] - b[i + k]) * is[i + k];
+                q[k] += za * za * isa2[i + k] - zb * zb;
+            }
+        for (int k = 0; i < n_; ++i, ++k) {
+            const double za = x[i] - a[i], zb = (x[i] - b[i]) * is[i];
+            q[k] += za * za * isa2[i] - zb * zb;
+        }
+        Index j = 0;
+        for (; j + kLanes <= m_; j += kLanes)
+            for (int k = 0; k < kLanes; ++k) acc[k] += static_cast<double>(inc[j + k]);
+        for (int k = 0; j < m_; ++j, ++k) acc[k] += static_cast<double>(inc[j]);
+        for (int w = kLanes / 2; w >= 1; w /= 2)
+            for (int k = 0; k < w; ++k) q[k] += q[k + w], acc[k] += acc[k + w];
+        return 0.5 * d * q[0] + acc[0];
+    }
     template <int G, int N, int M>
     void add_increments(const RowMat& X, Index row, Index n, Index m, double d, const double* inc, Vec& lw) const;
 
@@ -32,6 +69,7 @@ private:
     std::vector<double> wr_;      // small models: W row-major
     RowPanels<double> wtd_;       // rows of W' for W h (float64)
     RowPanels<float> wtf_;        // the same in float
+    std::vector<float> cf_;       // c in float
     Vec c_, b_, a_, inv_s_, inv_s2_, inv_sa2_;
 };
 
@@ -44,7 +82,7 @@ constexpr int kSumGroup = 8;
 
 struct Scratch {
     LineVector<double> xs, lam, e1, e0, inc, h, z, u, mean_a, mean_b, sd;
-    LineVector<float> xf, lf, uf;
+    LineVector<float> xf, lf, uf, e1f, incf, hf, zf, maf, mbf, sdf;
     LineVector<std::uint32_t> hw, vw, cw;
     LineVector<int> hid_idx, hid_off;
 };
@@ -71,6 +109,8 @@ GrbmStep::GrbmStep(const Grbm& m, const Vec& a, const Vec& sa, bool float32)
     } else if (f32_) {
         wf_ = m.W.cast<float>();
         wtf_ = RowPanels<float>(Mat(m.W.transpose()));
+        cf_.resize(static_cast<std::size_t>(m_));
+        for (Index j = 0; j < m_; ++j) cf_[static_cast<std::size_t>(j)] = static_cast<float>(m.c(j));
     } else {
         wtd_ = RowPanels<double>(Mat(m.W.transpose()));
     }
@@ -78,6 +118,7 @@ GrbmStep::GrbmStep(const Grbm& m, const Vec& a, const Vec& sa, bool float32)
 
 void GrbmStep::step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
                       ChainRngs& rngs) const {
+    if (f32_) return step_f32(beta_prev, beta, X, begin, end, lw, rngs);
     // The 2-D toys (2 visible, 2 hidden units) get their sizes at compile time: the unit loops
     // unroll (callgrind: 785 -> 537 instructions per chain-sweep of four-mode).
     if (n_ == 2 && m_ == 2) return step_sized<2, 2, false>(beta_prev, beta, X, begin, end, lw, rngs);
@@ -130,13 +171,6 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
                 for (Index i = 0; i < n; ++i) acc += xs[r * n + i] * w[i * m + j];
                 lam[r * m + j] = acc;
             }
-    } else if (f32_) {
-        float* xf = grow(s.xf, rows * n);
-        float* lf = grow(s.lf, th);
-        for (Index t = 0; t < rows * n; ++t) xf[t] = static_cast<float>(xs[t]);
-        Eigen::Map<RowMatF>(lf, rows, m).noalias() = Eigen::Map<const RowMatF>(xf, rows, n) * wf_;
-        for (Index r = 0; r < rows; ++r)
-            for (Index j = 0; j < m; ++j) lam[r * m + j] = static_cast<double>(lf[r * m + j]) + c_(j);
     } else {
         // Onto the bias: Eigen's "=" would zero L first and add the product to it, and the bias
         // after it (a memset and a pass, 5 % of the instructions).
@@ -196,22 +230,11 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
         for (Index r = 0; r < rows; ++r) {
             hid_off[r + 1] = append_nonzero(h + r * m, m, hid_idx, hid_off[r]);
         }
-        double* ud;
-        if (f32_) {
-            ldu = wtf_.padded_cols();
-            float* uf = grow(s.uf, rows * ldu + ldu);
-            float* zero = uf + rows * ldu;
-            std::fill(zero, zero + ldu, 0.0f);
-            wtf_.sum_rows(s.hid_idx.data(), s.hid_off.data(), rows, zero, uf, ldu);
-            ud = grow(s.u, rows * ldu);
-            for (Index t = 0; t < rows * ldu; ++t) ud[t] = static_cast<double>(uf[t]);
-        } else {
-            ldu = wtd_.padded_cols();
-            ud = grow(s.u, rows * ldu + ldu);
-            double* zero = ud + rows * ldu;
-            std::fill(zero, zero + ldu, 0.0);
-            wtd_.sum_rows(s.hid_idx.data(), s.hid_off.data(), rows, zero, ud, ldu);
-        }
+        ldu = wtd_.padded_cols();
+        double* ud = grow(s.u, rows * ldu + ldu);
+        double* zero = ud + rows * ldu;
+        std::fill(zero, zero + ldu, 0.0);
+        wtd_.sum_rows(s.hid_idx.data(), s.hid_off.data(), rows, zero, ud, ldu);
         u = ud;
     }
 
@@ -219,15 +242,86 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
     double* ma = grow(s.mean_a, n);
     double* mb = grow(s.mean_b, n);
     double* sd = grow(s.sd, n);
-    for (Index i = 0; i < n; ++i) {
-        const double prec = beta * inv_s2_(i) + (1.0 - beta) * inv_sa2_(i);
-        const double lin = beta * b_(i) * inv_s2_(i) + (1.0 - beta) * a_(i) * inv_sa2_(i);
-        ma[i] = lin / prec;
-        mb[i] = beta * inv_s_(i) / prec;
-        sd[i] = 1.0 / std::sqrt(prec);
-    }
+    visible_coefficients(beta, n, ma, mb, sd);
     for (Index r = 0; r < rows; ++r)
         for (Index i = 0; i < n; ++i) X(begin + r, i) = ma[i] + mb[i] * u[r * ldu + i] + sd[i] * z[r * nv + i];
+}
+
+// The same step in single precision: L = c + W'(v/s) by Eigen's float GEMM onto the bias, exp,
+// the softplus step, the hidden draws (24-bit uniforms), W h and the Box-Muller normals in float
+// (kernels/vector_math.hpp), twice the lanes per vector of double and shorter polynomials. Each
+// increment term is a few float ulp of its own size (no cancellation, softplus_step); the terms
+// and the quadratic part are summed in double (SPEC: weights accumulate in double).
+void GrbmStep::step_f32(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
+                        ChainRngs& rngs) const {
+    const Index rows = end - begin, n = n_, m = m_, nv = 2 * ((n + 1) / 2), th = rows * m, nw = m + nv;
+    Scratch& s = scratch();
+    float* xf = grow(s.xf, rows * n);
+    float* lf = grow(s.lf, th);
+    float* e1 = grow(s.e1f, th);
+    for (Index r = 0; r < rows; ++r)
+        for (Index i = 0; i < n; ++i) xf[r * n + i] = static_cast<float>(X(begin + r, i) * inv_s_(i));
+    Eigen::Map<RowMatF> L(lf, rows, m);
+    L.rowwise() = Eigen::Map<const Eigen::RowVectorXf>(cf_.data(), m);
+    L.noalias() += Eigen::Map<const RowMatF>(xf, rows, n) * wf_;
+
+    const float bf = static_cast<float>(beta), bpf = static_cast<float>(beta_prev);
+    for (Index t = 0; t < th; ++t) e1[t] = exp_nonpositive<true>(-bf * std::fabs(lf[t]));
+    if (lw) {
+        float* inc = grow(s.incf, th);
+        const double d = beta - beta_prev;
+        const float df = static_cast<float>(d);
+        for (Index t = 0; t < th; ++t) {
+            const float e0 = exp_nonpositive<true>(-bpf * std::fabs(lf[t]));
+            inc[t] = softplus_step_f<true>(lf[t], df, e1[t], e0);
+        }
+        for (Index r = 0; r < rows; ++r) (*lw)(begin + r) += increment_f32(&X(begin + r, 0), d, inc + r * m);
+    }
+
+    // Each chain's words: m for its hidden draws, then nv for its normals (as the double step),
+    // gathered into one array each so that the draws run as two long loops over the block (per row,
+    // the 54 pairs of a 108-unit model left a scalar tail of 6 Box-Muller pairs per chain).
+    std::uint32_t* cw = grow(s.cw, rows * nw);
+    std::uint32_t* hw = grow(s.hw, th);
+    std::uint32_t* vw = grow(s.vw, rows * nv);
+    detail::fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(nw), cw);
+    for (Index r = 0; r < rows; ++r) {
+        for (Index j = 0; j < m; ++j) hw[r * m + j] = cw[r * nw + j];
+        for (Index i = 0; i < nv; ++i) vw[r * nv + i] = cw[r * nw + m + i];
+    }
+    float* h = grow(s.hf, th);
+    float* z = grow(s.zf, rows * nv);
+    for (Index t = 0; t < th; ++t) h[t] = bernoulli_sigmoid_f(unit_from_word_f(hw[t]), bf * lf[t], e1[t]);
+    for (Index t = 0; t < rows * nv; t += 2) normal_pair<true>(vw[t], vw[t + 1], z[t], z[t + 1]);
+
+    // u = W h, the rows of W' where h is on.
+    int* hid_idx = grow(s.hid_idx, rows * m);
+    int* hid_off = grow(s.hid_off, rows + 1);
+    hid_off[0] = 0;
+    for (Index r = 0; r < rows; ++r) hid_off[r + 1] = append_nonzero(h + r * m, m, hid_idx, hid_off[r]);
+    const Index ldu = wtf_.padded_cols();
+    float* u = grow(s.uf, rows * ldu + ldu);
+    float* zero = u + rows * ldu;
+    std::fill(zero, zero + ldu, 0.0f);
+    wtf_.sum_rows(hid_idx, hid_off, rows, zero, u, ldu);
+
+    double* ma = grow(s.mean_a, n);
+    double* mb = grow(s.mean_b, n);
+    double* sd = grow(s.sd, n);
+    visible_coefficients(beta, n, ma, mb, sd);
+    float* maf = grow(s.maf, n);
+    float* mbf = grow(s.mbf, n);
+    float* sdf = grow(s.sdf, n);
+    for (Index i = 0; i < n; ++i) {
+        maf[i] = static_cast<float>(ma[i]);
+        mbf[i] = static_cast<float>(mb[i]);
+        sdf[i] = static_cast<float>(sd[i]);
+    }
+    for (Index r = 0; r < rows; ++r) {
+        const float* ur = u + r * ldu;
+        const float* zr = z + r * nv;
+        for (Index i = 0; i < n; ++i) X(begin + r, i) = static_cast<double>(maf[i] + mbf[i] * ur[i] + sdf[i] * zr[i]);
+    }
 }
 
 }  // namespace

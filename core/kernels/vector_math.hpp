@@ -29,6 +29,13 @@ inline double mad(double a, double b, double c) {
 #endif
     return a * b + c;
 }
+template <bool Fused>
+inline float mad(float a, float b, float c) {
+#if defined(__FMA__)
+    if constexpr (Fused) return __builtin_fmaf(a, b, c);
+#endif
+    return a * b + c;
+}
 
 // exp(t) for t <= 0 (t is clamped at -708, where exp is ~3e-308).
 // Cody-Waite reduction t = n ln2 + r, |r| <= ln2/2, then a degree-12 Taylor polynomial
@@ -60,20 +67,21 @@ inline double exp_nonpositive(double t) {
     return p * scale;
 }
 
-// exp(t) in float for t <= 0 (clamped at -87, where the result is ~1.6e-38): used only to
-// turn pre-activations into Bernoulli probabilities. Degree-6 polynomial, ~2 ulp.
+// exp(t) in float for t <= 0 (clamped at -87, where the result is ~1.6e-38). Degree-6
+// polynomial, ~2 ulp.
+template <bool Fused = false>
 inline float exp_nonpositive(float t) {
     t += static_cast<float>(t < -87.0f) * (-87.0f - t);
     constexpr float kInvLn2 = 1.44269504f, kLn2Hi = 0.693145752f, kLn2Lo = 1.42860677e-6f, kShift = 0x1.8p23f;
     const float nd = (t * kInvLn2 + kShift) - kShift;
     const float r = (t - nd * kLn2Hi) - nd * kLn2Lo;
     float p = 1.0f / 720.0f;
-    p = p * r + 1.0f / 120.0f;
-    p = p * r + 1.0f / 24.0f;
-    p = p * r + 1.0f / 6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
+    p = mad<Fused>(p, r, 1.0f / 120.0f);
+    p = mad<Fused>(p, r, 1.0f / 24.0f);
+    p = mad<Fused>(p, r, 1.0f / 6.0f);
+    p = mad<Fused>(p, r, 0.5f);
+    p = mad<Fused>(p, r, 1.0f);
+    p = mad<Fused>(p, r, 1.0f);
     const std::int32_t n = std::bit_cast<std::int32_t>(nd + kShift) - std::bit_cast<std::int32_t>(kShift);
     const float scale = std::bit_cast<float>(static_cast<std::uint32_t>(n + 127) << 23);
     return p * scale;
@@ -123,6 +131,17 @@ inline double log_positive(double u) {
     return k * 6.93147180369123816490e-01 + (log_mantissa<Fused>(m - 1.0) + k * 1.90821492927058770002e-10);
 }
 
+// cos and sin of x + q pi/2 from the bits cx, sx of cos x and sin x: odd q swaps them, and the
+// sign bits flip for cos at q = 1, 2 and for sin at q = 2, 3 (mod 4). U: the unsigned integer of F's width.
+template <class F, class U>
+inline void quarter_turns(U q, U cx, U sx, F& c, F& s) {
+    constexpr int kSign = static_cast<int>(sizeof(U)) * 8 - 1;
+    const U odd = U(0) - (q & 1u);  // all ones for odd q
+    const U flip_c = ((q ^ (q >> 1)) & 1u) << kSign, flip_s = ((q >> 1) & 1u) << kSign;
+    c = std::bit_cast<F>(((cx & ~odd) | (sx & odd)) ^ flip_c);
+    s = std::bit_cast<F>(((sx & ~odd) | (cx & odd)) ^ flip_s);
+}
+
 // cos(2 pi u) and sin(2 pi u) for u in [0, 1]: quarter turns q = round(4u), x = (4u - q) pi/2 in
 // [-pi/4, pi/4] (exact up to the final product), Taylor polynomials (truncation < 1e-16), then the
 // rotation by q quarter turns as bit operations (odd q swaps cos and sin; the sign bits flip for
@@ -151,10 +170,7 @@ inline void sincos_2pi(double u, double& c, double& s) {
     pc = mad<Fused>(pc, x2, -1.0 / 720.0);
     pc = mad<Fused>(pc, x2, 1.0 / 24.0);
     const std::uint64_t cx = std::bit_cast<std::uint64_t>(1.0 - 0.5 * x2 + x2 * x2 * pc);
-    const std::uint64_t odd = 0 - (q & 1u);  // all ones for odd q
-    const std::uint64_t flip_c = ((q ^ (q >> 1)) & 1u) << 63, flip_s = ((q >> 1) & 1u) << 63;
-    c = std::bit_cast<double>(((cx & ~odd) | (sx & odd)) ^ flip_c);
-    s = std::bit_cast<double>(((sx & ~odd) | (cx & odd)) ^ flip_s);
+    quarter_turns(q, cx, sx, c, s);
 }
 
 // Uniform in (0,1) from one 32-bit word: 31 bits in double, 24 in float (signed conversions,
@@ -191,12 +207,98 @@ inline double bernoulli_sigmoid_d(double u, double y, double e) {
     return static_cast<double>(u * (1.0 + e) < e + pos * (1.0 - e));
 }
 
+inline float bernoulli_sigmoid_f(float u, float y, float e) {
+    const float pos = static_cast<float>(y >= 0.0f);
+    return static_cast<float>(u * (1.0f + e) < e + pos * (1.0f - e));
+}
+
 // softplus(beta x) - softplus(beta' x) = (beta - beta') max(x, 0) + log((1 + e1) / (1 + e0)),
 // e1 = exp(-beta|x|), e0 = exp(-beta'|x|), the log as log1p((e1 - e0) / (1 + e0)) with its
 // argument in (-1/2, 1): no cancellation between two softplus values, whatever the step.
 template <bool Fused = false>
 inline double softplus_step(double x, double beta_prev, double beta, double e1, double e0) {
     return 0.5 * (beta - beta_prev) * (x + std::fabs(x)) + log1p_half_range<Fused>((e1 - e0) / (1.0 + e0));
+}
+
+// ---- Single precision: the float32 GRBM step (kernels/grbm_block.cpp) does its elementwise work
+// in float, twice the lanes of double per vector and shorter polynomials. The same forms as the
+// double versions above, with fdlibm/musl's single-precision coefficients; accuracy a few ulp
+// of float (test_kernels_precision checks each against libm in double).
+
+// log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]: musl's logf polynomial in s = f/(2+f)
+// (|error of the polynomial| < 2^-34).
+template <bool Fused = false>
+inline float log_mantissa(float f) {
+    const float s = f / (2.0f + f);
+    const float z = s * s, w = z * z;
+    const float t1 = w * mad<Fused>(w, 0.24279078841f, 0.40000972152f);
+    const float t2 = z * mad<Fused>(w, 0.28498786688f, 0.66666662693f);
+    const float hfsq = 0.5f * f * f;
+    return f - (hfsq - s * (hfsq + (t1 + t2)));
+}
+
+// log(u) for a normal float u in (0, 1]: u = 2^k m with m in [sqrt(1/2), sqrt(2)) by musl's
+// logf offset (0x3f3504f3 is sqrt(1/2)), log m by log_mantissa.
+template <bool Fused = false>
+inline float log_positive(float u) {
+    const std::uint32_t ix = std::bit_cast<std::uint32_t>(u) + (0x3f800000u - 0x3f3504f3u);
+    const float k = static_cast<float>(static_cast<std::int32_t>(ix >> 23) - 0x7f);
+    const float m = std::bit_cast<float>((ix & 0x007fffffu) + 0x3f3504f3u);
+    return k * 6.9313812256e-01f + (log_mantissa<Fused>(m - 1.0f) + k * 9.0580006145e-06f);
+}
+
+// cos(2 pi u) and sin(2 pi u) for u in [0, 1], as sincos_2pi(double) (Taylor polynomials on
+// [-pi/4, pi/4]: truncation < 3e-9 for sin, 2e-10 for cos).
+template <bool Fused = false>
+inline void sincos_2pi(float u, float& c, float& s) {
+    constexpr float kShift = 0x1.8p23f;
+    const float q4 = 4.0f * u;
+    const float big = q4 + kShift;
+    const float x = (q4 - (big - kShift)) * 1.57079632679f;
+    const std::uint32_t q = std::bit_cast<std::uint32_t>(big);
+    const float x2 = x * x;
+    float ps = 1.0f / 362880.0f;
+    ps = mad<Fused>(ps, x2, -1.0f / 5040.0f);
+    ps = mad<Fused>(ps, x2, 1.0f / 120.0f);
+    ps = mad<Fused>(ps, x2, -1.0f / 6.0f);
+    const std::uint32_t sx = std::bit_cast<std::uint32_t>(x + x * x2 * ps);
+    float pc = -1.0f / 3628800.0f;
+    pc = mad<Fused>(pc, x2, 1.0f / 40320.0f);
+    pc = mad<Fused>(pc, x2, -1.0f / 720.0f);
+    pc = mad<Fused>(pc, x2, 1.0f / 24.0f);
+    const std::uint32_t cx = std::bit_cast<std::uint32_t>(1.0f - 0.5f * x2 + x2 * x2 * pc);
+    quarter_turns(q, cx, sx, c, s);
+}
+
+// Two standard normals in float from two words: radius from a 24-bit uniform (unit_from_word_f,
+// so |z| <= 5.9), angle from the second.
+template <bool Fused = false>
+inline void normal_pair(std::uint32_t w1, std::uint32_t w2, float& z1, float& z2) {
+    const float r = std::sqrt(-2.0f * log_positive<Fused>(unit_from_word_f(w1)));
+    float c, s;
+    sincos_2pi<Fused>(unit_from_word_f(w2), c, s);
+    z1 = r * c;
+    z2 = r * s;
+}
+
+// softplus(beta x) - softplus(beta' x) in float, given d = beta - beta' (taken in double by the
+// caller: the difference of two floats near 1 keeps only a few bits of a small step). The log
+// term log q, q = (1 + e1)/(1 + e0), is 2 atanh(s) with s = (q - 1)/(q + 1) = (e1 - e0)/(2 + e0 + e1):
+// one division (log1p of (e1 - e0)/(1 + e0) took three), no cancellation beyond e1 - e0 itself, and
+// |s| <= 1/3 since e0, e1 are in (0, 1], where the series 2 s (1 + s^2/3 + ... + s^12/13) is
+// truncated below 1.5e-8 relative (a quarter of a float ulp).
+template <bool Fused = false>
+inline float softplus_step_f(float x, float d, float e1, float e0) {
+    const float s = (e1 - e0) / (2.0f + e0 + e1);
+    const float t = s * s;
+    float p = 1.0f / 13.0f;
+    p = mad<Fused>(p, t, 1.0f / 11.0f);
+    p = mad<Fused>(p, t, 1.0f / 9.0f);
+    p = mad<Fused>(p, t, 1.0f / 7.0f);
+    p = mad<Fused>(p, t, 1.0f / 5.0f);
+    p = mad<Fused>(p, t, 1.0f / 3.0f);
+    const float s2 = 2.0f * s;
+    return 0.5f * d * (x + std::fabs(x)) + mad<Fused>(s2 * t, p, s2);
 }
 
 }  // namespace RBMSCOPE_SIMD_NS

@@ -93,6 +93,56 @@ TEST_CASE("math: the Box-Muller pieces (log_positive, sincos_2pi, normal_pair) m
     CHECK(std::fabs(std::hypot(z1, z2) - r) < 1e-14);
 }
 
+// The single-precision math of the float32 GRBM step, against libm in double. Bounds: a few
+// float ulp (2^-24 = 6e-8 relative) of the result, or of 1 where the result crosses 0.
+TEST_CASE("math: the float versions (exp, log, sincos, normal_pair, softplus_step) match libm") {
+    double worst_exp = 0, worst_log = 0, worst_sc = 0, worst_sp = 0;
+    Rng rng(6, 2);
+    for (int k = 0; k <= 200000; ++k) {
+        const float t = static_cast<float>(-80.0 * std::pow(k / 200000.0, 3));
+        worst_exp = std::max(worst_exp, std::fabs(static_cast<double>(detail::exp_nonpositive<true>(t)) / std::exp(double(t)) - 1));
+        const std::uint32_t w = k < 1000 ? static_cast<std::uint32_t>(k << 8)
+                                : k < 2000 ? 0xffffffffu - static_cast<std::uint32_t>((k - 1000) << 8)
+                                           : rng.next_u32();
+        const float u = detail::unit_from_word_f(w);
+        worst_log = std::max(worst_log, std::fabs(double(detail::log_positive<true>(u)) / std::log(double(u)) - 1));
+        float c, s;
+        detail::sincos_2pi<true>(u, c, s);
+        const double a = 6.283185307179586476925 * u;
+        worst_sc = std::max({worst_sc, std::fabs(c - std::cos(a)), std::fabs(s - std::sin(a))});
+        // softplus(beta x) - softplus(beta' x) for steps from 1e-5 to 0.3 and |x| up to 40
+        const double x = 40.0 * (rng.uniform() * 2 - 1), beta = rng.uniform(), d = std::pow(10.0, -5 + 4.5 * rng.uniform());
+        const double bp = std::max(0.0, beta - d);
+        const float xf = static_cast<float>(x), bf = static_cast<float>(beta), bpf = static_cast<float>(bp);
+        const float e1 = detail::exp_nonpositive<true>(-bf * std::fabs(xf)), e0 = detail::exp_nonpositive<true>(-bpf * std::fabs(xf));
+        const double got = detail::softplus_step_f<true>(xf, static_cast<float>(beta - bp), e1, e0);
+        const double xd = xf;  // the reference at the same float input
+        auto softplus = [](double y) { return std::max(y, 0.0) + std::log1p(std::exp(-std::fabs(y))); };
+        const double ref = softplus(beta * xd) - softplus(bp * xd);
+        // In units of float rounding: of the step itself, and of e0 = exp(-beta'|x|) (e1 - e0 is taken
+        // from two float exps, each a few ulp off, whose arguments are rounded too: an absolute
+        // error that does not shrink with the step, so it is counted apart).
+        const double ulp = 0x1.0p-24;
+        worst_sp = std::max(worst_sp, std::fabs(got - ref) / (ulp * (std::fabs(ref) + double(e0) * (1 + beta * std::fabs(xd)))));
+    }
+    for (float u : {0.0f, 0.125f, 0.25f, 0.375f, 0.5f, 0.625f, 0.75f, 0.875f, 1.0f}) {
+        float c, s;
+        detail::sincos_2pi<true>(u, c, s);
+        worst_sc = std::max({worst_sc, std::fabs(c - std::cos(6.283185307179586476925 * u)),
+                             std::fabs(s - std::sin(6.283185307179586476925 * u))});
+    }
+    std::printf("  worst relative error: exp %.2e  log %.2e;  sincos %.2e (absolute);  softplus step %.1f ulp\n",
+                worst_exp, worst_log, worst_sc, worst_sp);
+    CHECK(worst_exp < 3e-7);
+    CHECK(worst_log < 3e-7);
+    CHECK(worst_sc < 3e-7);
+    CHECK(worst_sp < 16);
+    float z1, z2;
+    detail::normal_pair<true>(0x80000000u, 0x40000000u, z1, z2);  // u1 ~ 1/2, angle ~ pi/2
+    const double r = std::sqrt(-2.0 * std::log(double(detail::unit_from_word_f(0x80000000u))));
+    CHECK(std::fabs(std::hypot(double(z1), double(z2)) - r) < 1e-6);
+}
+
 TEST_CASE("rng: fill_u32 continues the stream exactly as next_u32 does") {
     Rng a(77, 5), b(77, 5);
     std::vector<std::uint32_t> bulk(23);
@@ -193,6 +243,55 @@ TEST_CASE("BRBM fused step: Gibbs chains at beta = 1 reach the exact visible mea
         std::printf("  %s: worst visible mean off by %.2f standard errors\n", f32 ? "float32" : "float64", worst);
         CHECK(worst < 4.5);
     }
+}
+
+TEST_CASE("GRBM float32 step: increment equals log f_beta - log f_beta', chains reach the exact moments") {
+    // 20 x 16: the float32 step (Eigen's float product, float math), small enough to enumerate.
+    const Grbm g = test::random_grbm(17, 20, 16, {0, 1}, 0.3);
+    const DiagGaussianBase base{g.b, g.sigma};
+    const std::vector<std::pair<double, double>> steps = {{0.0, 0.1}, {0.3, 0.30001}, {0.9, 1.0}, {1.0, 0.7}, {0.5, 0.5}};
+    test::check_advance_is_increment_then_transition(*make_grbm_geometric_path(g, base, "t", true), 150, 3, steps, 1e-6);
+
+    // Along a whole anneal (2000 steps), the float32 increments summed in double stay within float
+    // rounding of the double log f differences at the same states: a step taken in float
+    // (beta - beta' of two floats) or a biased float exp would drift by far more.
+    const PathPtr p32 = make_grbm_geometric_path(g, base, "t", true), p64 = make_grbm_geometric_path(g, base, "t");
+    const Index chains = 64, K = 2000;
+    ChainRngs rngs(21, chains);
+    RowMat X(chains, 20);
+    p32->sample_base(X, 0, chains, rngs);
+    Vec lw = Vec::Zero(chains), ref = Vec::Zero(chains), fa(chains), fb(chains);
+    for (Index k = 1; k <= K; ++k) {
+        const double b0 = double(k - 1) / K, b1 = double(k) / K;
+        p64->log_f(b1, X, 0, chains, fa);
+        p64->log_f(b0, X, 0, chains, fb);
+        ref += fa - fb;
+        p32->advance(b0, b1, X, 0, chains, lw, rngs);
+    }
+    const double drift = (lw - ref).cwiseAbs().maxCoeff();
+    std::printf("  float32 increments over %ld steps: worst |sum - double log f differences| %.2e (|log w| up to %.1f)\n",
+                static_cast<long>(K), drift, ref.cwiseAbs().maxCoeff());
+    CHECK(drift < 1e-4);
+
+    // Gibbs at beta = 1 from the base: visible means and variances within 4.5 standard errors.
+    const Model model = test::as_model(g);
+    const Moments exact = exact_visible_moments(model);
+    const Index n = 20000;
+    ChainRngs r2(12, n);
+    RowMat V(n, 20);
+    p32->sample_base(V, 0, n, r2);
+    for (int t = 0; t < 40; ++t) p32->transition(1.0, V, 0, n, r2);
+    double worst_mean = 0, worst_var = 0;
+    for (Index i = 0; i < 20; ++i) {
+        const double var = exact.cov(i, i);
+        const Eigen::ArrayXd dev = V.col(i).array() - V.col(i).mean();
+        const double s2 = dev.square().mean(), m4 = dev.square().square().mean();
+        worst_mean = std::max(worst_mean, std::fabs(V.col(i).mean() - exact.mean(i)) / std::sqrt(var / n));
+        worst_var = std::max(worst_var, std::fabs(s2 - var) / std::sqrt((m4 - s2 * s2) / n));  // se of a sample variance
+    }
+    std::printf("  float32 Gibbs at beta = 1: worst mean %.2f, worst variance %.2f standard errors\n", worst_mean, worst_var);
+    CHECK(worst_mean < 4.5);
+    CHECK(worst_var < 4.5);
 }
 
 TEST_CASE("float32 and float64 AIS give the same log Z within its interval (BRBM, GRBM)") {
