@@ -21,7 +21,6 @@ public:
 private:
     template <int N, int M, bool Fused>
     void step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
-    // lw(row) += (beta - beta')(Q_A - Q_B)/2 + sum_j inc_j for G chains from `row`, each in unit order.
     // The float32 step: the whole step in single precision, the weights summed in double.
     void step_f32(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
     // v_i = ma_i + mb_i u_i + sd_i z_i at beta: the mean and deviation of v_i given u = W h.
@@ -59,6 +58,7 @@ private:
             for (int k = 0; k < w; ++k) q[k] += q[k + w], acc[k] += acc[k + w];
         return 0.5 * d * q[0] + acc[0];
     }
+    // lw(row) += (beta - beta')(Q_A - Q_B)/2 + sum_j inc_j for G chains from `row`, each in unit order.
     template <int G, int N, int M>
     void add_increments(const RowMat& X, Index row, Index n, Index m, double d, const double* inc, Vec& lw) const;
 
@@ -250,8 +250,9 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
 // The same step in single precision: L = c + W'(v/s) by Eigen's float GEMM onto the bias, exp,
 // the softplus step, the hidden draws (24-bit uniforms), W h and the Box-Muller normals in float
 // (kernels/vector_math.hpp), twice the lanes per vector of double and shorter polynomials. Each
-// increment term is a few float ulp of its own size (no cancellation, softplus_step); the terms
-// and the quadratic part are summed in double (SPEC: weights accumulate in double).
+// increment term is within a few float ulp of its size, plus a few ulp of exp(-beta'|L|) from the
+// two float exps (softplus_step_f); the terms and the quadratic part are summed in double (SPEC:
+// weights accumulate in double).
 void GrbmStep::step_f32(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
                         ChainRngs& rngs) const {
     const Index rows = end - begin, n = n_, m = m_, nv = 2 * ((n + 1) / 2), th = rows * m, nw = m + nv;
