@@ -4,7 +4,7 @@
 # every figure with a label; the Ctrl-C ones send the signal at a fixed delay and print the delay,
 # what came out and the exit codes, and every one prints the machine's load (`uptime`), because
 # timings and memory peaks vary with the machine. Some run a suite's case that prints its own
-# timing (transport-esc, playback, cancel-block, mpi-kill-rank) and keep those lines. The contracts
+# timing (transport-esc, playback, tempering-playback, cancel-block, mpi-kill-rank) and keep those lines. The contracts
 # behind them (exit 130, "complete": false, the partial fields, the bounds) are asserted by the
 # suites the README names next to each figure; this script only measures.
 #
@@ -25,6 +25,8 @@
 #                                                       # shows (tst_transport's keysDriveTheCurrentViewsJob, its lines)
 #   scripts/measured_figures.sh playback                # the default four-mode AIS run: compute time, Space's replay
 #                                                       # (tst_playback's defaultRunPlaysForSecondsWithMotion, its line)
+#   scripts/measured_figures.sh tempering-playback      # four-mode tempering: compute time of the default run, and
+#                                                       # a 1200-scan run shown at watch (tst_tempering_playback's lines)
 #   scripts/measured_figures.sh unknown-key             # peak resident of `rbmscope-cli info` on a 30 MB model file
 #                                                       # that is mostly an unknown key (test_cli_hostile's file)
 #   scripts/measured_figures.sh npz-bomb                # peak resident and CPU of `rbmscope-cli info` refusing an .npz
@@ -39,8 +41,8 @@
 # does) at 100 x 1000 with the monitor's seed 4242, which must give the log's last log Z exactly,
 # and at 200 x 20 000. Its figures are deterministic (fixed seeds, any thread count).
 # Needs a Release build in build/ (BUILD_DIR= another) with rbmscope-cli, and for cancel-block
-# tests/test_ais_runner, for mpi-kill-rank tests/cli_test_cli_mpi, for transport-esc and playback
-# tests/tst_transport and tests/tst_playback, for notes5mb app/gui/rbmscope; builds nothing. MPI runs need mpirun; as root the script sets
+# tests/test_ais_runner, for mpi-kill-rank tests/cli_test_cli_mpi, for transport-esc, playback and
+# tempering-playback tests/tst_transport, tests/tst_playback and tests/tst_tempering_playback, for notes5mb app/gui/rbmscope; builds nothing. MPI runs need mpirun; as root the script sets
 # OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 and passes --oversubscribe.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -229,6 +231,11 @@ playback() {
   suite_case tst_playback defaultRunPlaysForSecondsWithMotion "four-mode, Annealing view, default run, then Space" "computed in"
 }
 
+tempering_playback() {
+  suite_case tst_tempering_playback defaultRunReplaysScrubsAndSteps "four-mode, Tempering view, default run" "computed and shown"
+  suite_case tst_tempering_playback showIsPacedEngineIsNot "four-mode, Tempering view, 1200 scans at watch" "engine done after"
+}
+
 # Runs `rbmscope-cli info FILE` under /usr/bin/time (GNU time: peak resident set and CPU) and prints
 # them with the exit code and the first line of stderr.
 time_info() {  # FILE
@@ -322,7 +329,7 @@ PY
 }
 
 [ $# -gt 0 ] || set -- moments-ctrl-c cancel-block mpi-init mpi-ctrl-c mpi-kill-rank \
-  transport-esc playback unknown-key npz-bomb notes5mb
+  transport-esc playback tempering-playback unknown-key npz-bomb notes5mb
 while [ $# -gt 0 ]; do
   w="$1"; shift
   arg=()
@@ -336,10 +343,11 @@ while [ $# -gt 0 ]; do
     ais-check) ais_check ;;
     transport-esc) transport_esc ;;
     playback) playback ;;
+    tempering-playback) tempering_playback ;;
     unknown-key) unknown_key ;;
     npz-bomb) npz_bomb ;;
     notes5mb) notes5mb ;;
     *) echo "measured_figures.sh: unknown subcommand '$w' (moments-ctrl-c, cancel-block, mpi-init, mpi-ctrl-c," \
-         "mpi-kill-rank, ais-check, transport-esc, playback, unknown-key, npz-bomb, notes5mb)" >&2; exit 2 ;;
+         "mpi-kill-rank, ais-check, transport-esc, playback, tempering-playback, unknown-key, npz-bomb, notes5mb)" >&2; exit 2 ;;
   esac
 done
