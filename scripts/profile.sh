@@ -111,7 +111,7 @@ def vm_func(line):
     for first, fn in vm_funcs:
         if first <= line: name = fn
     return name
-RNG_VM = {"unit_from_word", "unit_from_word_f", "normal_pair", "sincos_2pi", "quarter_turns", "log_positive"}
+RNG_VM = {"unit_from_word", "unit_from_word_f", "unit_of_word", "normal_pair", "sincos_2pi", "quarter_turns", "log_positive"}
 
 BUCKETS = ["products", "random", "math", "bookkeeping", "memory", "kernel loops", "rest"]
 def bucket(ob, fl, fn, line):

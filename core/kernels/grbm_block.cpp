@@ -23,14 +23,16 @@ private:
     void step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
     // The float32 step: the whole step in single precision, the weights summed in double.
     void step_f32(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
-    // v_i = ma_i + mb_i u_i + sd_i z_i at beta: the mean and deviation of v_i given u = W h.
-    void visible_coefficients(double beta, Index n, double* ma, double* mb, double* sd) const {
+    // v_i = ma_i + mb_i u_i + sd_i z_i at beta: the mean and deviation of v_i given u = W h,
+    // computed in double and stored in the step's precision S.
+    template <class S>
+    void visible_coefficients(double beta, Index n, S* ma, S* mb, S* sd) const {
         for (Index i = 0; i < n; ++i) {
             const double prec = beta * inv_s2_(i) + (1.0 - beta) * inv_sa2_(i);
             const double lin = beta * b_(i) * inv_s2_(i) + (1.0 - beta) * a_(i) * inv_sa2_(i);
-            ma[i] = lin / prec;
-            mb[i] = beta * inv_s_(i) / prec;
-            sd[i] = 1.0 / std::sqrt(prec);
+            ma[i] = static_cast<S>(lin / prec);
+            mb[i] = static_cast<S>(beta * inv_s_(i) / prec);
+            sd[i] = static_cast<S>(1.0 / std::sqrt(prec));
         }
     }
     // (beta - beta')(Q_A - Q_B)/2 + sum_j inc_j for one chain of the float32 step, in double: each
@@ -96,6 +98,43 @@ T* grow(LineVector<T>& v, Index size) {
     return v.data();
 }
 
+// Each chain's words for one step, from its own stream, all rows at once (kernels/philox_rows.cpp):
+// m for its hidden draws, then nv for its visible normals (the same words as two draws), gathered
+// into hw (rows x m) and vw (rows x nv) so that each draw runs as one loop over the block.
+struct StepWords {
+    const std::uint32_t* hidden;
+    const std::uint32_t* visible;
+};
+inline StepWords draw_words(ChainRngs& rngs, Index begin, Index rows, Index m, Index nv, Scratch& s) {
+    const Index nw = m + nv;
+    std::uint32_t* cw = grow(s.cw, rows * nw);
+    std::uint32_t* hw = grow(s.hw, rows * m);
+    std::uint32_t* vw = grow(s.vw, rows * nv);
+    detail::fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(nw), cw);
+    for (Index r = 0; r < rows; ++r) {
+        for (Index j = 0; j < m; ++j) hw[r * m + j] = cw[r * nw + j];
+        for (Index i = 0; i < nv; ++i) vw[r * nv + i] = cw[r * nw + m + i];
+    }
+    return {hw, vw};
+}
+
+// u = W h for every chain of the block: append(r, idx, end) lists chain r's hidden units that are on
+// (kernels/active_lists.hpp), and the rows of W' they name are summed (RowPanels::sum_rows) into
+// `out`, rows x wt.padded_cols().
+template <class S, class Append>
+const S* sum_active_rows(const RowPanels<S>& wt, Index rows, Append append, LineVector<S>& out, Scratch& s) {
+    int* idx = grow(s.hid_idx, rows * wt.rows());
+    int* off = grow(s.hid_off, rows + 1);
+    off[0] = 0;
+    for (Index r = 0; r < rows; ++r) off[r + 1] = append(r, idx, off[r]);
+    const Index ld = wt.padded_cols();
+    S* u = grow(out, rows * ld + ld);
+    S* zero = u + rows * ld;
+    std::fill(zero, zero + ld, S(0));
+    wt.sum_rows(idx, off, rows, zero, u, ld);
+    return u;
+}
+
 GrbmStep::GrbmStep(const Grbm& m, const Vec& a, const Vec& sa, bool float32)
     : n_(m.n_visible()), m_(m.n_hidden()), f32_(float32), small_(!float32 && m.n_visible() * m.n_hidden() <= kSmallProduct),
       w_(m.W), c_(m.c), b_(m.b), a_(a) {
@@ -157,8 +196,6 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
     double* e1 = grow(s.e1, th);
     double* h = grow(s.h, th);
     double* z = grow(s.z, rows * nv);
-    std::uint32_t* hw = grow(s.hw, th);
-    std::uint32_t* vw = grow(s.vw, rows * nv);
 
     // Hidden field L = c + W'(v/s).
     for (Index r = 0; r < rows; ++r)
@@ -197,17 +234,10 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
         for (; r0 < rows; ++r0) add_increments<1, N, M>(X, begin + r0, n, m, d, inc + r0 * m, *lw);
     }
 
-    // Random words: m for the hidden draws, then nv for the visible normals, per chain (the same
-    // words as two draws), all rows at once (kernels/philox_rows.cpp): with m + nv = 4, as in the
-    // 2-D toys, one Philox block per chain, computed in vector lanes across chains.
-    const Index nw = m + nv;
-    std::uint32_t* cw = grow(s.cw, rows * nw);
-    detail::fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(nw), cw);
-    for (Index r = 0; r < rows; ++r) {
-        for (Index j = 0; j < m; ++j) hw[r * m + j] = cw[r * nw + j];
-        for (Index i = 0; i < nv; ++i) vw[r * nv + i] = cw[r * nw + m + i];
-    }
-    for (Index t = 0; t < th; ++t) h[t] = bernoulli_sigmoid_d(unit_from_word(hw[t]), beta * lam[t], e1[t]);
+    // Random words (draw_words): with m + nv = 4, as in the 2-D toys, one Philox block per chain,
+    // computed in vector lanes across chains.
+    const auto [hw, vw] = draw_words(rngs, begin, rows, m, nv, s);
+    for (Index t = 0; t < th; ++t) h[t] = bernoulli_sigmoid_as(unit_from_word(hw[t]), beta * lam[t], e1[t]);
     for (Index t = 0; t < rows * nv; t += 2) normal_pair<Fused>(vw[t], vw[t + 1], z[t], z[t + 1]);
 
     // u = W h.
@@ -224,18 +254,8 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
             }
         u = ud;
     } else {
-        int* hid_idx = grow(s.hid_idx, rows * m);
-        int* hid_off = grow(s.hid_off, rows + 1);
-        hid_off[0] = 0;
-        for (Index r = 0; r < rows; ++r) {
-            hid_off[r + 1] = append_nonzero(h + r * m, m, hid_idx, hid_off[r]);
-        }
         ldu = wtd_.padded_cols();
-        double* ud = grow(s.u, rows * ldu + ldu);
-        double* zero = ud + rows * ldu;
-        std::fill(zero, zero + ldu, 0.0);
-        wtd_.sum_rows(s.hid_idx.data(), s.hid_off.data(), rows, zero, ud, ldu);
-        u = ud;
+        u = sum_active_rows(wtd_, rows, [&](Index r, int* idx, int at) { return append_nonzero(h + r * m, m, idx, at); }, s.u, s);
     }
 
     // v_i = (l_i + beta u_i / s_i) / P_i + z_i / sqrt(P_i).
@@ -255,7 +275,7 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
 // weights accumulate in double).
 void GrbmStep::step_f32(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
                         ChainRngs& rngs) const {
-    const Index rows = end - begin, n = n_, m = m_, nv = 2 * ((n + 1) / 2), th = rows * m, nw = m + nv;
+    const Index rows = end - begin, n = n_, m = m_, nv = 2 * ((n + 1) / 2), th = rows * m;
     Scratch& s = scratch();
     float* xf = grow(s.xf, rows * n);
     float* lf = grow(s.lf, th);
@@ -279,49 +299,25 @@ void GrbmStep::step_f32(double beta_prev, double beta, RowMat& X, Index begin, I
         for (Index r = 0; r < rows; ++r) (*lw)(begin + r) += increment_f32(&X(begin + r, 0), d, inc + r * m);
     }
 
-    // Each chain's words: m for its hidden draws, then nv for its normals (as the double step),
-    // gathered into one array each so that the draws run as two long loops over the block (per row,
-    // the 54 pairs of a 108-unit model left a scalar tail of 6 Box-Muller pairs per chain).
-    std::uint32_t* cw = grow(s.cw, rows * nw);
-    std::uint32_t* hw = grow(s.hw, th);
-    std::uint32_t* vw = grow(s.vw, rows * nv);
-    detail::fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(nw), cw);
-    for (Index r = 0; r < rows; ++r) {
-        for (Index j = 0; j < m; ++j) hw[r * m + j] = cw[r * nw + j];
-        for (Index i = 0; i < nv; ++i) vw[r * nv + i] = cw[r * nw + m + i];
-    }
+    // The draws as two long loops over the block (draw_words; per row, the 54 pairs of a 108-unit
+    // model left a scalar tail of 6 Box-Muller pairs per chain).
+    const auto [hw, vw] = draw_words(rngs, begin, rows, m, nv, s);
     float* h = grow(s.hf, th);
     float* z = grow(s.zf, rows * nv);
-    for (Index t = 0; t < th; ++t) h[t] = bernoulli_sigmoid_f(unit_from_word_f(hw[t]), bf * lf[t], e1[t]);
+    for (Index t = 0; t < th; ++t) h[t] = bernoulli_sigmoid_as(unit_from_word_f(hw[t]), bf * lf[t], e1[t]);
     for (Index t = 0; t < rows * nv; t += 2) normal_pair<true>(vw[t], vw[t + 1], z[t], z[t + 1]);
 
-    // u = W h, the rows of W' where h is on.
-    int* hid_idx = grow(s.hid_idx, rows * m);
-    int* hid_off = grow(s.hid_off, rows + 1);
-    hid_off[0] = 0;
-    for (Index r = 0; r < rows; ++r) hid_off[r + 1] = append_nonzero(h + r * m, m, hid_idx, hid_off[r]);
     const Index ldu = wtf_.padded_cols();
-    float* u = grow(s.uf, rows * ldu + ldu);
-    float* zero = u + rows * ldu;
-    std::fill(zero, zero + ldu, 0.0f);
-    wtf_.sum_rows(hid_idx, hid_off, rows, zero, u, ldu);
+    const float* u = sum_active_rows(wtf_, rows, [&](Index r, int* idx, int at) { return append_nonzero(h + r * m, m, idx, at); }, s.uf, s);
 
-    double* ma = grow(s.mean_a, n);
-    double* mb = grow(s.mean_b, n);
-    double* sd = grow(s.sd, n);
+    float* ma = grow(s.maf, n);
+    float* mb = grow(s.mbf, n);
+    float* sd = grow(s.sdf, n);
     visible_coefficients(beta, n, ma, mb, sd);
-    float* maf = grow(s.maf, n);
-    float* mbf = grow(s.mbf, n);
-    float* sdf = grow(s.sdf, n);
-    for (Index i = 0; i < n; ++i) {
-        maf[i] = static_cast<float>(ma[i]);
-        mbf[i] = static_cast<float>(mb[i]);
-        sdf[i] = static_cast<float>(sd[i]);
-    }
     for (Index r = 0; r < rows; ++r) {
         const float* ur = u + r * ldu;
         const float* zr = z + r * nv;
-        for (Index i = 0; i < n; ++i) X(begin + r, i) = static_cast<double>(maf[i] + mbf[i] * ur[i] + sdf[i] * zr[i]);
+        for (Index i = 0; i < n; ++i) X(begin + r, i) = static_cast<double>(ma[i] + mb[i] * ur[i] + sd[i] * zr[i]);
     }
 }
 

@@ -4,8 +4,10 @@
 // instructions before the products were made sparse). Accuracy: a few ulp in double over the
 // ranges documented per function, ample for AIS increments summed in double.
 #include <bit>
+#include <cstddef>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 // Compiled with different instruction sets in different objects (kernels/simd.hpp): each copy
 // lives in the namespace of its target.
@@ -22,68 +24,67 @@ inline namespace RBMSCOPE_SIMD_NS {
 // instructions. Fused = false, everywhere else, keeps the two roundings every path computes alike
 // (the kernels are compiled with -ffp-contract=off), so the BRBM step and the 2-D toys stay
 // bitwise the same on SSE2, AVX2 and AVX-512.
-template <bool Fused>
-inline double mad(double a, double b, double c) {
+template <bool Fused, class S>
+inline S mad(S a, S b, S c) {
 #if defined(__FMA__)
-    if constexpr (Fused) return __builtin_fma(a, b, c);
-#endif
-    return a * b + c;
-}
-template <bool Fused>
-inline float mad(float a, float b, float c) {
-#if defined(__FMA__)
-    if constexpr (Fused) return __builtin_fmaf(a, b, c);
+    if constexpr (Fused) {
+        if constexpr (sizeof(S) == 4) return __builtin_fmaf(a, b, c);
+        else return __builtin_fma(a, b, c);
+    }
 #endif
     return a * b + c;
 }
 
-// exp(t) for t <= 0 (t is clamped at -708, where exp is ~3e-308).
-// Cody-Waite reduction t = n ln2 + r, |r| <= ln2/2, then a degree-12 Taylor polynomial
-// (truncation < 3e-16 relative) and 2^n built in the exponent bits.
-template <bool Fused = false>
-inline double exp_nonpositive(double t) {
+// c[0] x^(K-1) + ... + c[K-1] by Horner's rule, one mad a coefficient, as straight-line code (a
+// loop over the coefficients was not always unrolled, and then the loop around it did not
+// vectorize: the float32 GRBM step ran at half its rate).
+template <bool Fused, class S, std::size_t K, std::size_t... I>
+inline S horner_terms(S x, const S (&c)[K], std::index_sequence<I...>) {
+    S p = c[0];
+    ((p = mad<Fused>(p, x, c[I + 1])), ...);
+    return p;
+}
+template <bool Fused, class S, std::size_t K>
+inline S horner(S x, const S (&c)[K]) {
+    return horner_terms<Fused>(x, c, std::make_index_sequence<K - 1>{});
+}
+
+// exp(t) for t <= 0, clamped where the result is still normal (double: -708, ~3e-308; float: -87,
+// ~1.6e-38). Cody-Waite reduction t = n ln2 + r, |r| <= ln2/2, then a Taylor polynomial (double:
+// degree 12, truncation < 3e-16 relative; float: degree 6, ~2 ulp) and 2^n built in the exponent
+// bits.
+template <class S>
+struct ExpTerms;
+template <>
+struct ExpTerms<double> {
+    using I = std::int64_t;
+    using U = std::uint64_t;
+    static constexpr double kLow = -708.0, kInvLn2 = 1.4426950408889634074, kLn2Hi = 6.93147180369123816490e-01,
+                            kLn2Lo = 1.90821492927058770002e-10, kShift = 0x1.8p52;
+    static constexpr int kBias = 1023, kMantissa = 52;
+    static constexpr double taylor[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+                                        1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0};
+};
+template <>
+struct ExpTerms<float> {
+    using I = std::int32_t;
+    using U = std::uint32_t;
+    static constexpr float kLow = -87.0f, kInvLn2 = 1.44269504f, kLn2Hi = 0.693145752f, kLn2Lo = 1.42860677e-6f,
+                           kShift = 0x1.8p23f;
+    static constexpr int kBias = 127, kMantissa = 23;
+    static constexpr float taylor[] = {1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f, 1.0f};
+};
+template <bool Fused = false, class S>
+inline S exp_nonpositive(S t) {
+    using T = ExpTerms<S>;
     // Clamp as arithmetic on a 0/1 (a ternary on a comparison blocks vectorization under
     // IEEE trapping rules).
-    t += static_cast<double>(t < -708.0) * (-708.0 - t);
-    constexpr double kInvLn2 = 1.4426950408889634074, kLn2Hi = 6.93147180369123816490e-01,
-                     kLn2Lo = 1.90821492927058770002e-10, kShift = 0x1.8p52;
-    const double nd = (t * kInvLn2 + kShift) - kShift;  // round to nearest
-    const double r = (t - nd * kLn2Hi) - nd * kLn2Lo;
-    double p = 1.0 / 479001600.0;
-    p = mad<Fused>(p, r, 1.0 / 39916800.0);
-    p = mad<Fused>(p, r, 1.0 / 3628800.0);
-    p = mad<Fused>(p, r, 1.0 / 362880.0);
-    p = mad<Fused>(p, r, 1.0 / 40320.0);
-    p = mad<Fused>(p, r, 1.0 / 5040.0);
-    p = mad<Fused>(p, r, 1.0 / 720.0);
-    p = mad<Fused>(p, r, 1.0 / 120.0);
-    p = mad<Fused>(p, r, 1.0 / 24.0);
-    p = mad<Fused>(p, r, 1.0 / 6.0);
-    p = mad<Fused>(p, r, 0.5);
-    p = mad<Fused>(p, r, 1.0);
-    p = mad<Fused>(p, r, 1.0);
-    const std::int64_t n = std::bit_cast<std::int64_t>(nd + kShift) - std::bit_cast<std::int64_t>(kShift);
-    const double scale = std::bit_cast<double>(static_cast<std::uint64_t>(n + 1023) << 52);
-    return p * scale;
-}
-
-// exp(t) in float for t <= 0 (clamped at -87, where the result is ~1.6e-38). Degree-6
-// polynomial, ~2 ulp.
-template <bool Fused = false>
-inline float exp_nonpositive(float t) {
-    t += static_cast<float>(t < -87.0f) * (-87.0f - t);
-    constexpr float kInvLn2 = 1.44269504f, kLn2Hi = 0.693145752f, kLn2Lo = 1.42860677e-6f, kShift = 0x1.8p23f;
-    const float nd = (t * kInvLn2 + kShift) - kShift;
-    const float r = (t - nd * kLn2Hi) - nd * kLn2Lo;
-    float p = 1.0f / 720.0f;
-    p = mad<Fused>(p, r, 1.0f / 120.0f);
-    p = mad<Fused>(p, r, 1.0f / 24.0f);
-    p = mad<Fused>(p, r, 1.0f / 6.0f);
-    p = mad<Fused>(p, r, 0.5f);
-    p = mad<Fused>(p, r, 1.0f);
-    p = mad<Fused>(p, r, 1.0f);
-    const std::int32_t n = std::bit_cast<std::int32_t>(nd + kShift) - std::bit_cast<std::int32_t>(kShift);
-    const float scale = std::bit_cast<float>(static_cast<std::uint32_t>(n + 127) << 23);
+    t += static_cast<S>(t < T::kLow) * (T::kLow - t);
+    const S nd = (t * T::kInvLn2 + T::kShift) - T::kShift;  // round to nearest
+    const S r = (t - nd * T::kLn2Hi) - nd * T::kLn2Lo;
+    const S p = horner<Fused>(r, T::taylor);
+    const auto n = std::bit_cast<typename T::I>(nd + T::kShift) - std::bit_cast<typename T::I>(T::kShift);
+    const S scale = std::bit_cast<S>(static_cast<typename T::U>(n + T::kBias) << T::kMantissa);
     return p * scale;
 }
 
@@ -92,14 +93,10 @@ template <bool Fused = false>
 inline double log_mantissa(double f) {
     const double s = f / (2.0 + f);
     const double s2 = s * s;
-    double R = 1.479819860511658591e-01;
-    R = mad<Fused>(R, s2, 1.531383769920937332e-01);
-    R = mad<Fused>(R, s2, 1.818357216161805012e-01);
-    R = mad<Fused>(R, s2, 2.222219843214978396e-01);
-    R = mad<Fused>(R, s2, 2.857142874366239149e-01);
-    R = mad<Fused>(R, s2, 3.999999999940941908e-01);
-    R = mad<Fused>(R, s2, 6.666666666666735130e-01);
-    R *= s2;
+    constexpr double kLg[] = {1.479819860511658591e-01, 1.531383769920937332e-01, 1.818357216161805012e-01,
+                              2.222219843214978396e-01, 2.857142874366239149e-01, 3.999999999940941908e-01,
+                              6.666666666666735130e-01};
+    const double R = horner<Fused>(s2, kLg) * s2;
     const double hfsq = 0.5 * f * f;
     return f - (hfsq - s * (hfsq + R));
 }
@@ -143,33 +140,38 @@ inline void quarter_turns(U q, U cx, U sx, F& c, F& s) {
 }
 
 // cos(2 pi u) and sin(2 pi u) for u in [0, 1]: quarter turns q = round(4u), x = (4u - q) pi/2 in
-// [-pi/4, pi/4] (exact up to the final product), Taylor polynomials (truncation < 1e-16), then the
-// rotation by q quarter turns as bit operations (odd q swaps cos and sin; the sign bits flip for
-// cos at q = 1, 2 and for sin at q = 2, 3).
-template <bool Fused = false>
-inline void sincos_2pi(double u, double& c, double& s) {
-    constexpr double kShift = 0x1.8p52;
-    const double q4 = 4.0 * u;
-    const double big = q4 + kShift;
-    const double x = (q4 - (big - kShift)) * 1.57079632679489661923;
-    const std::uint64_t q = std::bit_cast<std::uint64_t>(big);
-    const double x2 = x * x;
-    double ps = -1.0 / 1307674368000.0;
-    ps = mad<Fused>(ps, x2, 1.0 / 6227020800.0);
-    ps = mad<Fused>(ps, x2, -1.0 / 39916800.0);
-    ps = mad<Fused>(ps, x2, 1.0 / 362880.0);
-    ps = mad<Fused>(ps, x2, -1.0 / 5040.0);
-    ps = mad<Fused>(ps, x2, 1.0 / 120.0);
-    ps = mad<Fused>(ps, x2, -1.0 / 6.0);
-    const std::uint64_t sx = std::bit_cast<std::uint64_t>(x + x * x2 * ps);
-    double pc = 1.0 / 20922789888000.0;
-    pc = mad<Fused>(pc, x2, -1.0 / 87178291200.0);
-    pc = mad<Fused>(pc, x2, 1.0 / 479001600.0);
-    pc = mad<Fused>(pc, x2, -1.0 / 3628800.0);
-    pc = mad<Fused>(pc, x2, 1.0 / 40320.0);
-    pc = mad<Fused>(pc, x2, -1.0 / 720.0);
-    pc = mad<Fused>(pc, x2, 1.0 / 24.0);
-    const std::uint64_t cx = std::bit_cast<std::uint64_t>(1.0 - 0.5 * x2 + x2 * x2 * pc);
+// [-pi/4, pi/4] (exact up to the final product), Taylor polynomials in x^2, then the rotation by q
+// quarter turns as bit operations (quarter_turns). Double: 7 terms each (truncation < 1e-16);
+// float: 4 (truncation < 3e-9 for sin, 2e-10 for cos).
+template <class S>
+struct SinCosTerms;
+template <>
+struct SinCosTerms<double> {
+    using U = std::uint64_t;
+    static constexpr double kShift = 0x1.8p52, kHalfPi = 1.57079632679489661923;
+    static constexpr double sin[] = {-1.0 / 1307674368000.0, 1.0 / 6227020800.0, -1.0 / 39916800.0, 1.0 / 362880.0,
+                                     -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0};
+    static constexpr double cos[] = {1.0 / 20922789888000.0, -1.0 / 87178291200.0, 1.0 / 479001600.0, -1.0 / 3628800.0,
+                                     1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0};
+};
+template <>
+struct SinCosTerms<float> {
+    using U = std::uint32_t;
+    static constexpr float kShift = 0x1.8p23f, kHalfPi = 1.57079632679f;
+    static constexpr float sin[] = {1.0f / 362880.0f, -1.0f / 5040.0f, 1.0f / 120.0f, -1.0f / 6.0f};
+    static constexpr float cos[] = {-1.0f / 3628800.0f, 1.0f / 40320.0f, -1.0f / 720.0f, 1.0f / 24.0f};
+};
+template <bool Fused = false, class S>
+inline void sincos_2pi(S u, S& c, S& s) {
+    using T = SinCosTerms<S>;
+    using U = typename T::U;
+    const S q4 = S(4) * u;
+    const S big = q4 + T::kShift;
+    const S x = (q4 - (big - T::kShift)) * T::kHalfPi;
+    const U q = std::bit_cast<U>(big);
+    const S x2 = x * x;
+    const U sx = std::bit_cast<U>(x + x * x2 * horner<Fused>(x2, T::sin));
+    const U cx = std::bit_cast<U>(S(1) - S(0.5) * x2 + x2 * x2 * horner<Fused>(x2, T::cos));
     quarter_turns(q, cx, sx, c, s);
 }
 
@@ -182,18 +184,6 @@ inline float unit_from_word_f(std::uint32_t w) {
     return (static_cast<float>(static_cast<std::int32_t>(w >> 8)) + 0.5f) * 0x1.0p-24f;
 }
 
-// Two independent standard normals from two 32-bit words (Box-Muller, both values used):
-// radius from the first word's uniform (31 bits, so |z| <= 6.6), angle from the second.
-// Branch-free and libm-free, so loops over arrays of pairs vectorize.
-template <bool Fused = false>
-inline void normal_pair(std::uint32_t w1, std::uint32_t w2, double& z1, double& z2) {
-    const double r = std::sqrt(-2.0 * log_positive<Fused>(unit_from_word(w1)));
-    double c, s;
-    sincos_2pi<Fused>(unit_from_word(w2), c, s);
-    z1 = r * c;
-    z2 = r * s;
-}
-
 // [u < sigmoid(y)] given e = exp(-|y|): sigmoid(y) is 1/(1+e) for y >= 0 and e/(1+e) below, so
 // the test is u (1 + e) < (y >= 0 ? 1 : e), written without branches.
 template <class S>
@@ -201,15 +191,12 @@ inline unsigned char bernoulli_sigmoid(S u, S y, S e) {
     const S pos = static_cast<S>(y >= S(0));
     return static_cast<unsigned char>(u * (S(1) + e) < e + pos * (S(1) - e));
 }
-// The same decision as 0.0 or 1.0 (loops that store it as a double vectorize; via unsigned char they did not).
-inline double bernoulli_sigmoid_d(double u, double y, double e) {
-    const double pos = static_cast<double>(y >= 0.0);
-    return static_cast<double>(u * (1.0 + e) < e + pos * (1.0 - e));
-}
-
-inline float bernoulli_sigmoid_f(float u, float y, float e) {
-    const float pos = static_cast<float>(y >= 0.0f);
-    return static_cast<float>(u * (1.0f + e) < e + pos * (1.0f - e));
+// The same decision as 0 or 1 in S (loops that store it as a double or float vectorize; via
+// unsigned char they did not: the float32 GRBM step ran at half its rate that way).
+template <class S>
+inline S bernoulli_sigmoid_as(S u, S y, S e) {
+    const S pos = static_cast<S>(y >= S(0));
+    return static_cast<S>(u * (S(1) + e) < e + pos * (S(1) - e));
 }
 
 // softplus(beta x) - softplus(beta' x) = (beta - beta') max(x, 0) + log((1 + e1) / (1 + e0)),
@@ -247,36 +234,21 @@ inline float log_positive(float u) {
     return k * 6.9313812256e-01f + (log_mantissa<Fused>(m - 1.0f) + k * 9.0580006145e-06f);
 }
 
-// cos(2 pi u) and sin(2 pi u) for u in [0, 1], as sincos_2pi(double) (Taylor polynomials on
-// [-pi/4, pi/4]: truncation < 3e-9 for sin, 2e-10 for cos).
-template <bool Fused = false>
-inline void sincos_2pi(float u, float& c, float& s) {
-    constexpr float kShift = 0x1.8p23f;
-    const float q4 = 4.0f * u;
-    const float big = q4 + kShift;
-    const float x = (q4 - (big - kShift)) * 1.57079632679f;
-    const std::uint32_t q = std::bit_cast<std::uint32_t>(big);
-    const float x2 = x * x;
-    float ps = 1.0f / 362880.0f;
-    ps = mad<Fused>(ps, x2, -1.0f / 5040.0f);
-    ps = mad<Fused>(ps, x2, 1.0f / 120.0f);
-    ps = mad<Fused>(ps, x2, -1.0f / 6.0f);
-    const std::uint32_t sx = std::bit_cast<std::uint32_t>(x + x * x2 * ps);
-    float pc = -1.0f / 3628800.0f;
-    pc = mad<Fused>(pc, x2, 1.0f / 40320.0f);
-    pc = mad<Fused>(pc, x2, -1.0f / 720.0f);
-    pc = mad<Fused>(pc, x2, 1.0f / 24.0f);
-    const std::uint32_t cx = std::bit_cast<std::uint32_t>(1.0f - 0.5f * x2 + x2 * x2 * pc);
-    quarter_turns(q, cx, sx, c, s);
+// The uniform of a word in the precision S (unit_from_word, unit_from_word_f).
+template <class S>
+inline S unit_of_word(std::uint32_t w) {
+    if constexpr (sizeof(S) == 4) return unit_from_word_f(w);
+    else return unit_from_word(w);
 }
 
-// Two standard normals in float from two words: radius from a 24-bit uniform (unit_from_word_f,
-// so |z| <= 5.9), angle from the second.
-template <bool Fused = false>
-inline void normal_pair(std::uint32_t w1, std::uint32_t w2, float& z1, float& z2) {
-    const float r = std::sqrt(-2.0f * log_positive<Fused>(unit_from_word_f(w1)));
-    float c, s;
-    sincos_2pi<Fused>(unit_from_word_f(w2), c, s);
+// Two independent standard normals from two 32-bit words (Box-Muller, both values used):
+// radius from the first word's uniform (31 bits in double, so |z| <= 6.6; 24 in float, |z| <= 5.9),
+// angle from the second. Branch-free and libm-free, so loops over arrays of pairs vectorize.
+template <bool Fused = false, class S>
+inline void normal_pair(std::uint32_t w1, std::uint32_t w2, S& z1, S& z2) {
+    const S r = std::sqrt(S(-2) * log_positive<Fused>(unit_of_word<S>(w1)));
+    S c, s;
+    sincos_2pi<Fused>(unit_of_word<S>(w2), c, s);
     z1 = r * c;
     z2 = r * s;
 }
@@ -291,14 +263,9 @@ template <bool Fused = false>
 inline float softplus_step_f(float x, float d, float e1, float e0) {
     const float s = (e1 - e0) / (2.0f + e0 + e1);
     const float t = s * s;
-    float p = 1.0f / 13.0f;
-    p = mad<Fused>(p, t, 1.0f / 11.0f);
-    p = mad<Fused>(p, t, 1.0f / 9.0f);
-    p = mad<Fused>(p, t, 1.0f / 7.0f);
-    p = mad<Fused>(p, t, 1.0f / 5.0f);
-    p = mad<Fused>(p, t, 1.0f / 3.0f);
+    constexpr float kSeries[] = {1.0f / 13.0f, 1.0f / 11.0f, 1.0f / 9.0f, 1.0f / 7.0f, 1.0f / 5.0f, 1.0f / 3.0f};
     const float s2 = 2.0f * s;
-    return 0.5f * d * (x + std::fabs(x)) + mad<Fused>(s2 * t, p, s2);
+    return 0.5f * d * (x + std::fabs(x)) + mad<Fused>(s2 * t, horner<Fused>(t, kSeries), s2);
 }
 
 }  // namespace RBMSCOPE_SIMD_NS
