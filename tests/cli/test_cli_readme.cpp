@@ -312,7 +312,7 @@ void for_each_prose_line(const std::string& text, F f) {
 std::set<std::string> anchors(const std::string& text) {
     std::set<std::string> out;
     std::map<std::string, int> times;
-    static const std::regex by_hand(R"(<a\s+(?:id|name)="([^"]+)")");
+    static const std::regex by_hand(R"re(<a\s+(?:id|name)="([^"]+)")re");
     for_each_prose_line(text, [&](const std::string& line) {
         for (auto it = std::sregex_iterator(line.begin(), line.end(), by_hand); it != std::sregex_iterator(); ++it)
             out.insert((*it)[1]);
