@@ -23,7 +23,7 @@ function(rbmscope_simd_target name flags)
                              RBMSCOPE_SIMD_NS=${name} RBMSCOPE_SIMD_TABLE=rbmscope_kernels_${name})
   rbmscope_target_options(${lib})
   # -ffp-contract=off: no fused multiply-add where the source has a multiply and an add, so the
-  # elementwise math rounds the same on every path (README "Speed"). -fno-math-errno: the
+  # elementwise math rounds the same on every path (docs/dev/performance.md). -fno-math-errno: the
   # Box-Muller square roots vectorize (sqrt is correctly rounded either way).
   # -fno-gnu-unique (GCC): function-local statics of inline functions (Eigen's cache-size table)
   # are otherwise STB_GNU_UNIQUE symbols, which objcopy cannot make local: they clashed at link.

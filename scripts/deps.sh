@@ -12,7 +12,8 @@ packages=(
   xvfb xauth fonts-dejavu-core
   libopenmpi-dev openmpi-bin  # cluster runs: mpirun -np R rbmscope-cli ais ... (RBMSCOPE_MPI)
 )
-# Extra packages a script needs beyond the build (e.g. scripts/fuzz.sh passes clang).
+# Extra packages a script needs beyond the build (e.g. scripts/fuzz.sh passes clang,
+# scripts/format.sh clang-format).
 packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How often AIS's bootstrap 95 % interval covers the exact log Z, by effective sample size: the
-# measurement behind the "unreliable under ESS 30" warning (core/ais/estimates.cpp, README tour
+# measurement behind the "unreliable under ESS 30" warning (core/ais/estimates.cpp, docs/user/tour.md
 # step 4). Runs `rbmscope-cli ais MODEL --steps K --chains N --seed S` for every K and N given and
 # seeds 1..R (each run is reproducible alone), on a model whose exact log Z is known, and prints,
 # per ESS band, the runs, the share whose ci95 contains exact_log_z, and the misses below/above.

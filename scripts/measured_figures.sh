@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The README's measured figures that no suite compares (issue #15 item 7: every figure the README
+# The docs' measured figures that no suite compares (issue #15 item 7: every figure the docs
 # shows comes from a command in the repository). Each subcommand reruns one measurement and prints
 # every figure with a label; the Ctrl-C ones send the signal at a fixed delay and print the delay,
 # what came out and the exit codes, and every one prints the machine's load (`uptime`), because
 # timings and memory peaks vary with the machine. Some run a suite's case that prints its own
 # timing (transport-esc, playback, tempering-playback, cancel-block, mpi-kill-rank) and keep those lines. The contracts
 # behind them (exit 130, "complete": false, the partial fields, the bounds) are asserted by the
-# suites the README names next to each figure; this script only measures.
+# suites the docs name next to each figure; this script only measures.
 #
 #   scripts/measured_figures.sh moments-ctrl-c [DELAY]  # ais on a 1000 x 1000 BRBM, SIGINT after DELAY s
 #                                                       # (default 6) during its Gibbs target moments
@@ -191,7 +191,7 @@ ais_check() {
   mkdir -p "$out"
   echo "== ais-check: the digits table's 15 models (${EPOCHS:-100} epochs) in $out"
   load
-  # Trained exactly as the README's table (scripts/readme_tables.sh, its 15 runs).
+  # Trained exactly as the digits table of docs/user/training.md (scripts/readme_tables.sh, its 15 runs).
   BUILD_DIR="$build" OUT_DIR="$out" "$repo/scripts/readme_tables.sh" digits-models
   for m in cd pcd pt lpt deo; do
     for s in 1 2 3; do

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The README's figures that another suite's case prints (tests/data/readme_figures.json,
+# The figures of the README and docs/ that another suite's case prints (tests/data/readme_figures.json,
 # "elsewhere" entries with "run" and "pattern"): runs each case once and compares every captured
-# number with the figure as the README prints it, at its printed precision. cli.test_cli_readme
-# checks the README still quotes them; this checks the suites still print them. Needs a Release
+# number with the figure as the document prints it, at its printed precision. cli.test_cli_readme
+# checks the documents still quote them; this checks the suites still print them. Needs a Release
 # build with the widget suites (build/, or BUILD_DIR=).
 #
 #   scripts/readme_figures.sh          # every entry; exit 1 on any mismatch
@@ -40,7 +40,7 @@ for entry in manifest["elsewhere"]:
         n += 1
         if not ok:
             bad += 1
-        print("%s  %s prints %s, README %s" % ("ok  " if ok else "FAIL", entry["test"], got, printed))
+        print("%s  %s prints %s, %s %s" % ("ok  " if ok else "FAIL", entry["test"], got, entry.get("file", "README.md"), printed))
 print("%d figures compared, %d mismatches" % (n, bad))
 sys.exit(1 if bad else 0)
 PY

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The README's tables that take too long for ctest, printed in the README's format from the
+# The docs' tables that take too long for ctest, printed in the docs' format from the
 # commands it names (issue #15 item 7: every figure comes from a script or a test). Results are
-# deterministic for a seed at any thread count, so a run reproduces the README's digits exactly;
+# deterministic for a seed at any thread count, so a run reproduces the docs' digits exactly;
 # tests/data/readme_figures.json lists each figure with the table it comes from.
 #
 #   scripts/readme_tables.sh leaky     # Li et al.'s Table 2 errors, both kernels (2 x leaky-table,
@@ -11,7 +11,7 @@
 #   scripts/readme_tables.sh digits-models  # only train the table's 15 models (into OUT_DIR)
 #   scripts/readme_tables.sh rate      # "Not reproduced": the digits at lr 0.2, 30 000 updates, seed 1
 #   scripts/readme_tables.sh           # all three
-#   EPOCHS=1 scripts/readme_tables.sh digits   # a quick run of the pipeline (not the README's figures)
+#   EPOCHS=1 scripts/readme_tables.sh digits   # a quick run of the pipeline (not the docs' figures)
 # build/ must hold a Release build (BUILD_DIR= another); OUT_DIR= keeps the runs' JSON and logs, and
 # with KEEP=1 a digits run whose log is already in OUT_DIR is not run again.
 set -euo pipefail

@@ -3,7 +3,7 @@
 #   address: AddressSanitizer + UndefinedBehaviorSanitizer (clang), every core and CLI suite
 #            (ctest -LE widgets); the same build holds the libFuzzer targets (scripts/fuzz.sh)
 #   thread:  ThreadSanitizer (clang: it compiles the Eigen-heavy core in less CPU time than GCC,
-#            README "CI time"), the suites that run chains on several threads
+#            docs/dev/ci.md), the suites that run chains on several threads
 # Usage: scripts/sanitize.sh [address|thread|all] [SUITE...]   (default all; SUITEs narrow the
 #        thread part, e.g. `scripts/sanitize.sh thread test_pt`)
 # Build directories: build-asan and build-tsan next to build/ (override with RBMSCOPE_SANITIZE_DIR).

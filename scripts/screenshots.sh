@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates every picture in docs/screenshots from the built programs (offscreen, fixed seeds),
-# so the README always shows what the current code draws. Run after scripts/build.sh.
+# so the README and docs/ always show what the current code draws. Run after scripts/build.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${RBMSCOPE_BUILD_DIR:-$root/build}

@@ -160,7 +160,7 @@ TEST_CASE("ais-sweep: a rank SIGKILLed mid-sweep; the job ends; resumed at anoth
         ::waitpid(job, &status, 0);
     }
     CHECK_MSG(done == job, "mpirun still running 90 s after a rank was killed");
-    // What README "Cluster runs" quotes (scripts/measured_figures.sh mpi-kill-rank): mpirun's
+    // What docs/user/cluster.md quotes (scripts/measured_figures.sh mpi-kill-rank): mpirun's
     // message, its exit status and when it ended (a timing: not asserted beyond the 90 s above).
     std::ifstream said((test::temp_dir() / "killed.err").string());
     for (std::string line; std::getline(said, line);)
@@ -300,7 +300,7 @@ bool count_between(const json& j, const char* key, double above, double below) {
 }
 
 TEST_CASE("SIGINT to mpirun: every rank stops, rank 0 prints the partial result (ais, pt, train)") {
-    // The partial fields (README "Cluster runs", scripts/measured_figures.sh mpi-ctrl-c): the common
+    // The partial fields (docs/user/cluster.md, scripts/measured_figures.sh mpi-ctrl-c): the common
     // step or scan the ranks stopped after.
     const json ais = expect_partial_after_sigint("ais four-mode --chains 128 --steps 5000000 --checkpoints 1 --seed 3", "step");
     CHECK_MSG(count_between(ais, "steps_done", 0, 5000000), ais.dump());

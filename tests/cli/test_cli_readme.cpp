@@ -1,15 +1,20 @@
-// The README tells the truth (issue #15 item 7): every figure it quotes from a command's output,
-// and every rbmscope-cli command line in its code blocks, is listed in
-// tests/data/readme_figures.json and checked here against the real binary.
+// The README and the pages under docs/ tell the truth: every figure they quote from a command's
+// output, and every rbmscope-cli command line in their code blocks, is listed in
+// tests/data/readme_figures.json and checked here against the real binary. The documents are
+// README.md, CHANGELOG.md, CONTRIBUTING.md and every docs/**/*.md; each manifest entry names the
+// one it is quoted in ("file", README.md when absent), so a figure that moves to another page
+// moves in the manifest too. Every relative link in them must reach a file, and a heading when it
+// names one (#anchor, as GitHub makes them).
 //
 // For each run of the manifest: the command is run (in a scratch folder where `tests/` is the
-// source tree's, so the README's relative paths work), and for each figure (a) README.md still
+// source tree's, so the documents' relative paths work), and for each figure (a) its document still
 // contains the quoted text, which contains the printed value, and (b) the value at the JSON
 // pointer of the output (times "scale", when given) rounds to the printed value at its printed
 // precision (runs are deterministic for a seed, so this is exact, not statistical). Figures and
-// commands that take minutes are listed with the script that produces them, and the README text
+// commands that take minutes are listed with the script that produces them, and the quoted text
 // is still checked. Under RBMSCOPE_SANITIZED=1 only the runs and commands marked cheap are run;
 // the others are named on stdout as skipped.
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -39,9 +44,26 @@ std::string read_text(const fs::path& p) {
     return ss.str();
 }
 
-const std::string& readme() {
-    static const std::string text = read_text(fs::path(RBMSCOPE_SOURCE_DIR) / "README.md");
-    return text;
+// The documents whose figures and commands are checked, by path relative to the source tree.
+const std::map<std::string, std::string>& documents() {
+    static const std::map<std::string, std::string> docs = [] {
+        const fs::path root(RBMSCOPE_SOURCE_DIR);
+        std::map<std::string, std::string> d;
+        for (const char* top : {"README.md", "CHANGELOG.md", "CONTRIBUTING.md"})
+            if (fs::exists(root / top)) d[top] = read_text(root / top);
+        for (const auto& e : fs::recursive_directory_iterator(root / "docs"))
+            if (e.is_regular_file() && e.path().extension() == ".md")
+                d[fs::relative(e.path(), root).generic_string()] = read_text(e.path());
+        return d;
+    }();
+    return docs;
+}
+
+// The document a manifest entry is quoted in ("file", README.md when absent); empty when missing.
+const std::string& document_of(const json& entry) {
+    static const std::string none;
+    const auto it = documents().find(entry.value("file", std::string("README.md")));
+    return it == documents().end() ? none : it->second;
 }
 
 const json& manifest() {
@@ -51,7 +73,7 @@ const json& manifest() {
 
 bool cheap(const json& entry) { return entry.value("cheap", true); }
 
-// The scratch folder the README's commands run in: `tests` points at the source tree's, so
+// The scratch folder the documents' commands run in: `tests` points at the source tree's, so
 // `tests/data/loaders/...` resolves, and files the commands write (model.json, digits-brbm.json)
 // stay here.
 const fs::path& work_dir() {
@@ -92,7 +114,7 @@ CliResult run_line(const std::string& line, int expected_exit = 0) {
     return r;
 }
 
-// A printed number as written in the README: U+2212 minus, thin or plain spaces and commas as
+// A printed number as written in the documents: U+2212 minus, thin or plain spaces and commas as
 // digit group separators, an optional exponent. Returns the value and the half-width of the
 // interval of numbers that print so.
 bool parse_printed(const std::string& printed, double& value, double& half_width) {
@@ -124,13 +146,16 @@ bool parse_printed(const std::string& printed, double& value, double& half_width
 
 void check_readme_text(const json& entry, const std::string& where) {
     const std::string text = entry.at("readme");
-    CHECK_MSG(readme().find(text) != std::string::npos, where << ": README.md no longer contains '" << text << "'");
+    const std::string file = entry.value("file", std::string("README.md"));
+    CHECK_MSG(documents().count(file), where << ": no document " << file << " (the manifest's \"file\")");
+    CHECK_MSG(document_of(entry).find(text) != std::string::npos,
+              where << ": " << file << " no longer contains '" << text << "'");
 }
 
 void check_figure(const json& figure, const CliResult& r, const std::string& command) {
     check_readme_text(figure, command);
     const std::string text = figure.at("readme");
-    if (figure.contains("contains")) {  // a message: the README quotes it, the program prints it
+    if (figure.contains("contains")) {  // a message: the document quotes it, the program prints it
         const std::string want = figure["contains"];
         const std::string& stream = figure.value("stream", "stdout") == "stderr" ? r.err : r.out;
         CHECK_MSG(text.find(want) != std::string::npos, command << ": '" << want << "' is not in the quoted text");
@@ -156,7 +181,7 @@ void check_figure(const json& figure, const CliResult& r, const std::string& com
                   command << ": no match for " << figure["pattern"] << " in '" << stream << "'");
         if (number && m.size() > 1)
             CHECK_MSG(std::fabs(std::strtod(m.str(1).c_str(), nullptr) - want) <= half,
-                      command << ": printed " << m.str(1) << ", the README says '" << printed << "'");
+                      command << ": printed " << m.str(1) << ", the document says '" << printed << "'");
         return;
     }
     json out;
@@ -172,10 +197,10 @@ void check_figure(const json& figure, const CliResult& r, const std::string& com
     const json& v = out[ptr];
     if (v.is_string()) {
         CHECK_MSG(v.get<std::string>() == printed, command << ": " << ptr.to_string() << " is '" << v.get<std::string>()
-                                                           << "', the README prints '" << printed << "'");
+                                                           << "', the document prints '" << printed << "'");
         return;
     }
-    CHECK_MSG(number && v.is_number(), command << ": " << ptr.to_string() << " = " << v.dump() << ", the README prints '"
+    CHECK_MSG(number && v.is_number(), command << ": " << ptr.to_string() << " = " << v.dump() << ", the document prints '"
                                                 << printed << "'");
     if (!number || !v.is_number()) return;
     const double got = v.get<double>() * figure.value("scale", 1.0);
@@ -185,7 +210,7 @@ void check_figure(const json& figure, const CliResult& r, const std::string& com
     g.precision(17);
     g << got;
     CHECK_MSG(rounds, command << ": " << ptr.to_string() << " = " << g.str() << " does not print as '" << printed
-                              << "' (README: '" << text << "')");
+                              << "' (quoted: '" << text << "')");
 }
 
 bool mpi_available() {
@@ -206,11 +231,11 @@ std::string with_launcher(std::string line) {
     return line;
 }
 
-// The rbmscope-cli lines of README.md's ```sh blocks: continuation lines joined, the comment
+// The rbmscope-cli lines of a document's ```sh blocks: continuation lines joined, the comment
 // after " #" dropped, runs of spaces made one.
-std::vector<std::string> readme_command_lines() {
+std::vector<std::string> command_lines(const std::string& text) {
     std::vector<std::string> lines;
-    std::istringstream in(readme());
+    std::istringstream in(text);
     std::string line, pending;
     bool in_sh = false;
     while (std::getline(in, line)) {
@@ -242,9 +267,129 @@ std::vector<std::string> readme_command_lines() {
     return lines;
 }
 
+// A heading's anchor as GitHub makes it: lower case, a hyphen for each space, punctuation dropped;
+// letters, digits, '-' and '_' stay, and so do the letters beyond ASCII of Latin-1 to Latin
+// Extended-B, Greek and Cyrillic (other symbols such as × or — are dropped).
+std::string anchor_of(const std::string& heading) {
+    std::string a;
+    for (std::size_t i = 0; i < heading.size();) {
+        const unsigned char c = static_cast<unsigned char>(heading[i]);
+        if (c < 0x80) {
+            if (std::isalnum(c) || c == '-' || c == '_') a += static_cast<char>(std::tolower(c));
+            else if (c == ' ') a += '-';
+            ++i;
+            continue;
+        }
+        const std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        unsigned cp = c & (len == 2 ? 0x1Fu : len == 3 ? 0x0Fu : 0x07u);
+        for (std::size_t k = 1; k < len && i + k < heading.size(); ++k)
+            cp = (cp << 6) | (static_cast<unsigned char>(heading[i + k]) & 0x3Fu);
+        const bool letter = (cp >= 0xC0 && cp <= 0x24F && cp != 0xD7 && cp != 0xF7) || (cp >= 0x370 && cp <= 0x4FF);
+        if (letter) a += heading.substr(i, len);
+        i += len;
+    }
+    return a;
+}
+
+// Calls f(line) for each line of a Markdown text outside fenced code blocks.
+template <class F>
+void for_each_prose_line(const std::string& text, F f) {
+    std::istringstream in(text);
+    std::string line;
+    bool fenced = false;
+    while (std::getline(in, line)) {
+        const std::size_t first = line.find_first_not_of(' ');
+        if (first != std::string::npos && line.compare(first, 3, "```") == 0) {
+            fenced = !fenced;
+            continue;
+        }
+        if (!fenced) f(line);
+    }
+}
+
+// The anchors of a Markdown text: its headings' (a repeated heading gets -1, -2, ... as on GitHub)
+// and those set by hand, <a id="name"></a>.
+std::set<std::string> anchors(const std::string& text) {
+    std::set<std::string> out;
+    std::map<std::string, int> times;
+    static const std::regex by_hand(R"re(<a\s+(?:id|name)="([^"]+)")re");
+    for_each_prose_line(text, [&](const std::string& line) {
+        for (auto it = std::sregex_iterator(line.begin(), line.end(), by_hand); it != std::sregex_iterator(); ++it)
+            out.insert((*it)[1]);
+        const std::size_t hashes = line.find_first_not_of('#');
+        if (hashes == 0 || hashes > 6 || hashes == std::string::npos || line[hashes] != ' ') return;
+        std::string title = line.substr(hashes + 1);
+        while (!title.empty() && (title.back() == ' ' || title.back() == '#')) title.pop_back();
+        const std::string a = anchor_of(title);
+        const int n = times[a]++;
+        out.insert(n == 0 ? a : a + "-" + std::to_string(n));
+    });
+    return out;
+}
+
+// The relative links of a document (file: its path from the source root) that reach no file, or
+// no heading of the Markdown file they name: one message each. Web addresses are not followed.
+std::vector<std::string> broken_links(const std::string& file, const std::string& text,
+                                      const fs::path& root = fs::path(RBMSCOPE_SOURCE_DIR)) {
+    std::vector<std::string> broken;
+    static const std::regex link(R"(\]\(([^)\s]+)\))");
+    for_each_prose_line(text, [&](const std::string& prose) {
+        std::string line;  // without its inline code spans, which show text rather than link
+        bool code = false;
+        for (char c : prose)
+            if (c == '`') code = !code;
+            else if (!code) line += c;
+        for (auto it = std::sregex_iterator(line.begin(), line.end(), link); it != std::sregex_iterator(); ++it) {
+            const std::string target = (*it)[1];
+            if (target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0) continue;
+            const std::size_t hash = target.find('#');
+            const std::string path = target.substr(0, hash);
+            const fs::path to = path.empty() ? root / file : (root / file).parent_path() / path;
+            if (!fs::exists(to)) {
+                broken.push_back(file + ": " + target + ": no such file");
+                continue;
+            }
+            if (hash == std::string::npos || to.extension() != ".md") continue;
+            const std::string anchor = target.substr(hash + 1);
+            if (!anchors(path.empty() ? text : read_text(to)).count(anchor))
+                broken.push_back(file + ": " + target + ": no heading with the anchor #" + anchor);
+        }
+    });
+    return broken;
+}
+
 }  // namespace
 
-TEST_CASE("every figure the README quotes from a command is what the command prints") {
+TEST_CASE("every relative link in the documents reaches a file, and the heading it names") {
+    std::size_t problems = 0;
+    for (const auto& [file, text] : documents())
+        for (const std::string& b : broken_links(file, text)) {
+            CHECK_MSG(false, b);
+            ++problems;
+        }
+    std::printf("  links of %zu documents checked, %zu broken\n", documents().size(), problems);
+}
+
+TEST_CASE("headings become GitHub's anchors, and a link to a missing file or heading is caught") {
+    CHECK(anchor_of("A model's training data (`\"training\"`)") == "a-models-training-data-training");
+    CHECK(anchor_of("Presenter mode (F11)") == "presenter-mode-f11");
+    CHECK(anchor_of("Same numbers on every path?") == "same-numbers-on-every-path");
+    CHECK(anchor_of("Speed: before and after") == "speed-before-and-after");
+    CHECK(anchor_of("4. Expected wall time \xE2\x80\x94 a model") == "4-expected-wall-time--a-model");  // the dash dropped
+    CHECK(anchor_of("Play \xCE\xB2") == "play-\xCE\xB2");                                             // β stays
+    const std::set<std::string> a = anchors("# T\n## Part\n```sh\n# not a heading\n```\n## Part\n<a id=\"eq-3\"></a>\n");
+    CHECK(a == std::set<std::string>({"t", "part", "part-1", "eq-3"}));
+    // README.md's own links, good and bad, from the source root.
+    const std::string text = "[ok](docs/README.md) [top](#t) ![pic](docs/screenshots/nothing-such.png)\n"
+                             "[gone](#nowhere) [web](https://example.org/x) `[code](in-a-span.md)`\n# T\n"
+                             "```\n[fenced](missing.md)\n```\n";
+    const std::vector<std::string> b = broken_links("README.md", text);
+    CHECK_MSG(b.size() == 2, b.size() << " broken links found, expected 2");
+    CHECK(b.size() > 0 && b[0] == "README.md: docs/screenshots/nothing-such.png: no such file");
+    CHECK(b.size() > 1 && b[1] == "README.md: #nowhere: no heading with the anchor #nowhere");
+}
+
+TEST_CASE("every figure the documents quote from a command is what the command prints") {
     int figures = 0, runs = 0;
     std::vector<std::string> skipped;
     for (const json& run : manifest().at("runs")) {
@@ -279,7 +424,7 @@ TEST_CASE("every figure the README quotes from a command is what the command pri
 TEST_CASE("figures made by scripts or other suites are still quoted as the manifest says") {
     // These are produced by a script (minutes of CPU) or printed by another suite's case; the
     // manifest names it. Here only the quoted text is checked, so an edit to the figure in the
-    // README must come with an edit to the manifest that names where the new one came from;
+    // documents must come with an edit to the manifest that names where the new one came from;
     // scripts/readme_figures.sh runs those suites' cases and compares what they print.
     int n = 0;
     for (const json& f : manifest().at("elsewhere")) {
@@ -298,16 +443,22 @@ TEST_CASE("figures made by scripts or other suites are still quoted as the manif
     std::printf("  %d figures produced by scripts or other suites, still quoted\n", n);
 }
 
-TEST_CASE("every rbmscope-cli command line in the README's code blocks is listed and runs") {
+TEST_CASE("every rbmscope-cli command line in the documents' code blocks is listed and runs") {
     std::map<std::string, const json*> listed;
     for (const json& c : manifest().at("commands")) listed[c.at("line").get<std::string>()] = &c;
-    std::set<std::string> seen;
+    // Each line once, in the order of the first document that shows it; where it is shown.
+    std::vector<std::string> lines;
+    std::map<std::string, std::set<std::string>> shown_in;
+    for (const auto& [file, text] : documents())
+        for (const std::string& line : command_lines(text)) {
+            if (shown_in[line].empty()) lines.push_back(line);
+            shown_in[line].insert(file);
+        }
     int ran = 0;
     std::vector<std::string> skipped;
-    for (const std::string& line : readme_command_lines()) {
-        seen.insert(line);
+    for (const std::string& line : lines) {
         const auto it = listed.find(line);
-        CHECK_MSG(it != listed.end(), "README command not in tests/data/readme_figures.json: " << line);
+        CHECK_MSG(it != listed.end(), *shown_in[line].begin() << ": command not in tests/data/readme_figures.json: " << line);
         if (it == listed.end()) continue;
         const json& c = *it->second;
         if (c.contains("skip")) {
@@ -336,9 +487,12 @@ TEST_CASE("every rbmscope-cli command line in the README's code blocks is listed
         CHECK_MSG(r.exit_code == c.value("exit", 0), run << ": exit " << r.exit_code << ": " << r.err);
         ++ran;
     }
-    for (const auto& [line, entry] : listed)
-        CHECK_MSG(seen.count(line), "listed in tests/data/readme_figures.json but not in README.md: " << line);
-    std::printf("  %zu README command lines: %d run, %zu skipped\n", seen.size(), ran, skipped.size());
+    for (const auto& [line, entry] : listed) {
+        const std::string file = entry->value("file", std::string("README.md"));
+        CHECK_MSG(shown_in[line].count(file), "listed in tests/data/readme_figures.json but not in " << file << ": " << line);
+    }
+    std::printf("  %zu command lines in %zu documents: %d run, %zu skipped\n", lines.size(), documents().size(), ran,
+                skipped.size());
     for (const std::string& s : skipped) std::printf("  skipped: %s\n", s.c_str());
 }
 

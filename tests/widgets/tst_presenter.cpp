@@ -235,7 +235,7 @@ private Q_SLOTS:
         QSettings().remove(QStringLiteral("presenter/scale"));
     }
 
-    // Presenter mode during runs at 1920×1080 (the default scale ×1.5), for the README.
+    // Presenter mode during runs at 1920×1080 (the default scale ×1.5), for docs/user/app.md.
     void screenshots_data() {
         QTest::addColumn<QString>("preset");
         QTest::addColumn<QString>("view");

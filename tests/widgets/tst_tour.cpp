@@ -1,16 +1,16 @@
-// The README's "15-minute tour for a class" (issue #15: "a teacher can run the whole tour from the
+// The "15-minute tour for a class" (docs/user/tour.md) (issue #15: "a teacher can run the whole tour from the
 // keyboard alone, in presenter mode, with the defaults"), step by step, with keys only after the
-// preset is chosen, in presenter mode (F11), checking what each step of the README says one sees:
+// preset is chosen, in presenter mode (F11), checking what each step of the tour says one sees:
 //   1 four-mode target, Ctrl+L switches the log colour scale;
 //   2 Annealing (Ctrl+2), F5: the particles of the whole path arrive, the run completes;
 //   3 Compare (Ctrl+3), F5: AIS and AISC both finish and the status bar sets them against the exact log Z;
 //   4 Estimates (Ctrl+4), Shift+F5: log Ẑ and ESS against K for both methods;
-//   5 two-gaussians, geometric vs moment averages, perfect transitions, K = 25: the README's
+//   5 two-gaussians, geometric vs moment averages, perfect transitions, K = 25: the tour's
 //     log Ẑ ≈ −9.6 and ≈ −1.6 (true 0), to the one decimal it prints;
 //   6 Tempering (Ctrl+5), F5 under DEO then reversible: round trips happen, more under DEO;
 //   7 Mean field (Ctrl+6), F5: −log Z ≤ F_II ≤ F_I.
 // Step 5's settings are the only ones set through the API: the panel that sets them is hidden in
-// presenter mode (the README does this step outside it).
+// presenter mode (the tour does this step outside it).
 #include <QtTest>
 #include <cmath>
 
@@ -25,7 +25,7 @@ namespace {
 
 constexpr int kLongMs = 180000;  // a loaded CI machine builds paths and runs slowly
 
-// One decimal, as the README prints it.
+// One decimal, as the tour prints it.
 double oneDecimal(double x) { return std::round(x * 10) / 10; }
 
 }  // namespace
@@ -120,7 +120,7 @@ private Q_SLOTS:
         QVERIFY(f[1] <= f[0] + 1e-9);
 
         // 5. (last: it changes the model) two-gaussians, geometric vs moment averages, perfect
-        // transitions, K = 25, on Compare: the README's -9.6 and -1.6.
+        // transitions, K = 25, on Compare: the tour's -9.6 and -1.6.
         QVERIFY(w.loadPreset(QStringLiteral("two-gaussians")));
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kLongMs);
         RunSettings s = w.settings();
