@@ -539,7 +539,7 @@ TEST_CASE("atomic write hooks: a test can stop the writer inside the write and a
     // Inside the write: a temporary of our name pattern holding exactly the first 64 KiB, the
     // target untouched. After the rename: the target complete, the temporary gone.
     int chunks = 0, renames = 0;
-    std::string seen_tmp;
+    std::string seen_tmp, writing = bytes;
     AtomicWriteHooks hooks;
     hooks.after_first_chunk = [&](const std::string& temporary) {
         ++chunks;
@@ -552,7 +552,7 @@ TEST_CASE("atomic write hooks: a test can stop the writer inside the write and a
     hooks.after_rename = [&](const std::string& target) {
         ++renames;
         CHECK(target == p.string());
-        CHECK(slurp(p) == bytes);
+        CHECK(slurp(p) == writing);
         CHECK(!fs::exists(seen_tmp));
     };
     set_atomic_write_hooks_for_testing(hooks);
@@ -560,7 +560,8 @@ TEST_CASE("atomic write hooks: a test can stop the writer inside the write and a
     CHECK(chunks == 1 && renames == 1);
     CHECK(slurp(p) == bytes);
     // Shorter than a chunk: nothing to stop between, only the rename is announced.
-    write_file_atomically(p, "short");
+    writing = "short";
+    write_file_atomically(p, writing);
     CHECK(chunks == 1 && renames == 2);
 
     // A hook that throws inside the write is a failed write: the exception reaches the caller,
