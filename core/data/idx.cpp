@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/data/datasets.hpp"
-#include "core/io/model_io.hpp"
+#include "core/io/atomic_file.hpp"
 
 namespace rbm {
 

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -148,15 +149,16 @@ std::uint64_t mapped_bytes() {
     return std::strtoull(buf, nullptr, 10) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
-// Test-only misbehaviours (RBMSCOPE_TEST_HDF5_CHILD), so the suites can make each failure
-// happen by construction instead of hunting for a file that triggers it.
-void misbehave(const std::string& how, const IsolatedLimits& limits) {
-    if (how == "segv") ::raise(SIGSEGV);
-    if (how == "abort") std::abort();
-    if (how == "exit") ::_exit(7);
-    if (how == "hang")
+// The fault of set_isolated_child_fault_for_testing, read by run_isolated before it forks.
+std::atomic<ChildFault> g_child_fault{ChildFault::None};
+
+void misbehave(ChildFault how, const IsolatedLimits& limits) {
+    if (how == ChildFault::Segv) ::raise(SIGSEGV);
+    if (how == ChildFault::Abort) std::abort();
+    if (how == ChildFault::Exit) ::_exit(7);
+    if (how == ChildFault::Hang)
         for (;;) ::pause();
-    if (how == "alloc") {  // more than the memory limit allows
+    if (how == ChildFault::Alloc) {  // more than the memory limit allows
         void* p = ::operator new(static_cast<std::size_t>(limits.memory_bytes + (std::uint64_t(64) << 20)));
         static_cast<volatile char*>(p)[0] = 1;
         ::operator delete(p);
@@ -165,7 +167,7 @@ void misbehave(const std::string& how, const IsolatedLimits& limits) {
 
 [[noreturn]] void child_main(int reply_fd, int err_fd, const std::function<std::string()>& work,
                              const IsolatedLimits& limits, const std::string& library, const std::string& what,
-                             const std::string& test_mode) {
+                             ChildFault fault) {
 #ifdef RBM_SANITIZED
     __sanitizer_set_death_callback(nullptr);
 #endif
@@ -199,7 +201,7 @@ void misbehave(const std::string& how, const IsolatedLimits& limits) {
     char status = kOk;
     std::string payload;
     try {
-        if (!test_mode.empty()) misbehave(test_mode, limits);
+        if (fault != ChildFault::None) misbehave(fault, limits);
         payload = work();
     } catch (const InputError& e) {
         status = kError;
@@ -307,6 +309,8 @@ int seconds_from_environment(int fallback) {
 
 }  // namespace
 
+void set_isolated_child_fault_for_testing(ChildFault fault) { g_child_fault.store(fault); }
+
 std::mutex& container_library_mutex() {
     static std::mutex m;
     return m;
@@ -330,8 +334,7 @@ IsolatedLimits isolated_limits_for(std::uintmax_t file_bytes) {
 
 std::string run_isolated(const std::function<std::string()>& work, const IsolatedLimits& limits,
                          const std::string& library, const std::string& what) {
-    const char* test_env = std::getenv("RBMSCOPE_TEST_HDF5_CHILD");
-    const std::string test_mode = test_env ? test_env : "";
+    const ChildFault fault = g_child_fault.load();
     Fd reply, err;
     pid_t pid;
     {
@@ -351,7 +354,7 @@ std::string run_isolated(const std::function<std::string()>& work, const Isolate
         if (pid == 0) {
             ::close(r[0]);
             ::close(e[0]);
-            child_main(r[1], e[1], work, limits, library, what, test_mode);
+            child_main(r[1], e[1], work, limits, library, what, fault);
         }
         const int saved = errno;
         ::close(r[1]);

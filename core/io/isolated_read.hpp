@@ -1,6 +1,6 @@
 #pragma once
 // Private to core/io. Reading through libhdf5 (.h5 files, MATLAB v7.3 .mat files) in a forked
-// child process (issue #18): libhdf5 1.10.8 still crashes inside itself on some crafted files
+// child process, so that a crafted file cannot take the app or the CLI down: libhdf5 1.10.8 still crashes inside itself on some crafted files
 // (tests/data/bad/h5-metadata-accumulator-null.h5 and the two mat-v73-* files next to it), below
 // anything the readers can check first. The child parses the file into NamedArrays (or a
 // listing), sends them back through a pipe and _exits; a child that dies, hangs or asks for
@@ -29,6 +29,13 @@ IsolatedLimits isolated_limits_for(std::uintmax_t file_bytes);
 // "<library> crashed reading this file (...); the file is damaged or not <what>".
 std::string run_isolated(const std::function<std::string()>& work, const IsolatedLimits& limits,
                          const std::string& library, const std::string& what);
+
+// Test-only: every later child misbehaves as `fault` says before it runs its work (crashes,
+// aborts, exits with status 7, hangs, or allocates 64 MB more than its memory limit), so the
+// suites make each failure happen by construction instead of hunting for a file that triggers
+// it. ChildFault::None (the default) turns it off.
+enum class ChildFault { None, Segv, Abort, Exit, Hang, Alloc };
+void set_isolated_child_fault_for_testing(ChildFault fault);
 
 // The parent's own calls into libhdf5 and libmatio (the writers) hold this lock, and so does
 // run_isolated while it forks: a child never starts with another thread inside those libraries.

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/io/input_context.hpp"
 #include "core/io/isolated_read.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
@@ -17,15 +18,6 @@ namespace rbm {
 namespace fs = std::filesystem;
 
 namespace {
-
-template <class F>
-auto prefixed(const std::string& prefix, F&& f) -> decltype(f()) {
-    try {
-        return f();
-    } catch (const InputError& e) {
-        throw InputError(prefix + e.what());
-    }
-}
 
 // A file in the temporary directory holding bytes, removed when this goes out of scope.
 class TempFile {
@@ -107,20 +99,20 @@ LoadedModel load_named_container(const fs::path& path, const std::string& ext, c
     const auto size = fs::file_size(path, ec);
     if (ec) throw InputError("cannot read '" + origin + "': " + ec.message());
     if (size == 0) throw InputError(origin + ": file is empty");
-    return prefixed(origin + ": ", [&] { return assemble(path, ext, options); });
+    return with_context(origin + ": ", [&] { return assemble(path, ext, options); });
 }
 
 LoadedModel named_container_from_bytes(const std::string& bytes, const std::string& ext, const std::string& origin,
                                        const ModelLoadOptions& options) {
     if (bytes.empty()) throw InputError(origin + ": file is empty");
     const TempFile tmp(bytes, ext);
-    return prefixed(origin + ": ", [&] { return assemble(tmp.path(), ext, options); });
+    return with_context(origin + ": ", [&] { return assemble(tmp.path(), ext, options); });
 }
 
 std::vector<ArrayInfo> list_model_arrays(const fs::path& path) {
     std::string ext = path.extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    return prefixed(path.string() + ": ", [&] {
+    return with_context(path.string() + ": ", [&] {
         if (ext == ".mat" || ext == ".h5" || ext == ".hdf5") return list_arrays(path, ext);
         if (ext == ".npz") return list_npz_arrays(read_file(path));
         throw InputError("listing arrays needs a .mat, .h5, .hdf5 or .npz file");

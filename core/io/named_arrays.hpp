@@ -65,7 +65,6 @@ ArrayNameMap choose_arrays(const std::vector<std::string>& available, const Mode
 // m x n where b and c say n x m is transposed and said so in `warnings`.
 Model model_from_named_arrays(const NamedArrays& a, const std::string& prefix, std::vector<std::string>* warnings);
 
-ModelKind parse_model_kind(const std::string& kind);  // InputError listing the kinds (model_io.cpp)
 std::string array_shape_text(const std::vector<std::int64_t>& shape);  // "(2, 3)", "(4,)", "()"
 // Refuse a declared shape before anything is allocated: at most 2 dimensions, no dimension
 // and no product above kMaxFileElements. `what` names the array in the message.
@@ -101,6 +100,6 @@ LoadedModel named_container_from_bytes(const std::string& bytes, const std::stri
 // The arrays of a .mat, .h5 or .npz file with their shapes and types (.mat and .h5 without
 // reading their data; an .npz member is read within the size guards of load_model).
 std::vector<ArrayInfo> list_model_arrays(const std::filesystem::path& path);
-std::vector<ArrayInfo> list_npz_arrays(const std::string& bytes);  // model_io.cpp
+std::vector<ArrayInfo> list_npz_arrays(const std::string& bytes);  // npz_file.cpp
 
 }  // namespace rbm

@@ -1,9 +1,10 @@
 // Trainer checkpoints: one JSON file with everything a resumed run needs to continue exactly.
 #include <cstring>
 
+#include "core/io/atomic_file.hpp"
 #include "core/io/json_fields.hpp"
 #include "core/io/json_text.hpp"
-#include "core/io/model_io.hpp"
+#include "core/io/model_json.hpp"
 #include "core/io/train_record_json.hpp"
 #include "core/training/trainer_impl.hpp"
 

@@ -1,9 +1,10 @@
 // Model files are written atomically (SPEC §8): `rbmscope-cli convert` is SIGKILLed while it
 // writes a big model over an existing file; afterwards the file must be either the previous
 // model, byte for byte, or the complete new one, never anything between. The kills land inside
-// the write by construction, not by timing: with RBMSCOPE_TEST_WRITE_PAUSE_MS the writer
-// announces on stderr that the temporary holds its first 64 KiB and then sleeps (30 s here), with
-// RBMSCOPE_TEST_RENAME_PAUSE_MS likewise just after the rename; the test kills on reading the line.
+// the write by construction, not by timing: with RBMSCOPE_TEST_WRITE_PAUSE=during-write:MS (the
+// CLI's test hook, app/cli/test_hooks.hpp) the writer announces on stderr that the temporary holds
+// its first 64 KiB and then sleeps (30 s here), with after-rename:MS likewise just after the
+// rename; the test kills on reading the line.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <signal.h>
@@ -28,10 +29,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Starts `rbmscope-cli convert in out` with stdout discarded; returns the pid. With
-// pause_variable, the writer pauses there for 30 s (a test hook of write_file_atomically) and
-// *stderr_fd is the read end of a pipe carrying its stderr.
-pid_t spawn_convert(const std::string& in, const std::string& out, const char* pause_variable = nullptr,
+// Starts `rbmscope-cli convert in out` with stdout discarded; returns the pid. With `pause_at`
+// ("during-write" or "after-rename"), the writer pauses there for 30 s (a test hook of
+// write_file_atomically) and *stderr_fd is the read end of a pipe carrying its stderr.
+pid_t spawn_convert(const std::string& in, const std::string& out, const char* pause_at = nullptr,
                     int* stderr_fd = nullptr) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -50,7 +51,7 @@ pid_t spawn_convert(const std::string& in, const std::string& out, const char* p
     std::vector<std::string> env_text;
     for (char** e = environ; *e; ++e)
         if (std::string(*e).rfind("RBMSCOPE_TEST_", 0) != 0) env_text.emplace_back(*e);
-    if (pause_variable) env_text.push_back(std::string(pause_variable) + "=30000");
+    if (pause_at) env_text.push_back("RBMSCOPE_TEST_WRITE_PAUSE=" + std::string(pause_at) + ":30000");
     std::vector<char*> envp;
     for (auto& e : env_text) envp.push_back(e.data());
     envp.push_back(nullptr);
@@ -123,7 +124,7 @@ void one_round(Kill kill, const std::string& big, const fs::path& target, const 
                const std::string& expected_text, Tally& t) {
     write_file_atomically(target, previous);  // the file a user had before
     int err = -1;
-    const char* pause = kill == Kill::DuringWrite ? "RBMSCOPE_TEST_WRITE_PAUSE_MS" : kill == Kill::AfterRename ? "RBMSCOPE_TEST_RENAME_PAUSE_MS" : nullptr;
+    const char* pause = kill == Kill::DuringWrite ? "during-write" : kill == Kill::AfterRename ? "after-rename" : nullptr;
     const pid_t pid = spawn_convert(big, target.string(), pause, pause ? &err : nullptr);
     CHECK(pid > 0);
     if (pid <= 0) return;

@@ -1,8 +1,8 @@
-// .h5 and MATLAB v7.3 .mat files are read in a forked child (core/io/isolated_read.hpp, issue
-// #18): a crash, a hang, a memory blow-up or an oversized answer in the child is a one-line
-// InputError; children are always reaped; the child neither flushes the parent's stdio buffers
-// nor runs its atexit handlers; the arrays come back bit for bit. The child's failures are made
-// to happen by construction (RBMSCOPE_TEST_HDF5_CHILD), not hunted for with files.
+// .h5 and MATLAB v7.3 .mat files are read in a forked child (core/io/isolated_read.hpp): a crash,
+// a hang, a memory blow-up or an oversized answer in the child is a one-line InputError; children
+// are always reaped; the child neither flushes the parent's stdio buffers nor runs its atexit
+// handlers; the arrays come back bit for bit. The child's failures are made to happen by
+// construction (set_isolated_child_fault_for_testing), not hunted for with files.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +53,12 @@ struct Env {
     const char* name_;
 };
 
+// Makes the children misbehave for one scope.
+struct ChildFaultScope {
+    explicit ChildFaultScope(ChildFault fault) { set_isolated_child_fault_for_testing(fault); }
+    ~ChildFaultScope() { set_isolated_child_fault_for_testing(ChildFault::None); }
+};
+
 bool sanitized_build() {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     return true;
@@ -95,26 +101,26 @@ TEST_CASE("the files that crash libhdf5 are one-line errors naming the file, and
 
 TEST_CASE("a child that crashes, aborts, exits, hangs, runs out of memory or answers too much: one line each, reaped") {
     const fs::path good = kLoaders / "grbm.h5";
-    auto with_mode = [&](const char* mode) {
-        const Env env("RBMSCOPE_TEST_HDF5_CHILD", mode);
+    auto with_mode = [&](ChildFault mode) {
+        const ChildFaultScope fault(mode);
         return load_error(good);
     };
     const std::string prefix = good.string() + ": the HDF5 library ";
-    std::string m = with_mode("segv");
+    std::string m = with_mode(ChildFault::Segv);
     CHECK_MSG(m.rfind(prefix + "crashed reading this file (", 0) == 0, m);
     if (!sanitized_build()) CHECK_MSG(m.find("(signal 11, segmentation fault); the file is damaged or not an HDF5 model") != std::string::npos, m);
-    m = with_mode("abort");
+    m = with_mode(ChildFault::Abort);
     CHECK_MSG(m.rfind(prefix + "crashed reading this file (signal 6, abort", 0) == 0, m);
-    m = with_mode("exit");
+    m = with_mode(ChildFault::Exit);
     CHECK_MSG(m.rfind(prefix + "crashed reading this file (exit status 7)", 0) == 0, m);
     {
         const Env seconds("RBMSCOPE_HDF5_SECONDS", "1");
-        m = with_mode("hang");
+        m = with_mode(ChildFault::Hang);
         CHECK_MSG(m.rfind(prefix + "did not finish reading this file in 1 s and was stopped", 0) == 0, m);
         CHECK_MSG(m.find("RBMSCOPE_HDF5_SECONDS") != std::string::npos, m);
     }
-    // The child's address space may grow by 512 MB + 64 x the file size; "alloc" asks 64 MB more.
-    m = with_mode("alloc");
+    // The child's address space may grow by 512 MB + 64 x the file size; Alloc asks 64 MB more.
+    m = with_mode(ChildFault::Alloc);
     CHECK_MSG(m.rfind(good.string() + ": ", 0) == 0 && m.find("memory") != std::string::npos, m);
     if (!sanitized_build())
         CHECK_MSG(m.rfind(prefix + "needed more memory than the 512 MB it may use for this file; the file is damaged or not an "

@@ -1,5 +1,6 @@
 // Model files (SPEC §8): JSON, .npz and .npy reading and writing, the bad-file corpus
-// (tests/data/bad with its EXPECTED.tsv manifest), exact round trips and atomic writes.
+// (tests/data/bad with its EXPECTED.tsv manifest), exact round trips and atomic writes (with the
+// hooks that stop a writer at a chosen moment).
 // The NumPy fixtures in tests/data/models were written by real NumPy (make_fixtures.py).
 #include <sys/resource.h>
 #include <unistd.h>
@@ -528,6 +529,55 @@ TEST_CASE("atomic write: a failing write throws and leaves the previous file int
     } else {
         std::printf("  (running as root: the read-only directory case is not testable here)\n");
     }
+}
+
+TEST_CASE("atomic write hooks: a test can stop the writer inside the write and after the rename") {
+    TempDir tmp;
+    const fs::path p = tmp.path / "m.json";
+    write_file_atomically(p, "old");
+    const std::string bytes(200000, 'n');
+    // Inside the write: a temporary of our name pattern holding exactly the first 64 KiB, the
+    // target untouched. After the rename: the target complete, the temporary gone.
+    int chunks = 0, renames = 0;
+    std::string seen_tmp, writing = bytes;
+    AtomicWriteHooks hooks;
+    hooks.after_first_chunk = [&](const std::string& temporary) {
+        ++chunks;
+        seen_tmp = temporary;
+        const std::string name = fs::path(temporary).filename().string();
+        CHECK_MSG(name.size() == std::strlen("m.json.tmp-") + 16 && name.rfind("m.json.tmp-", 0) == 0, name);
+        CHECK(fs::file_size(temporary) == 65536u);
+        CHECK(slurp(p) == "old");
+    };
+    hooks.after_rename = [&](const std::string& target) {
+        ++renames;
+        CHECK(target == p.string());
+        CHECK(slurp(p) == writing);
+        CHECK(!fs::exists(seen_tmp));
+    };
+    set_atomic_write_hooks_for_testing(hooks);
+    write_file_atomically(p, bytes);
+    CHECK(chunks == 1 && renames == 1);
+    CHECK(slurp(p) == bytes);
+    // Shorter than a chunk: nothing to stop between, only the rename is announced.
+    writing = "short";
+    write_file_atomically(p, writing);
+    CHECK(chunks == 1 && renames == 2);
+
+    // A hook that throws inside the write is a failed write: the exception reaches the caller,
+    // the previous file is unchanged and the temporary is removed.
+    hooks.after_first_chunk = [&](const std::string&) { throw InputError("simulated crash inside the write"); };
+    set_atomic_write_hooks_for_testing(hooks);
+    CHECK_THROWS_WITH(write_file_atomically(p, bytes), InputError, "simulated crash inside the write");
+    CHECK(slurp(p) == "short");
+    CHECK(tmp.entries() == std::set<std::string>{"m.json"});
+    CHECK(renames == 2);
+
+    // Removed: later writes call nothing.
+    set_atomic_write_hooks_for_testing(AtomicWriteHooks{});
+    write_file_atomically(p, bytes);
+    CHECK(chunks == 1 && renames == 2);
+    CHECK(slurp(p) == bytes);
 }
 
 RBM_TEST_MAIN
