@@ -46,11 +46,21 @@ int firstEnabled(QComboBox* box) {
 
 ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) { buildUi(); }
 
+// The groups top to bottom; built in this order, so the tab order follows the panel.
 void ParameterPanel::buildUi() {
     auto* root = new QVBoxLayout(this);
     root->setContentsMargins(6, 6, 6, 6);
+    root->addWidget(buildModelGroup());
+    root->addWidget(buildPathGroup());
+    root->addWidget(buildScheduleGroup());
+    root->addWidget(buildChainGroup());
+    root->addWidget(buildCompareGroup());
+    buildRunControls(root);
+    updateScheduleFields();
+    refreshValidity();
+}
 
-    // ---- model ----
+QGroupBox* ParameterPanel::buildModelGroup() {
     auto* modelGroup = new QGroupBox(tr("Model"), this);
     auto* mv = new QVBoxLayout(modelGroup);
     presetBox_ = new QComboBox(modelGroup);
@@ -69,9 +79,10 @@ void ParameterPanel::buildUi() {
     mv->addWidget(editor_);
     connect(presetBox_, &QComboBox::activated, this, [this](int i) { Q_EMIT presetChosen(presetBox_->itemData(i).toString()); });
     connect(open, &QPushButton::clicked, this, &ParameterPanel::openFileRequested);
-    root->addWidget(modelGroup);
+    return modelGroup;
+}
 
-    // ---- path ----
+QGroupBox* ParameterPanel::buildPathGroup() {
     auto* pathGroup = new QGroupBox(tr("Annealing path"), this);
     auto* pf = new QFormLayout(pathGroup);
     pathBox_ = new QComboBox(pathGroup);
@@ -94,9 +105,10 @@ void ParameterPanel::buildUi() {
     });
     connect(baseBox_, &QComboBox::activated, this, &ParameterPanel::userChanged);
     connect(leakyBox_, &QComboBox::activated, this, &ParameterPanel::userChanged);
-    root->addWidget(pathGroup);
+    return pathGroup;
+}
 
-    // ---- schedule ----
+QGroupBox* ParameterPanel::buildScheduleGroup() {
     auto* schedGroup = new QGroupBox(tr("Schedule"), this);
     auto* sf = new QFormLayout(schedGroup);
     scheduleBox_ = new QComboBox(schedGroup);
@@ -137,9 +149,10 @@ void ParameterPanel::buildUi() {
         connect(f, &ValidatedField::edited, this, &ParameterPanel::userTyping);
         connect(f, &ValidatedField::committed, this, &ParameterPanel::userChanged);
     }
-    root->addWidget(schedGroup);
+    return schedGroup;
+}
 
-    // ---- chains ----
+QGroupBox* ParameterPanel::buildChainGroup() {
     auto* chainGroup = new QGroupBox(tr("Chains"), this);
     auto* cf = new QFormLayout(chainGroup);
     chains_ = new ValidatedField(QStringLiteral("1000"), [](const QString& t) {
@@ -174,9 +187,10 @@ void ParameterPanel::buildUi() {
     connect(reverseBox_, &QCheckBox::toggled, this, [this] {
         if (!updating_) userChanged();
     });
-    root->addWidget(chainGroup);
+    return chainGroup;
+}
 
-    // ---- comparison and sweep ----
+QGroupBox* ParameterPanel::buildCompareGroup() {
     auto* cmpGroup = new QGroupBox(tr("Compare and sweep"), this);
     auto* cv = new QVBoxLayout(cmpGroup);
     auto* cmpLabel = new QLabel(tr("Also run (same model, same seed):"), cmpGroup);
@@ -194,9 +208,12 @@ void ParameterPanel::buildUi() {
     });
     connect(sweep_, &ValidatedField::edited, this, &ParameterPanel::userTyping);
     connect(sweep_, &ValidatedField::committed, this, &ParameterPanel::userChanged);
-    root->addWidget(cmpGroup);
+    return cmpGroup;
+}
 
-    // ---- run ----
+// Not a group box: the reasons Run is disabled, auto-run and the buttons, then the stretch that
+// keeps the groups at the top.
+void ParameterPanel::buildRunControls(QVBoxLayout* root) {
     problemLabel_ = smallLabel(this, kReasonStyle);
     autoRun_ = new QCheckBox(tr("Run again whenever something changes"), this);
     autoRun_->setChecked(true);
@@ -215,9 +232,6 @@ void ParameterPanel::buildUi() {
     connect(autoRun_, &QCheckBox::toggled, this, [this] {
         if (!updating_) userChanged();
     });
-
-    updateScheduleFields();
-    refreshValidity();
 }
 
 void ParameterPanel::setPresets(const QList<QPair<QString, QString>>& presets) {

@@ -17,6 +17,9 @@
 #include "schedule_plot.hpp"
 #include "validated_field.hpp"
 
+class QGroupBox;
+class QVBoxLayout;
+
 namespace rbmscope {
 
 class ParameterPanel : public QWidget {
@@ -73,6 +76,12 @@ Q_SIGNALS:
 
 private:
     void buildUi();
+    QGroupBox* buildModelGroup();
+    QGroupBox* buildPathGroup();
+    QGroupBox* buildScheduleGroup();
+    QGroupBox* buildChainGroup();
+    QGroupBox* buildCompareGroup();
+    void buildRunControls(QVBoxLayout* root);
     void fillPaths();
     void fillBases();
     void fillCompare();

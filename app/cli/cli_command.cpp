@@ -65,7 +65,9 @@ Model Args::model(std::size_t i) const {
         return preset;
     }
     LoadedModel loaded = load_model_file(arg, options);
-    try {  // numbers the arithmetic cannot hold are refused before any command runs (issue #19)
+    // Parameters beyond what a double can hold in energies and sums (kMaxParameter) are refused
+    // here, before any command computes with them, instead of coming out as Inf/NaN.
+    try {
         require_computable(loaded.model);
     } catch (const InputError& e) {
         throw InputError(arg + ": " + e.what());

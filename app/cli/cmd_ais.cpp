@@ -196,7 +196,7 @@ namespace {
 
 json histogram_json(const Histogram& h) { return {{"lo", h.lo}, {"hi", h.hi}, {"counts", h.counts}}; }
 
-json run_ais_command(const std::vector<std::string>& argv) {
+Args ais_args() {
     std::vector<Args::Option> opts{
         {"path", "P", "geometric (default) | cov | moments | leaky | energy"},
         {"base", "B", "moment (default) | sigma | uniform | data"},
@@ -214,23 +214,28 @@ json run_ais_command(const std::vector<std::string>& argv) {
         {"log-weights", "", "also print every chain's log weight"},
         Progress::option()};
     for (auto& o : ais_path_options()) opts.push_back(o);
-    Args a("ais", {"MODEL"}, opts,
-           "Annealed importance sampling estimate of log Z (SPEC §2-4): log_z with +-3 sigma bounds\n"
-           "(log_z_low is null when it does not exist), a bootstrap 95% interval, the effective\n"
-           "sample size, the log-weight histogram and the running estimate of log Z_beta. With\n"
-           "--reverse also the reverse (upper) estimate. exact_log_z is given when it is known.\n"
-           "Ctrl-C: the estimate of log Z at beta_reached so far, \"complete\": false, exit 130.");
-    a.parse(argv);
-    if (a.help_requested()) {
-        std::cout << a.usage();
-        return nullptr;
-    }
-    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
-    const std::string path = a.get_choice("path", "geometric", {"geometric", "cov", "moments", "leaky", "energy"});
+    return Args("ais", {"MODEL"}, opts,
+                "Annealed importance sampling estimate of log Z (SPEC §2-4): log_z with +-3 sigma bounds\n"
+                "(log_z_low is null when it does not exist), a bootstrap 95% interval, the effective\n"
+                "sample size, the log-weight histogram and the running estimate of log Z_beta. With\n"
+                "--reverse also the reverse (upper) estimate. exact_log_z is given when it is known.\n"
+                "Ctrl-C: the estimate of log Z at beta_reached so far, \"complete\": false, exit 130.");
+}
+
+// The options read before the model: the path (its base needs the model), the schedule and the run.
+struct AisRequest {
+    std::string path, precision;
+    ScheduleRequest schedule;
+    AisOptions run;
+};
+
+AisRequest read_ais_request(const Args& a) {
+    AisRequest q;
+    q.path = a.get_choice("path", "geometric", {"geometric", "cov", "moments", "leaky", "energy"});
     (void)a.get_choice("base", "moment", {"moment", "sigma", "uniform", "data"});  // checked before the model is read
-    const std::string precision = a.get_choice("precision", "float64", {"float64", "float32"});
-    std::string kind = a.get("schedule", a.has("betas") ? "list" : "linear");
-    ScheduleRequest sreq;
+    q.precision = a.get_choice("precision", "float64", {"float64", "float32"});
+    const std::string kind = a.get("schedule", a.has("betas") ? "list" : "linear");
+    ScheduleRequest& sreq = q.schedule;
     sreq.kind = kind;
     sreq.steps = a.get_int("steps", kind == "piecewise" || kind == "list" ? 0 : 1000, kind == "list" ? 0 : 1, 1LL << 40);
     if (a.has("betas") && kind != "list") throw InputError("--betas is the schedule itself: use it with --schedule list");
@@ -239,39 +244,47 @@ json run_ais_command(const std::vector<std::string>& argv) {
         sreq.list = a.get_doubles("betas");
     }
     sreq.geometric_start = a.get_double("geometric-start", 1e-4);
-    AisOptions o;
+    AisOptions& o = q.run;
     o.chains = a.get_int("chains", 100, 1, 1LL << 31);
     o.seed = a.get_seed("seed", 1);
     o.perfect = a.flag("perfect");
     o.reverse = a.flag("reverse");
     o.checkpoints = static_cast<int>(a.get_int("checkpoints", 50, 1, 100000));
+    return q;
+}
 
-    interrupt::watch();
-    Progress progress(a);
-    const Model model = a.model(0);
-    // A BRBM with data (recorded by train, or --data) anneals from the data's base rate
-    // (Salakhutdinov & Murray) unless --base says otherwise; "base" in the output says which.
-    const std::string base = a.get_choice("base", default_ais_base(a, model), {"moment", "sigma", "uniform", "data"});
-    PathRequest preq = ais_path_request(a, model, path, base, o.seed);
-    preq.float32 = precision == "float32";
-    AisWork work(progress, o.chains, sreq.steps > 0 ? sreq.steps : static_cast<Index>(sreq.list.size()), o.reverse);
-    work.watch_moments(preq.moments);
-    PathPtr p;
-    try {
-        p = build_path(model, preq);
-    } catch (const Cancelled&) {
-        progress.finish(false);
-        return {{"complete", false}, {"phase", "moments"}, {"moment_sweeps_done", work.moment_sweeps_done()},
-                {"moment_sweeps", work.moment_sweeps()}, {"moment_chains", preq.moments.gibbs_chains},
-                {"path", path}, {"base", base}, {"chains", o.chains}, {"seed", o.seed}};
+// Which data the base rate came from: --data (a rows file as given, or the spec and its
+// preprocessing), else the data the model records; null when there is none.
+json base_data_json(const Args& a, const Model& model) {
+    if (auto d = a.get("data")) {
+        if (is_rows_file(a, *d)) return {{"rows_file", *d}};
+        return describe(training_data_from_args(a, *d));
     }
-    const Schedule schedule = make_schedule(sreq, p.get());
-    // One process: run_ais; under mpirun each rank runs its share of the chains (app/cli/mpi/).
-    const AisResult r = mpi::run_ais_on_world(*p, schedule, o, work.control(static_cast<Index>(schedule.size()) - 1));
-    const AisEstimate& e = r.estimate;
-    progress.finish(r.complete, r.complete ? json{{"log_z", e.log_z}, {"ci95_low", e.ci95_low}, {"ci95_high", e.ci95_high}}
-                                           : json{{"beta_reached", r.beta_reached}});
+    if (model.training) return describe(*model.training);
+    return nullptr;
+}
 
+json reverse_json(const ReverseAisResult& v, const AisEstimate& forward) {
+    json rj;
+    rj["complete"] = v.complete;
+    if (!v.complete) {
+        rj["beta_reached"] = v.beta_reached;
+        rj["steps_done"] = v.steps_done;
+    }
+    if (v.log_z_upper) {
+        rj["log_z_upper"] = *v.log_z_upper;
+        rj["ci95"] = {v.ci95_low, v.ci95_high};
+        rj["ess"] = v.ess;
+        rj["ess_fraction"] = v.ess_fraction;
+        rj["log_w_mean"] = v.log_w_mean;
+        rj["log_w_var"] = v.log_w_var;
+        rj["sandwich"] = {forward.log_z, *v.log_z_upper};
+    }
+    return rj;
+}
+
+json ais_result_json(const Args& a, const Model& model, const AisRequest& q, const std::string& base, const AisResult& r) {
+    const AisEstimate& e = r.estimate;
     json j;
     j["log_z"] = e.log_z;
     j["log_z_low"] = e.log_z_low ? json(*e.log_z_low) : json(nullptr);
@@ -290,26 +303,18 @@ json run_ais_command(const std::vector<std::string>& argv) {
         // A forward run stopped early estimates Z_beta_reached, not Z: no error then.
         if (r.steps_done == r.steps) j["error"] = e.log_z - ex;
     }
-    j["path"] = path;
+    j["path"] = q.path;
     j["path_name"] = r.path_name;
     j["base"] = base;
-    // Which data the base rate came from: --data (a rows file as given, or the spec and its
-    // preprocessing), else the data the model records.
-    if (base == "data") {
-        if (auto d = a.get("data")) {
-            if (is_rows_file(a, *d)) j["base_data"] = {{"rows_file", *d}};
-            else j["base_data"] = describe(training_data_from_args(a, *d));
-        } else if (model.training) {
-            j["base_data"] = describe(*model.training);
-        }
-    }
+    if (base == "data")
+        if (json d = base_data_json(a, model); !d.is_null()) j["base_data"] = d;
     j["kernel"] = r.kernel;
-    j["schedule"] = kind;
+    j["schedule"] = q.schedule.kind;
     j["steps"] = r.steps;
-    j["chains"] = o.chains;
-    j["seed"] = o.seed;
-    j["perfect"] = o.perfect;
-    j["precision"] = precision;
+    j["chains"] = q.run.chains;
+    j["seed"] = q.run.seed;
+    j["perfect"] = q.run.perfect;
+    j["precision"] = q.precision;
     j["notes"] = r.notes;
     j["complete"] = r.complete;
     if (!r.complete) {  // how far the forward chains got: the estimate above is of log Z_beta_reached
@@ -323,25 +328,7 @@ json run_ais_command(const std::vector<std::string>& argv) {
     j["running"] = running;
     j["seconds"] = r.seconds;
     j["chain_sweeps_per_s"] = r.chain_sweeps_per_s;
-    if (r.reverse) {
-        const ReverseAisResult& v = *r.reverse;
-        json rj;
-        rj["complete"] = v.complete;
-        if (!v.complete) {
-            rj["beta_reached"] = v.beta_reached;
-            rj["steps_done"] = v.steps_done;
-        }
-        if (v.log_z_upper) {
-            rj["log_z_upper"] = *v.log_z_upper;
-            rj["ci95"] = {v.ci95_low, v.ci95_high};
-            rj["ess"] = v.ess;
-            rj["ess_fraction"] = v.ess_fraction;
-            rj["log_w_mean"] = v.log_w_mean;
-            rj["log_w_var"] = v.log_w_var;
-            rj["sandwich"] = {e.log_z, *v.log_z_upper};
-        }
-        j["reverse"] = rj;
-    }
+    if (r.reverse) j["reverse"] = reverse_json(*r.reverse, e);
     json warnings = json::array();  // SPEC §9: intervals from too few effective samples
     if (const std::string w = ess_warning(e.ess); !w.empty()) warnings.push_back(w);
     if (r.reverse && r.reverse->log_z_upper)
@@ -349,6 +336,45 @@ json run_ais_command(const std::vector<std::string>& argv) {
     if (!warnings.empty()) j["warnings"] = warnings;
     if (a.flag("log-weights")) j["log_weights"] = to_json(r.log_weights);
     return j;
+}
+
+json run_ais_command(const std::vector<std::string>& argv) {
+    Args a = ais_args();
+    a.parse(argv);
+    if (a.help_requested()) {
+        std::cout << a.usage();
+        return nullptr;
+    }
+    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
+    const AisRequest q = read_ais_request(a);
+    const AisOptions& o = q.run;
+
+    interrupt::watch();
+    Progress progress(a);
+    const Model model = a.model(0);
+    // A BRBM with data (recorded by train, or --data) anneals from the data's base rate
+    // (Salakhutdinov & Murray) unless --base says otherwise; "base" in the output says which.
+    const std::string base = a.get_choice("base", default_ais_base(a, model), {"moment", "sigma", "uniform", "data"});
+    PathRequest preq = ais_path_request(a, model, q.path, base, o.seed);
+    preq.float32 = q.precision == "float32";
+    AisWork work(progress, o.chains, q.schedule.steps > 0 ? q.schedule.steps : static_cast<Index>(q.schedule.list.size()), o.reverse);
+    work.watch_moments(preq.moments);
+    PathPtr p;
+    try {
+        p = build_path(model, preq);
+    } catch (const Cancelled&) {
+        progress.finish(false);
+        return {{"complete", false}, {"phase", "moments"}, {"moment_sweeps_done", work.moment_sweeps_done()},
+                {"moment_sweeps", work.moment_sweeps()}, {"moment_chains", preq.moments.gibbs_chains},
+                {"path", q.path}, {"base", base}, {"chains", o.chains}, {"seed", o.seed}};
+    }
+    const Schedule schedule = make_schedule(q.schedule, p.get());
+    // One process: run_ais; under mpirun each rank runs its share of the chains (app/cli/mpi/).
+    const AisResult r = mpi::run_ais_on_world(*p, schedule, o, work.control(static_cast<Index>(schedule.size()) - 1));
+    const AisEstimate& e = r.estimate;
+    progress.finish(r.complete, r.complete ? json{{"log_z", e.log_z}, {"ci95_low", e.ci95_low}, {"ci95_high", e.ci95_high}}
+                                           : json{{"beta_reached", r.beta_reached}});
+    return ais_result_json(a, model, q, base, r);
 }
 
 }  // namespace

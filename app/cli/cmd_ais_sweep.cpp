@@ -108,8 +108,9 @@ Checkpoint load_checkpoint(const std::string& file, const json& options) {
     return sweep_checkpoint_from_json(read_file(file), options, "--resume " + file);
 }
 
-json run_ais_sweep(const std::vector<std::string>& argv) {
-    std::vector<Args::Option> opts{
+// The sweep's own options; ais_path_options() follow them.
+std::vector<Args::Option> sweep_options() {
+    return {
         {"methods", "LIST", "comma-separated path[:base], e.g. geometric:moment,geometric:sigma,cov (default geometric:moment)"},
         {"steps", "K1,K2,...", "numbers of steps (default 10,30,100,300,1000)"},
         {"chains", "N", "AIS chains per run (default 100)"},
@@ -126,34 +127,21 @@ json run_ais_sweep(const std::vector<std::string>& argv) {
                            "(and keeps saving to FILE unless --checkpoint is given)"},
         {"stop-after", "N", "(for tests) stop after N runs of this invocation, as an interrupted sweep would"},
         Progress::option()};
-    const std::size_t n_sweep_options = opts.size();
-    for (auto& o : ais_path_options()) opts.push_back(o);
-    Args a("ais-sweep", {"MODEL"}, opts,
-           "AIS over several methods and numbers of steps K, each repeated R times: mean and sd of\n"
-           "log Zhat over the repeats, the mean bootstrap 95% interval and the mean ESS (the papers'\n"
-           "log Z vs K and ESS vs K figures). Repeat r of every method uses seed S + r, so\n"
-           "`rbmscope-cli ais MODEL --seed S+r ...` reproduces one run.\n"
-           "Ctrl-C: the rows (method, K) whose repeats all finished, runs_done of runs, \"complete\": false,\n"
-           "exit 130; the unfinished run is dropped, and --checkpoint is written so --resume continues.");
-    a.parse(argv);
-    if (a.help_requested()) {
-        std::cout << a.usage();
-        return nullptr;
-    }
-    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
-    const std::vector<Method> methods = parse_methods(a.get("methods", "geometric:moment"));
-    std::vector<long long> ks = a.get_ints("steps", 1);
-    if (ks.empty()) ks = {10, 30, 100, 300, 1000};
-    const Index chains = a.get_int("chains", 100, 1, 1LL << 31);
-    const int repeats = static_cast<int>(a.get_int("repeats", 10, 1, 1'000'000));
-    const std::uint64_t seed = a.get_seed("seed", 1);
-    const std::string kind = a.get_choice("schedule", "linear",
-                                          {"linear", "sigmoid", "four-period", "piecewise", "binned", "geometric"});
-    const std::string format = a.get_choice("format", "json", {"json", "csv"});
-    const Model model = a.model(0);
+}
 
-    // Checkpoints: the options that decide the numbers are every option but these (output, threads,
-    // checkpointing and progress reporting change no number).
+Args ais_sweep_args(const std::vector<Args::Option>& opts) {
+    return Args("ais-sweep", {"MODEL"}, opts,
+                "AIS over several methods and numbers of steps K, each repeated R times: mean and sd of\n"
+                "log Zhat over the repeats, the mean bootstrap 95% interval and the mean ESS (the papers'\n"
+                "log Z vs K and ESS vs K figures). Repeat r of every method uses seed S + r, so\n"
+                "`rbmscope-cli ais MODEL --seed S+r ...` reproduces one run.\n"
+                "Ctrl-C: the rows (method, K) whose repeats all finished, runs_done of runs, \"complete\": false,\n"
+                "exit 130; the unfinished run is dropped, and --checkpoint is written so --resume continues.");
+}
+
+// For checkpoints, the options that decide the numbers: every option but the sweep's own output,
+// threads, checkpointing and progress options, which change no number.
+std::vector<std::string> decisive_options(const std::vector<Args::Option>& opts, std::size_t n_sweep_options) {
     std::vector<std::string> decisive;
     for (std::size_t i = 0; i < opts.size(); ++i)
         if (i >= n_sweep_options ||
@@ -161,128 +149,193 @@ json run_ais_sweep(const std::vector<std::string>& argv) {
              opts[i].name != "checkpoint-every" && opts[i].name != "resume" && opts[i].name != "stop-after" &&
              opts[i].name != "progress"))
             decisive.push_back(opts[i].name);
-    const json options = sweep_options_json(a, model, decisive);
-    const std::string resume = a.get("resume", "");
-    const std::string checkpoint_file = a.get("checkpoint", resume);
-    const Index every = a.get_int("checkpoint-every", 1, 1);
-    const Index stop_after = a.get_int("stop-after", 0, 1);
-    if (a.has("checkpoint-every") && checkpoint_file.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
-    if (a.has("stop-after") && checkpoint_file.empty()) throw InputError("--stop-after needs --checkpoint FILE");
-    Checkpoint ck = resume.empty() ? Checkpoint{options, {}} : load_checkpoint(resume, options);
-    Index ran = 0;
+    return decisive;
+}
 
-    interrupt::watch();
-    Progress progress(a);
-    const Index runs_total = static_cast<Index>(methods.size() * ks.size()) * repeats;
-    Index runs_seen = 0;  // runs finished, from the checkpoint or here
-    bool interrupted = false;
-    progress.update("sweep", 0, 0);
+struct SweepRequest {
+    std::vector<Method> methods;
+    std::vector<long long> ks;
+    Index chains = 0;
+    int repeats = 0;
+    std::uint64_t seed = 0;
+    std::string schedule, format;
+    bool perfect = false, reverse = false;
+};
 
-    std::vector<Row> rows;
-    for (const Method& m : methods) {
-        if (interrupted) break;
-        PathPtr p;  // built only when one of the method's runs is missing
-        for (long long k : ks) {
-            if (interrupted) break;
-            std::optional<Schedule> schedule;
-            std::vector<double> lz, lo, hi, ess, essf, lwm, up;
-            double secs = 0;
-            std::string path_name;
-            for (int r = 0; r < repeats; ++r) {
-                const RunKey key{m.spec, k, r};
-                auto it = ck.runs.find(key);
-                if (it == ck.runs.end()) {
-                    if (stop_after > 0 && ran == stop_after) {
-                        save_checkpoint(checkpoint_file, ck);
-                        return {{"stopped_after", ran}, {"runs_done", ck.runs.size()}, {"checkpoint", checkpoint_file}};
-                    }
-                    const double run_lo = static_cast<double>(runs_seen) / static_cast<double>(runs_total);
-                    AisWork work(progress, chains, static_cast<Index>(k), a.flag("reverse"), run_lo,
-                                 static_cast<double>(runs_seen + 1) / static_cast<double>(runs_total));
-                    if (!p) {
-                        PathRequest preq = ais_path_request(a, model, m.path, m.base, seed);
-                        work.watch_moments(preq.moments);
-                        try {
-                            p = build_path(model, preq);
-                        } catch (const Cancelled&) {
-                            interrupted = true;
-                            break;
-                        }
-                    }
-                    if (!schedule) {
-                        ScheduleRequest sreq;
-                        sreq.kind = kind;
-                        sreq.steps = k;
-                        schedule = make_schedule(sreq, p.get());
-                    }
-                    AisOptions o;
-                    o.chains = chains;
-                    o.seed = seed + static_cast<std::uint64_t>(r);
-                    o.perfect = a.flag("perfect");
-                    o.reverse = a.flag("reverse");
-                    o.checkpoints = 1;
-                    const AisResult res = mpi::run_ais_on_world(*p, *schedule, o, work.control(static_cast<Index>(schedule->size()) - 1));
-                    if (!res.complete) {  // interrupted: this run is dropped, the finished ones kept
-                        interrupted = true;
-                        break;
-                    }
-                    RunResult x{p->name(),         res.estimate.log_z, res.estimate.ci95_low,   res.estimate.ci95_high,
-                                res.estimate.ess, res.estimate.ess_fraction, res.estimate.log_w_mean, res.seconds, {}};
-                    if (res.reverse && res.reverse->log_z_upper) x.upper = *res.reverse->log_z_upper;
-                    it = ck.runs.emplace(key, x).first;
-                    if (++ran % every == 0 && !checkpoint_file.empty()) save_checkpoint(checkpoint_file, ck);
-                }
-                ++runs_seen;
-                const RunResult& x = it->second;
-                // Each finished run as it comes (a follower shows the estimates live).
-                progress.result("sweep", {{"point", {{"method", m.spec}, {"k", k}, {"repeat", r}, {"log_z", x.log_z},
-                                                     {"ci95_low", x.ci_low}, {"ci95_high", x.ci_high}, {"ess", x.ess}}},
-                                          {"runs_done", runs_seen}, {"runs", runs_total}});
-                path_name = x.path_name;
-                lz.push_back(x.log_z);
-                lo.push_back(x.ci_low);
-                hi.push_back(x.ci_high);
-                ess.push_back(x.ess);
-                essf.push_back(x.ess_fraction);
-                lwm.push_back(x.log_w_mean);
-                if (x.upper) up.push_back(*x.upper);
-                secs += x.seconds;
+SweepRequest read_sweep_request(const Args& a) {
+    SweepRequest q;
+    q.methods = parse_methods(a.get("methods", "geometric:moment"));
+    q.ks = a.get_ints("steps", 1);
+    if (q.ks.empty()) q.ks = {10, 30, 100, 300, 1000};
+    q.chains = a.get_int("chains", 100, 1, 1LL << 31);
+    q.repeats = static_cast<int>(a.get_int("repeats", 10, 1, 1'000'000));
+    q.seed = a.get_seed("seed", 1);
+    q.schedule = a.get_choice("schedule", "linear", {"linear", "sigmoid", "four-period", "piecewise", "binned", "geometric"});
+    q.format = a.get_choice("format", "json", {"json", "csv"});
+    q.perfect = a.flag("perfect");
+    q.reverse = a.flag("reverse");
+    return q;
+}
+
+struct SweepFiles {
+    std::string resume, checkpoint;  // checkpoint: --checkpoint, else --resume's file
+    Index every = 1;                 // finished runs between checkpoints
+    Index stop_after = 0;            // 0: run to the end
+};
+
+SweepFiles read_sweep_files(const Args& a) {
+    SweepFiles f;
+    f.resume = a.get("resume", "");
+    f.checkpoint = a.get("checkpoint", f.resume);
+    f.every = a.get_int("checkpoint-every", 1, 1);
+    f.stop_after = a.get_int("stop-after", 0, 1);
+    if (a.has("checkpoint-every") && f.checkpoint.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
+    if (a.has("stop-after") && f.checkpoint.empty()) throw InputError("--stop-after needs --checkpoint FILE");
+    return f;
+}
+
+// The runs of one sweep, in order: for each method and K, repeats 0..R-1. A run already in the
+// checkpoint is taken from it; a missing one is run and added (the checkpoint written every
+// --checkpoint-every runs). Ctrl-C drops the unfinished run (interrupted()); --stop-after N ends
+// the sweep before its (N+1)th run of this invocation (stopped()).
+class SweepRuns {
+public:
+    SweepRuns(const Args& a, const Model& model, const SweepRequest& q, const SweepFiles& files, Checkpoint& ck, Progress& progress)
+        : a_(a), model_(model), q_(q), files_(files), ck_(ck), progress_(progress),
+          runs_total_(static_cast<Index>(q.methods.size() * q.ks.size()) * q.repeats) {}
+
+    // The rows of the (method, K) whose repeats all finished.
+    std::vector<Row> run() {
+        std::vector<Row> rows;
+        for (const Method& m : q_.methods) {
+            PathPtr p;  // built only when one of the method's runs is missing
+            for (long long k : q_.ks) {
+                std::optional<Row> row = row_of(m, k, p);
+                if (!row) return rows;  // an unfinished (method, K) gives no row
+                rows.push_back(*row);
             }
-            if (interrupted) break;  // an unfinished (method, K) gives no row
-            Row row{m.spec, m.path, m.base, path_name, static_cast<Index>(k), mean_of(lz), sd_of(lz), mean_of(lo),
-                    mean_of(hi), mean_of(ess), mean_of(essf), mean_of(lwm), secs};
-            if (!up.empty()) {
-                row.upper_mean = mean_of(up);
-                row.upper_sd = sd_of(up);
-            }
-            rows.push_back(row);
         }
+        return rows;
     }
-    if (!checkpoint_file.empty() && (ran == 0 ? resume != checkpoint_file : ran % every != 0))
-        save_checkpoint(checkpoint_file, ck);  // the complete sweep (or the runs finished before Ctrl-C)
-    progress.finish(!interrupted, {{"runs_done", runs_seen}, {"runs", runs_total}});
-    const bool exact_known = has_exact_log_z(model);
-    const double exact = exact_known ? exact_log_z(model) : NAN;
 
-    if (format == "csv") {
-        std::cout << "method,path,base,steps,chains,repeats,log_z_mean,log_z_sd,ci95_low_mean,ci95_high_mean,ess_mean,"
-                     "ess_fraction_mean,log_w_mean,log_z_upper_mean,log_z_upper_sd,exact_log_z,seconds\n";
-        for (const Row& r : rows)
-            std::cout << r.method << ',' << r.path << ',' << r.base << ',' << r.steps << ',' << chains << ',' << repeats << ','
-                      << csv_number(r.log_z_mean) << ',' << csv_number(r.log_z_sd) << ',' << csv_number(r.ci_low) << ','
-                      << csv_number(r.ci_high) << ',' << csv_number(r.ess) << ',' << csv_number(r.ess_fraction) << ','
-                      << csv_number(r.log_w_mean) << ',' << csv_number(r.upper_mean) << ',' << csv_number(r.upper_sd) << ','
-                      << csv_number(exact) << ',' << csv_number(r.seconds) << '\n';
-        return nullptr;
+    bool interrupted() const { return interrupted_; }
+    bool stopped() const { return stopped_; }
+    Index ran() const { return ran_; }                // runs done by this invocation
+    Index runs_seen() const { return runs_seen_; }    // runs finished, from the checkpoint or here
+    Index runs_total() const { return runs_total_; }
+
+private:
+    std::optional<Row> row_of(const Method& m, long long k, PathPtr& p) {
+        std::optional<Schedule> schedule;
+        std::vector<double> lz, lo, hi, ess, essf, lwm, up;
+        double secs = 0;
+        std::string path_name;
+        for (int r = 0; r < q_.repeats; ++r) {
+            const RunResult* x = result_of(m, k, r, p, schedule);
+            if (!x) return std::nullopt;
+            ++runs_seen_;
+            // Each finished run as it comes (a follower shows the estimates live).
+            progress_.result("sweep", {{"point", {{"method", m.spec}, {"k", k}, {"repeat", r}, {"log_z", x->log_z},
+                                                  {"ci95_low", x->ci_low}, {"ci95_high", x->ci_high}, {"ess", x->ess}}},
+                                       {"runs_done", runs_seen_}, {"runs", runs_total_}});
+            path_name = x->path_name;
+            lz.push_back(x->log_z);
+            lo.push_back(x->ci_low);
+            hi.push_back(x->ci_high);
+            ess.push_back(x->ess);
+            essf.push_back(x->ess_fraction);
+            lwm.push_back(x->log_w_mean);
+            if (x->upper) up.push_back(*x->upper);
+            secs += x->seconds;
+        }
+        Row row{m.spec, m.path, m.base, path_name, static_cast<Index>(k), mean_of(lz), sd_of(lz), mean_of(lo),
+                mean_of(hi), mean_of(ess), mean_of(essf), mean_of(lwm), secs};
+        if (!up.empty()) {
+            row.upper_mean = mean_of(up);
+            row.upper_sd = sd_of(up);
+        }
+        return row;
     }
+
+    // Repeat r of method m at K = k: from the checkpoint, or run now (building the method's path
+    // and the schedule for this K on first use). Null when the sweep stops here.
+    const RunResult* result_of(const Method& m, long long k, int r, PathPtr& p, std::optional<Schedule>& schedule) {
+        const RunKey key{m.spec, k, r};
+        if (auto it = ck_.runs.find(key); it != ck_.runs.end()) return &it->second;
+        if (files_.stop_after > 0 && ran_ == files_.stop_after) {
+            stopped_ = true;
+            return nullptr;
+        }
+        const double run_lo = static_cast<double>(runs_seen_) / static_cast<double>(runs_total_);
+        AisWork work(progress_, q_.chains, static_cast<Index>(k), q_.reverse, run_lo,
+                     static_cast<double>(runs_seen_ + 1) / static_cast<double>(runs_total_));
+        if (!p) {
+            PathRequest preq = ais_path_request(a_, model_, m.path, m.base, q_.seed);
+            work.watch_moments(preq.moments);
+            try {
+                p = build_path(model_, preq);
+            } catch (const Cancelled&) {
+                interrupted_ = true;
+                return nullptr;
+            }
+        }
+        if (!schedule) {
+            ScheduleRequest sreq;
+            sreq.kind = q_.schedule;
+            sreq.steps = k;
+            schedule = make_schedule(sreq, p.get());
+        }
+        AisOptions o;
+        o.chains = q_.chains;
+        o.seed = q_.seed + static_cast<std::uint64_t>(r);
+        o.perfect = q_.perfect;
+        o.reverse = q_.reverse;
+        o.checkpoints = 1;
+        const AisResult res = mpi::run_ais_on_world(*p, *schedule, o, work.control(static_cast<Index>(schedule->size()) - 1));
+        if (!res.complete) {  // interrupted: this run is dropped, the finished ones kept
+            interrupted_ = true;
+            return nullptr;
+        }
+        RunResult x{p->name(),         res.estimate.log_z, res.estimate.ci95_low,   res.estimate.ci95_high,
+                    res.estimate.ess, res.estimate.ess_fraction, res.estimate.log_w_mean, res.seconds, {}};
+        if (res.reverse && res.reverse->log_z_upper) x.upper = *res.reverse->log_z_upper;
+        const auto it = ck_.runs.emplace(key, x).first;
+        if (++ran_ % files_.every == 0 && !files_.checkpoint.empty()) save_checkpoint(files_.checkpoint, ck_);
+        return &it->second;
+    }
+
+    const Args& a_;
+    const Model& model_;
+    const SweepRequest& q_;
+    const SweepFiles& files_;
+    Checkpoint& ck_;
+    Progress& progress_;
+    const Index runs_total_;
+    Index ran_ = 0, runs_seen_ = 0;
+    bool interrupted_ = false, stopped_ = false;
+};
+
+void print_sweep_csv(const std::vector<Row>& rows, const SweepRequest& q, double exact) {
+    std::cout << "method,path,base,steps,chains,repeats,log_z_mean,log_z_sd,ci95_low_mean,ci95_high_mean,ess_mean,"
+                 "ess_fraction_mean,log_w_mean,log_z_upper_mean,log_z_upper_sd,exact_log_z,seconds\n";
+    for (const Row& r : rows)
+        std::cout << r.method << ',' << r.path << ',' << r.base << ',' << r.steps << ',' << q.chains << ',' << q.repeats << ','
+                  << csv_number(r.log_z_mean) << ',' << csv_number(r.log_z_sd) << ',' << csv_number(r.ci_low) << ','
+                  << csv_number(r.ci_high) << ',' << csv_number(r.ess) << ',' << csv_number(r.ess_fraction) << ','
+                  << csv_number(r.log_w_mean) << ',' << csv_number(r.upper_mean) << ',' << csv_number(r.upper_sd) << ','
+                  << csv_number(exact) << ',' << csv_number(r.seconds) << '\n';
+}
+
+json ais_sweep_json(const std::string& model_name, const std::vector<Row>& rows, const SweepRequest& q, const SweepRuns& sweep,
+                std::optional<double> exact) {
     json j;
-    j["model"] = a.positional(0);
-    if (exact_known) j["exact_log_z"] = exact;
-    j["chains"] = chains;
-    j["repeats"] = repeats;
-    j["seed"] = seed;
-    j["schedule"] = kind;
-    j["perfect"] = a.flag("perfect");
+    j["model"] = model_name;
+    if (exact) j["exact_log_z"] = *exact;
+    j["chains"] = q.chains;
+    j["repeats"] = q.repeats;
+    j["seed"] = q.seed;
+    j["schedule"] = q.schedule;
+    j["perfect"] = q.perfect;
     json results = json::array(), warnings = json::array();
     for (const Row& r : rows) {
         json x{{"method", r.method},         {"path", r.path},           {"base", r.base},
@@ -300,13 +353,50 @@ json run_ais_sweep(const std::vector<std::string>& argv) {
             warnings.push_back(w);
     }
     j["results"] = results;
-    j["complete"] = !interrupted;
-    if (interrupted) {
-        j["runs_done"] = runs_seen;
-        j["runs"] = runs_total;
+    j["complete"] = !sweep.interrupted();
+    if (sweep.interrupted()) {
+        j["runs_done"] = sweep.runs_seen();
+        j["runs"] = sweep.runs_total();
     }
     if (!warnings.empty()) j["warnings"] = warnings;
     return j;
+}
+
+json run_ais_sweep(const std::vector<std::string>& argv) {
+    std::vector<Args::Option> opts = sweep_options();
+    const std::size_t n_sweep_options = opts.size();
+    for (auto& o : ais_path_options()) opts.push_back(o);
+    Args a = ais_sweep_args(opts);
+    a.parse(argv);
+    if (a.help_requested()) {
+        std::cout << a.usage();
+        return nullptr;
+    }
+    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
+    const SweepRequest q = read_sweep_request(a);
+    const Model model = a.model(0);
+    const json options = sweep_options_json(a, model, decisive_options(opts, n_sweep_options));
+    const SweepFiles files = read_sweep_files(a);
+    Checkpoint ck = files.resume.empty() ? Checkpoint{options, {}} : load_checkpoint(files.resume, options);
+
+    interrupt::watch();
+    Progress progress(a);
+    SweepRuns sweep(a, model, q, files, ck, progress);
+    progress.update("sweep", 0, 0);
+    const std::vector<Row> rows = sweep.run();
+    if (sweep.stopped()) {
+        save_checkpoint(files.checkpoint, ck);
+        return {{"stopped_after", sweep.ran()}, {"runs_done", ck.runs.size()}, {"checkpoint", files.checkpoint}};
+    }
+    if (!files.checkpoint.empty() && (sweep.ran() == 0 ? files.resume != files.checkpoint : sweep.ran() % files.every != 0))
+        save_checkpoint(files.checkpoint, ck);  // the complete sweep (or the runs finished before Ctrl-C)
+    progress.finish(!sweep.interrupted(), {{"runs_done", sweep.runs_seen()}, {"runs", sweep.runs_total()}});
+    const std::optional<double> exact = has_exact_log_z(model) ? std::optional<double>(exact_log_z(model)) : std::nullopt;
+    if (q.format == "csv") {
+        print_sweep_csv(rows, q, exact.value_or(NAN));
+        return nullptr;
+    }
+    return ais_sweep_json(a.positional(0), rows, q, sweep, exact);
 }
 
 }  // namespace

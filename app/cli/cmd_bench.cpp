@@ -1,6 +1,7 @@
-// rbmscope-cli bench: chain-sweeps per second of the AIS engine on the benchmark cases of
-// issue #8, next to the matrix-multiply rate measured in the same run (same scalar type, same
-// thread count), so every figure says how close the kernel is to the two-products-per-sweep bound.
+// rbmscope-cli bench: chain-sweeps per second of the AIS engine on fixed benchmark cases (a
+// 784x500 BRBM, a 108x200 GRBM, a 3072x30 leaky RBM and the two 2-D toy presets), next to the
+// matrix-multiply rate measured in the same run (same scalar type, same thread count), so every
+// figure says how close the kernel is to the two-products-per-sweep bound.
 //
 // Output: one JSON object {"cases": [...], ...} (the CLI contract); with --jsonl instead one
 // JSON line per case as soon as it finishes, and nothing else (for scripts that stream).
@@ -133,98 +134,122 @@ json run_case(const Case& c, const std::string& precision, int threads, int repe
     return j;
 }
 
+const std::vector<std::string> kCases = {"brbm-784x500", "grbm-108x200", "leaky-3072x30", "four-mode", "two-gaussians"};
+
+Args bench_args() {
+    return Args("bench", {},
+                {{"case", "NAME|all", "brbm-784x500 | grbm-108x200 | leaky-3072x30 | four-mode | two-gaussians | all (default)"},
+                 {"precision", "float32|float64|both", "scalar type of the products (default both; leaky and the 2-D toys: float64)"},
+                 {"threads", "T", "worker threads (default: all cores)"},
+                 {"chains", "N", "chains (default 1000; 2-D toys 100000)"},
+                 {"steps", "K", "annealing steps per timed run (default per case, ~1-3 s each)"},
+                 {"repeats", "R", "timed runs per case; the median is reported (default 3, --quick 1)"},
+                 {"model", "FILE", "the BRBM benchmark model (e.g. written by ais_peer.py --save-model)"},
+                 {"quick", "", "short runs (a smoke test, not a measurement)"},
+                 {"jsonl", "", "print one JSON line per case as it finishes instead of one object at the end"}},
+                "Chain-sweeps per second of AIS (one Gibbs transition of one chain at one intermediate\n"
+                "distribution, with its weight update) on the benchmark cases of issue #8, and the\n"
+                "matrix-multiply rate measured in the same run with the same scalar type and threads.\n"
+                "fraction_of_gemm_bound = chain_sweeps_per_s / (gemm rate / (two products of 2nm flops));\n"
+                "the binary kernels skip units that are off, so it can exceed 1.");
+}
+
+struct BenchRequest {
+    std::string which, precision;
+    int threads = 0, repeats = 1;
+    bool quick = false, jsonl = false;
+    std::string model_file;
+};
+
+BenchRequest read_bench_request(const Args& a) {
+    BenchRequest q;
+    std::vector<std::string> choices = kCases;
+    choices.push_back("all");
+    q.which = a.get_choice("case", "all", choices);
+    q.precision = a.get_choice("precision", "both", {"float32", "float64", "both"});
+    q.threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
+    q.quick = a.flag("quick");
+    q.jsonl = a.flag("jsonl");
+    q.repeats = static_cast<int>(a.get_int("repeats", q.quick ? 1 : 3, 1, 1000));
+    q.model_file = a.get("model", "");
+    return q;
+}
+
+// The case `name` in precision f32 or float64, its chains and steps from --chains and --steps
+// (read only here, so a bad value is reported when the first case is built).
+Case make_case(const Args& a, const BenchRequest& q, const std::string& name, bool f32) {
+    const double scale = q.quick ? 0.05 : 1.0;
+    auto steps_for = [&](Index full) {
+        return a.has("steps") ? static_cast<Index>(a.get_int("steps", 1, 1)) : std::max<Index>(2, static_cast<Index>(full * scale));
+    };
+    auto chains_for = [&](Index dflt) { return static_cast<Index>(a.get_int("chains", dflt, 1, 1LL << 31)); };
+    Case c;
+    c.name = name;
+    if (name == "brbm-784x500") {
+        const Brbm b = bench_brbm(q.model_file);
+        c.path = make_brbm_geometric_path(b, b.b, "base rate = target visible bias", f32);
+        c.chains = chains_for(1000);
+        c.steps = steps_for(300);
+        c.gemm_n = b.n_visible();
+        c.gemm_m = b.n_hidden();
+    } else if (name == "grbm-108x200") {
+        const Grbm g = bench_grbm();
+        c.path = make_grbm_geometric_path(g, DiagGaussianBase{g.b, g.sigma}, "N(b, sigma^2)", f32);
+        c.chains = chains_for(1000);
+        c.steps = steps_for(300);
+        c.gemm_n = 108;
+        c.gemm_m = 200;
+    } else if (name == "leaky-3072x30") {
+        const Leaky l = bench_leaky();
+        c.path = make_leaky_leakiness_path(l, LeakyKernel::ExactMH);
+        c.chains = chains_for(1000);
+        c.steps = steps_for(100);
+        c.gemm_n = 3072;
+        c.gemm_m = 30;
+    } else {
+        const Model m = load_preset(name);
+        PathRequest req;
+        c.path = build_path(m, req);
+        c.chains = chains_for(100000);
+        c.steps = steps_for(100);
+    }
+    return c;
+}
+
 json run(const std::vector<std::string>& argv) {
-    Args a("bench", {},
-           {{"case", "NAME|all", "brbm-784x500 | grbm-108x200 | leaky-3072x30 | four-mode | two-gaussians | all (default)"},
-            {"precision", "float32|float64|both", "scalar type of the products (default both; leaky and the 2-D toys: float64)"},
-            {"threads", "T", "worker threads (default: all cores)"},
-            {"chains", "N", "chains (default 1000; 2-D toys 100000)"},
-            {"steps", "K", "annealing steps per timed run (default per case, ~1-3 s each)"},
-            {"repeats", "R", "timed runs per case; the median is reported (default 3, --quick 1)"},
-            {"model", "FILE", "the BRBM benchmark model (e.g. written by ais_peer.py --save-model)"},
-            {"quick", "", "short runs (a smoke test, not a measurement)"},
-            {"jsonl", "", "print one JSON line per case as it finishes instead of one object at the end"}},
-           "Chain-sweeps per second of AIS (one Gibbs transition of one chain at one intermediate\n"
-           "distribution, with its weight update) on the benchmark cases of issue #8, and the\n"
-           "matrix-multiply rate measured in the same run with the same scalar type and threads.\n"
-           "fraction_of_gemm_bound = chain_sweeps_per_s / (gemm rate / (two products of 2nm flops));\n"
-           "the binary kernels skip units that are off, so it can exceed 1.");
+    Args a = bench_args();
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();
         return nullptr;
     }
-    const std::vector<std::string> all = {"brbm-784x500", "grbm-108x200", "leaky-3072x30", "four-mode", "two-gaussians"};
-    std::vector<std::string> choices = all;
-    choices.push_back("all");
-    const std::string which = a.get_choice("case", "all", choices);
-    const std::string prec = a.get_choice("precision", "both", {"float32", "float64", "both"});
-    const int threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
-    ThreadLimit limit(threads);
-    const bool quick = a.flag("quick"), jsonl = a.flag("jsonl");
-    const int repeats = static_cast<int>(a.get_int("repeats", quick ? 1 : 3, 1, 1000));
-    const double scale = quick ? 0.05 : 1.0;
-    auto steps_for = [&](Index full) {
-        return a.has("steps") ? static_cast<Index>(a.get_int("steps", 1, 1)) : std::max<Index>(2, static_cast<Index>(full * scale));
-    };
-    auto chains_for = [&](Index dflt) { return static_cast<Index>(a.get_int("chains", dflt, 1, 1LL << 31)); };
-    const std::string model_file = a.get("model", "");
+    const BenchRequest q = read_bench_request(a);
+    ThreadLimit limit(q.threads);
 
     std::vector<std::string> precisions;
-    if (prec != "float64") precisions.push_back("float32");
-    if (prec != "float32") precisions.push_back("float64");
+    if (q.precision != "float64") precisions.push_back("float32");
+    if (q.precision != "float32") precisions.push_back("float64");
 
     json cases = json::array();
     auto emit = [&](json j) {
-        if (jsonl) std::cout << j.dump() << std::endl;
+        if (q.jsonl) std::cout << j.dump() << std::endl;
         else cases.push_back(std::move(j));
     };
-    const double gemm_seconds = quick ? 0.05 : 0.5;
-    for (const std::string& name : all) {
-        if (which != "all" && which != name) continue;
+    const double gemm_seconds = q.quick ? 0.05 : 0.5;
+    for (const std::string& name : kCases) {
+        if (q.which != "all" && q.which != name) continue;
         // The leaky and 2-D toy paths have no float32 variant: they run in float64 only.
         const bool toy = name == "four-mode" || name == "two-gaussians" || name == "leaky-3072x30";
         for (const std::string& p : precisions) {
-            if (toy && p == "float32" && prec == "both") continue;
-            const bool f32 = p == "float32";
-            Case c;
-            c.name = name;
-            if (name == "brbm-784x500") {
-                const Brbm b = bench_brbm(model_file);
-                c.path = make_brbm_geometric_path(b, b.b, "base rate = target visible bias", f32);
-                c.chains = chains_for(1000);
-                c.steps = steps_for(300);
-                c.gemm_n = b.n_visible();
-                c.gemm_m = b.n_hidden();
-            } else if (name == "grbm-108x200") {
-                const Grbm g = bench_grbm();
-                c.path = make_grbm_geometric_path(g, DiagGaussianBase{g.b, g.sigma}, "N(b, sigma^2)", f32);
-                c.chains = chains_for(1000);
-                c.steps = steps_for(300);
-                c.gemm_n = 108;
-                c.gemm_m = 200;
-            } else if (name == "leaky-3072x30") {
-                const Leaky l = bench_leaky();
-                c.path = make_leaky_leakiness_path(l, LeakyKernel::ExactMH);
-                c.chains = chains_for(1000);
-                c.steps = steps_for(100);
-                c.gemm_n = 3072;
-                c.gemm_m = 30;
-            } else {
-                const Model m = load_preset(name);
-                PathRequest req;
-                c.path = build_path(m, req);
-                c.chains = chains_for(100000);
-                c.steps = steps_for(100);
-            }
-            emit(run_case(c, toy ? "float64" : p, threads, repeats, gemm_seconds));
+            if (toy && p == "float32" && q.precision == "both") continue;
+            emit(run_case(make_case(a, q, name, p == "float32"), toy ? "float64" : p, q.threads, q.repeats, gemm_seconds));
         }
     }
-    if (jsonl) return nullptr;
+    if (q.jsonl) return nullptr;
     json out;
     out["cases"] = cases;
-    out["threads"] = threads;
-    out["quick"] = quick;
+    out["threads"] = q.threads;
+    out["quick"] = q.quick;
     out["simd_path"] = simd_name(simd_active());  // kernels and GEMM bound alike
     out["cpu_features"] = cpu_features();
     return out;

@@ -18,29 +18,26 @@ const char* method_label(MeanFieldType t) {
     return "?";
 }
 
-json run_meanfield(const std::vector<std::string>& argv) {
-    Args a("meanfield", {"MODEL"},
-           {{"type", "1|2|tap", "1: factorize v and h; 2: integrate v, factorize h (default); tap: 2 plus the Onsager term"},
-            {"damping", "D", "mu <- (1-D) mu + D f(mu), D in (0,1] (default 1)"},
-            {"update", "U", "sequential (default) or parallel"},
-            {"restarts", "R", "restarts (default 10): the first from the uncoupled solution, the rest random"},
-            {"tol", "T", "converged when no mean moves more than T in a sweep (default 1e-10)"},
-            {"max-iterations", "I", "sweeps per restart before giving up (default 10000)"},
-            {"seed", "S", "seed of the random restarts (default 1)"},
-            {"max-configurations", "N", "compare with exact answers when |X|^m <= N (default 16777216 = 2^24)"},
-            {"trace", "", "add \"trace\": free energy, residual and largest move after each sweep of the reported restart"},
-            {"threads", "T", "worker threads; results do not depend on it"}},
-           "Naive mean field for a Gaussian RBM (kind grbm). Prints the best (lowest free energy)\n"
-           "converged fixed point, every distinct end point of the restarts, and, when the hidden\n"
-           "configurations can be enumerated, the exact -log Z and moments with the errors.\n"
-           "Free energies estimate -log Z: types 1 and 2 are upper bounds (-log Z <= F_2 <= F_1);\n"
-           "the TAP free energy is a truncated series and is not a bound.");
-    a.parse(argv);
-    if (a.help_requested()) {
-        std::cout << a.usage();
-        return nullptr;
-    }
-    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
+Args meanfield_args() {
+    return Args("meanfield", {"MODEL"},
+                {{"type", "1|2|tap", "1: factorize v and h; 2: integrate v, factorize h (default); tap: 2 plus the Onsager term"},
+                 {"damping", "D", "mu <- (1-D) mu + D f(mu), D in (0,1] (default 1)"},
+                 {"update", "U", "sequential (default) or parallel"},
+                 {"restarts", "R", "restarts (default 10): the first from the uncoupled solution, the rest random"},
+                 {"tol", "T", "converged when no mean moves more than T in a sweep (default 1e-10)"},
+                 {"max-iterations", "I", "sweeps per restart before giving up (default 10000)"},
+                 {"seed", "S", "seed of the random restarts (default 1)"},
+                 {"max-configurations", "N", "compare with exact answers when |X|^m <= N (default 16777216 = 2^24)"},
+                 {"trace", "", "add \"trace\": free energy, residual and largest move after each sweep of the reported restart"},
+                 {"threads", "T", "worker threads; results do not depend on it"}},
+                "Naive mean field for a Gaussian RBM (kind grbm). Prints the best (lowest free energy)\n"
+                "converged fixed point, every distinct end point of the restarts, and, when the hidden\n"
+                "configurations can be enumerated, the exact -log Z and moments with the errors.\n"
+                "Free energies estimate -log Z: types 1 and 2 are upper bounds (-log Z <= F_2 <= F_1);\n"
+                "the TAP free energy is a truncated series and is not a bound.");
+}
+
+MeanFieldOptions read_meanfield_options(const Args& a) {
     MeanFieldOptions o;
     const std::string type = a.get_choice("type", "2", {"1", "2", "tap"});
     o.type = type == "1" ? MeanFieldType::TypeI : type == "2" ? MeanFieldType::TypeII : MeanFieldType::Tap;
@@ -57,9 +54,10 @@ json run_meanfield(const std::vector<std::string>& argv) {
     o.seed = a.get_seed("seed", 1);
     o.exact.max_configurations = static_cast<double>(a.get_int("max-configurations", 16777216, 1, 1LL << 40));
     o.record_trace = a.flag("trace");
-    const Model m = a.model(0);
-    const MeanFieldResult r = mean_field(m, o);
+    return o;
+}
 
+json meanfield_json(const Model& m, const MeanFieldOptions& o, const MeanFieldResult& r) {
     json j;
     j["type"] = mean_field_type_name(r.type);
     j["method"] = method_label(r.type);
@@ -106,6 +104,19 @@ json run_meanfield(const std::vector<std::string>& argv) {
         j["exact_skipped"] = size.what + " exceed --max-configurations";
     }
     return j;
+}
+
+json run_meanfield(const std::vector<std::string>& argv) {
+    Args a = meanfield_args();
+    a.parse(argv);
+    if (a.help_requested()) {
+        std::cout << a.usage();
+        return nullptr;
+    }
+    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
+    const MeanFieldOptions o = read_meanfield_options(a);
+    const Model m = a.model(0);
+    return meanfield_json(m, o, mean_field(m, o));
 }
 
 }  // namespace

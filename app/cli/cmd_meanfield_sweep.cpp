@@ -21,7 +21,7 @@ json method_json(const MeanFieldSweepMethod& m) {
             {"mse_v_se", m.mse_v_se},       {"converged_fraction", m.converged_fraction}};
 }
 
-json run_meanfield_sweep(const std::vector<std::string>& argv) {
+Args meanfield_sweep_args() {
     const std::string help =
         std::string("Random GRBMs (default: the paper's 24 visible, 12 hidden units; 2^12 hidden\n"
                     "configurations, so exact answers are cheap). For each coupling scale, averaged over\n"
@@ -32,28 +32,25 @@ json run_meanfield_sweep(const std::vector<std::string>& argv) {
                     "F_I and F_II are upper bounds on -log Z; F_TAP is a truncated series, not a bound.\n"
                     "Model distribution (the paper's was lost; this is ours): ") +
         kMeanFieldSweepDistribution + ".";
-    Args a("meanfield-sweep", {},
-           {{"visible", "N", "visible units (default 24)"},
-            {"hidden", "M", "hidden units (default 12)"},
-            {"scales", "LIST", "coupling scales (default 0.05,0.1,0.15,0.2,0.25,0.3,0.4,0.5)"},
-            {"trials", "T", "random models per scale (default 100)"},
-            {"hidden-values", "LIST", "hidden value set X (default 0,1)"},
-            {"seed", "S", "seed of the models and restarts (default 1)"},
-            {"restarts", "R", "restarts per method and model (default 5)"},
-            {"damping", "D", "damping in (0,1] (default 1)"},
-            {"update", "U", "sequential (default) or parallel"},
-            {"tol", "T", "convergence tolerance on the means (default 1e-10)"},
-            {"max-iterations", "I", "sweeps per restart (default 10000)"},
-            {"threads", "T", "worker threads; results do not depend on it"},
-            {"format", "F", "json (default) or csv (one row per scale, with a header)"},
-            Progress::option()},
-           help + "\nCtrl-C: the rows of the scales finished, \"complete\": false, exit 130.");
-    a.parse(argv);
-    if (a.help_requested()) {
-        std::cout << a.usage();
-        return nullptr;
-    }
-    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
+    return Args("meanfield-sweep", {},
+                {{"visible", "N", "visible units (default 24)"},
+                 {"hidden", "M", "hidden units (default 12)"},
+                 {"scales", "LIST", "coupling scales (default 0.05,0.1,0.15,0.2,0.25,0.3,0.4,0.5)"},
+                 {"trials", "T", "random models per scale (default 100)"},
+                 {"hidden-values", "LIST", "hidden value set X (default 0,1)"},
+                 {"seed", "S", "seed of the models and restarts (default 1)"},
+                 {"restarts", "R", "restarts per method and model (default 5)"},
+                 {"damping", "D", "damping in (0,1] (default 1)"},
+                 {"update", "U", "sequential (default) or parallel"},
+                 {"tol", "T", "convergence tolerance on the means (default 1e-10)"},
+                 {"max-iterations", "I", "sweeps per restart (default 10000)"},
+                 {"threads", "T", "worker threads; results do not depend on it"},
+                 {"format", "F", "json (default) or csv (one row per scale, with a header)"},
+                 Progress::option()},
+                help + "\nCtrl-C: the rows of the scales finished, \"complete\": false, exit 130.");
+}
+
+MeanFieldSweepOptions read_meanfield_sweep_options(const Args& a) {
     MeanFieldSweepOptions o;
     o.visible = a.get_int("visible", 24, 1, 100000);
     o.hidden = a.get_int("hidden", 12, 1, 64);
@@ -80,14 +77,13 @@ json run_meanfield_sweep(const std::vector<std::string>& argv) {
     o.mean_field.tol = a.get_double("tol", 1e-10);
     if (!(o.mean_field.tol > 0)) throw InputError("--tol must be a positive number, got " + a.get("tol", ""));
     o.mean_field.max_iterations = a.get_int("max-iterations", 10000, 1, 1'000'000'000);
-    const std::string format = a.get_choice("format", "json", {"json", "csv"});
+    return o;
+}
 
-    interrupt::watch();
-    Progress progress(a);
-    const auto t0 = std::chrono::steady_clock::now();
-    // One scale at a time (a trial's model and restarts depend on the scale and trial index only,
-    // so the rows are those of one call), so that Ctrl-C keeps the finished scales.
-    std::vector<MeanFieldSweepRow> rows;
+// One scale at a time (a trial's model and restarts depend on the scale and trial index only,
+// so the rows are those of one call), so that Ctrl-C keeps the finished scales. Returns whether
+// every scale finished.
+bool sweep_by_scale(MeanFieldSweepOptions o, Progress& progress, std::vector<MeanFieldSweepRow>& rows) {
     std::atomic<Index> trials_done{0};
     const double trials_total = static_cast<double>(o.trials) * static_cast<double>(o.scales.size());
     o.cancelled = [] { return interrupt::requested(); };
@@ -96,7 +92,6 @@ json run_meanfield_sweep(const std::vector<std::string>& argv) {
         progress.update("trials", static_cast<double>(done) / trials_total, -1, {{"trials_done", done}});
     };
     progress.update("trials", 0, -1);
-    bool complete = true;
     for (double scale : o.scales) {
         MeanFieldSweepOptions one = o;
         one.scales = {scale};
@@ -104,29 +99,30 @@ json run_meanfield_sweep(const std::vector<std::string>& argv) {
             const auto r = mean_field_sweep(one);
             rows.insert(rows.end(), r.begin(), r.end());
         } catch (const Cancelled&) {
-            complete = false;
-            break;
+            return false;
         }
     }
-    progress.finish(complete);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return true;
+}
 
-    if (format == "csv") {
-        std::cout << "scale,true_free_energy,f1,f2,ftap,gap1,gap2,gaptap,mse_h1,mse_h2,mse_htap,"
-                     "mse_v1,mse_v2,mse_vtap,converged1,converged2,convergedtap\n";
-        std::cout.precision(10);
-        for (const auto& r : rows) {
-            const MeanFieldSweepMethod* m[3] = {&r.type1, &r.type2, &r.tap};
-            std::cout << r.scale << ',' << r.true_free_energy;
-            for (auto* x : m) std::cout << ',' << x->free_energy;
-            for (auto* x : m) std::cout << ',' << x->gap;
-            for (auto* x : m) std::cout << ',' << x->mse_h;
-            for (auto* x : m) std::cout << ',' << x->mse_v;
-            for (auto* x : m) std::cout << ',' << x->converged_fraction;
-            std::cout << '\n';
-        }
-        return nullptr;
+void print_meanfield_sweep_csv(const std::vector<MeanFieldSweepRow>& rows) {
+    std::cout << "scale,true_free_energy,f1,f2,ftap,gap1,gap2,gaptap,mse_h1,mse_h2,mse_htap,"
+                 "mse_v1,mse_v2,mse_vtap,converged1,converged2,convergedtap\n";
+    std::cout.precision(10);
+    for (const auto& r : rows) {
+        const MeanFieldSweepMethod* m[3] = {&r.type1, &r.type2, &r.tap};
+        std::cout << r.scale << ',' << r.true_free_energy;
+        for (auto* x : m) std::cout << ',' << x->free_energy;
+        for (auto* x : m) std::cout << ',' << x->gap;
+        for (auto* x : m) std::cout << ',' << x->mse_h;
+        for (auto* x : m) std::cout << ',' << x->mse_v;
+        for (auto* x : m) std::cout << ',' << x->converged_fraction;
+        std::cout << '\n';
     }
+}
+
+json meanfield_sweep_json(const MeanFieldSweepOptions& o, const std::vector<MeanFieldSweepRow>& rows, double seconds,
+                          bool complete) {
     json out;
     out["distribution"] = kMeanFieldSweepDistribution;
     out["settings"] = {{"visible", o.visible},
@@ -151,6 +147,31 @@ json run_meanfield_sweep(const std::vector<std::string>& argv) {
     out["complete"] = complete;
     if (!complete) out["scales_done"] = rows.size();
     return out;
+}
+
+json run_meanfield_sweep(const std::vector<std::string>& argv) {
+    Args a = meanfield_sweep_args();
+    a.parse(argv);
+    if (a.help_requested()) {
+        std::cout << a.usage();
+        return nullptr;
+    }
+    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
+    const MeanFieldSweepOptions o = read_meanfield_sweep_options(a);
+    const std::string format = a.get_choice("format", "json", {"json", "csv"});
+
+    interrupt::watch();
+    Progress progress(a);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<MeanFieldSweepRow> rows;
+    const bool complete = sweep_by_scale(o, progress, rows);
+    progress.finish(complete);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (format == "csv") {
+        print_meanfield_sweep_csv(rows);
+        return nullptr;
+    }
+    return meanfield_sweep_json(o, rows, seconds, complete);
 }
 
 }  // namespace

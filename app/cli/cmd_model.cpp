@@ -87,7 +87,7 @@ json run_exact(const std::vector<std::string>& argv) {
     return j;
 }
 
-json run_sample(const std::vector<std::string>& argv) {
+Args sample_args() {
     std::vector<Args::Option> opts{
             {"chains", "N", "independent chains (default 10)"},
             {"sweeps", "T", "block-Gibbs sweeps per chain (default 1000); 0 with --exact"},
@@ -101,10 +101,67 @@ json run_sample(const std::vector<std::string>& argv) {
                              "      model file records (key \"training\", written by train)"},
             Progress::option()};
     for (const auto& o : data_options()) opts.push_back(o);
-    Args a("sample", {"MODEL"}, opts,
-           "Samples of v: the final state of each chain after T sweeps from the model's reference\n"
-           "distribution, or exact samples with --exact.\n"
-           "Ctrl-C: the chains' states after sweeps_done sweeps, \"complete\": false, exit 130.");
+    return Args("sample", {"MODEL"}, opts,
+                "Samples of v: the final state of each chain after T sweeps from the model's reference\n"
+                "distribution, or exact samples with --exact.\n"
+                "Ctrl-C: the chains' states after sweeps_done sweeps, \"complete\": false, exit 130.");
+}
+
+// Data asked for (--data) must load; the file's record only adds to the samples, so when its
+// data cannot be found the samples still come, with a warning saying why there is no "data".
+std::optional<InspectionData> data_beside_samples(const Args& a, const Model& m, json& warnings) {
+    if (a.has("data") || has_data_transform(a) || !m.training) return inspection_data(a, m, a.positional(0));
+    try {
+        return inspection_data(a, m, a.positional(0));
+    } catch (const InputError& e) {
+        warnings.push_back(e.what());
+    }
+    return std::nullopt;
+}
+
+// T block-Gibbs sweeps of every chain from the model's reference distribution (fewer after
+// Ctrl-C); adds the method, the sweeps and, for leaky RBMs, the kernel and its acceptance to `j`.
+// Returns whether every sweep was done.
+bool run_chains(const Args& a, const Model& m, Index chains, long long sweeps, std::uint64_t seed, const std::string& kernel,
+                RowMat& V, json& j) {
+    interrupt::watch();
+    Progress progress(a);
+    progress.update("sampling", 0, 0);
+    ChainRngs rngs(seed, chains, StreamPurpose::Chains);
+    V = initial_states(m, chains, rngs);
+    SweepOptions so;
+    so.leaky_kernel = kernel == "paper-gibbs" ? LeakyKernel::PaperGibbs : LeakyKernel::ExactMH;
+    LeakySweepStats total;
+    long long done = 0;
+    for (; done < sweeps && !interrupt::requested(); ++done) {
+        const auto s = gibbs_sweep(m, V, rngs, so);
+        total.proposed += s.proposed;
+        total.accepted += s.accepted;
+        progress.update("sampling", static_cast<double>(done + 1) / static_cast<double>(sweeps),
+                        static_cast<double>(done + 1) * static_cast<double>(chains));
+    }
+    const bool complete = done == sweeps;
+    progress.finish(complete);
+    j["method"] = "gibbs";
+    j["sweeps"] = sweeps;
+    if (!complete) j["sweeps_done"] = done;
+    if (m.kind() == ModelKind::Leaky) {
+        j["kernel"] = leaky_kernel_name(so.leaky_kernel);
+        if (total.proposed > 0) j["acceptance"] = double(total.accepted) / double(total.proposed);
+    }
+    return complete;
+}
+
+void print_samples_csv(const RowMat& V) {
+    std::cout.precision(17);
+    for (Index r = 0; r < V.rows(); ++r) {
+        for (Index i = 0; i < V.cols(); ++i) std::cout << (i ? "," : "") << V(r, i);
+        std::cout << "\n";
+    }
+}
+
+json run_sample(const std::vector<std::string>& argv) {
+    Args a = sample_args();
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();
@@ -117,21 +174,8 @@ json run_sample(const std::vector<std::string>& argv) {
     const std::string format = a.get_choice("format", "json", {"json", "csv"});
     const std::string kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"});
     const Model m = a.model(0);
-    // Data asked for (--data) must load; the file's record only adds to the samples, so when its
-    // data cannot be found the samples still come, with a warning saying why there is no "data".
-    std::optional<InspectionData> inspect;
     json warnings = json::array();
-    if (format == "json") {
-        if (a.has("data") || has_data_transform(a) || !m.training) {
-            inspect = inspection_data(a, m, a.positional(0));
-        } else {
-            try {
-                inspect = inspection_data(a, m, a.positional(0));
-            } catch (const InputError& e) {
-                warnings.push_back(e.what());
-            }
-        }
-    }
+    const std::optional<InspectionData> inspect = format == "json" ? data_beside_samples(a, m, warnings) : std::nullopt;
     if (static_cast<double>(chains) * static_cast<double>(m.n_visible()) > 2e8)
         throw InputError("--chains " + std::to_string(chains) + " x " + std::to_string(m.n_visible()) +
                          " visible units is too many values to print");
@@ -142,38 +186,10 @@ json run_sample(const std::vector<std::string>& argv) {
         V = exact_samples(m, chains, seed);
         j["method"] = "exact";
     } else {
-        interrupt::watch();
-        Progress progress(a);
-        progress.update("sampling", 0, 0);
-        ChainRngs rngs(seed, chains, StreamPurpose::Chains);
-        V = initial_states(m, chains, rngs);
-        SweepOptions so;
-        so.leaky_kernel = kernel == "paper-gibbs" ? LeakyKernel::PaperGibbs : LeakyKernel::ExactMH;
-        LeakySweepStats total;
-        long long done = 0;
-        for (; done < sweeps && !interrupt::requested(); ++done) {
-            const auto s = gibbs_sweep(m, V, rngs, so);
-            total.proposed += s.proposed;
-            total.accepted += s.accepted;
-            progress.update("sampling", static_cast<double>(done + 1) / static_cast<double>(sweeps),
-                            static_cast<double>(done + 1) * static_cast<double>(chains));
-        }
-        complete = done == sweeps;
-        progress.finish(complete);
-        j["method"] = "gibbs";
-        j["sweeps"] = sweeps;
-        if (!complete) j["sweeps_done"] = done;
-        if (m.kind() == ModelKind::Leaky) {
-            j["kernel"] = leaky_kernel_name(so.leaky_kernel);
-            if (total.proposed > 0) j["acceptance"] = double(total.accepted) / double(total.proposed);
-        }
+        complete = run_chains(a, m, chains, sweeps, seed, kernel, V, j);
     }
     if (format == "csv") {
-        std::cout.precision(17);
-        for (Index r = 0; r < V.rows(); ++r) {
-            for (Index i = 0; i < V.cols(); ++i) std::cout << (i ? "," : "") << V(r, i);
-            std::cout << "\n";
-        }
+        print_samples_csv(V);
         return nullptr;
     }
     j["chains"] = chains;

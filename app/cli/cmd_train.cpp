@@ -55,7 +55,7 @@ json record_summary(const TrainRecord& r) {
     return j;
 }
 
-json run_train(const std::vector<std::string>& argv) {
+Args train_args() {
     std::vector<Args::Option> options{
         {"data", "SPEC", "bars:D (all 2^(D+1)-2 patterns), bars:D:COUNT[:SEED] (sampled), digits (8x8, shipped),\n"
                          "      FILE.csv, FILE.csv.gz (digits format) or FILE-idx3-ubyte (labels read from the idx1 file beside it)"},
@@ -95,107 +95,130 @@ json run_train(const std::vector<std::string>& argv) {
         {"log", "FILE", "write the training log (.csv or .json)"},
         Progress::option()};
     for (const auto& o : data_options()) options.push_back(o);
-    Args a("train", {}, options,
-           "Trains an RBM by stochastic gradient ascent on the average log-likelihood (SPEC 7). Negative\n"
-           "phase: CD-k, PCD, or PCD whose chains are tempering ladders with reversible even-odd (pt),\n"
-           "lifted (lpt) or deterministic even-odd (deo) swaps (Kadan et al., Procedure 1); leaky RBMs also\n"
-           "the leakiness-annealing sampler (leaky, Li et al. Algorithm 2) and its variant from data (mix).\n"
-           "Leaky RBMs get the projection step after every update. The log-likelihood in the log is exact\n"
-           "when log Z is enumerable, else an AIS estimate (labelled, with a bootstrap 95% interval).\n"
-           "Ctrl-C stops after the current update and still writes --out, --log and --checkpoint;\n"
-           "the JSON then says \"complete\": false (status cancelled) and the exit code is 130.\n"
-           "Under mpirun the ranks share every update (gradient tiles of 64 rows; cd/pcd chains, tempered\n"
-           "rungs) and print and write what one process does (README \"Cluster runs (MPI)\").");
-    a.parse(argv);
-    if (a.help_requested()) {
-        std::cout << a.usage();
-        return nullptr;
-    }
-    const std::string out = a.get("out", "");
-    if (out.empty()) throw InputError("--out MODEL is required (.json or .npz)");
-    if (!ends_with(out, ".json") && !ends_with(out, ".npz")) throw InputError("--out must end in .json or .npz, got '" + out + "'");
-    const std::string log_path = a.get("log", "");
-    if (!log_path.empty() && !ends_with(log_path, ".csv") && !ends_with(log_path, ".json"))
-        throw InputError("--log must end in .csv or .json, got '" + log_path + "'");
+    return Args("train", {}, options,
+                "Trains an RBM by stochastic gradient ascent on the average log-likelihood (SPEC 7). Negative\n"
+                "phase: CD-k, PCD, or PCD whose chains are tempering ladders with reversible even-odd (pt),\n"
+                "lifted (lpt) or deterministic even-odd (deo) swaps (Kadan et al., Procedure 1); leaky RBMs also\n"
+                "the leakiness-annealing sampler (leaky, Li et al. Algorithm 2) and its variant from data (mix).\n"
+                "Leaky RBMs get the projection step after every update. The log-likelihood in the log is exact\n"
+                "when log Z is enumerable, else an AIS estimate (labelled, with a bootstrap 95% interval).\n"
+                "Ctrl-C stops after the current update and still writes --out, --log and --checkpoint;\n"
+                "the JSON then says \"complete\": false (status cancelled) and the exit code is 130.\n"
+                "Under mpirun the ranks share every update (gradient tiles of 64 rows; cd/pcd chains, tempered\n"
+                "rungs) and print and write what one process does (README \"Cluster runs (MPI)\").");
+}
+
+// What the command writes, and where its checkpoints go.
+struct TrainFiles {
+    std::string model, log, checkpoint;
+    Index checkpoint_every = 0;
+};
+
+std::string log_text(const Trainer& t, const std::string& log_path) {
+    return ends_with(log_path, ".csv") ? t.log_csv() : t.log_json();
+}
+
+// The checks that need no data, made before any is read: the files' suffixes, --data, and
+// --epochs against --updates.
+TrainFiles read_output_files(const Args& a) {
+    TrainFiles f;
+    f.model = a.get("out", "");
+    if (f.model.empty()) throw InputError("--out MODEL is required (.json or .npz)");
+    if (!ends_with(f.model, ".json") && !ends_with(f.model, ".npz"))
+        throw InputError("--out must end in .json or .npz, got '" + f.model + "'");
+    f.log = a.get("log", "");
+    if (!f.log.empty() && !ends_with(f.log, ".csv") && !ends_with(f.log, ".json"))
+        throw InputError("--log must end in .csv or .json, got '" + f.log + "'");
     if (!a.has("data")) throw InputError("--data is required: bars:D, digits, FILE.csv or FILE-idx3-ubyte");
     if (a.has("epochs") && a.has("updates")) throw InputError("give --epochs or --updates, not both");
-    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
-    TrainingData applied;
-    Dataset data = load_data(a, a.get("data", ""), &applied);
+    return f;
+}
 
-    std::optional<Trainer> trainer;
-    if (a.has("resume")) {
-        for (const char* o : {"kind", "hidden", "method", "k", "batch", "lr", "lr-schedule", "momentum", "weight-decay",
-                              "gamma", "rungs", "chains", "seed", "init-scale", "sigma", "learn-sigma", "leakiness",
-                              "no-projection", "projection-limit", "kernel", "monitor-every", "monitor-examples", "ais-chains", "ais-steps",
-                              "exact-limit", "epochs"})
-            if (a.has(o)) throw InputError(std::string("--") + o + " cannot change on --resume (the checkpoint holds it); only --updates can");
-        trainer.emplace(Trainer::load_checkpoint(a.get("resume", ""), std::move(data)));
-        if (a.has("updates")) trainer->set_total_updates(a.get_int("updates", 0, 0));
-    } else {
-        TrainOptions o;
-        const std::string kind = a.get_choice("kind", "brbm", {"brbm", "grbm", "leaky"});
-        o.kind = kind == "grbm" ? ModelKind::Grbm : kind == "leaky" ? ModelKind::Leaky : ModelKind::Brbm;
-        o.hidden = a.get_int("hidden", 16, 1, 100000);
-        o.method = parse_train_method(a.get("method", "pcd"));
-        o.k = static_cast<int>(a.get_int("k", 1, 1, 100000));
-        o.batch = a.get_int("batch", 10, 1);
-        if (o.batch > data.size())
-            throw InputError("--batch " + std::to_string(o.batch) + " exceeds the " + std::to_string(data.size()) + " examples");
-        const Index per_epoch = (data.size() + o.batch - 1) / o.batch;
-        o.updates = a.has("epochs") ? a.get_int("epochs", 1, 1, 1000000) * per_epoch : a.get_int("updates", 1000, 1);
-        o.learning_rate = a.get_double("lr", 0.01);
-        o.schedule = a.get_choice("lr-schedule", "constant", {"constant", "linear"}) == "linear" ? LearningRateSchedule::Linear
-                                                                                                : LearningRateSchedule::Constant;
-        o.momentum = a.get_double("momentum", 0.0);
-        o.weight_decay = a.get_double("weight-decay", 0.0);
-        o.gamma = a.get_double("gamma", 0.7);
-        o.temperatures = a.get_int("rungs", 6, 1, 1000);
-        o.chains = a.get_int("chains", 0, 1, 1000000);
-        o.seed = a.get_seed("seed", 1);
-        o.init_scale = a.get_double("init-scale", 0.01);
-        o.sigma = a.get_double("sigma", 1.0);
-        o.learn_sigma = a.flag("learn-sigma");
-        o.leakiness = a.get_double("leakiness", 0.01);
-        o.projection = !a.flag("no-projection");
-        if (a.has("projection-limit") && a.get("projection-limit", "") != "auto") {
-            if (!o.projection) throw InputError("--projection-limit and --no-projection contradict each other");
-            o.projection_limit = a.get_double("projection-limit", 0.0);
-        }
-        o.leaky_kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs" ? LeakyKernel::PaperGibbs
-                                                                                                        : LeakyKernel::ExactMH;
-        o.monitor_every = a.get_int("monitor-every", std::max<Index>(1, o.updates / 20), 0);
-        o.monitor_examples = a.get_int("monitor-examples", 0, 0);
-        o.ais_chains = a.get_int("ais-chains", 100, 1, 1000000);
-        o.ais_steps = a.get_int("ais-steps", 1000, 1, 10000000);
-        o.exact_limit = static_cast<double>(a.get_int("exact-limit", 262144, 0));
-        if (o.kind != ModelKind::Leaky)
-            for (const char* opt : {"no-projection", "projection-limit", "leakiness", "kernel"})
-                if (a.has(opt)) throw InputError(std::string("--") + opt + " applies to --kind leaky only");
-        if (!is_tempered(o.method))
-            for (const char* opt : {"gamma", "rungs"})
-                if (a.has(opt)) throw InputError(std::string("--") + opt + " applies to --method pt, lpt or deo only");
-        trainer.emplace(o, std::move(data));
+// A new run's options; --batch and --epochs are checked against the examples in `data`.
+TrainOptions read_train_options(const Args& a, const Dataset& data) {
+    TrainOptions o;
+    const std::string kind = a.get_choice("kind", "brbm", {"brbm", "grbm", "leaky"});
+    o.kind = kind == "grbm" ? ModelKind::Grbm : kind == "leaky" ? ModelKind::Leaky : ModelKind::Brbm;
+    o.hidden = a.get_int("hidden", 16, 1, 100000);
+    o.method = parse_train_method(a.get("method", "pcd"));
+    o.k = static_cast<int>(a.get_int("k", 1, 1, 100000));
+    o.batch = a.get_int("batch", 10, 1);
+    if (o.batch > data.size())
+        throw InputError("--batch " + std::to_string(o.batch) + " exceeds the " + std::to_string(data.size()) + " examples");
+    const Index per_epoch = (data.size() + o.batch - 1) / o.batch;
+    o.updates = a.has("epochs") ? a.get_int("epochs", 1, 1, 1000000) * per_epoch : a.get_int("updates", 1000, 1);
+    o.learning_rate = a.get_double("lr", 0.01);
+    o.schedule = a.get_choice("lr-schedule", "constant", {"constant", "linear"}) == "linear" ? LearningRateSchedule::Linear
+                                                                                            : LearningRateSchedule::Constant;
+    o.momentum = a.get_double("momentum", 0.0);
+    o.weight_decay = a.get_double("weight-decay", 0.0);
+    o.gamma = a.get_double("gamma", 0.7);
+    o.temperatures = a.get_int("rungs", 6, 1, 1000);
+    o.chains = a.get_int("chains", 0, 1, 1000000);
+    o.seed = a.get_seed("seed", 1);
+    o.init_scale = a.get_double("init-scale", 0.01);
+    o.sigma = a.get_double("sigma", 1.0);
+    o.learn_sigma = a.flag("learn-sigma");
+    o.leakiness = a.get_double("leakiness", 0.01);
+    o.projection = !a.flag("no-projection");
+    if (a.has("projection-limit") && a.get("projection-limit", "") != "auto") {
+        if (!o.projection) throw InputError("--projection-limit and --no-projection contradict each other");
+        o.projection_limit = a.get_double("projection-limit", 0.0);
     }
-    Trainer& t = *trainer;
-    const std::string checkpoint = a.get("checkpoint", "");
-    const Index every = a.get_int("checkpoint-every", 0, 0);
-    if (every > 0 && checkpoint.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
+    o.leaky_kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs" ? LeakyKernel::PaperGibbs
+                                                                                                    : LeakyKernel::ExactMH;
+    o.monitor_every = a.get_int("monitor-every", std::max<Index>(1, o.updates / 20), 0);
+    o.monitor_examples = a.get_int("monitor-examples", 0, 0);
+    o.ais_chains = a.get_int("ais-chains", 100, 1, 1000000);
+    o.ais_steps = a.get_int("ais-steps", 1000, 1, 10000000);
+    o.exact_limit = static_cast<double>(a.get_int("exact-limit", 262144, 0));
+    if (o.kind != ModelKind::Leaky)
+        for (const char* opt : {"no-projection", "projection-limit", "leakiness", "kernel"})
+            if (a.has(opt)) throw InputError(std::string("--") + opt + " applies to --kind leaky only");
+    if (!is_tempered(o.method))
+        for (const char* opt : {"gamma", "rungs"})
+            if (a.has(opt)) throw InputError(std::string("--") + opt + " applies to --method pt, lpt or deo only");
+    return o;
+}
 
-    // Under mpirun the ranks share every update (Trainer::set_exchange): each sums the scores of
-    // its gradient tiles and, for cd and pcd, runs only its chains; every rank then holds the
-    // same parameters, and rank 0 alone writes files and reports progress.
+// A new trainer, or the one in --resume's checkpoint (which holds every training option; only
+// the total number of updates may grow).
+Trainer make_trainer(const Args& a, Dataset data) {
+    if (!a.has("resume")) {
+        const TrainOptions o = read_train_options(a, data);  // before `data` moves into the trainer
+        return Trainer(o, std::move(data));
+    }
+    for (const char* o : {"kind", "hidden", "method", "k", "batch", "lr", "lr-schedule", "momentum", "weight-decay",
+                          "gamma", "rungs", "chains", "seed", "init-scale", "sigma", "learn-sigma", "leakiness",
+                          "no-projection", "projection-limit", "kernel", "monitor-every", "monitor-examples", "ais-chains", "ais-steps",
+                          "exact-limit", "epochs"})
+        if (a.has(o)) throw InputError(std::string("--") + o + " cannot change on --resume (the checkpoint holds it); only --updates can");
+    Trainer t = Trainer::load_checkpoint(a.get("resume", ""), std::move(data));
+    if (a.has("updates")) t.set_total_updates(a.get_int("updates", 0, 0));
+    return t;
+}
+
+void read_checkpointing(const Args& a, TrainFiles& f) {
+    f.checkpoint = a.get("checkpoint", "");
+    f.checkpoint_every = a.get_int("checkpoint-every", 0, 0);
+    if (f.checkpoint_every > 0 && f.checkpoint.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
+}
+
+// Trains until the run finishes, diverges or is stopped by Ctrl-C, writing the checkpoint every
+// --checkpoint-every updates and at the end. Under mpirun the ranks share every update
+// (Trainer::set_exchange): each sums the scores of its gradient tiles and, for cd and pcd, runs
+// only its chains; every rank then holds the same parameters, and rank 0 alone writes files and
+// reports progress. Returns the bytes every rank handed to MPI, summed on rank 0.
+std::vector<double> train(const Args& a, Trainer& t, const TrainFiles& f, mpi::WorldPtExchange& exchange, Index first_update) {
     mpi::World& world = mpi::world();
-    mpi::WorldPtExchange exchange;
     if (world.distributed()) t.set_exchange(&exchange);
     interrupt::watch();
     Progress progress(a);
     const double total_updates = static_cast<double>(std::max<Index>(1, t.options().updates));
-    const Index first_update = t.updates_done();
     if (world.root()) progress.update("training", static_cast<double>(first_update) / total_updates, 0);
     world.agree(0, /*start_work=*/true);
     while (t.status() == TrainStatus::Running) {
-        const Index chunk = every > 0 ? every - t.updates_done() % every : t.options().updates;
+        const Index chunk = f.checkpoint_every > 0 ? f.checkpoint_every - t.updates_done() % f.checkpoint_every : t.options().updates;
         // One update at a time for the progress line; step(1) n times is step(n) (same numbers).
         for (Index i = 0; i < chunk && t.status() == TrainStatus::Running; ++i) {
             t.step(1, &interrupt::flag());
@@ -204,9 +227,9 @@ json run_train(const std::vector<std::string>& argv) {
                 progress.update("training", static_cast<double>(done) / total_updates, -1,
                                 {{"updates_done", done}, {"updates", t.options().updates}});
         }
-        if (!checkpoint.empty() && t.status() != TrainStatus::Diverged) {
+        if (!f.checkpoint.empty() && t.status() != TrainStatus::Diverged) {
             t.share_states();  // the chains other ranks ran, so the file is that of one process
-            if (world.root()) t.save_checkpoint(checkpoint);
+            if (world.root()) t.save_checkpoint(f.checkpoint);
             mpi::test_pause_after_checkpoint();
         }
         if (t.status() == TrainStatus::Cancelled) break;
@@ -216,19 +239,27 @@ json run_train(const std::vector<std::string>& argv) {
     const std::vector<double> bytes = world.gather(&sent, 1);
     world.end_work();
     if (world.root()) progress.finish(t.status() == TrainStatus::Finished);
+    return bytes;
+}
+
+// The model and the log (rank 0 only). A diverged run writes only its log, then fails with the
+// trainer's message.
+void write_outputs(const Trainer& t, const TrainFiles& f, const TrainingData& applied) {
+    const bool root = mpi::world().root();
     if (t.status() == TrainStatus::Diverged) {
-        if (!log_path.empty() && world.root())
-            write_file_atomically(log_path, ends_with(log_path, ".csv") ? t.log_csv() : t.log_json());
-        throw InputError(t.message() + (log_path.empty() ? "" : " (log written to " + log_path + ")"));
+        if (!f.log.empty() && root) write_file_atomically(f.log, log_text(t, f.log));
+        throw InputError(t.message() + (f.log.empty() ? "" : " (log written to " + f.log + ")"));
     }
     Model trained = t.model();
     trained.training = applied;  // so the Samples view and AIS see the data as the model did
-    if (world.root()) save_model(trained, out);
-    if (!log_path.empty() && world.root()) write_file_atomically(log_path, ends_with(log_path, ".csv") ? t.log_csv() : t.log_json());
+    if (root) save_model(trained, f.model);
+    if (!f.log.empty() && root) write_file_atomically(f.log, log_text(t, f.log));
+}
 
+json train_result(const Trainer& t, const TrainFiles& f, const std::vector<double>& bytes_sent, Index first_update) {
     const TrainOptions& o = t.options();
     json j{{"status", train_status_name(t.status())},
-           {"model", out},
+           {"model", f.model},
            {"kind", kind_name(o.kind)},
            {"method", train_method_name(o.method)},
            {"hidden", o.hidden},
@@ -249,18 +280,37 @@ json run_train(const std::vector<std::string>& argv) {
         j["projection_active_updates"] = active;
         j["max_singular_value"] = t.model().as<Leaky>()->max_singular_value();
     }
-    if (!log_path.empty()) j["log"] = log_path;
-    if (!checkpoint.empty()) j["checkpoint"] = checkpoint;
-    if (world.distributed()) {
+    if (!f.log.empty()) j["log"] = f.log;
+    if (!f.checkpoint.empty()) j["checkpoint"] = f.checkpoint;
+    if (mpi::World& world = mpi::world(); world.distributed()) {
         // Payload all ranks handed to MPI: per update each rank sends the sums of its gradient
         // tiles, 8 (n m + n + m) bytes per tile, to every other rank (plus the chains before a checkpoint).
         double total = 0;
-        for (double b : bytes) total += b;
+        for (double b : bytes_sent) total += b;
         const double updates = std::max<double>(1.0, static_cast<double>(t.updates_done() - first_update));
         j["mpi"] = {{"ranks", world.size()}, {"bytes_sent", total}, {"bytes_sent_per_update", total / updates}};
     }
     j["complete"] = t.status() != TrainStatus::Cancelled;
     return j;
+}
+
+json run_train(const std::vector<std::string>& argv) {
+    Args a = train_args();
+    a.parse(argv);
+    if (a.help_requested()) {
+        std::cout << a.usage();
+        return nullptr;
+    }
+    TrainFiles files = read_output_files(a);
+    ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
+    TrainingData applied;
+    Trainer t = make_trainer(a, load_data(a, a.get("data", ""), &applied));
+    read_checkpointing(a, files);
+    mpi::WorldPtExchange exchange;
+    const Index first_update = t.updates_done();
+    const std::vector<double> bytes_sent = train(a, t, files, exchange, first_update);
+    write_outputs(t, files, applied);
+    return train_result(t, files, bytes_sent, first_update);
 }
 
 json run_data_info(const std::vector<std::string>& argv) {
