@@ -33,6 +33,11 @@
 
 #include "main_window/main_window.hpp"
 #include "main_window/quit_signals.hpp"
+#include "views/annealing/annealing_view.hpp"
+#include "views/meanfield/meanfield_view.hpp"
+#include "views/samples/samples_view.hpp"
+#include "views/tempering/tempering_view.hpp"
+#include "views/training/training_view.hpp"
 #include "core/io/presets.hpp"
 #include "validated_field.hpp"
 
@@ -211,10 +216,10 @@ int main(int argc, char** argv) {
         w.startRun();  // the current run's histogram and running estimate, too
     }
     // Samples view: data beside the samples, the sampler, and --run to draw.
-    if (parser.isSet(data) && !w.samplesView()->setDataSpec(parser.value(data)) && parser.value(view) == QLatin1String("samples"))
-        return fail(QStringLiteral("--data: ") + w.samplesView()->dataMessage());
+    if (parser.isSet(data) && !w.viewWidget<rbmscope::SamplesView>(QStringLiteral("samples"))->setDataSpec(parser.value(data)) && parser.value(view) == QLatin1String("samples"))
+        return fail(QStringLiteral("--data: ") + w.viewWidget<rbmscope::SamplesView>(QStringLiteral("samples"))->dataMessage());
     {
-        rbmscope::SamplesSettings ss = w.samplesView()->settings();
+        rbmscope::SamplesSettings ss = w.viewWidget<rbmscope::SamplesView>(QStringLiteral("samples"))->settings();
         if (parser.isSet(sampler)) {
             const QString v = parser.value(sampler);
             if (v == QLatin1String("gibbs")) ss.sampler = rbmscope::SamplerKind::Gibbs;
@@ -225,23 +230,23 @@ int main(int argc, char** argv) {
         long long sw = ss.sweeps;
         if (const QString err = integer(sampleSweeps, 1, 100000000, sw); !err.isEmpty()) return fail(err);
         ss.sweeps = sw;
-        w.samplesView()->setSettings(ss);
-        if (parser.isSet(run) && parser.value(view) == QLatin1String("samples")) w.samplesView()->run();
+        w.viewWidget<rbmscope::SamplesView>(QStringLiteral("samples"))->setSettings(ss);
+        if (parser.isSet(run) && parser.value(view) == QLatin1String("samples")) w.viewWidget<rbmscope::SamplesView>(QStringLiteral("samples"))->run();
     }
     // Mean-field view: --run computes the three methods (and, for a model that is not 2-D, the sweep).
-    if (parser.isSet(run) && parser.value(view) == QLatin1String("meanfield")) w.meanFieldView()->run();
+    if (parser.isSet(run) && parser.value(view) == QLatin1String("meanfield")) w.viewWidget<rbmscope::MeanFieldView>(QStringLiteral("meanfield"))->run();
     // Tempering view: --run starts its PT run (as F5 there); headless nobody watches, so no pacing.
     if (parser.isSet(run) && parser.value(view) == QLatin1String("tempering")) {
         if (screenshot) {
-            rbmscope::TemperingSettings ts = w.temperingView()->settings();
+            rbmscope::TemperingSettings ts = w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering"))->settings();
             ts.scansPerSecond = 0;
-            w.temperingView()->setSettings(ts);
+            w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering"))->setSettings(ts);
         }
         w.runCurrent();
     }
     // Training view: settings from the command line, then train (several methods: one after another).
     if (parser.isSet(trainMethod)) {
-        rbmscope::TrainingView* tv = w.trainingView();
+        rbmscope::TrainingView* tv = w.viewWidget<rbmscope::TrainingView>(QStringLiteral("training"));
         rbmscope::TrainDataSpec d = tv->dataSpec();
         if (parser.isSet(data)) d.source = parser.value(data);
         d.shifts = parser.isSet(trainShifts);
@@ -296,7 +301,7 @@ int main(int argc, char** argv) {
     }
     if (parser.value(scale) != QLatin1String("shared") && parser.value(scale) != QLatin1String("separate"))
         return fail(QStringLiteral("--scale must be shared or separate, not '%1'").arg(parser.value(scale)));
-    w.compareView()->setSharedScale(parser.value(scale) == QLatin1String("shared"));
+    w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("compare"))->setSharedScale(parser.value(scale) == QLatin1String("shared"));
     std::optional<double> showBeta;
     if (parser.isSet(beta)) {
         const QString err = rbmscope::checkReal(parser.value(beta), 0, 1, false, false, QStringLiteral("--beta"));
@@ -308,7 +313,7 @@ int main(int argc, char** argv) {
     if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0) w.resize(wh[0].toInt(), wh[1].toInt());
     w.show();
     if (!screenshot) {
-        if (showBeta) QTimer::singleShot(0, &w, [&w, showBeta] { w.annealingView()->setBeta(*showBeta); });
+        if (showBeta) QTimer::singleShot(0, &w, [&w, showBeta] { w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("annealing"))->setBeta(*showBeta); });
         return app.exec();
     }
 
@@ -328,11 +333,11 @@ int main(int argc, char** argv) {
     });
     QObject::connect(poll, &QTimer::timeout, &w, [&w, file, reportFile, framesDir, frames, dpi, poll, showBeta, &betaApplied] {
         if (!w.idle()) return;
-        if (const rbmscope::TemperingView* tv = w.temperingView(); tv->running() || tv->jobs()->isRunning(tv->heatChannel())) return;
+        if (const rbmscope::TemperingView* tv = w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering")); tv->running() || tv->jobs()->isRunning(tv->heatChannel())) return;
         if (!betaApplied) {
             // Scrub to the asked beta once the run is in: particles from the nearest checkpoint.
             betaApplied = true;
-            w.annealingView()->setBeta(*showBeta);
+            w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("annealing"))->setBeta(*showBeta);
             return;
         }
         poll->stop();
