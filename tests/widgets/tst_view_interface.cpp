@@ -29,9 +29,16 @@ QString presetFor(const QString& view) {
     return view == QLatin1String("samples") ? QStringLiteral("bars-and-stripes") : QStringLiteral("four-mode");
 }
 
+// A view's part as a session file gives it back: an unsigned integer that fits reads as a signed
+// one (JSON has one kind of integer; session_io keeps uint64 only above INT64_MAX).
 rbm::Session saved(const View* v) {
     rbm::Session s;
     v->saveSession(s);
+    for (auto& [view, map] : s.views)
+        for (auto& [key, value] : map)
+            for (rbm::SessionScalar& x : value.items)
+                if (const auto* u = std::get_if<std::uint64_t>(&x); u && *u <= static_cast<std::uint64_t>(INT64_MAX))
+                    x = static_cast<std::int64_t>(*u);
     return s;
 }
 

@@ -85,7 +85,8 @@ ViewContext MainWindow::viewContext() {
     c.progressNote = [this](const QString& text) { Q_EMIT pathProgress(text); };
     c.showView = [this](const QString& name) { return setCurrentView(name); };
     c.view = [this](const QString& name) { return view(name); };
-    c.changed = [this] { updateStatus(); };
+    c.changed = [this] { updateActions(); };
+    c.statusChanged = [this] { updateStatus(); };
     c.openModel = [this](const rbm::Model& m, const QString& origin) {
         if (const QString problem = displayProblem(m); !problem.isEmpty()) {
             showError(tr("Cannot open the trained model"), problem);

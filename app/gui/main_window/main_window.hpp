@@ -192,7 +192,6 @@ public:
 Q_SIGNALS:
     void modelChanged();
     void densityReady();
-    void lanesChanged();
     void pathProgress(const QString& text);  // a long path build (Gibbs target moments) says how far it is
     void summaryReady();
     void sessionProblem(const QString& message);

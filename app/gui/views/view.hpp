@@ -54,7 +54,8 @@ struct ViewContext {
     std::function<void(const QString&)> progressNote;     // a long preparation says how far it is
     std::function<bool(const QString&)> showView;         // make the view of that name the current one
     std::function<View*(const QString&)> view;            // another view, by name
-    std::function<void()> changed;                        // a transport or the status moved: the window re-reads them
+    std::function<void()> changed;                        // a transport's state moved: the window's actions follow
+    std::function<void()> statusChanged;                  // what View::status() reports moved: the status bar follows
     // A view replaces the window's model (Training's "Open in app"): false, reported, when no view can show it.
     std::function<bool(const rbm::Model&, const QString& origin)> openModel;
     std::function<void(const rbm::TrainingData&)> attachTrainingData;  // Samples' data becomes the model's

@@ -79,13 +79,13 @@ AnnealingPipeline::AnnealingPipeline(const ViewContext& ctx) : QObject(ctx.owner
         for (AnnealingView* v : annealing_) v->setRun(run_);
         if (estimates_) estimates_->setRun(run_);
         if (run_->lanes().empty()) ctx_.resultDropped(QStringLiteral("ais"));  // dropped (new settings)
-        ctx_.changed();
+        ctx_.statusChanged();
     });
-    connect(run_, &AisJob::finished, this, [this] { ctx_.changed(); });
+    connect(run_, &AisJob::finished, this, [this] { ctx_.statusChanged(); });
     connect(sweep_, &SweepJob::progressed, this, [this] {
         if (estimates_) estimates_->setSweep(sweep_);
         if (sweep_->points().empty()) ctx_.resultDropped(QStringLiteral("sweep"));
-        ctx_.changed();
+        ctx_.statusChanged();
     });
 }
 
@@ -180,7 +180,7 @@ void AnnealingPipeline::rebuildLanes() {
         [this](QString err) {
             ctx_.panel->setPathStatus(err, true);
             runAfterLanes_ = sweepAfterLanes_ = false;
-            ctx_.changed();
+            ctx_.statusChanged();
         });
 }
 
@@ -218,7 +218,7 @@ void AnnealingPipeline::onLanes(std::vector<Lane> lanes) {
         if (pendingRunGate_) launchRun(std::exchange(pendingRunGate_, {}));
         else startRun();
     }
-    ctx_.changed();
+    ctx_.statusChanged();
 }
 
 void AnnealingPipeline::setSettings(const RunSettings& s) {
@@ -234,7 +234,7 @@ void AnnealingPipeline::setSettings(const RunSettings& s) {
         for (AnnealingView* v : annealing_) v->setLanesPending();
         runAfterLanes_ = s.autoRun;
         rebuildLanes();
-        ctx_.changed();
+        ctx_.statusChanged();
         return;
     }
     if (s.schedule.kind == "binned" && lanesReady_ && !lanes_.empty() && lanes_.front().path) {
@@ -252,7 +252,7 @@ void AnnealingPipeline::maybeAutoRun() {
     if (!ctx_.panel->isValid()) {
         run_->cancel();  // the shown run no longer matches the settings; nothing valid to run
         autoRunTimer_->stop();
-        ctx_.changed();
+        ctx_.statusChanged();
         return;
     }
     autoRunTimer_->start();
@@ -278,7 +278,7 @@ void AnnealingPipeline::launchRun(std::shared_ptr<rbm::StepGate> gate) {
     run_->start(lanes_, settings_, twoD() ? 1000 : 0, std::move(gate));
     for (AnnealingView* v : annealing_) v->setRun(run_);
     if (estimates_) estimates_->setRun(run_);
-    ctx_.changed();
+    ctx_.statusChanged();
 }
 
 void AnnealingPipeline::launchSweep(std::shared_ptr<rbm::StepGate> gate) {
@@ -297,7 +297,7 @@ void AnnealingPipeline::launchSweep(std::shared_ptr<rbm::StepGate> gate) {
     if (estimates_) estimates_->setChains(settings_.chains);
     sweep_->start(lanes_, settings_, std::move(gate));
     if (estimates_) estimates_->setSweep(sweep_);
-    ctx_.changed();
+    ctx_.statusChanged();
 }
 
 void AnnealingPipeline::stop() {

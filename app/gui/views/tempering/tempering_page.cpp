@@ -37,7 +37,6 @@ public:
         View::setPace(unitsPerSecond);
         tempering_->setReplayPace(unitsPerSecond > 0 ? unitsPerSecond : 0);  // a PT replay goes at the transport's speed
     }
-    bool busy() const override { return tempering_->running(); }
     void setModel(const rbm::Model& m, const ModelEvent& e) override {
         if (e.change == ModelChange::Opened || e.change == ModelChange::Edited) tempering_->setModel(m);
     }
