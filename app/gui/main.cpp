@@ -33,6 +33,11 @@
 #include "app_options.hpp"
 #include "main_window/main_window.hpp"
 #include "main_window/quit_signals.hpp"
+#include "views/annealing/annealing_view.hpp"
+#include "views/meanfield/meanfield_view.hpp"
+#include "views/samples/samples_view.hpp"
+#include "views/tempering/tempering_view.hpp"
+#include "views/training/training_view.hpp"
 #include "core/io/presets.hpp"
 #include "validated_field.hpp"
 
@@ -135,7 +140,7 @@ QString showView(MainWindow& w, const AppOptions& o) {
 
 // Samples view: data beside the samples, the sampler, and --run to draw.
 QString configureSamplesView(MainWindow& w, const AppOptions& o) {
-    rbmscope::SamplesView* view = w.samplesView();
+    rbmscope::SamplesView* view = w.viewWidget<rbmscope::SamplesView>(QStringLiteral("samples"));
     if (o.data && !view->setDataSpec(*o.data) && viewIs(o, "samples")) return QStringLiteral("--data: ") + view->dataMessage();
     rbmscope::SamplesSettings ss = view->settings();
     if (o.sampler) {
@@ -156,12 +161,12 @@ QString configureSamplesView(MainWindow& w, const AppOptions& o) {
 // Mean-field view: --run computes the three methods (and, for a model that is not 2-D, the sweep).
 // Tempering view: --run starts its PT run (as F5 there); headless nobody watches, so no pacing.
 void startMeanFieldOrTempering(MainWindow& w, const AppOptions& o) {
-    if (o.run && viewIs(o, "meanfield")) w.meanFieldView()->run();
+    if (o.run && viewIs(o, "meanfield")) w.viewWidget<rbmscope::MeanFieldView>(QStringLiteral("meanfield"))->run();
     if (o.run && viewIs(o, "tempering")) {
         if (o.headless()) {
-            rbmscope::TemperingSettings ts = w.temperingView()->settings();
+            rbmscope::TemperingSettings ts = w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering"))->settings();
             ts.scansPerSecond = 0;
-            w.temperingView()->setSettings(ts);
+            w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering"))->setSettings(ts);
         }
         w.runCurrent();
     }
@@ -231,7 +236,7 @@ QString startTraining(rbmscope::TrainingView* tv, const AppOptions& o) {
 QString applyCompareScale(MainWindow& w, const AppOptions& o) {
     if (o.scale != QLatin1String("shared") && o.scale != QLatin1String("separate"))
         return QStringLiteral("--scale must be shared or separate, not '%1'").arg(o.scale);
-    w.compareView()->setSharedScale(o.scale == QLatin1String("shared"));
+    w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("compare"))->setSharedScale(o.scale == QLatin1String("shared"));
     return {};
 }
 
@@ -250,8 +255,8 @@ QString configureViews(MainWindow& w, const AppOptions& o, bool sessionOpened, s
     if (const QString err = configureSamplesView(w, o); !err.isEmpty()) return err;
     startMeanFieldOrTempering(w, o);
     if (o.trainMethod) {
-        if (const QString err = configureTrainingData(w.trainingView(), o); !err.isEmpty()) return err;
-        if (const QString err = startTraining(w.trainingView(), o); !err.isEmpty()) return err;
+        if (const QString err = configureTrainingData(w.viewWidget<rbmscope::TrainingView>(QStringLiteral("training")), o); !err.isEmpty()) return err;
+        if (const QString err = startTraining(w.viewWidget<rbmscope::TrainingView>(QStringLiteral("training")), o); !err.isEmpty()) return err;
     }
     if (const QString err = applyCompareScale(w, o); !err.isEmpty()) return err;
     return readBeta(o, showBeta);
@@ -277,11 +282,11 @@ QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional
     });
     QObject::connect(poll, &QTimer::timeout, &w, [&w, file, reportFile, framesDir, frames, dpi, poll, showBeta, betaApplied = !showBeta]() mutable {
         if (!w.idle()) return;
-        if (const rbmscope::TemperingView* tv = w.temperingView(); tv->running() || tv->jobs()->isRunning(tv->heatChannel())) return;
+        if (const rbmscope::TemperingView* tv = w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering")); tv->running() || tv->jobs()->isRunning(tv->heatChannel())) return;
         if (!betaApplied) {
             // Scrub to the asked beta once the run is in: particles from the nearest checkpoint.
             betaApplied = true;
-            w.annealingView()->setBeta(*showBeta);
+            w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("annealing"))->setBeta(*showBeta);
             return;
         }
         poll->stop();
@@ -344,7 +349,7 @@ int main(int argc, char** argv) {
     if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0) w.resize(wh[0].toInt(), wh[1].toInt());
     w.show();
     if (!o.headless()) {
-        if (showBeta) QTimer::singleShot(0, &w, [&w, showBeta] { w.annealingView()->setBeta(*showBeta); });
+        if (showBeta) QTimer::singleShot(0, &w, [&w, showBeta] { w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("annealing"))->setBeta(*showBeta); });
         return app.exec();
     }
     if (const QString err = exportWhenResultsAreIn(w, o, showBeta); !err.isEmpty()) return fail(err);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "main_window/main_window.hpp"
+#include "window_views.hpp"
 
 inline std::unique_ptr<rbmscope::MainWindow> testWindow(int width = 1200, int height = 800) {
     auto w = std::make_unique<rbmscope::MainWindow>();
@@ -42,15 +43,15 @@ inline void makeRunsLong(rbmscope::MainWindow& w, int idleMs) {
     s.reverse = false;
     w.applySettings(s);
     QTRY_VERIFY_WITH_TIMEOUT(w.idle(), idleMs);
-    rbmscope::TemperingSettings t = w.temperingView()->settings();
+    rbmscope::TemperingSettings t = temperingViewOf(w)->settings();
     t.scans = 10000000;
-    w.temperingView()->setSettings(t);
+    temperingViewOf(w)->setSettings(t);
     rbmscope::SamplesSettings samples;
     samples.sweeps = 100000000;
     samples.chains = 16;
-    w.samplesView()->setSettings(samples);
-    rbm::TrainOptions o = w.trainingView()->options();
+    samplesViewOf(w)->setSettings(samples);
+    rbm::TrainOptions o = trainingViewOf(w)->options();
     o.updates = 100000000;
-    w.trainingView()->setOptions(o);
-    w.setPace(1000);
+    trainingViewOf(w)->setOptions(o);
+    for (const QString& v : w.viewNames()) w.setPace(1000, v);  // each view's transport has its own speed
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "main_window/main_window.hpp"
+#include "window_views.hpp"
 #include "core/io/presets.hpp"
 #include "timing_bounds.hpp"
 
@@ -164,12 +165,12 @@ private Q_SLOTS:
         w.applySettings(s);
         QVERIFY(waitIdle(w));
         w.startRun();
-        QTRY_VERIFY_WITH_TIMEOUT(w.session()->status().step > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(aisJobOf(w)->status().step > 0, 20000);
         // A 10 ms timer on the GUI thread; the longest wait between two of its ticks.
         const double worst = worstTickGapMs(2000);
-        const rbm::Index step = w.session()->status().step;
+        const rbm::Index step = aisJobOf(w)->status().step;
         w.stopAll();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.session()->running(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!aisJobOf(w)->running(), 5000);
         qInfo("longest gap %.1f ms, the run reached step %lld", worst, static_cast<long long>(step));
         QVERIFY(step > 10);
         const double bound = loadAwareBoundMs(50.0, 250.0);  // issue #4: no stall above 50 ms

@@ -11,6 +11,7 @@
 #include "colormap.hpp"
 #include "views/density/density_field.hpp"
 #include "main_window/main_window.hpp"
+#include "window_views.hpp"
 #include "core/ais/paths.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/presets.hpp"
@@ -79,7 +80,7 @@ private Q_SLOTS:
     void cleanup() { w_.reset(); }
 
     void heatmapIsTheNormalizedPathDensity() {
-        AnnealingView* v = w_->annealingView();
+        AnnealingView* v = annealingViewOf(*w_);
         QSignalSpy ready(v, &AnnealingView::heatmapsReady);
         v->setBeta(0.37);
         QVERIFY(ready.wait(10000));
@@ -99,7 +100,7 @@ private Q_SLOTS:
     }
 
     void brightestPixelsOnTheModesAtOneAndOnTheBaseMeanAtZero() {
-        AnnealingView* v = w_->annealingView();
+        AnnealingView* v = annealingViewOf(*w_);
         QSignalSpy ready(v, &AnnealingView::heatmapsReady);
         v->setBeta(1.0);
         QTRY_COMPARE_WITH_TIMEOUT(v->shownBeta(), 1.0, 10000);
@@ -120,7 +121,7 @@ private Q_SLOTS:
     }
 
     void newBetaRecomputesAndBumpsTheGeneration() {
-        AnnealingView* v = w_->annealingView();
+        AnnealingView* v = annealingViewOf(*w_);
         const auto g0 = w_->jobs()->generation(v->heatChannel());
         const int d0 = v->heatDeliveries();
         QSignalSpy ready(v, &AnnealingView::heatmapsReady);
@@ -134,7 +135,7 @@ private Q_SLOTS:
 
     // Scrubbing quickly asks for many betas; the view never queues them all: it shows the last.
     void scrubbingEndsOnTheLastBeta() {
-        AnnealingView* v = w_->annealingView();
+        AnnealingView* v = annealingViewOf(*w_);
         const int d0 = v->heatDeliveries();
         for (int i = 0; i <= 100; ++i) v->slider()->setValue(10 * i % 1001);
         v->setBeta(0.61);
@@ -144,7 +145,7 @@ private Q_SLOTS:
     }
 
     void newPathDropsTheOldResult() {
-        AnnealingView* v = w_->annealingView();
+        AnnealingView* v = annealingViewOf(*w_);
         v->setBeta(0.5);
         QStringList titles;
         connect(v, &AnnealingView::heatmapsReady, this, [&] { titles << v->heatmap(0)->title(); });
@@ -170,7 +171,7 @@ private Q_SLOTS:
     }
 
     void comparisonSharesOneColourScale() {
-        AnnealingView* c = w_->compareView();
+        AnnealingView* c = compareViewOf(*w_);
         w_->setCurrentView("compare");
         c->setBeta(0.3);
         QTRY_COMPARE_WITH_TIMEOUT(c->shownBeta(), 0.3, 10000);
@@ -185,7 +186,7 @@ private Q_SLOTS:
         QCOMPARE(differingPixels(c->heatmap(1)->image(), colorize(b.p, b.spec.nx, b.spec.ny, 0, top)), 0);
         QVERIFY(std::fabs(a.max - b.max) > 1e-3);  // the shared scale is a real choice here
         // Synchronized beta: the single-method view follows.
-        QCOMPARE(w_->annealingView()->beta(), 0.3);
+        QCOMPARE(annealingViewOf(*w_)->beta(), 0.3);
         c->setSharedScale(false);
         QTRY_VERIFY_WITH_TIMEOUT(!c->busy(), 10000);
         QCOMPARE(c->heatmap(0)->colourMax(), a.max);
@@ -193,7 +194,7 @@ private Q_SLOTS:
     }
 
     void filmstripFillsEveryCell() {
-        AnnealingView* c = w_->compareView();
+        AnnealingView* c = compareViewOf(*w_);
         QSignalSpy film(c, &AnnealingView::filmstripReady);
         c->setFilmBetas({0.0, 0.5, 1.0});
         QVERIFY(film.wait(10000));
@@ -218,7 +219,7 @@ private Q_SLOTS:
         const rbm::PathPtr p = path(leaky, "leaky", "moment");
         QCOMPARE(p->dim(), rbm::Index{6});
         QVERIFY(drawsOverTwoVisible(*p));
-        AnnealingView* v = w_->annealingView();
+        AnnealingView* v = annealingViewOf(*w_);
         QSignalSpy film(v, &AnnealingView::filmstripReady);
         v->setFilmBetas({0.0, 0.5, 1.0});
         QVERIFY(film.wait(10000));
@@ -232,9 +233,9 @@ private Q_SLOTS:
     }
 
     void particlesFollowTheSlider() {
-        AisJob* run = w_->session();
+        AisJob* run = aisJobOf(*w_);
         QVERIFY(!run->lanes().empty() && run->lanes()[0].result);  // the auto-run finished
-        AnnealingView* v = w_->annealingView();
+        AnnealingView* v = annealingViewOf(*w_);
         v->setBeta(0.5);
         const LaneRun& lane = run->lanes()[0];
         const ParticleFrame* f = lane.frameNear(0.5);

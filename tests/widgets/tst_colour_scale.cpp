@@ -44,7 +44,7 @@ private Q_SLOTS:
         MainWindow& w = *window;
         QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
         QVERIFY(waitIdle(w));
-        HeatmapView* h = w.densityView();
+        HeatmapView* h = densityViewOf(w);
         QCOMPARE(h->markers().size(), 4);
         const std::vector<int> linear = atModes(h);
         // Linear: some mode is painted within 10 % of the bottom colour (it does not show).
@@ -60,8 +60,8 @@ private Q_SLOTS:
         // Log: every mode in the upper half of the colours (within two decades of the peak).
         QVERIFY2(*std::min_element(logged.begin(), logged.end()) >= 128, qPrintable(QString::number(logged[0])));
         // The annealing views follow, and their images are redrawn on the log scale.
-        QTRY_COMPARE(w.annealingView()->heatmap(0)->colourScale(), ColourScale::Log);
-        QTRY_COMPARE(w.compareView()->heatmap(0)->colourScale(), ColourScale::Log);
+        QTRY_COMPARE(annealingViewOf(w)->heatmap(0)->colourScale(), ColourScale::Log);
+        QTRY_COMPARE(compareViewOf(w)->heatmap(0)->colourScale(), ColourScale::Log);
         QTest::keyClick(&w, Qt::Key_L, Qt::ControlModifier);
         QCOMPARE(h->colourScale(), ColourScale::Linear);
         QVERIFY(atModes(h) == linear);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "main_window/main_window.hpp"
+#include "window_views.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
@@ -51,18 +52,18 @@ private Q_SLOTS:
         open(w, "four-mode");
         setSweep(w, 1000, {50, 400, 3000});  // 1000 chains: long enough that redraws (coalesced to ~30/s) land between runs
         std::vector<int> seen;  // points on the chart at each update
-        connect(w.sweepJob(), &SweepJob::progressed, this, [&] { seen.push_back(w.estimatesView()->plottedPoints()); });
+        connect(sweepJobOf(w), &SweepJob::progressed, this, [&] { seen.push_back(estimatesViewOf(w)->plottedPoints()); });
         w.startSweep();
         QCOMPARE(w.currentView(), QStringLiteral("estimates"));
         QVERIFY(waitIdle(w));
-        EstimatesView* v = w.estimatesView();
+        EstimatesView* v = estimatesViewOf(w);
         QCOMPARE(v->plottedPoints(), 6);  // AIS and AISC at three K
         QVERIFY(std::is_sorted(seen.begin(), seen.end()));
         QVERIFY2(std::count_if(seen.begin(), seen.end(), [](int n) { return n > 0 && n < 6; }) > 0,
                  "points must appear before the sweep ends");
         QCOMPARE(v->logZChart()->barCount(), std::size_t(6));
         // The first point is exactly what a direct run with the same settings gives.
-        const SweepPoint& p = w.sweepJob()->points().front();
+        const SweepPoint& p = sweepJobOf(w)->points().front();
         QCOMPARE(p.steps, rbm::Index(50));
         QCOMPARE(p.lane, 0);
         rbm::PathRequest req;
@@ -77,12 +78,12 @@ private Q_SLOTS:
         QCOMPARE(p.estimate.log_z, r.estimate.log_z);
         QCOMPARE(p.estimate.ci95_low, r.estimate.ci95_low);
         // Exact log Z known: the exact line is drawn across the K range.
-        QVERIFY(w.exactLogZ().has_value());
-        QVERIFY(std::fabs(*w.exactLogZ() - rbm::exact_log_z(m)) < 1e-12);
+        QVERIFY(exactLogZOf(w).has_value());
+        QVERIFY(std::fabs(*exactLogZOf(w) - rbm::exact_log_z(m)) < 1e-12);
         // Every estimate within a few of its bootstrap widths of the truth (unbiased method).
-        for (const SweepPoint& q : w.sweepJob()->points()) {
+        for (const SweepPoint& q : sweepJobOf(w)->points()) {
             const double width = std::max(0.01, q.estimate.ci95_high - q.estimate.ci95_low);
-            QVERIFY2(std::fabs(q.estimate.log_z - *w.exactLogZ()) < 3 * width,
+            QVERIFY2(std::fabs(q.estimate.log_z - *exactLogZOf(w)) < 3 * width,
                      qPrintable(QStringLiteral("K=%1 log Z %2").arg(q.steps).arg(q.estimate.log_z)));
         }
         // The CSV export carries the same numbers.
@@ -97,19 +98,19 @@ private Q_SLOTS:
         open(w, "four-mode");
         setSweep(w, 2000, {5, 10, 400000});
         w.startSweep();
-        QTRY_VERIFY_WITH_TIMEOUT(w.sweepJob()->points().size() >= 4, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(sweepJobOf(w)->points().size() >= 4, 30000);
         QTest::qWait(100);  // well into the long run
-        QVERIFY(w.sweepJob()->running());
-        QSignalSpy finished(w.sweepJob(), &SweepJob::finished);
+        QVERIFY(sweepJobOf(w)->running());
+        QSignalSpy finished(sweepJobOf(w), &SweepJob::finished);
         QElapsedTimer t;
         t.start();
         w.stopAll();
         QVERIFY(finished.wait(5000));
         qInfo("sweep stopped %.1f ms after Cancel", t.nsecsElapsed() / 1e6);
         QCOMPARE(finished.first().first().toBool(), false);
-        QCOMPARE(w.sweepJob()->points().size(), std::size_t(4));
-        QCOMPARE(w.estimatesView()->plottedPoints(), 4);
-        QVERIFY(w.sweepJob()->fraction() < 1.0);
+        QCOMPARE(sweepJobOf(w)->points().size(), std::size_t(4));
+        QCOMPARE(estimatesViewOf(w)->plottedPoints(), 4);
+        QVERIFY(sweepJobOf(w)->fraction() < 1.0);
     }
 
     void reverseAisAddsTheUpperSide() {
@@ -125,13 +126,13 @@ private Q_SLOTS:
         w.startSweep();
         w.startRun();
         QVERIFY(waitIdle(w));
-        QCOMPARE(w.sweepJob()->points().size(), std::size_t(4));
-        for (const SweepPoint& p : w.sweepJob()->points()) QVERIFY(p.reverseUpper.has_value());
+        QCOMPARE(sweepJobOf(w)->points().size(), std::size_t(4));
+        for (const SweepPoint& p : sweepJobOf(w)->points()) QVERIFY(p.reverseUpper.has_value());
         // The summary shows the sandwich of the current run.
-        QVERIFY(w.estimatesView()->summaryLabel()->text().contains(QStringLiteral("(reverse)")));
+        QVERIFY(estimatesViewOf(w)->summaryLabel()->text().contains(QStringLiteral("(reverse)")));
         // Error-bar modes: +-3 sigma bars are the estimate's own bounds.
-        w.estimatesView()->setBars(EstimatesView::Bars::ThreeSigma);
-        QCOMPARE(w.estimatesView()->logZChart()->barCount(), std::size_t(8));  // forward and reverse
+        estimatesViewOf(w)->setBars(EstimatesView::Bars::ThreeSigma);
+        QCOMPARE(estimatesViewOf(w)->logZChart()->barCount(), std::size_t(8));  // forward and reverse
     }
 
     // A sweep whose K lie inside one decade (20 and 50: the padded range 12.5-80 holds no power of
@@ -142,7 +143,7 @@ private Q_SLOTS:
         setSweep(w, 100, {20, 50});
         w.startSweep();
         QVERIFY(waitIdle(w));
-        EstimatesView* v = w.estimatesView();
+        EstimatesView* v = estimatesViewOf(w);
         QCOMPARE(v->plottedPoints(), 4);
         for (QChart* c : {v->logZChart()->chart(), v->essChart()}) {
             const auto axes = c->axes(Qt::Horizontal);

@@ -16,6 +16,7 @@
 #include "core/io/presets.hpp"
 #include "core/io/session_io.hpp"
 #include "main_window/main_window.hpp"
+#include "window_views.hpp"
 #include "screenshot_dir.hpp"
 #include "ellipse_heatmap.hpp"
 #include "text_preview.hpp"
@@ -51,8 +52,8 @@ QByteArray grbmJson(const char* b, const char* W, const char* hidden, const char
 // Every view shown and painted, every run started, until the window is idle again.
 void exerciseEveryView(MainWindow& w) {
     w.startRun();
-    w.samplesView()->run();
-    w.meanFieldView()->run();
+    samplesViewOf(w)->run();
+    meanFieldViewOf(w)->run();
     auto* tempering = w.findChild<rbmscope::TemperingView*>();
     QVERIFY(tempering);
     rbmscope::TemperingSettings ts = tempering->settings();
@@ -185,10 +186,10 @@ private Q_SLOTS:
         QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
         const rbm::Model before = w.model();
-        Q_EMIT w.densityView()->arrowDragged(0, QPointF(1e300, -1e300));  // W_0 = 1e300: no finite log Z
+        Q_EMIT densityViewOf(w)->arrowDragged(0, QPointF(1e300, -1e300));  // W_0 = 1e300: no finite log Z
         QVERIFY2(statusText(w).contains(QStringLiteral("Edit refused")), qPrintable(statusText(w)));
         QVERIFY(sameModel(w.model(), before));
-        Q_EMIT w.densityView()->arrowDragFinished(0);
+        Q_EMIT densityViewOf(w)->arrowDragFinished(0);
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
         QVERIFY(sameModel(w.model(), before));
         exerciseEveryView(w);
@@ -197,7 +198,7 @@ private Q_SLOTS:
         const QString path = dir.filePath(QStringLiteral("b.json"));
         writeBytes(path, grbmJson("[1e308, 0]", "[[1, 0], [0, 1]]", "[0, 1]"));
         const rbm::Model shown = w.model();
-        Q_EMIT w.trainingView()->openModel(rbm::load_model(path.toStdString()), rbm::Dataset{}, QStringLiteral("trained"));
+        Q_EMIT trainingViewOf(w)->openModel(rbm::load_model(path.toStdString()), rbm::Dataset{}, QStringLiteral("trained"));
         QVERIFY(sameModel(w.model(), shown));
         QVERIFY2(statusText(w).contains(QStringLiteral("Cannot open the trained model")), qPrintable(statusText(w)));
         QVERIFY2(statusText(w).contains(QStringLiteral("cannot be drawn")), qPrintable(statusText(w)));
@@ -314,7 +315,7 @@ private Q_SLOTS:
             QVERIFY(w.windowTitle().size() < 300);
             QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
             QVERIFY(summary->text().size() < 20000);
-            QVERIFY(w.densityView()->grab().width() > 0);
+            QVERIFY(densityViewOf(w)->grab().width() > 0);
         }
         // The preview itself: bounded, never splits a character, counts what it leaves out.
         const QString p = rbmscope::textPreview(std::string(3000, 'x') + "é", 2000);

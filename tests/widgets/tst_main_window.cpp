@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "main_window/main_window.hpp"
+#include "window_views.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/presets.hpp"
 
@@ -36,9 +37,9 @@ private Q_SLOTS:
         QSignalSpy ready(&w, &MainWindow::densityReady);
         QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
         QVERIFY(ready.wait(20000));
-        const QImage img = w.densityView()->image();
+        const QImage img = densityViewOf(w)->image();
         QVERIFY(!img.isNull());
-        const QRectF dom = w.densityView()->domain();
+        const QRectF dom = densityViewOf(w)->domain();
         // Brightest pixel (largest colour index) in model units.
         int best = -1;
         QPointF at;
@@ -79,7 +80,7 @@ private Q_SLOTS:
         QVERIFY(!w.grab().isNull());
         const bool twoD = w.model().n_visible() == 2 && w.model().kind() != rbm::ModelKind::Brbm;
         if (view != "estimates") {
-            rbmscope::AnnealingView* a = view == "annealing" ? w.annealingView() : w.compareView();
+            rbmscope::AnnealingView* a = view == "annealing" ? annealingViewOf(w) : compareViewOf(w);
             if (twoD) {
                 QVERIFY(a->laneCount() >= 1);
                 for (int i = 0; i < a->laneCount(); ++i) QVERIFY(!a->heatmap(i)->image().isNull());
@@ -87,9 +88,9 @@ private Q_SLOTS:
             }
         } else {
             // The auto-run finished: the summary lists each method's estimate.
-            QVERIFY(w.session()->lanes().size() >= 1);
-            for (const auto& lane : w.session()->lanes()) QVERIFY2(lane.result, qPrintable(lane.error));
-            QVERIFY(w.estimatesView()->summaryLabel()->text().contains(QStringLiteral("log Ẑ")));
+            QVERIFY(aisJobOf(w)->lanes().size() >= 1);
+            for (const auto& lane : aisJobOf(w)->lanes()) QVERIFY2(lane.result, qPrintable(lane.error));
+            QVERIFY(estimatesViewOf(w)->summaryLabel()->text().contains(QStringLiteral("log Ẑ")));
         }
     }
 
@@ -102,7 +103,7 @@ private Q_SLOTS:
         w.show();
         QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), 30000);
-        rbmscope::HeatmapView* v = w.densityView();
+        rbmscope::HeatmapView* v = densityViewOf(w);
         // Hidden unit 1's arrow: from b = (0,0) to sigma∘W_1 = (3,1).
         const QPoint tip = v->toWidget(QPointF(3, 1)).toPoint();
         QSignalSpy density(&w, &MainWindow::densityReady);
@@ -132,11 +133,11 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("W_1 = (%1, %2)").arg(g->W(0, 0)).arg(g->W(1, 0))));
         QCOMPARE(g->W(0, 1), 1.0);  // the other unit is untouched
         QCOMPARE(w.panel()->grbmEditor()->weightBox(0, 0)->value(), std::round(end.x() * 1000) / 1000);
-        QVERIFY(w.exactLogZ().has_value());
-        QVERIFY(std::fabs(*w.exactLogZ() - rbm::exact_log_z(w.model())) < 1e-12);
-        QVERIFY(std::fabs(*w.exactLogZ() - rbm::exact_log_z(rbm::load_preset("four-mode"))) > 1e-3);
+        QVERIFY(exactLogZOf(w).has_value());
+        QVERIFY(std::fabs(*exactLogZOf(w) - rbm::exact_log_z(w.model())) < 1e-12);
+        QVERIFY(std::fabs(*exactLogZOf(w) - rbm::exact_log_z(rbm::load_preset("four-mode"))) > 1e-3);
         // The run restarted on the edited model: its paths are built from it.
-        QVERIFY(!w.session()->lanes().empty() && w.session()->lanes()[0].result);
+        QVERIFY(!aisJobOf(w)->lanes().empty() && aisJobOf(w)->lanes()[0].result);
         // Reset brings the preset back.
         w.reset();
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), 30000);

@@ -25,6 +25,7 @@
 #include <set>
 
 #include "main_window/main_window.hpp"
+#include "window_views.hpp"
 #include "screenshot_dir.hpp"
 
 using namespace rbmscope;
@@ -104,9 +105,9 @@ private Q_SLOTS:
         QCOMPARE(w.currentView(), QStringLiteral("estimates"));
         QCOMPARE(w.model().n_visible(), rbm::Index(2));
         QVERIFY(waitIdle(w));  // the paths are built; nothing may have re-run the sweep
-        const std::vector<SweepPoint>& pts = w.sweepJob()->points();
+        const std::vector<SweepPoint>& pts = sweepJobOf(w)->points();
         QCOMPARE(static_cast<qsizetype>(pts.size()), rows.size());
-        QCOMPARE(w.sweepJob()->laneLabels().size(), qsizetype(2));
+        QCOMPARE(sweepJobOf(w)->laneLabels().size(), qsizetype(2));
         std::vector<std::string> methods;
         for (int i = 0; i < rows.size(); ++i) {
             const QJsonObject r = rows[i].toObject();
@@ -122,11 +123,11 @@ private Q_SLOTS:
             QVERIFY(sameBits(p.estimate.ess, r[QStringLiteral("ess_mean")].toDouble()));
         }
         // Plotted: the log Ẑ values on the chart are the file's, one point per row.
-        QCOMPARE(static_cast<qsizetype>(w.estimatesView()->plottedPoints()), rows.size());
+        QCOMPARE(static_cast<qsizetype>(estimatesViewOf(w)->plottedPoints()), rows.size());
         // The summary speaks of the single-run charts, not as if nothing were shown.
-        QVERIFY(!w.estimatesView()->summaryLabel()->text().contains(QStringLiteral("No run yet")));
+        QVERIFY(!estimatesViewOf(w)->summaryLabel()->text().contains(QStringLiteral("No run yet")));
         std::multiset<double> plotted, inFile;
-        for (QAbstractSeries* s : w.estimatesView()->logZChart()->chart()->series())
+        for (QAbstractSeries* s : estimatesViewOf(w)->logZChart()->chart()->series())
             if (auto* sc = qobject_cast<QScatterSeries*>(s))
                 for (const QPointF& p : sc->points()) plotted.insert(p.y());
         for (const auto& r : rows) inFile.insert(r.toObject()[QStringLiteral("log_z_mean")].toDouble());
@@ -137,7 +138,7 @@ private Q_SLOTS:
         QVERIFY(!w.settings().autoRun);
         QVERIFY(w.resultBanner().contains(QStringLiteral("sweep.json")));
         QVERIFY(w.resultBanner().contains(j[QStringLiteral("command_line")].toString().toHtmlEscaped()));
-        QVERIFY(!w.sweepJob()->running());
+        QVERIFY(!sweepJobOf(w)->running());
         QVERIFY(w.grab().save(screenshotDir() + QStringLiteral("/reopened-sweep.png")));
     }
 
@@ -151,9 +152,9 @@ private Q_SLOTS:
         QVERIFY(w.loadFile(dir_.filePath(QStringLiteral("ais.json"))));
         QCOMPARE(w.currentView(), QStringLiteral("estimates"));
         QVERIFY(waitIdle(w));
-        const std::uint64_t id = w.session()->runId();
-        QCOMPARE(w.session()->lanes().size(), std::size_t(1));
-        const LaneRun& lane = w.session()->lanes().front();
+        const std::uint64_t id = aisJobOf(w)->runId();
+        QCOMPARE(aisJobOf(w)->lanes().size(), std::size_t(1));
+        const LaneRun& lane = aisJobOf(w)->lanes().front();
         QVERIFY(lane.result.has_value());
         QVERIFY(sameBits(lane.result->estimate.log_z, j[QStringLiteral("log_z")].toDouble()));
         QVERIFY(sameBits(lane.result->estimate.ess, j[QStringLiteral("ess")].toDouble()));
@@ -162,13 +163,13 @@ private Q_SLOTS:
         QCOMPARE(w.settings().seed, std::uint64_t(3));
         QCOMPARE(w.settings().schedule.steps, rbm::Index(200));
         QCOMPARE(w.settings().chains, rbm::Index(100));
-        QVERIFY(w.estimatesView()->summaryLabel()->text().contains(QStringLiteral("log Ẑ")));
+        QVERIFY(estimatesViewOf(w)->summaryLabel()->text().contains(QStringLiteral("log Ẑ")));
         QTest::qWait(400);  // longer than the auto-run debounce: nothing replaces the result
-        QCOMPARE(w.session()->runId(), id);
+        QCOMPARE(aisJobOf(w)->runId(), id);
         QVERIFY(w.resultBanner().contains(QStringLiteral("ais.json")));
         // Run afterwards runs live: the banner goes, a new run replaces the reopened one.
         w.startRun();
-        QVERIFY(QTest::qWaitFor([&] { return w.session()->runId() != id; }, 20000));
+        QVERIFY(QTest::qWaitFor([&] { return aisJobOf(w)->runId() != id; }, 20000));
         QVERIFY(w.resultBanner().isEmpty());
         QVERIFY(waitIdle(w));
     }
@@ -182,12 +183,12 @@ private Q_SLOTS:
         const QString sweep = QFileInfo(dir_.filePath(QStringLiteral("sweep.json"))).absoluteFilePath();
         QVERIFY(dropFile(w, sweep));
         QCOMPARE(w.currentView(), QStringLiteral("estimates"));
-        QCOMPARE(w.sweepJob()->points().size(), std::size_t(6));
+        QCOMPARE(sweepJobOf(w)->points().size(), std::size_t(6));
         QCOMPARE(w.recentModels().front(), sweep);
         QVERIFY(w.loadPreset(QStringLiteral("bars-and-stripes")));
-        QVERIFY(w.sweepJob()->points().empty());
+        QVERIFY(sweepJobOf(w)->points().empty());
         QVERIFY(w.openRecent(sweep));
-        QCOMPARE(w.sweepJob()->points().size(), std::size_t(6));
+        QCOMPARE(sweepJobOf(w)->points().size(), std::size_t(6));
         QVERIFY(waitIdle(w));
     }
 
@@ -253,27 +254,27 @@ private Q_SLOTS:
         QCOMPARE(w.currentView(), QStringLiteral("tempering"));
         std::vector<double> betas;
         for (const auto& b : pt[QStringLiteral("betas")].toArray()) betas.push_back(b.toDouble());
-        QVERIFY(w.temperingView()->ladderPlot()->ladder() == betas);
-        QVERIFY(w.temperingView()->countersLabel()->text().contains(
+        QVERIFY(temperingViewOf(w)->ladderPlot()->ladder() == betas);
+        QVERIFY(temperingViewOf(w)->countersLabel()->text().contains(
             QStringLiteral("<b>%1</b> measured").arg(pt[QStringLiteral("round_trips")].toInteger())));
-        QVERIFY(w.temperingView()->statusText().contains(QStringLiteral("reopened from pt.json")));
+        QVERIFY(temperingViewOf(w)->statusText().contains(QStringLiteral("reopened from pt.json")));
         // The rung heatmaps arrive later and redraw the frame: it still says where it came from.
-        QSignalSpy rungs(w.temperingView(), &TemperingView::rungImagesReady);
+        QSignalSpy rungs(temperingViewOf(w), &TemperingView::rungImagesReady);
         QVERIFY(rungs.wait(20000));
-        QVERIFY(w.temperingView()->statusText().contains(QStringLiteral("reopened from pt.json")));
+        QVERIFY(temperingViewOf(w)->statusText().contains(QStringLiteral("reopened from pt.json")));
 
         const QJsonObject mf = readJson(dir_.filePath(QStringLiteral("mf.json")));
         QVERIFY(w.loadFile(dir_.filePath(QStringLiteral("mf.json"))));
         QCOMPARE(w.currentView(), QStringLiteral("meanfield"));
-        QVERIFY(sameBits(w.meanFieldView()->freeEnergies()[1], mf[QStringLiteral("free_energy")].toDouble()));
-        QVERIFY(std::isnan(w.meanFieldView()->freeEnergies()[0]));  // type I is not in a type II result
-        QVERIFY(sameBits(w.meanFieldView()->freeEnergies()[3], mf[QStringLiteral("exact")].toObject()[QStringLiteral("free_energy")].toDouble()));
+        QVERIFY(sameBits(meanFieldViewOf(w)->freeEnergies()[1], mf[QStringLiteral("free_energy")].toDouble()));
+        QVERIFY(std::isnan(meanFieldViewOf(w)->freeEnergies()[0]));  // type I is not in a type II result
+        QVERIFY(sameBits(meanFieldViewOf(w)->freeEnergies()[3], mf[QStringLiteral("exact")].toObject()[QStringLiteral("free_energy")].toDouble()));
 
         // train's summary: the trained model (9 visible units) and its log's curves.
         QVERIFY(w.loadFile(dir_.filePath(QStringLiteral("train.json"))));
         QCOMPARE(w.currentView(), QStringLiteral("training"));
         QCOMPARE(w.model().n_visible(), rbm::Index(9));
-        QLineSeries* ll = w.trainingView()->likelihoodChart()->series(TrainingView::kReopenedCurve);
+        QLineSeries* ll = trainingViewOf(w)->likelihoodChart()->series(TrainingView::kReopenedCurve);
         QVERIFY(ll);
         QFile log(dir_.filePath(QStringLiteral("tlog.json")));
         QVERIFY(log.open(QIODevice::ReadOnly));

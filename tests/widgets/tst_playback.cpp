@@ -32,12 +32,12 @@ private Q_SLOTS:
         QVERIFY(w.setCurrentView(QStringLiteral("annealing")));
         w.startRun();  // the defaults: nothing about K or N is touched
         QVERIFY(waitIdle(w));
-        QVERIFY(w.session()->lanes().front().result && w.session()->lanes().front().result->complete);
-        const double computeSeconds = w.session()->lanes().front().result->seconds;
-        const std::size_t frames = w.session()->lanes().front().frames.size();
+        QVERIFY(aisJobOf(w)->lanes().front().result && aisJobOf(w)->lanes().front().result->complete);
+        const double computeSeconds = aisJobOf(w)->lanes().front().result->seconds;
+        const std::size_t frames = aisJobOf(w)->lanes().front().frames.size();
         QVERIFY2(frames >= 20, qPrintable(QString::number(frames)));
 
-        AnnealingView* v = w.annealingView();
+        AnnealingView* v = annealingViewOf(w);
         QVERIFY(!v->playing());
         QTest::keyClick(&w, Qt::Key_Space);  // nothing runs: Space plays the recording
         QVERIFY(v->playing());
@@ -82,7 +82,7 @@ private Q_SLOTS:
         QCOMPARE(w.exportPlayback(dir.path(), 12, 192), QString());
         QVERIFY(done.wait(60000));
         QCOMPARE(done.front().front().toString(), QString());
-        const QSize expected = w.annealingView()->size() * 2;
+        const QSize expected = annealingViewOf(w)->size() * 2;
         std::set<QByteArray> distinct;
         for (int i = 1; i <= 12; ++i) {
             const QString file = dir.filePath(QStringLiteral("frame-%1.png").arg(i, 4, 10, QLatin1Char('0')));
@@ -94,7 +94,7 @@ private Q_SLOTS:
         }
         QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("frame-0013.png"))));
         QCOMPARE(distinct.size(), std::size_t{12});  // every frame shows another beta
-        QCOMPARE(w.annealingView()->beta(), 1.0);     // the view is back where it was
+        QCOMPARE(annealingViewOf(w)->beta(), 1.0);     // the view is back where it was
 
         // Other views have no playback (Tempering's: tst_tempering_playback).
         QVERIFY(w.setCurrentView(QStringLiteral("density")));

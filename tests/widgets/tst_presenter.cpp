@@ -51,13 +51,13 @@ class TestPresenter : public QObject {
         s.schedule.steps = 100000;
         w.applySettings(s);
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kStartMs);
-        TemperingSettings t = w.temperingView()->settings();
+        TemperingSettings t = temperingViewOf(w)->settings();
         t.scans = 10000000;
-        w.temperingView()->setSettings(t);
+        temperingViewOf(w)->setSettings(t);
         SamplesSettings m;
         m.sweeps = 100000000;
         m.chains = 16;
-        w.samplesView()->setSettings(m);
+        samplesViewOf(w)->setSettings(m);
         QVERIFY(w.setCurrentView(view));
         w.centralWidget()->setFocus();
     }
@@ -191,9 +191,9 @@ private Q_SLOTS:
         // at full speed and a long run's recording keeps every stride-th scan).
         const auto stepped = [&] {
             if (view != QLatin1String("tempering")) return t->units() == held + 1;
-            const TemperingFrame* f = w.temperingView()->displayedFrame();
+            const TemperingFrame* f = temperingViewOf(w)->displayedFrame();
             return t->units() > held && f && f->scansDone == t->units() &&
-                   t->units() - held <= w.temperingView()->liveRecording()->stride();
+                   t->units() - held <= temperingViewOf(w)->liveRecording()->stride();
         };
         QTRY_VERIFY_WITH_TIMEOUT(stepped() && t->state() == Transport::State::Paused, 10000);
         click("pause");  // Resume
@@ -255,9 +255,9 @@ private Q_SLOTS:
         RunSettings s = w.settings();
         s.schedule.steps = 3000;
         w.applySettings(s);
-        TemperingSettings ts = w.temperingView()->settings();
+        TemperingSettings ts = temperingViewOf(w)->settings();
         ts.scans = 3000;
-        w.temperingView()->setSettings(ts);
+        temperingViewOf(w)->setSettings(ts);
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kStartMs);
         w.setPace(view == QLatin1String("tempering") ? 100 : 1000);
         press(w, Qt::Key_F11);

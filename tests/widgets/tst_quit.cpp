@@ -20,6 +20,7 @@
 #include "core/io/session_io.hpp"
 #include "core/random/rng.hpp"
 #include "main_window/main_window.hpp"
+#include "window_views.hpp"
 
 using rbmscope::MainWindow;
 
@@ -95,7 +96,7 @@ private Q_SLOTS:
         QVERIFY(progress.wait(120000));  // posted by gibbs_moments' progress hook, i.e. inside the estimation
         QVERIFY2(progress.last().at(0).toString().contains(QStringLiteral("Gibbs")), qPrintable(progress.last().at(0).toString()));
         QVERIFY(w->jobs()->isRunning(QStringLiteral("paths")));
-        QVERIFY(!w->lanesReady());
+        QVERIFY(!lanesReadyOf(*w));
         QElapsedTimer clock;
         clock.start();
         delete w;  // ~MainWindow cancels every job and waits for the workers

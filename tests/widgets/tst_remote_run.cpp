@@ -127,9 +127,9 @@ private Q_SLOTS:
         QVERIFY2(d->command().startsWith(QStringLiteral("rbmscope-cli ais preset:four-mode --path ")), qPrintable(d->command()));
         // The Tempering view's is pt with the view's controls.
         QVERIFY(w->setCurrentView(QStringLiteral("tempering")));
-        TemperingSettings ts = w->temperingView()->settings();
+        TemperingSettings ts = temperingViewOf(*w)->settings();
         ts.replicas = 5;
-        w->temperingView()->setSettings(ts);
+        temperingViewOf(*w)->setSettings(ts);
         QCOMPARE(w->openRemoteRun(), d);
         QVERIFY2(d->command().startsWith(QStringLiteral("rbmscope-cli pt preset:four-mode ")), qPrintable(d->command()));
         QVERIFY2(d->command().contains(QStringLiteral(" --replicas 5")), qPrintable(d->command()));
@@ -165,10 +165,10 @@ private Q_SLOTS:
         QDir().mkpath(QStringLiteral(RBMSCOPE_TEST_SCREENSHOT_DIR));
         d->grab().save(QStringLiteral(RBMSCOPE_TEST_SCREENSHOT_DIR "/remote-run-dialog.png"));
         w->grab().save(QStringLiteral(RBMSCOPE_TEST_SCREENSHOT_DIR "/remote-run-window.png"));
-        QCOMPARE(w->sweepJob()->points().size(), std::size_t(4));
+        QCOMPARE(sweepJobOf(*w)->points().size(), std::size_t(4));
         const QJsonArray rows = readJson(path)[QStringLiteral("results")].toArray();
         for (int i = 0; i < rows.size(); ++i)
-            QVERIFY(sameBits(w->sweepJob()->points()[static_cast<std::size_t>(i)].estimate.log_z,
+            QVERIFY(sameBits(sweepJobOf(*w)->points()[static_cast<std::size_t>(i)].estimate.log_z,
                              rows[i].toObject()[QStringLiteral("log_z_mean")].toDouble()));
     }
 

@@ -121,7 +121,7 @@ private Q_SLOTS:
         w_->applySettings(s);
         w_->startRun();
         QVERIFY(waitIdle());
-        const auto& lanes = w_->session()->lanes();
+        const auto& lanes = aisJobOf(*w_)->lanes();
         QVERIFY(lanes.size() >= 2);  // the preset compares AIS and AISC
         const QString path = dir_.filePath(QStringLiteral("ais.html"));
         QCOMPARE(w_->exportReport(path), QString());
@@ -161,7 +161,7 @@ private Q_SLOTS:
         w_->applySettings(s);
         w_->startSweep();
         QVERIFY(waitIdle());
-        const auto& points = w_->sweepJob()->points();
+        const auto& points = sweepJobOf(*w_)->points();
         QVERIFY(points.size() >= 4);
         const QString path = dir_.filePath(QStringLiteral("sweep.html"));
         QCOMPARE(w_->exportReport(path), QString());
@@ -210,16 +210,16 @@ private Q_SLOTS:
         QVERIFY(!cmds.isEmpty());
         QVERIFY(cmds.front().contains(QStringLiteral("edited.model.json")));
         const QJsonObject cli = runCli(cmds.front(), dir_.path());
-        QVERIFY(sameDouble(cli.value(QStringLiteral("log_z")).toDouble(), w_->session()->lanes().front().result->estimate.log_z));
+        QVERIFY(sameDouble(cli.value(QStringLiteral("log_z")).toDouble(), aisJobOf(*w_)->lanes().front().result->estimate.log_z));
     }
 
     // Mean field: the three free energies of the view, and each command gives its own exactly.
     void meanFieldCommandsReproduceTheFreeEnergies() {
         QVERIFY(w_->setCurrentView(QStringLiteral("meanfield")));
-        QSignalSpy shown(w_->meanFieldView(), &MeanFieldView::resultsShown);
-        w_->meanFieldView()->run();
+        QSignalSpy shown(meanFieldViewOf(*w_), &MeanFieldView::resultsShown);
+        meanFieldViewOf(*w_)->run();
         QVERIFY(shown.wait(60000));
-        const std::array<double, 4> f = w_->meanFieldView()->freeEnergies();
+        const std::array<double, 4> f = meanFieldViewOf(*w_)->freeEnergies();
         const QString path = dir_.filePath(QStringLiteral("meanfield.html"));
         QCOMPARE(w_->exportReport(path), QString());
         const QStringList cmds = commands(readAll(path)).filter(QStringLiteral(" meanfield "));
@@ -248,7 +248,7 @@ private Q_SLOTS:
     // another); the page's pt command gives its ladder, swap acceptances and round trips exactly.
     void ptCommandReproducesTheTemperingRun() {
         QVERIFY(w_->setCurrentView(QStringLiteral("tempering")));
-        TemperingView* v = w_->temperingView();
+        TemperingView* v = temperingViewOf(*w_);
         for (int variant = 0; variant < 2; ++variant) {
             TemperingSettings ts = v->settings();
             ts.scheme = variant == 0 ? rbm::PtScheme::Reversible : rbm::PtScheme::Deo;
@@ -300,7 +300,7 @@ private Q_SLOTS:
                                 QStringLiteral("300"), QStringLiteral("--replicas"), QStringLiteral("4")},
                                QStringLiteral("pt"), &html);
         if (QTest::currentTestFailed()) return;
-        QVERIFY(w_->temperingView()->shownFrame());
+        QVERIFY(temperingViewOf(*w_)->shownFrame());
         QVERIFY(html.contains(QStringLiteral("<h2 id=\"tempering\">")));
         QVERIFY(commands(html).filter(QStringLiteral(" pt ")).isEmpty());
         QCOMPARE(html.count(QStringLiteral("Reopened from a result file")), 1);
@@ -310,7 +310,7 @@ private Q_SLOTS:
     // gives its final log-likelihood and reconstruction error and the same weights, bit for bit.
     void trainCommandReproducesTheTrainingRun() {
         QVERIFY(w_->setCurrentView(QStringLiteral("training")));
-        TrainingView* v = w_->trainingView();
+        TrainingView* v = trainingViewOf(*w_);
         TrainDataSpec d;
         d.source = QStringLiteral("bars:3");
         d.prep = TrainDataSpec::Prep::Binarize;
@@ -360,7 +360,7 @@ private Q_SLOTS:
     // A run stopped before its last update: the figures are shown, and the page says no command gives them.
     void stoppedTrainingRunHasNoCommand() {
         QVERIFY(w_->setCurrentView(QStringLiteral("training")));
-        TrainingView* v = w_->trainingView();
+        TrainingView* v = trainingViewOf(*w_);
         TrainDataSpec d;
         d.source = QStringLiteral("bars:3");
         v->setDataSpec(d);

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "main_window/main_window.hpp"
+#include "window_views.hpp"
 #include "screenshot_dir.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/presets.hpp"
@@ -104,8 +105,8 @@ private Q_SLOTS:
         if (dragArrow) {
             // An arrow tip at a point that needs every digit: W_1 = (point - b) / sigma exactly.
             const QPointF tip(1.2345678901234567, 2.718281828459045);
-            Q_EMIT a.densityView()->arrowDragged(0, tip);
-            Q_EMIT a.densityView()->arrowDragFinished(0);
+            Q_EMIT densityViewOf(a)->arrowDragged(0, tip);
+            Q_EMIT densityViewOf(a)->arrowDragFinished(0);
             QCOMPARE(a.model().as<rbm::Grbm>()->W(0, 0), tip.x());
         }
         QVERIFY(a.setCurrentView(view));
@@ -251,8 +252,8 @@ private Q_SLOTS:
         QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
         QVERIFY(w.saveSession(good));
         typeInto(w, "steps", QStringLiteral("42"));
-        Q_EMIT w.densityView()->arrowDragged(1, QPointF(0.25, 3.5));
-        Q_EMIT w.densityView()->arrowDragFinished(1);
+        Q_EMIT densityViewOf(w)->arrowDragged(1, QPointF(0.25, 3.5));
+        Q_EMIT densityViewOf(w)->arrowDragFinished(1);
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
         const rbm::Model before = w.model();
         QVERIFY(!w.openSession(bad));

@@ -15,6 +15,7 @@
 #include "core/io/model_io.hpp"
 #include "core/io/session_io.hpp"
 #include "main_window/main_window.hpp"
+#include "window_views.hpp"
 #include "screenshot_dir.hpp"
 #include "views/training/training_view.hpp"
 
@@ -90,7 +91,7 @@ struct Worked {
 
 Worked work(MainWindow& a) {
     Worked out;
-    TrainingView* t = a.trainingView();
+    TrainingView* t = trainingViewOf(a);
     t->setDataSpec(bars4());
     t->setOptions(options(rbm::TrainMethod::Pcd, 200));
     QSignalSpy ended(t, &TrainingView::runEnded);
@@ -113,21 +114,21 @@ Worked work(MainWindow& a) {
     t->setOptions(later);
 
     // The tempering ladder: a linear ladder of 5 rungs with rung 2 dragged to a β needing every digit.
-    TemperingSettings ts = a.temperingView()->settings();
+    TemperingSettings ts = temperingViewOf(a)->settings();
     ts.scheme = rbm::PtScheme::Lifted;
     ts.ladder = LadderKind::Linear;
     ts.replicas = 5;
     ts.seed = 99;
-    a.temperingView()->setSettings(ts);
-    std::vector<double> betas = a.temperingView()->ladderPlot()->ladder();
+    temperingViewOf(a)->setSettings(ts);
+    std::vector<double> betas = temperingViewOf(a)->ladderPlot()->ladder();
     betas[2] = 0.1 + 0.2 + 0.3;  // 0.6000000000000001: every digit is needed to get it back
-    Q_EMIT a.temperingView()->ladderPlot()->ladderEdited(betas);
-    a.temperingView()->cancel();
+    Q_EMIT temperingViewOf(a)->ladderPlot()->ladderEdited(betas);
+    temperingViewOf(a)->cancel();
     out.ladder = betas;
 
     // The Samples view: the digits, standardized (a data set of 64 values: not this model's, so
     // it is not attached to the model and only the session keeps it).
-    a.samplesView()->setSettings({SamplerKind::Pt, 25, 1234, 77, 0.7, 6, 20.0});
+    samplesViewOf(a)->setSettings({SamplerKind::Pt, 25, 1234, 77, 0.7, 6, 20.0});
     return out;
 }
 
@@ -152,18 +153,18 @@ private Q_SLOTS:
         const Worked worked = work(a);
         QCOMPARE(worked.ladder.size(), std::size_t{5});
         QVERIFY(worked.ladder[2] == 0.6000000000000001);  // dragged off the linear ladder's 0.5
-        QCOMPARE(a.trainingView()->session()->ids().size(), std::size_t{2});
+        QCOMPARE(trainingViewOf(a)->session()->ids().size(), std::size_t{2});
         // The digits, standardized (the values applied are computed from the data on loading).
         rbm::TrainingData digits;
         digits.data = "digits";
         digits.standardize = true;
-        QVERIFY(a.samplesView()->setTrainingData(digits));
-        QVERIFY(a.samplesView()->trainingData() && a.samplesView()->trainingData()->standardize);
+        QVERIFY(samplesViewOf(a)->setTrainingData(digits));
+        QVERIFY(samplesViewOf(a)->trainingData() && samplesViewOf(a)->trainingData()->standardize);
         // Other views' controls.
-        a.estimatesView()->setBars(EstimatesView::Bars::ThreeSigma);
-        a.filtersView()->setSharedScale(false);
+        estimatesViewOf(a)->setBars(EstimatesView::Bars::ThreeSigma);
+        filtersViewOf(a)->setSharedScale(false);
         QVERIFY(a.setCurrentView(QStringLiteral("training")));
-        QTRY_VERIFY_WITH_TIMEOUT(!a.trainingView()->busy(), kIdleMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!trainingViewOf(a)->busy(), kIdleMs);
         const rbm::Session saved = a.captureSession();
         QVERIFY(a.saveSession(path));
         // Kept beside the screenshots, to open in the app: rbmscope --session FILE --view training.
@@ -180,8 +181,8 @@ private Q_SLOTS:
 
         // Training: the same runs, records, negatives and models, bit for bit; the curves drawn
         // from them without a job having run (nothing is busy, no trainer exists).
-        TrainingView* ta = a.trainingView();
-        TrainingView* tb = b.trainingView();
+        TrainingView* ta = trainingViewOf(a);
+        TrainingView* tb = trainingViewOf(b);
         QVERIFY(!tb->busy());
         const auto idsA = ta->session()->ids(), idsB = tb->session()->ids();
         QCOMPARE(idsB.size(), idsA.size());
@@ -222,20 +223,20 @@ private Q_SLOTS:
         QVERIFY(tb->statusText().contains(QStringLiteral("restored from a session")));
 
         // Tempering: the dragged ladder, shown and used.
-        QCOMPARE(b.temperingView()->settings().customLadder, worked.ladder);
-        QCOMPARE(b.temperingView()->ladderPlot()->ladder(), worked.ladder);
-        QCOMPARE(b.temperingView()->settings().scheme, rbm::PtScheme::Lifted);
-        QCOMPARE(b.temperingView()->settings().seed, std::uint64_t{99});
+        QCOMPARE(temperingViewOf(b)->settings().customLadder, worked.ladder);
+        QCOMPARE(temperingViewOf(b)->ladderPlot()->ladder(), worked.ladder);
+        QCOMPARE(temperingViewOf(b)->settings().scheme, rbm::PtScheme::Lifted);
+        QCOMPARE(temperingViewOf(b)->settings().seed, std::uint64_t{99});
 
         // Samples: the data set with the values its standardization applied.
-        const auto& da = a.samplesView()->trainingData();
-        const auto& db = b.samplesView()->trainingData();
+        const auto& da = samplesViewOf(a)->trainingData();
+        const auto& db = samplesViewOf(b)->trainingData();
         QVERIFY(db && db->data == "digits" && db->standardize);
         QVERIFY(sameBits(rbm::RowMat(db->standardize_mean.transpose()), rbm::RowMat(da->standardize_mean.transpose())));
         QVERIFY(sameBits(rbm::RowMat(db->standardize_sd.transpose()), rbm::RowMat(da->standardize_sd.transpose())));
-        QVERIFY(b.samplesView()->dataset() && b.samplesView()->dataset()->dim() == 64);
-        QCOMPARE(b.samplesView()->settings().chains, 25);
-        QCOMPARE(b.samplesView()->settings().sampler, SamplerKind::Pt);
+        QVERIFY(samplesViewOf(b)->dataset() && samplesViewOf(b)->dataset()->dim() == 64);
+        QCOMPARE(samplesViewOf(b)->settings().chains, 25);
+        QCOMPARE(samplesViewOf(b)->settings().sampler, SamplerKind::Pt);
 
         // Every view's settings as the session holds them, and the file written again: the same.
         const rbm::Session back = b.captureSession();
@@ -251,7 +252,7 @@ private Q_SLOTS:
         MainWindow a;
         a.setInteractive(false);
         QVERIFY(a.loadPreset(QStringLiteral("bars-and-stripes")));
-        TrainingView* t = a.trainingView();
+        TrainingView* t = trainingViewOf(a);
         t->setDataSpec(bars4());
         t->setOptions(options(rbm::TrainMethod::Cd, 60));
         QSignalSpy ended(t, &TrainingView::runEnded);
@@ -268,7 +269,7 @@ private Q_SLOTS:
         MainWindow a;
         a.setInteractive(false);
         QVERIFY(a.loadPreset(QStringLiteral("bars-and-stripes")));
-        TrainingView* t = a.trainingView();
+        TrainingView* t = trainingViewOf(a);
         t->setDataSpec(bars4());
         t->setOptions(options(rbm::TrainMethod::Cd, 40));
         QSignalSpy ended(t, &TrainingView::runEnded);

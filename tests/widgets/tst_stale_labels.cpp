@@ -41,8 +41,8 @@ private Q_SLOTS:
         QVERIFY(!w.windowTitle().contains(QStringLiteral("edited")));
         QVERIFY(!w.modelSummary().contains(QStringLiteral("edited")));
         // Dragging a hidden-unit arrow.
-        Q_EMIT w.densityView()->arrowDragged(0, QPointF(1.5, -2.0));
-        Q_EMIT w.densityView()->arrowDragFinished(0);
+        Q_EMIT densityViewOf(w)->arrowDragged(0, QPointF(1.5, -2.0));
+        Q_EMIT densityViewOf(w)->arrowDragFinished(0);
         QVERIFY2(w.windowTitle().contains(QStringLiteral("(edited)")), qPrintable(w.windowTitle()));
         QTRY_VERIFY_WITH_TIMEOUT(w.modelSummary().contains(QStringLiteral("(edited)")), kIdleMs);
         QVERIFY(w.modelSummary().contains(QStringLiteral("Edited by hand")));
@@ -86,7 +86,7 @@ private Q_SLOTS:
         MainWindow w;
         open(w, "four-mode");
         if (QTest::currentTestFailed()) return;
-        QTRY_VERIFY_WITH_TIMEOUT(w.exactLogZ().has_value(), kIdleMs);
+        QTRY_VERIFY_WITH_TIMEOUT(exactLogZOf(w).has_value(), kIdleMs);
         RunSettings s = w.settings();
         s.autoRun = false;
         s.schedule.steps = 1000000;
@@ -97,7 +97,7 @@ private Q_SLOTS:
         w.runCurrent();
         QTRY_VERIFY_WITH_TIMEOUT(w.transport()->units() > 20, kIdleMs);
         w.cancelCurrent();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.session()->running(), kIdleMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!aisJobOf(w)->running(), kIdleMs);
         const QString line = w.statusLine();
         QVERIFY2(line.contains(QStringLiteral("partial (β = ")), qPrintable(line));
         QVERIFY2(line.contains(QStringLiteral("log Ẑ_β")), qPrintable(line));
@@ -117,8 +117,8 @@ private Q_SLOTS:
         QVERIFY(w.setCurrentView(QStringLiteral("annealing")));
         w.runCurrent();
         QTRY_VERIFY_WITH_TIMEOUT(w.transport()->state() == Transport::State::Finished && w.idle(), kIdleMs);
-        w.annealingView()->setBeta(1.0);
-        const QString overlay = w.annealingView()->heatmap(0)->overlayText();
+        annealingViewOf(w)->setBeta(1.0);
+        const QString overlay = annealingViewOf(w)->heatmap(0)->overlayText();
         const QChar thin(0x2009);  // thousands are grouped with thin spaces
         QVERIFY2(overlay.contains(QStringLiteral("1") + thin + QStringLiteral("000 of 5") + thin + QStringLiteral("000 AIS particles shown")),
                  qPrintable(overlay));
@@ -153,8 +153,8 @@ private Q_SLOTS:
         QVERIFY(w.setCurrentView(view));
         // The line the view's user reads: the view's own, or the main window's for the AIS views.
         const auto line = [&] {
-            if (view == QLatin1String("tempering")) return w.temperingView()->statusText();
-            if (view == QLatin1String("samples")) return w.samplesView()->statusText();
+            if (view == QLatin1String("tempering")) return temperingViewOf(w)->statusText();
+            if (view == QLatin1String("samples")) return samplesViewOf(w)->statusText();
             return w.statusLine();
         };
         Transport* t = w.transport();
@@ -195,10 +195,10 @@ private Q_SLOTS:
         w.applySettings(s);
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
         if (view == QLatin1String("tempering")) {
-            TemperingSettings t = w.temperingView()->settings();
+            TemperingSettings t = temperingViewOf(w)->settings();
             t.scans = 400;
             t.scansPerSecond = 0;
-            w.temperingView()->setSettings(t);
+            temperingViewOf(w)->setSettings(t);
         }
         QVERIFY(w.setCurrentView(view));
         w.centralWidget()->setFocus();
@@ -232,7 +232,7 @@ private Q_SLOTS:
         QVERIFY(w.openSession(file));
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
         QCOMPARE(w.currentView(), QStringLiteral("compare"));
-        QVERIFY(!w.session()->lanes().empty() && w.session()->lanes().front().result);
+        QVERIFY(!aisJobOf(w)->lanes().empty() && aisJobOf(w)->lanes().front().result);
         auto* label = w.findChild<QLabel*>(QStringLiteral("transportState"));
         QVERIFY(label);
         QTest::qWait(50);

@@ -50,7 +50,7 @@ private Q_SLOTS:
         QVERIFY(w.loadPreset(QString::fromStdString(rbm::default_preset_name())));
         QVERIFY(waitIdle(w));
         QVERIFY(w.setCurrentView(QStringLiteral("tempering")));
-        TemperingView* v = w.temperingView();
+        TemperingView* v = temperingViewOf(w);
         const TemperingSettings defaults = v->settings();
         QCOMPARE(defaults.scansPerSecond, 300.0);  // the speed box's default, "watch"
         QVERIFY(!v->canReplay());
@@ -216,7 +216,7 @@ private Q_SLOTS:
         QVERIFY(waitIdle(w));
         QVERIFY(w.setCurrentView(QStringLiteral("tempering")));
         w.centralWidget()->setFocus();
-        TemperingView* v = w.temperingView();
+        TemperingView* v = temperingViewOf(w);
         TemperingSettings watch = v->settings();
         QCOMPARE(watch.scansPerSecond, 300.0);
         watch.scans = 1200;

@@ -55,41 +55,41 @@ private Q_SLOTS:
         QVERIFY(!w.action(QStringLiteral("logScale"))->isChecked());
         press(w, Qt::Key_L, Qt::ControlModifier);
         QVERIFY(w.action(QStringLiteral("logScale"))->isChecked());
-        QVERIFY(w.exactLogZ().has_value());
+        QVERIFY(exactLogZOf(w).has_value());
 
         // 2. Annealing, F5: a complete run with particles at every recorded beta.
         press(w, Qt::Key_2, Qt::ControlModifier);
         QCOMPARE(w.currentView(), QStringLiteral("annealing"));
         press(w, Qt::Key_F5);
-        QTRY_VERIFY_WITH_TIMEOUT(!w.session()->lanes().empty() && w.session()->lanes().front().result &&
-                                     w.session()->lanes().front().result->complete && w.idle(),
+        QTRY_VERIFY_WITH_TIMEOUT(!aisJobOf(w)->lanes().empty() && aisJobOf(w)->lanes().front().result &&
+                                     aisJobOf(w)->lanes().front().result->complete && w.idle(),
                                  kLongMs);
-        QVERIFY(w.session()->lanes().front().frames.size() > 10);
+        QVERIFY(aisJobOf(w)->lanes().front().frames.size() > 10);
 
         // 3. Compare: AIS and AISC both finish; the status bar has both and the exact log Z.
         press(w, Qt::Key_3, Qt::ControlModifier);
         QCOMPARE(w.currentView(), QStringLiteral("compare"));
         press(w, Qt::Key_F5);
-        QTRY_VERIFY_WITH_TIMEOUT(w.idle() && w.session()->lanes().size() >= 2 &&
-                                     std::all_of(w.session()->lanes().begin(), w.session()->lanes().end(),
+        QTRY_VERIFY_WITH_TIMEOUT(w.idle() && aisJobOf(w)->lanes().size() >= 2 &&
+                                     std::all_of(aisJobOf(w)->lanes().begin(), aisJobOf(w)->lanes().end(),
                                                  [](const LaneRun& l) { return l.result && l.result->complete; }),
                                  kLongMs);
         QStringList labels;
-        for (const LaneRun& l : w.session()->lanes()) labels << l.label;
+        for (const LaneRun& l : aisJobOf(w)->lanes()) labels << l.label;
         QVERIFY2(labels.contains(QStringLiteral("AIS")) && labels.contains(QStringLiteral("AISC")), qPrintable(labels.join(',')));
 
         // 4. Estimates, Shift+F5: points for both methods at every K of the sweep.
         press(w, Qt::Key_4, Qt::ControlModifier);
         QCOMPARE(w.currentView(), QStringLiteral("estimates"));
         press(w, Qt::Key_F5, Qt::ShiftModifier);
-        QTRY_VERIFY_WITH_TIMEOUT(w.idle() && !w.sweepJob()->running() && !w.sweepJob()->points().empty(), kLongMs);
-        QCOMPARE(static_cast<std::size_t>(w.estimatesView()->plottedPoints()),
+        QTRY_VERIFY_WITH_TIMEOUT(w.idle() && !sweepJobOf(w)->running() && !sweepJobOf(w)->points().empty(), kLongMs);
+        QCOMPARE(static_cast<std::size_t>(estimatesViewOf(w)->plottedPoints()),
                  w.settings().sweepSteps.size() * w.settings().methods().size());
 
         // 6. Tempering under DEO, then reversible: the red replica goes round the ladder, more often under DEO.
         press(w, Qt::Key_5, Qt::ControlModifier);
         QCOMPARE(w.currentView(), QStringLiteral("tempering"));
-        TemperingView* t = w.temperingView();
+        TemperingView* t = temperingViewOf(w);
         long long trips[2] = {0, 0};
         for (int variant = 0; variant < 2; ++variant) {
             TemperingSettings ts = t->settings();
@@ -111,10 +111,10 @@ private Q_SLOTS:
         // 7. Mean field: the table's order, -log Z <= F_II <= F_I.
         press(w, Qt::Key_6, Qt::ControlModifier);
         QCOMPARE(w.currentView(), QStringLiteral("meanfield"));
-        QSignalSpy shown(w.meanFieldView(), &MeanFieldView::resultsShown);
+        QSignalSpy shown(meanFieldViewOf(w), &MeanFieldView::resultsShown);
         press(w, Qt::Key_F5);
         QVERIFY(shown.wait(kLongMs));
-        const auto f = w.meanFieldView()->freeEnergies();
+        const auto f = meanFieldViewOf(w)->freeEnergies();
         for (double x : f) QVERIFY(std::isfinite(x));
         QVERIFY(f[3] <= f[1] + 1e-9);
         QVERIFY(f[1] <= f[0] + 1e-9);
@@ -134,16 +134,16 @@ private Q_SLOTS:
         w.centralWidget()->setFocus();
         press(w, Qt::Key_3, Qt::ControlModifier);
         press(w, Qt::Key_F5);
-        QTRY_VERIFY_WITH_TIMEOUT(w.idle() && w.session()->lanes().size() == 2 &&
-                                     std::all_of(w.session()->lanes().begin(), w.session()->lanes().end(),
+        QTRY_VERIFY_WITH_TIMEOUT(w.idle() && aisJobOf(w)->lanes().size() == 2 &&
+                                     std::all_of(aisJobOf(w)->lanes().begin(), aisJobOf(w)->lanes().end(),
                                                  [](const LaneRun& l) { return l.result && l.result->complete; }),
                                  kLongMs);
-        const double ga = w.session()->lanes()[0].result->estimate.log_z, ma = w.session()->lanes()[1].result->estimate.log_z;
+        const double ga = aisJobOf(w)->lanes()[0].result->estimate.log_z, ma = aisJobOf(w)->lanes()[1].result->estimate.log_z;
         qInfo("two-gaussians, K = 25, perfect transitions: geometric %.4f, moment averages %.4f, exact %.4f", ga, ma,
-              w.exactLogZ().value_or(NAN));
+              exactLogZOf(w).value_or(NAN));
         QCOMPARE(oneDecimal(ga), -9.6);
         QCOMPARE(oneDecimal(ma), -1.6);
-        QVERIFY(w.exactLogZ() && std::fabs(*w.exactLogZ()) < 1e-9);
+        QVERIFY(exactLogZOf(w) && std::fabs(*exactLogZOf(w)) < 1e-9);
     }
 };
 

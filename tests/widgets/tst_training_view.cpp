@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "main_window/main_window.hpp"
+#include "window_views.hpp"
 #include "core/io/model_io.hpp"
 #include "screenshot_dir.hpp"
 #include "views/training/training_view.hpp"
@@ -193,7 +194,7 @@ private Q_SLOTS:
         MainWindow w;
         w.setInteractive(false);
         w.show();
-        TrainingView* v = w.trainingView();
+        TrainingView* v = trainingViewOf(w);
         QVERIFY(w.setCurrentView(QStringLiteral("training")));
         v->setDataSpec(bars3());
         v->setOptions(smallOptions(rbm::TrainMethod::Pcd, 60));
@@ -204,11 +205,11 @@ private Q_SLOTS:
         QCOMPARE(w.model().n_visible(), rbm::Index(9));
         QCOMPARE(w.model().n_hidden(), rbm::Index(16));
         QCOMPARE(w.currentView(), QStringLiteral("samples"));
-        QCOMPARE(w.samplesView()->dataGrid()->tileCount(), 14);
-        QVERIFY(w.samplesView()->message().isEmpty());
+        QCOMPARE(samplesViewOf(w)->dataGrid()->tileCount(), 14);
+        QVERIFY(samplesViewOf(w)->message().isEmpty());
         QVERIFY(waitUntil([&] { return w.idle(); }, 60000));
-        QCOMPARE(w.samplesView()->sampleGrid()->imageRows(), 3);
-        QCOMPARE(w.filtersView()->grid()->tileCount(), 16);
+        QCOMPARE(samplesViewOf(w)->sampleGrid()->imageRows(), 3);
+        QCOMPARE(filtersViewOf(w)->grid()->tileCount(), 16);
     }
 };
 

@@ -107,9 +107,9 @@ private Q_SLOTS:
         const bool pt = view == QLatin1String("tempering");
         const auto oneUnitOn = [&](long long from) {
             if (!pt) return t->units() == from + 1;
-            const TemperingFrame* f = w.temperingView()->displayedFrame();
+            const TemperingFrame* f = temperingViewOf(w)->displayedFrame();
             return t->units() > from && f && f->scansDone == t->units() &&
-                   t->units() - from <= w.temperingView()->liveRecording()->stride();
+                   t->units() - from <= temperingViewOf(w)->liveRecording()->stride();
         };
         press(w, Qt::Key_Right);
         QTRY_VERIFY_WITH_TIMEOUT(oneUnitOn(held) && t->state() == Transport::State::Paused, 10000);
@@ -167,21 +167,21 @@ private Q_SLOTS:
         QVERIFY(t->units() > held + 5);
         QTRY_VERIFY_WITH_TIMEOUT(!w.action("cancel")->isEnabled(), 1000);
         if (view == QLatin1String("annealing") || view == QLatin1String("compare")) {
-            QTRY_VERIFY_WITH_TIMEOUT(!w.session()->lanes().empty() && w.session()->lanes().front().result, 10000);
-            const auto& r = *w.session()->lanes().front().result;
+            QTRY_VERIFY_WITH_TIMEOUT(!aisJobOf(w)->lanes().empty() && aisJobOf(w)->lanes().front().result, 10000);
+            const auto& r = *aisJobOf(w)->lanes().front().result;
             QVERIFY(!r.complete);
             QVERIFY(r.steps_done > 0);
         } else if (view == QLatin1String("tempering")) {
-            QVERIFY(w.temperingView()->shownFrame() && w.temperingView()->shownFrame()->scansDone > 0);
-            QTRY_VERIFY_WITH_TIMEOUT(!w.temperingView()->lastScanPending(), 2000);
-            QCOMPARE(w.temperingView()->displayedFrame()->scansDone, w.temperingView()->liveRecording()->lastScan());
-            QCOMPARE(t->units(), w.temperingView()->liveRecording()->lastScan());
+            QVERIFY(temperingViewOf(w)->shownFrame() && temperingViewOf(w)->shownFrame()->scansDone > 0);
+            QTRY_VERIFY_WITH_TIMEOUT(!temperingViewOf(w)->lastScanPending(), 2000);
+            QCOMPARE(temperingViewOf(w)->displayedFrame()->scansDone, temperingViewOf(w)->liveRecording()->lastScan());
+            QCOMPARE(t->units(), temperingViewOf(w)->liveRecording()->lastScan());
         } else if (view == QLatin1String("samples")) {
-            QVERIFY(w.samplesView()->shownFrame() && w.samplesView()->shownFrame()->done > 0);
+            QVERIFY(samplesViewOf(w)->shownFrame() && samplesViewOf(w)->shownFrame()->done > 0);
         } else if (view == QLatin1String("training")) {
-            const auto ids = w.trainingView()->session()->ids();
+            const auto ids = trainingViewOf(w)->session()->ids();
             QVERIFY(!ids.empty());
-            const TrainingRun* r = w.trainingView()->session()->run(ids.back());
+            const TrainingRun* r = trainingViewOf(w)->session()->run(ids.back());
             QVERIFY(r && r->snapshot && r->snapshot->updatesDone > 0);
         }
 
@@ -220,8 +220,8 @@ private Q_SLOTS:
         QCOMPARE(t->state(), Transport::State::Running);
         QVERIFY(t->active());
         if (view == QLatin1String("annealing")) {
-            QVERIFY(w.session()->running());
-            for (const LaneRun& l : w.session()->lanes()) QVERIFY2(!l.result, "the cancelled run's partial result landed in the new run");
+            QVERIFY(aisJobOf(w)->running());
+            for (const LaneRun& l : aisJobOf(w)->lanes()) QVERIFY2(!l.result, "the cancelled run's partial result landed in the new run");
         }
         press(w, Qt::Key_Escape);
         QTRY_VERIFY_WITH_TIMEOUT(!t->jobActive(), 10000);
@@ -234,10 +234,10 @@ private Q_SLOTS:
         RunSettings s = w.settings();
         s.autoRun = true;  // "Run again whenever something changes"
         w.applySettings(s);
-        QTRY_VERIFY_WITH_TIMEOUT(w.session()->running(), kStartMs);
+        QTRY_VERIFY_WITH_TIMEOUT(aisJobOf(w)->running(), kStartMs);
         Transport* t = w.transport();
         QTRY_VERIFY_WITH_TIMEOUT(t->units() > 3, kStartMs);
-        const auto run = w.session()->runId();
+        const auto run = aisJobOf(w)->runId();
 
         QLineEdit* field = w.panel()->field(QStringLiteral("chains"))->lineEdit();
         field->setFocus();
@@ -254,11 +254,11 @@ private Q_SLOTS:
         field->end(false);
         QTest::keyClick(field, Qt::Key_0);
         QTest::qWait(800);  // over three times the auto-run delay
-        QCOMPARE(w.session()->runId(), run);
-        QVERIFY(w.session()->running());
+        QCOMPARE(aisJobOf(w)->runId(), run);
+        QVERIFY(aisJobOf(w)->running());
         // Enter commits it: now the run restarts with it, and the focus is back on the view.
         QTest::keyClick(field, Qt::Key_Return);
-        QTRY_VERIFY_WITH_TIMEOUT(w.session()->runId() != run, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(aisJobOf(w)->runId() != run, 10000);
         QCOMPARE(w.settings().chains, rbm::Index(200));
         QTRY_VERIFY(!field->hasFocus());
         press(w, Qt::Key_Escape);
@@ -276,7 +276,7 @@ private Q_SLOTS:
         QVERIFY(!w.action("pause")->isEnabled());
         press(w, Qt::Key_F5);
         QTRY_VERIFY_WITH_TIMEOUT(!t->active() && t->state() == Transport::State::Finished, kStartMs);
-        QVERIFY(!w.meanFieldView()->running());
+        QVERIFY(!meanFieldViewOf(w)->running());
     }
 
     void presenterModeScalesAndRemembers() {
@@ -320,7 +320,7 @@ private Q_SLOTS:
         QVERIFY(!w.action("cancel")->isEnabled());
         press(w, Qt::Key_F5);
         QTest::qWait(300);
-        QVERIFY(!w.session()->running());
+        QVERIFY(!aisJobOf(w)->running());
     }
 };
 

@@ -31,6 +31,7 @@
 #include "core/io/result_file.hpp"
 #include "core/kernels/simd.hpp"
 #include "main_window/view_export.hpp"
+#include "views/view_registry.hpp"
 #include "text_preview.hpp"
 
 namespace rbmscope {
@@ -38,12 +39,6 @@ namespace rbmscope {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), jobs_(new BackgroundJobs(this)) {
     setWindowTitle(QStringLiteral("rbmscope"));
-    run_ = new AisJob(jobs_, QStringLiteral("ais"), this);
-    sweep_ = new SweepJob(jobs_, QStringLiteral("sweep"), this);
-    autoRunTimer_ = new QTimer(this);
-    autoRunTimer_->setSingleShot(true);
-    autoRunTimer_->setInterval(250);
-    connect(autoRunTimer_, &QTimer::timeout, this, &MainWindow::startRun);
     editTimer_ = new QTimer(this);
     editTimer_->setSingleShot(true);
     editTimer_->setInterval(33);
@@ -53,28 +48,14 @@ MainWindow::MainWindow(QWidget* parent)
     editFinalTimer_->setInterval(300);
     connect(editFinalTimer_, &QTimer::timeout, this, [this] { onModelEdited(*model_.as<rbm::Grbm>(), true); });
 
+    buildPanel();  // before the views: their jobs read the panel
     buildViews();
-    buildPanel();
     buildStatusBar();
-    buildTransports();
     buildMenus();
     setAcceptDrops(true);
     qApp->installEventFilter(this);
     resize(1280, 800);
 
-    connect(run_, &AisJob::progressed, this, [this] {
-        annealing_->setRun(run_);
-        compare_->setRun(run_);
-        estimates_->setRun(run_);
-        if (resultChannel_ == QLatin1String("ais") && run_->lanes().empty()) clearResultBanner();  // dropped (new settings)
-        updateStatus();
-    });
-    connect(run_, &AisJob::finished, this, [this] { updateStatus(); });
-    connect(sweep_, &SweepJob::progressed, this, [this] {
-        estimates_->setSweep(sweep_);
-        if (resultChannel_ == QLatin1String("sweep") && sweep_->points().empty()) clearResultBanner();
-        updateStatus();
-    });
     connect(jobs_, &BackgroundJobs::runningChanged, this, [this](const QString& channel, bool running) {
         if (running && !resultChannel_.isEmpty() && channel == resultChannel_) clearResultBanner();  // a live run replaces it
         updateActions();
@@ -93,54 +74,49 @@ MainWindow::~MainWindow() {
     delete takeCentralWidget();
 }
 
-void MainWindow::buildViews() {
-    tabs_ = new QTabWidget(this);
-    density_ = new DensityTab(jobs_, tabs_);
-    annealing_ = new AnnealingView(jobs_, QStringLiteral("anneal"), 1, tabs_);
-    compare_ = new AnnealingView(jobs_, QStringLiteral("compare"), 6, tabs_);
-    estimates_ = new EstimatesView(tabs_);
-    density_->setObjectName(QStringLiteral("density"));
-    annealing_->setObjectName(QStringLiteral("annealing"));
-    compare_->setObjectName(QStringLiteral("compare"));
-    estimates_->setObjectName(QStringLiteral("estimates"));
-    tabs_->addTab(density_, tr("Target density"));
-    tabs_->addTab(annealing_, tr("Annealing"));
-    tabs_->addTab(compare_, tr("Compare"));
-    tabs_->addTab(estimates_, tr("Estimates"));
-    tempering_ = new TemperingView(tabs_, jobs_);
-    meanfield_ = new MeanFieldView(tabs_, jobs_);
-    tabs_->addTab(tempering_, tr("Tempering"));
-    tabs_->addTab(meanfield_, tr("Mean field"));
-    samples_ = new SamplesView(tabs_, jobs_);
-    filters_ = new FiltersView(tabs_);
-    training_ = new TrainingView(tabs_, jobs_);
-    samples_->setObjectName(QStringLiteral("samples"));
-    connect(samples_, &SamplesView::trainingDataChosen, this, &MainWindow::attachTrainingData);
-    filters_->setObjectName(QStringLiteral("filters"));
-    training_->setObjectName(QStringLiteral("training"));
-    meanfield_->setObjectName(QStringLiteral("meanfield"));
-    tabs_->addTab(samples_, tr("Samples"));
-    tabs_->addTab(filters_, tr("Filters"));
-    tabs_->addTab(training_, tr("Training"));
-    tabs_->setTabToolTip(tabs_->indexOf(samples_), tr("Visible samples of an image-shaped model next to data examples"));
-    tabs_->setTabToolTip(tabs_->indexOf(filters_), tr("Each hidden unit's weights as an image, sorted by norm"));
-    tabs_->setTabToolTip(tabs_->indexOf(training_), tr("Train RBMs with CD, PCD, tempered PCD or Algorithm 2 and watch them learn"));
-    // "Open in app": the trained model replaces the current one; the samples view shows its data.
-    connect(training_, &TrainingView::openModel, this, [this](const rbm::Model& m, const rbm::Dataset& data, const QString& origin) {
+ViewContext MainWindow::viewContext() {
+    ViewContext c;
+    c.owner = this;
+    c.parent = tabs_;
+    c.jobs = jobs_;
+    c.panel = panel_;
+    c.model = [this]() -> const rbm::Model& { return model_; };
+    c.say = [this](const QString& text) { statusText_->setText(text); };
+    c.progressNote = [this](const QString& text) { Q_EMIT pathProgress(text); };
+    c.showView = [this](const QString& name) { return setCurrentView(name); };
+    c.view = [this](const QString& name) { return view(name); };
+    c.changed = [this] { updateActions(); };
+    c.statusChanged = [this] { updateStatus(); };
+    c.openModel = [this](const rbm::Model& m, const QString& origin) {
         if (const QString problem = displayProblem(m); !problem.isEmpty()) {
             showError(tr("Cannot open the trained model"), problem);
-            return;
+            return false;
         }
         setModel(m, origin, QString());
-        samples_->setData(data);
-        filters_->setImageShape(static_cast<int>(data.image_rows), static_cast<int>(data.image_cols));
-        setCurrentView(QStringLiteral("samples"));
-        samples_->run();
-    });
-    tabs_->setTabToolTip(0, tr("The exact density of a 2-D model; drag the arrows to edit a GRBM"));
-    tabs_->setTabToolTip(1, tr("p_β along the annealing path with the AIS particles"));
-    tabs_->setTabToolTip(2, tr("Several methods side by side: same model, same seed, same β, same colour scale"));
-    tabs_->setTabToolTip(3, tr("log Ẑ and ESS against K, running estimate, log-weight histogram"));
+        return true;
+    };
+    c.attachTrainingData = [this](const rbm::TrainingData& t) { attachTrainingData(t); };
+    c.editModel = [this](const rbm::Grbm& g, bool final) {
+        panel_->grbmEditor()->setGrbm(g);
+        onModelEdited(g, final);
+    };
+    c.finishEdit = [this] {
+        if (const auto* g = model_.as<rbm::Grbm>()) onModelEdited(*g, true);
+    };
+    c.resultDropped = [this](const QString& channel) {
+        if (resultChannel_ == channel) clearResultBanner();
+    };
+    return c;
+}
+
+void MainWindow::buildViews() {
+    tabs_ = new QTabWidget(this);
+    views_ = createViews(viewContext());
+    for (View* v : views_) {
+        const int i = tabs_->addTab(v->widget(), v->title());
+        if (!v->toolTip().isEmpty()) tabs_->setTabToolTip(i, v->toolTip());
+        connect(v, &View::pictureReady, this, &MainWindow::densityReady);
+    }
     // Above the views: where a reopened result came from (main_window/result_files.cpp), shown
     // while its view is the current one.
     auto* centre = new QWidget(this);
@@ -161,26 +137,6 @@ void MainWindow::buildViews() {
     connect(tabs_, &QTabWidget::currentChanged, this,
             [this] { resultBanner_->setVisible(!presenter_ && !resultView_.isEmpty() && currentView() == resultView_); });
     for (int i = 0; i < tabs_->count(); ++i) tabs_->widget(i)->setFocusPolicy(Qt::ClickFocus);
-    connect(density_, &DensityTab::ready, this, [this] {
-        if (density_->drawable() && !density_->busy())
-            statusText_->setText(tr("Exact density on a %1×%2 grid in %3 ms.")
-                                     .arg(density_->view()->image().width())
-                                     .arg(density_->view()->image().height())
-                                     .arg(density_->lastMilliseconds(), 0, 'f', 1));
-        Q_EMIT densityReady();
-    });
-    connect(density_->view(), &HeatmapView::arrowDragged, this, &MainWindow::onArrowDragged);
-    connect(density_->view(), &HeatmapView::arrowDragFinished, this, [this](int) {
-        if (const auto* g = model_.as<rbm::Grbm>()) onModelEdited(*g, true);
-    });
-    connect(estimates_, &EstimatesView::sweepRequested, this, &MainWindow::startSweep);
-    // Both annealing views follow the same beta (synchronized comparison).
-    connect(annealing_, &AnnealingView::betaChanged, this, [this](double b) {
-        if (std::fabs(compare_->beta() - b) > 1e-9) compare_->setBeta(b);
-    });
-    connect(compare_, &AnnealingView::betaChanged, this, [this](double b) {
-        if (std::fabs(annealing_->beta() - b) > 1e-9) annealing_->setBeta(b);
-    });
 }
 
 void MainWindow::buildPanel() {
@@ -202,8 +158,6 @@ void MainWindow::buildPanel() {
     connect(panel_, &ParameterPanel::openFileRequested, this, &MainWindow::openModelDialog);
     connect(panel_, &ParameterPanel::settingsChanged, this, &MainWindow::onSettingsChanged);
     connect(panel_, &ParameterPanel::validityChanged, this, [this] { updateActions(); });
-    connect(panel_, &ParameterPanel::runRequested, this, &MainWindow::startRun);
-    connect(panel_, &ParameterPanel::sweepRequested, this, &MainWindow::startSweep);
     connect(panel_->grbmEditor(), &GrbmEditor::edited, this, [this](const rbm::Grbm& g) {
         onModelEdited(g, false);
         editFinalTimer_->start();
@@ -329,7 +283,10 @@ void MainWindow::buildMenus() {
     transportState_ = new QLabel(this);
     transportState_->setObjectName(QStringLiteral("transportState"));
     transportBar_->addWidget(transportState_);
-    connect(tabs_, &QTabWidget::currentChanged, this, [this] { updateActions(); });
+    connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+        updateSpeedControls();
+        updateActions();
+    });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < tabs_->count(); ++i) {
@@ -341,9 +298,7 @@ void MainWindow::buildMenus() {
     // scale; on a log scale every mode within four decades of the peak shows.
     logScaleAction_ = view->addAction(tr("&Logarithmic colour scale"), this, [this](bool on) {
         const ColourScale scale = on ? ColourScale::Log : ColourScale::Linear;
-        density_->setColourScale(scale);
-        annealing_->setColourScale(scale);
-        compare_->setColourScale(scale);
+        for (View* v : views_) v->setColourScale(scale);
     });
     logScaleAction_->setCheckable(true);
     logScaleAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
@@ -484,26 +439,33 @@ QAction* MainWindow::action(const QString& name) const {
     return nullptr;
 }
 
-// A view's name: its widget's objectName, else its tab text in lower case with dashes.
-static QString viewName(const QTabWidget* tabs, int i) {
-    const QString n = tabs->widget(i)->objectName();
-    return n.isEmpty() ? tabs->tabText(i).toLower().replace(QLatin1Char(' '), QLatin1Char('-')).remove(QLatin1Char('&')) : n;
+View* MainWindow::view(const QString& name) const {
+    for (View* v : views_)
+        if (v->name() == name) return v;
+    return nullptr;
+}
+
+View* MainWindow::activeView() const {
+    for (View* v : views_)
+        if (v->widget() == tabs_->currentWidget()) return v;
+    return nullptr;
 }
 
 bool MainWindow::setCurrentView(const QString& name) {
-    for (int i = 0; i < tabs_->count(); ++i)
-        if (viewName(tabs_, i) == name) {
-            tabs_->setCurrentIndex(i);
-            return true;
-        }
-    return false;
+    View* v = view(name);
+    if (!v) return false;
+    tabs_->setCurrentWidget(v->widget());
+    return true;
 }
 
-QString MainWindow::currentView() const { return viewName(tabs_, tabs_->currentIndex()); }
+QString MainWindow::currentView() const {
+    const View* v = activeView();
+    return v ? v->name() : QString();
+}
 
 QStringList MainWindow::viewNames() const {
     QStringList out;
-    for (int i = 0; i < tabs_->count(); ++i) out << viewName(tabs_, i);
+    for (const View* v : views_) out << v->name();
     return out;
 }
 
@@ -582,25 +544,10 @@ QString MainWindow::exportImage(const QString& path, double dpi) {
 QString MainWindow::exportData(const QString& path) {
     QString csv;
     QJsonObject json;
-    if (tabs_->currentWidget() == density_) {
-        csv = density_->exportCsv();
-        json = density_->exportJson();
-    } else if (tabs_->currentWidget() == annealing_ || tabs_->currentWidget() == compare_) {
-        auto* v = static_cast<AnnealingView*>(tabs_->currentWidget());
-        csv = v->exportCsv();
-        json = v->exportJson();
-    } else if (tabs_->currentWidget() == estimates_) {
-        csv = estimates_->exportCsv();
-        json = estimates_->exportJson();
-    } else {
-        // Other views export through Q_INVOKABLE QString exportCsv() / QJsonObject exportJson().
-        QWidget* v = tabs_->currentWidget();
-        if (!QMetaObject::invokeMethod(v, "exportCsv", Qt::DirectConnection, Q_RETURN_ARG(QString, csv)) ||
-            !QMetaObject::invokeMethod(v, "exportJson", Qt::DirectConnection, Q_RETURN_ARG(QJsonObject, json))) {
-            const QString err = tr("the %1 view has no data to export").arg(tabs_->tabText(tabs_->currentIndex()));
-            statusText_->setText(err);
-            return err;
-        }
+    View* v = activeView();
+    if (const QString err = v ? v->exportData(&csv, &json) : tr("no view is shown"); !err.isEmpty()) {
+        statusText_->setText(err);
+        return err;
     }
     json[QStringLiteral("model")] = QString::fromStdString(model_.name);
     const QString err = rbmscope::exportData(path, csv, json);

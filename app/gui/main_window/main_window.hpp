@@ -1,11 +1,14 @@
 #pragma once
-// The rbmscope main window: the parameter panel (left dock), the views in the centre (Target
-// density, Annealing, Compare, Estimates, Tempering, Mean field, Samples, Filters, Training), and a status bar with progress, elapsed time, speed
-// and a cancel button. Every computation runs through BackgroundJobs (oneTBB workers); results
-// reach the views as snapshots on the GUI thread.
+// The rbmscope main window: the parameter panel (left dock), the views in the centre (the list
+// views/view_registry.cpp makes: Target density, Annealing, Compare, Estimates, Tempering, Mean
+// field, Samples, Filters, Training), and a status bar with progress, elapsed time, speed and a
+// cancel button. Every computation runs through BackgroundJobs (oneTBB workers); results reach the
+// views as snapshots on the GUI thread.
 //
-// main_window.cpp builds the window, menus, export and help; main_window/runs.cpp holds the flow:
-// model -> paths (lanes) -> heatmaps, runs and sweeps, and the status bar.
+// The window knows its views only through the View interface (views/view.hpp): it forwards the
+// model, the settings, the transport keys, session files, export and reopened results to them and
+// never asks which view is which. main_window.cpp builds the window, menus, export and help;
+// main_window/runs.cpp holds the model, the transport keys and the status bar.
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QMainWindow>
@@ -15,24 +18,13 @@
 #include <QTimer>
 #include <optional>
 
-#include "views/annealing/ais_job.hpp"
-#include "views/annealing/annealing_view.hpp"
-#include "jobs/background_jobs.hpp"
-#include "views/density/density_tab.hpp"
-#include "views/estimates/estimates_view.hpp"
 #include "heatmap_view.hpp"
-#include "jobs/lanes.hpp"
-#include "views/meanfield/meanfield_view.hpp"
+#include "jobs/background_jobs.hpp"
+#include "jobs/transport.hpp"
 #include "parameter_panel.hpp"
 #include "core/models/models.hpp"
 #include "core/io/session_io.hpp"
-#include "views/filters/filters_view.hpp"
-#include "views/samples/samples_view.hpp"
-#include "views/estimates/sweep_job.hpp"
-#include "views/tempering/tempering_view.hpp"
-#include "views/training/training_view.hpp"
-#include "jobs/transport.hpp"
-#include <map>
+#include "views/view.hpp"
 
 class QAction;
 class QMenu;
@@ -41,7 +33,7 @@ class QToolBar;
 
 namespace rbmscope {
 
-struct CliEquivalent;  // main_window/cli_equivalent.hpp
+struct CliEquivalent;  // views/cli_equivalent.hpp
 
 class RemoteRunDialog;
 class PresenterOverlay;  // main_window/presenter_overlay.hpp
@@ -98,8 +90,8 @@ public:
     RunSettings settings() const { return settings_; }
 
     // Actions (also on menus and shortcuts).
-    void startRun();     // the AIS run of the Annealing and Compare views
-    void startSweep();   // the sweep over K of the Estimates view
+    void startRun();     // Run on the "annealing" view (the AIS run of the Annealing and Compare views)
+    void startSweep();   // Run on the "estimates" view (the sweep over K)
     void stopAll();      // stop every run, keep partial results (the status bar's Cancel)
     void reset();
     // The transport (jobs/transport.hpp) of a view's job, by view name ("" = the current view);
@@ -107,11 +99,13 @@ public:
     // (→ or .), Cancel (Esc), Restart (Ctrl+F5) and the speed act on the current view's.
     Transport* transport(const QString& view = QString()) const;
     void runCurrent();
-    void togglePause();  // Space; with nothing running on an annealing view: plays the β animation (Tempering: the replay)
-    void stepCurrent();  // → or .; in a Tempering replay: the next recorded scan
+    void togglePause();  // Space; with nothing running: the view's playback (Play β, the Tempering replay)
+    void stepCurrent();  // → or .; in a playback that steps (a Tempering replay): its next frame
     void cancelCurrent();
     void restartCurrent();
-    void setPace(double unitsPerSecond);  // every transport; 0 = full speed
+    // The speed of a view's transport ("" = the current view's; the speed box and menu show the
+    // current view's): at most that many units a second, 0 = full speed. Other views keep theirs.
+    void setPace(double unitsPerSecond, const QString& view = QString());
     // Presenter mode (F11): full screen with one view at a time (no menu, tab, tool or status
     // bar, no docks, no banner; Ctrl+1…9 still change the view), text scaled by presenterScale()
     // (Ctrl+= / Ctrl+-, kept in QSettings "presenter/scale"), and the transport drawn on the
@@ -149,25 +143,20 @@ public:
     QString exportPlayback(const QString& dir, int frames, double dpi = 96);
     bool exportingPlayback() const { return playbackTimer_ != nullptr; }
 
-    HeatmapView* densityView() const { return density_->view(); }
-    DensityTab* densityTab() const { return density_; }
     ParameterPanel* panel() const { return panel_; }
-    AnnealingView* annealingView() const { return annealing_; }
-    AnnealingView* compareView() const { return compare_; }
-    EstimatesView* estimatesView() const { return estimates_; }
-    SamplesView* samplesView() const { return samples_; }
-    FiltersView* filtersView() const { return filters_; }
-    TrainingView* trainingView() const { return training_; }
-    MeanFieldView* meanFieldView() const { return meanfield_; }
-    TemperingView* temperingView() const { return tempering_; }
+    // The views (views/view.hpp), in tab order; by name; the current one (null when none).
+    const ViewList& views() const { return views_; }
+    View* view(const QString& name) const;
+    View* activeView() const;
+    // A view's widget as its own type T, e.g. the Samples view's: viewWidget<T>("samples") (null when not a T).
+    template <class T>
+    T* viewWidget(const QString& name) const {
+        View* v = view(name);
+        return v ? qobject_cast<T*>(v->widget()) : nullptr;
+    }
     QString statusLine() const { return statusText_->text(); }
     QString modelSummary() const;  // the description in the parameter panel (HTML)
-    AisJob* session() const { return run_; }
-    SweepJob* sweepJob() const { return sweep_; }
     BackgroundJobs* jobs() const { return jobs_; }
-    const std::vector<Lane>& lanes() const { return lanes_; }
-    bool lanesReady() const { return lanesReady_; }
-    std::optional<double> exactLogZ() const { return exactLogZ_; }
     // run sweep pause step cancel restart reset presenter exportImage exportData exportReport remoteRun exportPlayback logScale openModel saveModel openSession saveSession saveSessionAs
     QAction* action(const QString& name) const;
 
@@ -203,7 +192,6 @@ public:
 Q_SIGNALS:
     void modelChanged();
     void densityReady();
-    void lanesChanged();
     void pathProgress(const QString& text);  // a long path build (Gibbs target moments) says how far it is
     void summaryReady();
     void sessionProblem(const QString& message);
@@ -247,15 +235,18 @@ private:
     // file name (a report's commands run in its folder) or, with `absolute`, its full path.
     // `note` says where the model was written; "" and `error` on failure.
     std::string cliModelArgument(const QString& dir, const QString& baseName, bool absolute, QString* note, QString* error);
-    CliEquivalent trainViewCommand(const QString& dir, const QString& baseName) const;  // remote_runs.cpp
-    // main_window/result_files.cpp
+    // main_window/result_files.cpp: openResult in named steps.
+    struct ResultModel;
+    bool locateResultModel(const rbm::ResultFile& res, const QString& path, ResultModel* out);
+    bool readResultLog(const rbm::ResultFile& res, const QString& path, std::vector<rbm::TrainFileRecord>* records, QStringList* notes);
+    void applyResultSettings(const rbm::ResultFile& res);
+    bool showResultInView(const rbm::ResultFile& res, const QString& path, const std::vector<rbm::TrainFileRecord>& records,
+                          QStringList notes);
     void setResultBanner(const QString& view, const QString& channel, const QString& html);
     void clearResultBanner();
 
     // main_window/session_files.cpp
     QString applySessionFile(const QString& path);  // "" on success; nothing changes otherwise
-    // The views whose session settings are just their controls (session_fields.hpp), by view id.
-    std::vector<std::pair<QString, std::vector<SessionField>>> fieldViews() const;
     void reportSessionProblem(const QString& title, const QString& message);
     void openSessionDialog();
     void saveSessionToCurrent();
@@ -267,21 +258,16 @@ private:
     void setModel(rbm::Model m, const QString& origin, const QString& presetName);
     void refreshSummary();
     QString modelTitle() const;  // the model's name, "(edited)" once changed by hand
-    void rebuildLanes();
-    void onLanes(std::vector<Lane> lanes);
+    ViewContext viewContext();
+    void updateSpeedControls();  // the speed box and menu show the current view's pace
     void onSettingsChanged();
     void onModelEdited(const rbm::Grbm& g, bool final);
     // The Samples view's data and preprocessing become the model's "training" (saved with it; a
     // BRBM's AIS then defaults to the data's base rate when the run settings were the defaults).
     void attachTrainingData(const rbm::TrainingData& t);
     void applyModelEdit();
-    void onArrowDragged(int index, QPointF point);
-    void maybeAutoRun();
     void updateStatus();
     void updateActions();
-    void launchRun(std::shared_ptr<rbm::StepGate> gate);    // the AIS run, with the transport's gate
-    void launchSweep(std::shared_ptr<rbm::StepGate> gate);
-    void buildTransports();
 
     rbm::Model model_;
     rbm::Model loaded_;  // as opened, for Reset
@@ -293,26 +279,11 @@ private:
     QLabel* sessionLabel_ = nullptr;  // the last session problem, in the status bar
     bool interactive_ = true;
     RunSettings settings_;
-    LaneKey laneKey_;
-    std::vector<Lane> lanes_;
-    bool lanesReady_ = false;
-    bool runAfterLanes_ = false;
-    bool sweepAfterLanes_ = false;
-    std::optional<double> exactLogZ_;
+    std::optional<double> exactLogZ_;  // of model_, once the summary has it (the report's model table)
 
     BackgroundJobs* jobs_ = nullptr;
-    AisJob* run_ = nullptr;
-    SweepJob* sweep_ = nullptr;
     QTabWidget* tabs_ = nullptr;
-    DensityTab* density_ = nullptr;
-    AnnealingView* annealing_ = nullptr;
-    AnnealingView* compare_ = nullptr;
-    EstimatesView* estimates_ = nullptr;
-    TemperingView* tempering_ = nullptr;
-    MeanFieldView* meanfield_ = nullptr;
-    SamplesView* samples_ = nullptr;
-    FiltersView* filters_ = nullptr;
-    TrainingView* training_ = nullptr;
+    ViewList views_;  // in tab order (views/view_registry.cpp)
     ParameterPanel* panel_ = nullptr;
 
     QLabel* resultBanner_ = nullptr;  // above the views: where a reopened result came from
@@ -347,10 +318,6 @@ private:
     long long rateUnits_ = 0;
     QElapsedTimer rateClock_;
     double rate_ = -1;
-    std::map<const QWidget*, Transport*> transports_;
-    Transport* aisTransport_ = nullptr;
-    Transport* sweepTransport_ = nullptr;
-    std::shared_ptr<rbm::StepGate> pendingRunGate_, pendingSweepGate_;  // for a run waiting for its lanes
     QAction* cancelAction_ = nullptr;
     QAction* resetAction_ = nullptr;
     QAction* exportImageAction_ = nullptr;
@@ -367,7 +334,6 @@ private:
     QAction* saveSessionAsAction_ = nullptr;
     QMenu* recentMenu_ = nullptr;
 
-    QTimer* autoRunTimer_ = nullptr;   // debounces runs while the user types
     QTimer* editTimer_ = nullptr;      // live model edits: at most ~30 density recomputes per second
     QTimer* editFinalTimer_ = nullptr; // paths and runs follow a finished edit
     bool editPending_ = false;

@@ -21,57 +21,25 @@ constexpr int kMaxFrames = 10000;
 }
 
 QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi) {
-    auto* view = qobject_cast<AnnealingView*>(tabs_->currentWidget());
-    const bool pt = tabs_->currentWidget() == tempering_;
-    if (!view && !pt)
-        return tr("playback frames are exported from the Annealing, Compare or Tempering view; the current view is %1").arg(currentView());
+    View* v = activeView();
+    if (!v) return tr("no view is shown");
     if (playbackTimer_) return tr("a playback export is already running");
     if (frames < 2 || frames > kMaxFrames) return tr("the number of frames must be from 2 to %1, got %2").arg(kMaxFrames).arg(frames);
     if (!(dpi >= kMinExportDpi && dpi <= kMaxExportDpi))
         return tr("the resolution must be from %1 to %2 dpi, got %3").arg(kMinExportDpi).arg(kMaxExportDpi).arg(dpi);
-    if (pt) {
-        if (!tempering_->canReplay()) return tr("there is no recorded run to play back: run parallel tempering first (F5)");
-    } else {
-        bool recorded = false;
-        for (const LaneRun& l : run_->lanes()) recorded = recorded || !l.frames.empty();
-        if (!recorded) return tr("there is no recorded run to play back: run AIS first (F5)");
+    // What differs between the views (View::playbackFrames): how frame i is put on screen, when it
+    // is there, how the view goes back to what it showed, and what ends the export early.
+    PlaybackFrames f;
+    if (const QString err = v->playbackFrames(frames, &f); !err.isEmpty()) return err;
+    if (!QDir().mkpath(dir)) {
+        f.restore();
+        return tr("cannot create the folder %1").arg(dir);
     }
-    if (!QDir().mkpath(dir)) return tr("cannot create the folder %1").arg(dir);
-
-    // What differs between the views: how frame i is put on screen, when it is there, how the view
-    // goes back to what it showed, and what ends the export early.
-    std::function<void(int)> show;
-    std::function<bool(int)> shown;
-    std::function<void()> restore;
-    std::function<bool()> superseded;
-    QWidget* target = nullptr;
-    if (pt) {
-        // Frames at evenly spaced recorded scans, first to last (Replay's path through the run).
-        TemperingView* tv = tempering_;
-        tv->setPlaying(false);
-        const int records = tv->recording()->size();
-        const int before = tv->shownRecord();
-        const auto index = [frames, records](int i) {
-            return static_cast<int>(std::lround(static_cast<double>(i) * (records - 1) / (frames - 1)));
-        };
-        show = [tv, index](int i) { tv->showRecord(index(i)); };
-        shown = [tv, index](int i) { return tv->shownRecord() == index(i) && !tv->jobs()->isRunning(tv->heatChannel()); };
-        restore = [tv, before] {
-            if (before >= 0) tv->showRecord(before);
-            else tv->endReplay();
-        };
-        superseded = [tv] { return tv->recording() == nullptr; };
-        target = tv;
-    } else {
-        view->setPlaying(false);
-        const double was = view->beta();
-        const std::uint64_t runId = run_->runId();
-        show = [view, frames](int i) { view->setBeta(static_cast<double>(i) / (frames - 1)); };
-        shown = [view, frames](int i) { return !view->busy() && view->shownBeta() == static_cast<double>(i) / (frames - 1); };
-        restore = [view, was] { view->setBeta(was); };
-        superseded = [this, runId] { return run_->runId() != runId || run_->running(); };
-        target = view;
-    }
+    const auto show = f.show;
+    const auto shown = f.shown;
+    const auto restore = f.restore;
+    const auto superseded = f.superseded;
+    QWidget* target = f.target;
     auto next = std::make_shared<int>(0);       // frame to produce
     auto waiting = std::make_shared<bool>(false);  // it is asked for, not yet on screen
     playbackTimer_ = new QTimer(this);
@@ -106,7 +74,7 @@ void MainWindow::exportPlaybackDialog() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export playback frames into"));
     if (dir.isEmpty()) return;
     bool ok = false;
-    const int frames = QInputDialog::getInt(this, tr("Export playback frames"), tabs_->currentWidget() == tempering_ ? tr("Frames over the recorded scans:") : tr("Frames from β = 0 to 1:"), 60, 2, kMaxFrames, 1, &ok);
+    const int frames = QInputDialog::getInt(this, tr("Export playback frames"), activeView() && !activeView()->framesPrompt().isEmpty() ? activeView()->framesPrompt() : tr("Frames:"), 60, 2, kMaxFrames, 1, &ok);
     if (!ok) return;
     const int dpi = QInputDialog::getInt(this, tr("Export playback frames"), tr("Resolution (dpi):"), 96,
                                          static_cast<int>(kMinExportDpi), static_cast<int>(kMaxExportDpi), 24, &ok);

@@ -5,7 +5,7 @@
 
 #include "core/io/model_io.hpp"
 #include "core/io/result_source.hpp"
-#include "main_window/cli_equivalent.hpp"
+#include "views/cli_equivalent.hpp"
 #include "main_window/main_window.hpp"
 #include "main_window/remote_run_dialog.hpp"
 
@@ -30,27 +30,16 @@ std::string MainWindow::cliModelArgument(const QString& dir, const QString& base
     return (absolute ? path : fileName).toStdString();
 }
 
-// train with the Training view's data and controls (none when the controls do not work together).
-CliEquivalent MainWindow::trainViewCommand(const QString& dir, const QString& baseName) const {
-    try {
-        return trainCommand(training_->dataSpec(), training_->options(),
-                            QDir(dir).absoluteFilePath(baseName + QStringLiteral(".trained.json")).toStdString());
-    } catch (const std::exception& e) {
-        return {{}, QString::fromUtf8(e.what())};
-    }
-}
-
 std::vector<std::string> MainWindow::remoteCommand(const QString& dir, const QString& baseName, QString* note,
                                                    QString* error) {
     const std::string modelArg = cliModelArgument(dir, baseName, true, note, error);
     if (modelArg.empty()) return {};
     CliEquivalent c;
-    if (currentView() == QLatin1String("estimates")) {
-        c = sweepCommand(modelArg, model_.kind(), settings_);
-    } else if (currentView() == QLatin1String("tempering") && !(c = ptCommand(modelArg, tempering_->settings())).argv.empty()) {
-        // pt with the Tempering view's controls as they are (what Run there would start)
-    } else if (currentView() == QLatin1String("training") && !(c = trainViewCommand(dir, baseName)).argv.empty()) {
-        if (note) note->clear();  // train reads no model; it writes one beside the result
+    bool readsModel = true;
+    const View* v = activeView();
+    if (std::optional<CliEquivalent> own = v ? v->cliCommand(modelArg, dir, baseName, &readsModel) : std::nullopt) {
+        c = std::move(*own);  // the view's own computation (what Run there would start)
+        if (!readsModel && note) note->clear();  // train reads no model; it writes one beside the result
     } else {
         const std::vector<MethodSpec> methods = settings_.methods();
         if (methods.empty()) {

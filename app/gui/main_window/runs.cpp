@@ -1,6 +1,6 @@
-// The flow of the main window: a model and the panel's settings give the lanes (one annealing
-// path per method, built on a worker); the lanes feed the heatmaps, the AIS run and the sweep;
-// the status bar follows whatever runs. Changing a parameter restarts only what it affects.
+// The flow of the main window: the model and the panel's settings go to every view (the AIS
+// pipeline of the annealing views is theirs: views/annealing/annealing_pipeline.hpp); the
+// transport keys act on the current view's Transport; the status bar follows whatever runs.
 #include <QAction>
 #include <QComboBox>
 #include <QFileInfo>
@@ -20,14 +20,6 @@ namespace rbmscope {
 namespace {
 
 bool isTwoD(const rbm::Model& m) { return m.n_visible() == 2 && m.kind() != rbm::ModelKind::Brbm; }
-
-QString seconds(double s) { return s < 10 ? QString::number(s, 'f', 2) + " s" : QString::number(s, 'f', 1) + " s"; }
-
-QString rate(double r) {
-    if (r >= 1e6) return QString::number(r / 1e6, 'f', 1) + QStringLiteral(" M");
-    if (r >= 1e3) return QString::number(r / 1e3, 'f', 1) + QStringLiteral(" k");
-    return QString::number(r, 'f', 0) + QStringLiteral(" ");
-}
 
 }  // namespace
 
@@ -64,42 +56,16 @@ void MainWindow::setModel(rbm::Model m, const QString& origin, const QString& pr
     modelEdited_ = false;
     setWindowTitle(QStringLiteral("rbmscope — %1").arg(model_.name.empty() ? origin : textPreview(model_.name, kNamePreviewChars)));
     clearResultBanner();  // a reopened result is of the model it came with
-    run_->cancel();
-    sweep_->clear();
-    pendingRunGate_.reset();
-    pendingSweepGate_.reset();
     exactLogZ_.reset();
-    estimates_->setExactLogZ(std::nullopt);
-    estimates_->setRun(nullptr);
-    estimates_->setSweep(sweep_);
     const ModelTraits traits = traitsOf(model_);
     settings_ = defaultSettings(traits);
     panel_->setModel(traits, settings_);
     panel_->setCurrentPreset(presetName);
     panel_->setGrbmEditorVisible(GrbmEditor::editable(model_));
     if (GrbmEditor::editable(model_)) panel_->grbmEditor()->setGrbm(*model_.as<rbm::Grbm>());
-    estimates_->setChains(settings_.chains);
     refreshSummary();
-    density_->setModel(model_, false);
-    annealing_->setModel(model_);
-    compare_->setModel(model_);
-    tempering_->setModel(model_);
-    meanfield_->setModel(model_);
-    {
-        // A relative data path recorded in the model file is looked up beside the file too.
-        const QFileInfo file(origin);
-        samples_->setModelDirectory(file.exists() ? file.absolutePath() : QString());
-    }
-    samples_->setModel(model_);
-    filters_->setModel(model_);
-    annealing_->setRun(run_);
-    compare_->setRun(run_);
-    annealing_->setFollowRun(true);
-    compare_->setFollowRun(true);
-    annealing_->setBeta(1.0);
-    laneKey_ = laneKey(settings_);
-    runAfterLanes_ = settings_.autoRun;
-    rebuildLanes();
+    const ModelEvent event{ModelChange::Opened, origin, settings_};
+    for (View* v : views_) v->setModel(model_, event);
     updateStatus();
     Q_EMIT modelChanged();
 }
@@ -145,76 +111,15 @@ void MainWindow::refreshSummary() {
         [this, base, tail](Summary s) {
             panel_->setModelSummary(base + "<br>" + s.text + tail);
             exactLogZ_ = s.logZ;
-            estimates_->setExactLogZ(s.logZ);
+            for (View* v : views_) v->setExactLogZ(s.logZ);
             Q_EMIT summaryReady();
         },
         [this, base, tail](QString err) {
             panel_->setModelSummary(base + "<br>exact log Z: " + err.toHtmlEscaped() + tail);
             exactLogZ_.reset();
-            estimates_->setExactLogZ(std::nullopt);
+            for (View* v : views_) v->setExactLogZ(std::nullopt);
             Q_EMIT summaryReady();
         });
-}
-
-void MainWindow::rebuildLanes() {
-    lanesReady_ = false;
-    panel_->setPathStatus(tr("building the annealing path…"), false);
-    const rbm::Model model = model_;
-    const RunSettings settings = settings_;
-    jobs_->submitWithProgress<std::vector<Lane>>(
-        QStringLiteral("paths"),
-        [this, model, settings](const BackgroundJobs::Context& ctx) {
-            // Gibbs target moments can take minutes on a large model: say how far they are.
-            return buildLanes(model, settings, ctx.cancel.get(), [this, &ctx](const QString& text) {
-                ctx.post([this, text] {
-                    panel_->setPathStatus(text, false);
-                    Q_EMIT pathProgress(text);
-                });
-            });
-        },
-        [this](std::vector<Lane> lanes) { onLanes(std::move(lanes)); },
-        [this](QString err) {
-            panel_->setPathStatus(err, true);
-            runAfterLanes_ = sweepAfterLanes_ = false;
-            updateStatus();
-        });
-}
-
-void MainWindow::onLanes(std::vector<Lane> lanes) {
-    lanes_ = std::move(lanes);
-    lanesReady_ = true;
-    if (!lanes_.empty()) {
-        const Lane& primary = lanes_.front();
-        if (primary.path) {
-            panel_->setPathStatus(primary.notes, false);
-            panel_->setExactSampling(primary.path->can_sample_exactly(),
-                                     tr("the %1 path cannot draw exact samples from p_β (model too large to enumerate)")
-                                         .arg(primary.label));
-            if (settings_.schedule.kind == "binned") {
-                try {
-                    panel_->setSchedulePreview(rbm::make_schedule(settings_.schedule, primary.path.get()));
-                } catch (const std::exception& e) {
-                    panel_->setScheduleProblem(QString::fromStdString(e.what()));
-                }
-            }
-        } else {
-            panel_->setPathStatus(primary.error, true);
-        }
-    }
-    annealing_->setLanes(lanes_);
-    compare_->setLanes(lanes_);
-    Q_EMIT lanesChanged();
-    if (sweepAfterLanes_) {
-        sweepAfterLanes_ = false;
-        if (pendingSweepGate_) launchSweep(std::exchange(pendingSweepGate_, {}));
-        else startSweep();
-    }
-    if (runAfterLanes_) {
-        runAfterLanes_ = false;
-        if (pendingRunGate_) launchRun(std::exchange(pendingRunGate_, {}));
-        else startRun();
-    }
-    updateStatus();
 }
 
 void MainWindow::applySettings(const RunSettings& s) {
@@ -223,155 +128,65 @@ void MainWindow::applySettings(const RunSettings& s) {
 }
 
 void MainWindow::onSettingsChanged() {
-    const RunSettings s = panel_->settings();
-    const LaneKey key = laneKey(s);
-    const bool methodOk = methodProblem(panel_->traits(), s.method).isEmpty();
-    settings_ = s;
-    estimates_->setChains(s.chains);
-    if (!lanesReady_) runAfterLanes_ = s.autoRun;
-    if (!(key == laneKey_) && methodOk) {
-        // New paths: heatmaps restart at once; a run follows the new paths.
-        laneKey_ = key;
-        run_->cancel();
-        annealing_->setLanesPending();
-        compare_->setLanesPending();
-        runAfterLanes_ = s.autoRun;
-        rebuildLanes();
-        updateStatus();
-        return;
-    }
-    if (s.schedule.kind == "binned" && lanesReady_ && !lanes_.empty() && lanes_.front().path) {
-        try {
-            panel_->setSchedulePreview(rbm::make_schedule(s.schedule, lanes_.front().path.get()));
-        } catch (const std::exception& e) {
-            panel_->setScheduleProblem(QString::fromStdString(e.what()));
-        }
-    }
-    maybeAutoRun();
+    settings_ = panel_->settings();
+    for (View* v : views_) v->setSettings(settings_);
     updateActions();
 }
 
-void MainWindow::maybeAutoRun() {
-    if (!settings_.autoRun) return;
-    if (!panel_->isValid()) {
-        run_->cancel();  // the shown run no longer matches the settings; nothing valid to run
-        autoRunTimer_->stop();
-        updateStatus();
-        return;
-    }
-    autoRunTimer_->start();
+void MainWindow::startRun() {
+    if (Transport* t = transport(QStringLiteral("annealing"))) t->run();
 }
 
-void MainWindow::startRun() { aisTransport_->run(); }
-
-void MainWindow::launchRun(std::shared_ptr<rbm::StepGate> gate) {
-    autoRunTimer_->stop();
-    if (!panel_->isValid()) {
-        statusText_->setText(tr("Cannot run: %1").arg(panel_->problems().join(QStringLiteral("; "))));
-        return;
-    }
-    settings_ = panel_->settings();
-    if (!lanesReady_) {
-        runAfterLanes_ = true;
-        pendingRunGate_ = std::move(gate);
-        return;
-    }
-    pendingRunGate_.reset();
-    // The views follow the run: a β animation still playing would move the slider and the title
-    // away from the chains the overlay shows.
-    annealing_->setPlaying(false);
-    compare_->setPlaying(false);
-    annealing_->setFollowRun(true);
-    compare_->setFollowRun(true);
-    run_->start(lanes_, settings_, isTwoD(model_) ? 1000 : 0, std::move(gate));
-    annealing_->setRun(run_);
-    compare_->setRun(run_);
-    estimates_->setRun(run_);
-    updateStatus();
-}
-
-void MainWindow::startSweep() { sweepTransport_->run(); }
-
-void MainWindow::launchSweep(std::shared_ptr<rbm::StepGate> gate) {
-    if (!panel_->isValid()) {
-        statusText_->setText(tr("Cannot run a sweep: %1").arg(panel_->problems().join(QStringLiteral("; "))));
-        return;
-    }
-    settings_ = panel_->settings();
-    setCurrentView(QStringLiteral("estimates"));
-    if (!lanesReady_) {
-        sweepAfterLanes_ = true;
-        pendingSweepGate_ = std::move(gate);
-        return;
-    }
-    pendingSweepGate_.reset();
-    estimates_->setChains(settings_.chains);
-    sweep_->start(lanes_, settings_, std::move(gate));
-    estimates_->setSweep(sweep_);
-    updateStatus();
+void MainWindow::startSweep() {
+    if (Transport* t = transport(QStringLiteral("estimates"))) t->run();
 }
 
 void MainWindow::stopAll() {
-    autoRunTimer_->stop();
-    runAfterLanes_ = sweepAfterLanes_ = false;
-    pendingRunGate_.reset();
-    pendingSweepGate_.reset();
-    for (auto& [view, t] : transports_) t->cancel();
-    run_->stop();
-    sweep_->stop();
-    annealing_->setPlaying(false);
-    compare_->setPlaying(false);
+    for (View* v : views_) v->stop();
     statusText_->setText(tr("Stopping… the results computed so far are kept."));
 }
 
-Transport* MainWindow::transport(const QString& view) const {
-    const QWidget* w = tabs_->currentWidget();
-    if (!view.isEmpty()) {
-        w = nullptr;
-        for (int i = 0; i < tabs_->count(); ++i)
-            if (viewNames().value(i) == view) w = tabs_->widget(i);
-    }
-    const auto it = transports_.find(w);
-    return it == transports_.end() ? nullptr : it->second;
+Transport* MainWindow::transport(const QString& name) const {
+    const View* v = name.isEmpty() ? activeView() : view(name);
+    return v ? v->transport() : nullptr;
 }
 
 void MainWindow::runCurrent() {
-    Transport* t = transport();
-    if (!t) return;
+    View* v = activeView();
+    Transport* t = v ? v->transport() : nullptr;
+    if (!t) {
+        if (v) statusText_->setText(tr("Cannot run: %1").arg(v->noTransport()));
+        return;
+    }
     if (const QString why = t->cannotRun(); !why.isEmpty()) statusText_->setText(tr("Cannot run: %1").arg(why));
     else t->run();
     updateActions();
 }
 
 void MainWindow::togglePause() {
-    Transport* t = transport();
+    View* v = activeView();
+    Transport* t = v ? v->transport() : nullptr;
     if (t && t->active()) {
         if (t->canStep()) t->togglePause();  // a job without units (mean field) cannot pause
-    } else if (auto* v = qobject_cast<AnnealingView*>(tabs_->currentWidget())) {
-        // Nothing runs: Space plays or pauses the beta animation of the visible view.
-        v->setPlaying(!v->playing());
-    } else if (tabs_->currentWidget() == tempering_ && tempering_->canReplay()) {
-        tempering_->setPlaying(!tempering_->playing());  // and the replay of the last PT run
+    } else if (v && v->playback().available) {
+        v->togglePlayback();  // nothing runs: Space plays or pauses the view's playback (β, a replay)
     }
     updateStatus();
 }
 
 void MainWindow::stepCurrent() {
-    Transport* t = transport();
-    // In a replay of the last PT run, Step shows the next recorded scan; otherwise the job's unit.
-    if (tabs_->currentWidget() == tempering_ && (!t || !t->active()) && tempering_->replaying()) tempering_->stepReplay();
-    else if (t) t->step();
+    View* v = activeView();
+    Transport* t = v ? v->transport() : nullptr;
+    // In a playback that steps (a replay of the last PT run), Step shows its next frame; otherwise the job's unit.
+    if (v && (!t || !t->active()) && v->stepPlayback()) {
+    } else if (t) {
+        t->step();
+    }
     updateStatus();
 }
 
 void MainWindow::cancelCurrent() {
-    Transport* t = transport();
-    if (!t) return;
-    t->cancel();
-    if (t == aisTransport_) {
-        annealing_->setPlaying(false);
-        compare_->setPlaying(false);
-    }
+    if (View* v = activeView(); v && v->transport()) v->cancel();
     updateStatus();
 }
 
@@ -380,127 +195,21 @@ void MainWindow::restartCurrent() {
     updateStatus();
 }
 
-void MainWindow::setPace(double unitsPerSecond) {
-    for (auto& [view, t] : transports_) t->setPace(unitsPerSecond);
-    tempering_->setReplayPace(unitsPerSecond > 0 ? unitsPerSecond : 0);  // a PT replay goes at the transport's speed
-    for (QAction* a : speedActions_) a->setChecked(std::fabs(a->data().toDouble() - unitsPerSecond) < 1e-9);
-    if (speedBox_) {
-        const int i = speedBox_->findData(unitsPerSecond);
-        if (i >= 0 && i != speedBox_->currentIndex()) speedBox_->setCurrentIndex(i);
-    }
+void MainWindow::setPace(double unitsPerSecond, const QString& name) {
+    View* v = name.isEmpty() ? activeView() : view(name);
+    if (!v) return;
+    v->setPace(unitsPerSecond);
+    updateSpeedControls();
 }
 
-void MainWindow::buildTransports() {
-    Transport::Job ais;
-    ais.unit = tr("annealing step");
-    ais.start = [this](std::shared_ptr<rbm::StepGate> g) { launchRun(std::move(g)); };
-    ais.stop = [this] {
-        autoRunTimer_->stop();
-        runAfterLanes_ = false;
-        pendingRunGate_.reset();
-        run_->stop();
-        statusText_->setText(tr("Stopping… the results computed so far are kept."));
-    };
-    ais.active = [this] { return run_->running() || (runAfterLanes_ && pendingRunGate_); };
-    ais.finished = [this] { return !run_->status().stopped && !run_->lanes().empty(); };
-    ais.gate = [this] { return pendingRunGate_ ? pendingRunGate_.get() : run_->stepGate(); };
-    ais.cannotRun = [this] { return panel_->isValid() ? QString() : panel_->problems().join(QStringLiteral("; ")); };
-    ais.fraction = [this] { return run_->lanes().empty() ? -1.0 : run_->status().fraction; };
-    aisTransport_ = new Transport(ais, this);
-
-    Transport::Job sweep;
-    sweep.unit = tr("annealing step");
-    sweep.start = [this](std::shared_ptr<rbm::StepGate> g) { launchSweep(std::move(g)); };
-    sweep.stop = [this] {
-        sweepAfterLanes_ = false;
-        pendingSweepGate_.reset();
-        sweep_->stop();
-    };
-    sweep.active = [this] { return sweep_->running() || (sweepAfterLanes_ && pendingSweepGate_); };
-    sweep.finished = [this] { return sweep_->fraction() >= 1.0; };
-    sweep.gate = [this] { return pendingSweepGate_ ? pendingSweepGate_.get() : sweep_->stepGate(); };
-    sweep.cannotRun = ais.cannotRun;
-    sweep.fraction = [this] { return sweep_->fraction(); };
-    sweepTransport_ = new Transport(sweep, this);
-
-    Transport::Job pt;
-    pt.unit = tr("PT scan");
-    pt.start = [this](std::shared_ptr<rbm::StepGate> g) { tempering_->run(std::move(g)); };
-    pt.stop = [this] { tempering_->cancel(); };
-    pt.active = [this] { return tempering_->running(); };
-    pt.finished = [this] { return tempering_->lastRunFinished(); };
-    pt.gate = [this] { return tempering_->stepGate(); };
-    // The engine computes at full speed; the transport drives what the view shows (its counter is
-    // the scan on screen), and the toolbar says how far the engine is.
-    pt.detail = [this] { return tempering_->transportDetail(); };
-    // Progress of the views that count units against their settings (tuning rounds come on top
-    // of a tempering run's scans: the fraction is capped).
-    const auto ofUnits = [](const rbm::StepGate* g, double total) {
-        return g && total > 0 ? std::min(1.0, static_cast<double>(g->done.load()) / total) : -1.0;
-    };
-    pt.fraction = [this, ofUnits] { return ofUnits(tempering_->stepGate(), static_cast<double>(tempering_->settings().scans)); };
-    auto* ptT = new Transport(pt, this);
-
-    Transport::Job mf;
-    mf.unit = tr("mean-field computation");
-    mf.canStep = false;  // one fixed-point solve per method: nothing to step through
-    // The gate is kept only to tell "never run" from "ran" (the solver does not take it).
-    auto mfGate = std::make_shared<std::shared_ptr<rbm::StepGate>>();
-    mf.start = [this, mfGate](std::shared_ptr<rbm::StepGate> g) {
-        *mfGate = std::move(g);
-        meanfield_->run();
-    };
-    mf.stop = [this] { meanfield_->cancel(); };
-    mf.active = [this] { return meanfield_->running(); };
-    mf.finished = [] { return true; };
-    mf.gate = [mfGate] { return mfGate->get(); };
-    auto* mfT = new Transport(mf, this);
-
-    Transport::Job smp;
-    smp.unit = tr("sampling sweep");
-    smp.start = [this](std::shared_ptr<rbm::StepGate> g) { samples_->run(std::move(g)); };
-    smp.stop = [this] { samples_->cancel(); };
-    smp.active = [this] { return jobs_->isRunning(samples_->channel()); };
-    smp.finished = [this] { return samples_->lastRunFinished(); };
-    smp.gate = [this] { return samples_->stepGate(); };
-    smp.fraction = [this, ofUnits] { return ofUnits(samples_->stepGate(), static_cast<double>(samples_->settings().sweeps)); };
-    auto* smpT = new Transport(smp, this);
-
-    Transport::Job tr_;
-    tr_.unit = tr("training update");
-    tr_.start = [this](std::shared_ptr<rbm::StepGate> g) { training_->train(std::move(g)); };
-    tr_.stop = [this] { training_->stop(); };
-    tr_.active = [this] { return training_->busy(); };
-    tr_.finished = [] { return true; };
-    // No run yet: no gate, so the transport says "idle" (the job keeps one for the next run).
-    tr_.gate = [this] { return training_->session()->ids().empty() ? nullptr : training_->stepGate(); };
-    tr_.fraction = [this, ofUnits] {
-        try {
-            return ofUnits(training_->stepGate(), static_cast<double>(training_->options().updates));
-        } catch (const std::exception&) {
-            return -1.0;
-        }
-    };
-    auto* trT = new Transport(tr_, this);
-
-    // F5 on the target density runs the annealing towards it, as it always did.
-    transports_ = {{density_, aisTransport_}, {annealing_, aisTransport_}, {compare_, aisTransport_}, {estimates_, sweepTransport_},
-                   {tempering_, ptT},           {meanfield_, mfT},        {samples_, smpT},
-                   {training_, trT}};
-    for (Transport* t : {aisTransport_, sweepTransport_, ptT, mfT, smpT, trT})
-        connect(t, &Transport::stateChanged, this, [this] { updateActions(); });
-    // Jobs started or ended outside the transport (a view's own buttons, auto-run) show too.
-    connect(jobs_, &BackgroundJobs::runningChanged, this, [this] {
-        for (auto& [view, t] : transports_) t->refresh();
-    });
-    connect(tempering_, &TemperingView::playingChanged, this, [this] { updateActions(); });  // Replay run / Pause replay
-    connect(tempering_, &TemperingView::replayAvailableChanged, this, [this] { updateActions(); });
-    // A PT run is complete when its last frame is delivered, just after its channel stops running.
-    connect(tempering_, &TemperingView::runFinished, ptT, &Transport::refresh);
-    // Likewise a Samples run (else the toolbar keeps the "stopped" it read as the channel stopped).
-    connect(samples_, &SamplesView::runFinished, smpT, &Transport::refresh);
-    // A training run ends when its result is delivered, just after its channel stops running.
-    connect(training_->session(), &TrainingJob::busyChanged, trT, &Transport::refresh);
+void MainWindow::updateSpeedControls() {
+    const View* v = activeView();
+    const double pace = v ? v->pace() : 0;
+    for (QAction* a : speedActions_) a->setChecked(std::fabs(a->data().toDouble() - pace) < 1e-9);
+    if (speedBox_) {
+        const int i = speedBox_->findData(pace);
+        if (i >= 0 && i != speedBox_->currentIndex()) speedBox_->setCurrentIndex(i);
+    }
 }
 
 void MainWindow::reset() {
@@ -521,25 +230,9 @@ void MainWindow::attachTrainingData(const rbm::TrainingData& t) {
     panel_->setModel(traits, settings_);
     statusText_->setText(tr("Training data attached to the model: %1 (File → Save model as… records it)")
                              .arg(QString::fromStdString(rbm::describe(t))));
-    // Only a changed method invalidates the lanes (and the run on them); an auto-run follows.
-    if (!(settings_.method == before)) {
-        run_->cancel();
-        runAfterLanes_ = settings_.autoRun;
-        laneKey_ = laneKey(settings_);
-        rebuildLanes();
-    }
+    const ModelEvent event{ModelChange::Data, origin_, settings_};
+    for (View* v : views_) v->setModel(model_, event);
     updateStatus();
-}
-
-void MainWindow::onArrowDragged(int index, QPointF point) {
-    auto* g = model_.as<rbm::Grbm>();
-    if (!g || index < 0 || index >= g->n_hidden()) return;
-    // The arrow shows sigma∘W_j from b; its tip at `point` means W_j = (point - b) / sigma.
-    rbm::Grbm edited = *g;
-    edited.W(0, index) = (point.x() - g->b(0)) / g->sigma(0);
-    edited.W(1, index) = (point.y() - g->b(1)) / g->sigma(1);
-    panel_->grbmEditor()->setGrbm(edited);
-    onModelEdited(edited, false);
 }
 
 void MainWindow::onModelEdited(const rbm::Grbm& g, bool final) {
@@ -563,32 +256,24 @@ void MainWindow::onModelEdited(const rbm::Grbm& g, bool final) {
     if (!final) return;
     editFinalTimer_->stop();
     // Finished edit: paths, heatmaps and the run follow the new model.
-    annealing_->setModel(model_);
-    compare_->setModel(model_);
-    tempering_->setModel(model_);
-    meanfield_->setModel(model_);
-    samples_->setModel(model_);
-    filters_->setModel(model_);
-    run_->cancel();
-    sweep_->clear();
-    runAfterLanes_ = settings_.autoRun;
-    rebuildLanes();
+    const ModelEvent event{ModelChange::Edited, origin_, settings_};
+    for (View* v : views_) v->setModel(model_, event);
     updateStatus();
 }
 
 void MainWindow::applyModelEdit() {
     if (!editPending_) return;
     editPending_ = false;
-    density_->setModel(model_, true);
+    const ModelEvent event{ModelChange::Live, origin_, settings_};
+    for (View* v : views_) v->setModel(model_, event);
     refreshSummary();
 }
 
 bool MainWindow::idle() const {
-    for (const char* c : {"density", "summary", "paths", "ais", "sweep"})
-        if (jobs_->isRunning(QString::fromLatin1(c))) return false;
-    return lanesReady_ && !runAfterLanes_ && !sweepAfterLanes_ && !autoRunTimer_->isActive() && !editTimer_->isActive() &&
-           !editFinalTimer_->isActive() && !annealing_->busy() && !compare_->busy() && !run_->running() &&
-           !sweep_->running() && !samples_->busy() && !training_->busy() && !meanfield_->running();
+    if (jobs_->isRunning(QStringLiteral("summary")) || editTimer_->isActive() || editFinalTimer_->isActive()) return false;
+    for (const View* v : views_)
+        if (v->busy()) return false;
+    return true;
 }
 
 void MainWindow::updateActions() {
@@ -604,13 +289,13 @@ void MainWindow::updateActions() {
     stepAction_->setEnabled(t && t->canStep() && (active || runnable));
     cancelAction_->setEnabled(active);
     const bool held = st == Transport::State::Paused || st == Transport::State::Pausing;
-    const bool animation = !active && qobject_cast<AnnealingView*>(tabs_->currentWidget());
-    const bool replay = !active && tabs_->currentWidget() == tempering_ && tempering_->canReplay();
-    const bool replaying = replay && tempering_->playing();
-    pauseAction_->setEnabled((active && t->canStep()) || animation || replay);
+    const View* v = activeView();
+    // Nothing runs: Space is the view's playback (Play β, a tempering replay), when it has one.
+    const Playback play = !active && v ? v->playback() : Playback{};
+    pauseAction_->setEnabled((active && t->canStep()) || play.available);
     pauseAction_->setChecked(held);
-    pauseAction_->setText(held ? tr("&Resume") : animation ? tr("&Play β") : replaying ? tr("&Pause replay") : replay ? tr("&Replay run") : tr("&Pause"));
-    pauseAction_->setIcon(style()->standardIcon(held || animation || (replay && !replaying) ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+    pauseAction_->setText(held ? tr("&Resume") : play.available ? play.label : tr("&Pause"));
+    pauseAction_->setIcon(style()->standardIcon(held || (play.available && play.playGlyph) ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
     if (transportState_)
         transportState_->setText(t ? tr("  %1 · %2 %3s%4").arg(stateName(st)).arg(t->units()).arg(t->unitName()).arg(t->detail()) : QString());
     updateOverlay();
@@ -671,69 +356,22 @@ void MainWindow::updateOverlay() {
 
 void MainWindow::updateStatus() {
     if (!statusText_) return;
-    // A cancelled job is shown stopped at once, while its worker hands over what it computed.
-    const bool runBusy = run_->running() && (!aisTransport_ || aisTransport_->active());
-    const bool sweepBusy = sweep_->running() && (!sweepTransport_ || sweepTransport_->active());
-    const bool busy = runBusy || sweepBusy;
+    // The first view that reports on the status bar (the AIS pipeline's run or sweep) fills it.
+    std::optional<StatusReport> report;
+    for (const View* v : views_)
+        if ((report = v->status())) break;
+    const bool busy = report && report->busy;
     for (QWidget* w : {static_cast<QWidget*>(elapsedLabel_), static_cast<QWidget*>(speedLabel_),
                        static_cast<QWidget*>(progress_), static_cast<QWidget*>(cancelButton_)})
         w->setVisible(busy);
     updateActions();
-    if (sweepBusy) {
-        progress_->setValue(static_cast<int>(sweep_->fraction() * 1000));
-        elapsedLabel_->setText(seconds(sweep_->elapsed()));
-        speedLabel_->setText(rate(sweep_->speed()) + tr("chain-sweeps/s"));
-        statusText_->setText((sweep_->paused() ? tr("Paused — ") : QString()) +
-                             tr("Sweep over K: %1 runs done").arg(sweep_->points().size()));
-        return;
+    if (!report) return;
+    if (busy) {
+        progress_->setValue(static_cast<int>(report->fraction * 1000));
+        elapsedLabel_->setText(report->elapsed);
+        speedLabel_->setText(report->speed);
     }
-    if (runBusy) {
-        const RunStatus& st = run_->status();
-        progress_->setValue(static_cast<int>(st.fraction * 1000));
-        elapsedLabel_->setText(seconds(st.elapsed));
-        speedLabel_->setText(rate(st.speed) + tr("chain-sweeps/s"));
-        QString what = tr("Annealing…");
-        if (st.lane >= 0 && static_cast<std::size_t>(st.lane) < run_->lanes().size())
-            what = tr("%1 (%2 of %3): %4 step %5 of %6, β = %7")
-                       .arg(run_->lanes()[static_cast<std::size_t>(st.lane)].label)
-                       .arg(st.lane + 1)
-                       .arg(run_->lanes().size())
-                       .arg(st.phase == rbm::AisPhase::Reverse ? tr("reverse") : tr("forward"))
-                       .arg(st.step)
-                       .arg(st.steps)
-                       .arg(st.beta, 0, 'f', 3);
-        statusText_->setText((run_->paused() ? tr("Paused — ") : QString()) + what);
-        return;
-    }
-    if (!run_->lanes().empty() && !jobs_->isRunning(QStringLiteral("paths"))) {
-        QStringList parts;
-        double total = 0;
-        bool partial = false;
-        for (const LaneRun& l : run_->lanes()) {
-            if (l.result && !l.result->complete) {
-                // A stopped run estimates Z_β at the β it reached: not comparable with log Z.
-                partial = true;
-                parts << tr("%1: partial (β = %2), log Ẑ_β = %3")
-                             .arg(l.label)
-                             .arg(l.result->beta_reached, 0, 'f', 3)
-                             .arg(l.result->estimate.log_z, 0, 'f', 3);
-                total += l.result->seconds;
-            } else if (l.result) {
-                QString part = QStringLiteral("%1: log Ẑ = %2").arg(l.label).arg(l.result->estimate.log_z, 0, 'f', 3);
-                if (l.result->estimate.ess < rbm::kReliableEss)
-                    part += tr(" (interval unreliable: ESS %1 < %2)").arg(l.result->estimate.ess, 0, 'f', 1).arg(rbm::kReliableEss);
-                parts << part;
-                total += l.result->seconds;
-            } else if (!l.error.isEmpty()) {
-                parts << QStringLiteral("%1: %2").arg(l.label, l.error);
-            }
-        }
-        if (exactLogZ_ && !partial) parts << tr("exact %1").arg(*exactLogZ_, 0, 'f', 3);
-        const bool stopped = run_->status().stopped || partial || (run_->running() && !runBusy);
-        const QString head = stopped ? tr("Stopped (partial results kept). ")
-                                                               : tr("Run finished in %1. ").arg(seconds(total));
-        statusText_->setText(head + parts.join(QStringLiteral(" · ")));
-    }
+    if (!report->text.isEmpty()) statusText_->setText(report->text);
 }
 
 }  // namespace rbmscope

@@ -1,8 +1,8 @@
 // Sessions: File → Open session / Save session / Save session as, --session, the autosave on
 // quit and its restore on start. The file format and its checks live in core (session_io); the
-// panel's settings map to its "settings" object through settingsToMap / settingsFromMap, each
-// view's own settings to "views" through the view (sessionSettings / readSession...), the
-// Samples view's data set to "samples_data" and the Training view's runs to "training_runs".
+// panel's settings map to its "settings" object through settingsToMap / settingsFromMap; each
+// view writes, checks and applies its own part (View::saveSession / readSession / applySession:
+// "views.<name>", and the Samples data set and Training runs).
 // Capture happens on save only: nothing here runs per keystroke.
 #include <QAction>
 #include <QCloseEvent>
@@ -50,21 +50,8 @@ rbm::Session MainWindow::captureSession() const {
     if (!presetName_.isEmpty() && !modelEdited_) s.preset = presetName_.toStdString();
     s.settings = settingsToMap(panel_->settings());
     s.view = currentView().toStdString();
-    s.views["training"] = training_->sessionSettings();
-    s.training_runs = training_->sessionRuns();
-    s.views["tempering"] = tempering_->sessionSettings();
-    s.views["samples"] = samples_->sessionSettings();
-    if (samples_->trainingData()) s.samples_data = *samples_->trainingData();
-    for (const auto& [name, fields] : fieldViews()) s.views[name.toStdString()] = fieldsToMap(fields);
+    for (const View* v : views_) v->saveSession(s);
     return s;
-}
-
-std::vector<std::pair<QString, std::vector<SessionField>>> MainWindow::fieldViews() const {
-    return {{QStringLiteral("annealing"), annealing_->sessionFields()},
-            {QStringLiteral("compare"), compare_->sessionFields()},
-            {QStringLiteral("estimates"), estimates_->sessionFields()},
-            {QStringLiteral("meanfield"), meanfield_->sessionFields()},
-            {QStringLiteral("filters"), filters_->sessionFields()}};
 }
 
 QString MainWindow::applySessionFile(const QString& path) {
@@ -84,37 +71,14 @@ QString MainWindow::applySessionFile(const QString& path) {
         return QStringLiteral("%1: 'view' is '%2', expected one of %3").arg(path, view, viewNames().join(QStringLiteral(", ")));
     if (const QString problem = displayProblem(s.model); !problem.isEmpty()) return path + QStringLiteral(": ") + problem;
     // The views' own settings, checked by each view (unknown view names are ignored, like unknown keys).
-    const auto viewSettings = [&s](const char* name) -> const std::map<std::string, rbm::SessionValue>* {
-        const auto it = s.views.find(name);
-        return it == s.views.end() ? nullptr : &it->second;
-    };
-    for (const auto& [name, fields] : fieldViews())
-        if (const auto* map = viewSettings(name.toLatin1().constData()))
-            if (const QString err = checkFields(*map, fields, "views." + name.toStdString() + "."); !err.isEmpty())
-                return path + QStringLiteral(": ") + err;
-    const auto* temperingMap = viewSettings("tempering");
-    TemperingSettings tempering = tempering_->settings();
-    if (temperingMap)
-        if (const QString err = tempering_->readSessionSettings(*temperingMap, tempering); !err.isEmpty()) return path + QStringLiteral(": ") + err;
-    SamplesView::SessionState samples;
-    if (const QString err = samples_->readSession(viewSettings("samples"), s.samples_data, samples); !err.isEmpty())
-        return path + QStringLiteral(": ") + err;
-    // A file written before the Training view was kept (no "views.training", no runs) leaves it as it is.
-    const auto* trainingMap = viewSettings("training");
-    const bool restoreTraining = trainingMap || !s.training_runs.empty();
-    TrainingView::SessionState training;
-    if (restoreTraining)
-        if (const QString err = training_->readSession(trainingMap, s.training_runs, training); !err.isEmpty())
-            return path + QStringLiteral(": ") + err;
+    for (View* v : views_)
+        if (const QString err = v->readSession(s); !err.isEmpty()) return path + QStringLiteral(": ") + err;
 
     const QString preset = QString::fromStdString(s.preset);
-    setModel(std::move(s.model), preset.isEmpty() ? path : QStringLiteral("preset ") + preset, preset);
+    rbm::Model model = std::move(s.model);  // the views apply their parts of `s` once the model is in
+    setModel(std::move(model), preset.isEmpty() ? path : QStringLiteral("preset ") + preset, preset);
     applySettings(settings);
-    for (const auto& [name, fields] : fieldViews())
-        if (const auto* map = viewSettings(name.toLatin1().constData())) applyFields(*map, fields);
-    if (temperingMap) tempering_->setSettings(tempering);
-    samples_->applySession(samples);
-    if (restoreTraining) training_->applySession(training);
+    for (View* v : views_) v->applySession(s);
     if (!view.isEmpty()) setCurrentView(view);
     sessionMessage_.clear();
     sessionLabel_->setVisible(false);

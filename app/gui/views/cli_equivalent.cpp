@@ -1,4 +1,4 @@
-#include "main_window/cli_equivalent.hpp"
+#include "views/cli_equivalent.hpp"
 
 #include <cmath>
 #include <cstdio>
