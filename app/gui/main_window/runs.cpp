@@ -406,6 +406,10 @@ void MainWindow::buildTransports() {
     ais.gate = [this] { return pendingRunGate_ ? pendingRunGate_.get() : run_->stepGate(); };
     ais.cannotRun = [this] { return panel_->isValid() ? QString() : panel_->problems().join(QStringLiteral("; ")); };
     ais.fraction = [this] { return run_->lanes().empty() ? -1.0 : run_->status().fraction; };
+    // Play β of the annealing views (nothing runs then).
+    ais.playback = [this] {
+        return annealing_->playing() || compare_->playing() ? Transport::State::Playing : Transport::State::Idle;
+    };
     aisTransport_ = new Transport(ais, this);
 
     Transport::Job sweep;
@@ -433,6 +437,12 @@ void MainWindow::buildTransports() {
     // The engine computes at full speed; the transport drives what the view shows (its counter is
     // the scan on screen), and the toolbar says how far the engine is.
     pt.detail = [this] { return tempering_->transportDetail(); };
+    // The replay of the last run (playing, scrubbed or stepped), and a reopened result.
+    pt.playback = [this] { return tempering_->playhead()->replaying() ? Transport::State::Replaying : Transport::State::Idle; };
+    pt.restored = [this]() -> std::optional<Transport::Restored> {
+        if (tempering_->reopened().isEmpty() || !tempering_->shownFrame()) return std::nullopt;
+        return Transport::Restored{tempering_->shownFrame()->scansDone, tempering_->shownFrame()->finished};
+    };
     // Progress of the views that count units against their settings (tuning rounds come on top
     // of a tempering run's scans: the fraction is capped).
     const auto ofUnits = [](const rbm::StepGate* g, double total) {
@@ -474,6 +484,12 @@ void MainWindow::buildTransports() {
     tr_.finished = [] { return true; };
     // No run yet: no gate, so the transport says "idle" (the job keeps one for the next run).
     tr_.gate = [this] { return training_->session()->ids().empty() ? nullptr : training_->stepGate(); };
+    // Runs restored from a session (or a checkpoint): the newest one's updates, not the gate's 0.
+    tr_.restored = [this]() -> std::optional<Transport::Restored> {
+        const TrainingRun* r = training_->session()->shownNotRun();
+        if (!r) return std::nullopt;
+        return Transport::Restored{static_cast<long long>(r->snapshot->updatesDone), r->snapshot->status == rbm::TrainStatus::Finished};
+    };
     tr_.fraction = [this, ofUnits] {
         try {
             return ofUnits(training_->stepGate(), static_cast<double>(training_->options().updates));
@@ -494,6 +510,11 @@ void MainWindow::buildTransports() {
         for (auto& [view, t] : transports_) t->refresh();
     });
     connect(tempering_, &TemperingView::playingChanged, this, [this] { updateActions(); });  // Replay run / Pause replay
+    // Replaying / Playing, and back to the run's end.
+    connect(tempering_, &TemperingView::playbackChanged, ptT, &Transport::refresh);
+    for (AnnealingView* v : {annealing_, compare_}) connect(v, &AnnealingView::playingChanged, aisTransport_, &Transport::refresh);
+    // A new or edited model: the runs of the views that follow it are no longer its (idle, 0 units).
+    for (Transport* t : {aisTransport_, sweepTransport_, ptT, mfT, smpT}) connect(this, &MainWindow::modelChanged, t, &Transport::reset);
     connect(tempering_, &TemperingView::replayAvailableChanged, this, [this] { updateActions(); });
     // A PT run is complete when its last frame is delivered, just after its channel stops running.
     connect(tempering_, &TemperingView::runFinished, ptT, &Transport::refresh);
@@ -501,6 +522,7 @@ void MainWindow::buildTransports() {
     connect(samples_, &SamplesView::runFinished, smpT, &Transport::refresh);
     // A training run ends when its result is delivered, just after its channel stops running.
     connect(training_->session(), &TrainingJob::busyChanged, trT, &Transport::refresh);
+    connect(training_->session(), &TrainingJob::runEnded, trT, &Transport::refresh);  // restored runs too
 }
 
 void MainWindow::reset() {
@@ -574,6 +596,7 @@ void MainWindow::onModelEdited(const rbm::Grbm& g, bool final) {
     runAfterLanes_ = settings_.autoRun;
     rebuildLanes();
     updateStatus();
+    Q_EMIT modelChanged();
 }
 
 void MainWindow::applyModelEdit() {
@@ -603,7 +626,7 @@ void MainWindow::updateActions() {
     restartAction_->setEnabled(runnable);
     stepAction_->setEnabled(t && t->canStep() && (active || runnable));
     cancelAction_->setEnabled(active);
-    const bool held = st == Transport::State::Paused || st == Transport::State::Pausing;
+    const bool held = st == Transport::State::Paused || st == Transport::State::Pausing || st == Transport::State::Stepping;
     const bool animation = !active && qobject_cast<AnnealingView*>(tabs_->currentWidget());
     const bool replay = !active && tabs_->currentWidget() == tempering_ && tempering_->canReplay();
     const bool replaying = replay && tempering_->playing();
@@ -612,7 +635,7 @@ void MainWindow::updateActions() {
     pauseAction_->setText(held ? tr("&Resume") : animation ? tr("&Play β") : replaying ? tr("&Pause replay") : replay ? tr("&Replay run") : tr("&Pause"));
     pauseAction_->setIcon(style()->standardIcon(held || animation || (replay && !replaying) ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
     if (transportState_)
-        transportState_->setText(t ? tr("  %1 · %2 %3s%4").arg(stateName(st)).arg(t->units()).arg(t->unitName()).arg(t->detail()) : QString());
+        transportState_->setText(t ? QStringLiteral("  ") + t->describe() : QString());
     updateOverlay();
 }
 
@@ -631,8 +654,11 @@ void MainWindow::updateOverlay() {
             case Transport::State::Running: in.state = tr("Running"), in.stateColour = QColor(0x66, 0xbb, 0x6a); break;
             case Transport::State::Pausing: in.state = tr("Pausing…"), in.stateColour = QColor(0xff, 0xca, 0x28); break;
             case Transport::State::Paused: in.state = tr("Paused"), in.stateColour = QColor(0xff, 0xca, 0x28); break;
+            case Transport::State::Stepping: in.state = tr("Stepping"), in.stateColour = QColor(0xff, 0xca, 0x28); break;
             case Transport::State::Stopped: in.state = tr("Stopped"), in.stateColour = QColor(0xef, 0x53, 0x50); break;
             case Transport::State::Finished: in.state = tr("Finished"), in.stateColour = QColor(0x64, 0xb5, 0xf6); break;
+            case Transport::State::Replaying: in.state = tr("Replaying"), in.stateColour = QColor(0xba, 0x68, 0xc8); break;
+            case Transport::State::Playing: in.state = tr("Playing"), in.stateColour = QColor(0xba, 0x68, 0xc8); break;
         }
         in.fraction = st == Transport::State::Idle ? -1.0 : t->fraction();
         const long long units = t->units();
