@@ -438,11 +438,8 @@ void MainWindow::buildTransports() {
     // the scan on screen), and the toolbar says how far the engine is.
     pt.detail = [this] { return tempering_->transportDetail(); };
     // The replay of the last run (playing, scrubbed or stepped), and a reopened result.
-    pt.playback = [this] { return tempering_->playhead()->replaying() ? Transport::State::Replaying : Transport::State::Idle; };
-    pt.restored = [this]() -> std::optional<Transport::Restored> {
-        if (tempering_->reopened().isEmpty() || !tempering_->shownFrame()) return std::nullopt;
-        return Transport::Restored{tempering_->shownFrame()->scansDone, tempering_->shownFrame()->finished};
-    };
+    pt.playback = [this] { return tempering_->playbackState(); };
+    pt.restored = [this] { return tempering_->restoredRun(); };
     // Progress of the views that count units against their settings (tuning rounds come on top
     // of a tempering run's scans: the fraction is capped).
     const auto ofUnits = [](const rbm::StepGate* g, double total) {
@@ -485,11 +482,7 @@ void MainWindow::buildTransports() {
     // No run yet: no gate, so the transport says "idle" (the job keeps one for the next run).
     tr_.gate = [this] { return training_->session()->ids().empty() ? nullptr : training_->stepGate(); };
     // Runs restored from a session (or a checkpoint): the newest one's updates, not the gate's 0.
-    tr_.restored = [this]() -> std::optional<Transport::Restored> {
-        const TrainingRun* r = training_->session()->shownNotRun();
-        if (!r) return std::nullopt;
-        return Transport::Restored{static_cast<long long>(r->snapshot->updatesDone), r->snapshot->status == rbm::TrainStatus::Finished};
-    };
+    tr_.restored = [this] { return training_->restoredRun(); };
     tr_.fraction = [this, ofUnits] {
         try {
             return ofUnits(training_->stepGate(), static_cast<double>(training_->options().updates));

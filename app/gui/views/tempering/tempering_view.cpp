@@ -260,6 +260,11 @@ void TemperingView::setModel(const rbm::Model& model) {
 bool TemperingView::computing() const { return jobs_->isRunning(runChannel()); }
 bool TemperingView::running() const { return computing() || playhead_->showing(); }
 
+std::optional<Transport::Restored> TemperingView::restoredRun() const {
+    if (reopened_.isEmpty() || !shown_) return std::nullopt;
+    return Transport::Restored{shown_->scansDone, shown_->finished};
+}
+
 bool TemperingView::lastRunFinished() const {
     if (!reopened_.isEmpty()) return shown_ && shown_->finished;
     return playhead_->complete();
@@ -522,7 +527,8 @@ void TemperingView::buildReplayControls(QWidget* strip) {
 }
 
 const TemperingRecording* TemperingView::recording() const {
-    if (!recording_ || running() || !recording_->ended()) return nullptr;
+    // Cut by Esc, the recording is replayable once its end is on screen (the playhead's next tick).
+    if (!recording_ || running() || !recording_->ended() || lastScanPending()) return nullptr;
     return recording_.get();
 }
 
@@ -587,6 +593,7 @@ void TemperingView::drawRecord(int index) {
     }
     playLabel_->setText(tr("scan %1/%2 · record %3/%4").arg(replay_->scansDone).arg(r->scansTotal()).arg(replayIndex_ + 1).arg(r->size()));
     showFrame(*replay_);
+    Q_EMIT playbackChanged();  // the toolbar names the record
 }
 
 bool TemperingView::stepReplay() {

@@ -49,6 +49,7 @@
 #include "jobs/background_jobs.hpp"
 #include "jobs/coalesced_mailbox.hpp"
 #include "jobs/playhead.hpp"
+#include "jobs/transport.hpp"
 #include "ellipse_heatmap.hpp"
 #include "ladder_plot.hpp"
 #include "views/tempering/tempering_job.hpp"
@@ -85,7 +86,6 @@ public:
     // `source` in the status line. Cancels a run in progress; Run runs live as usual.
     void showResult(const TemperingFrame& frame, const QString& source);
     QString statusText() const;
-    const QString& reopened() const { return reopened_; }  // where a reopened result came from, else ""
 
     // Controls <-> settings. setSettings restarts a run in progress (or shown) when the scheme changed.
     void setSettings(const TemperingSettings& s);
@@ -130,6 +130,11 @@ public:
     void setMaxRecords(int n) { maxRecords_ = n; }
     // What is shown of the last run, and when (the show, the replay): its state is the view's.
     const Playhead* playhead() const { return playhead_; }
+    // For the transport (Transport::Job::playback and ::restored): Replaying while a record of the
+    // last run is replayed (playing, scrubbed or stepped), else Idle; and a reopened result's
+    // scans and end.
+    Transport::State playbackState() const { return playhead_->replaying() ? Transport::State::Replaying : Transport::State::Idle; }
+    std::optional<Transport::Restored> restoredRun() const;
 
 Q_SIGNALS:
     void frameShown();          // a new frame reached the screen
@@ -138,7 +143,7 @@ Q_SIGNALS:
     void runningChanged(bool running);
     void playingChanged(bool playing);
     void replayAvailableChanged(bool available);  // canReplay() changed (a run ended, a new one started)
-    void playbackChanged();                       // the playhead's state changed (the transport reads it)
+    void playbackChanged();                       // the playhead's state or the replayed record changed (the transport reads them)
 
 private:
     void buildControls(QWidget* strip);
