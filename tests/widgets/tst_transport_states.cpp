@@ -331,7 +331,8 @@ private Q_SLOTS:
         w.setPresenter(false);
     }
 
-    // Esc keeps what was computed, and the count says so for as long as nothing else happens.
+    // Esc keeps what was computed, and the count says so for as long as nothing else happens; a
+    // replay of it says Replaying and goes back to the stopped run.
     void stoppedKeepsCounts_data() {
         QTest::addColumn<QString>("view");
         QTest::addColumn<QString>("unit");
@@ -363,6 +364,21 @@ private Q_SLOTS:
         QCOMPARE(t->units(), units);
         QVERIFY2(label(w).contains(QStringLiteral("stopped · %1 %2").arg(units).arg(unit)), qPrintable(label(w)));
         QCOMPARE(strip(w), QStringLiteral("Stopped"));
+        if (view == QLatin1String("tempering")) {
+            // What the stopped run computed replays (Replaying, the run's count), and then it is
+            // the stopped run again, not a finished one.
+            QTRY_VERIFY_WITH_TIMEOUT(w.temperingView()->canReplay(), 5000);
+            w.togglePause();
+            QVERIFY(w.temperingView()->playing());
+            QCOMPARE(t->state(), S::Replaying);
+            QCOMPARE(strip(w), QStringLiteral("Replaying"));
+            QCOMPARE(t->units(), units);
+            w.temperingView()->endReplay();
+            QCOMPARE(t->state(), S::Stopped);
+            QCOMPARE(t->units(), units);
+            QVERIFY2(label(w).contains(QStringLiteral("stopped · %1 %2").arg(units).arg(unit)), qPrintable(label(w)));
+            QTRY_COMPARE(strip(w), QStringLiteral("Stopped"));
+        }
         w.setPresenter(false);
     }
 
