@@ -9,34 +9,79 @@ Transport::Transport(Job job, QObject* parent) : QObject(parent), job_(std::move
     connect(poll_, &QTimer::timeout, this, &Transport::poll);
 }
 
-QString stateName(Transport::State s) {
-    switch (s) {
-        case Transport::State::Idle: return QStringLiteral("idle");
-        case Transport::State::Running: return QStringLiteral("running");
-        case Transport::State::Pausing: return QStringLiteral("pausing");
-        case Transport::State::Paused: return QStringLiteral("paused");
-        case Transport::State::Stopped: return QStringLiteral("stopped");
-        case Transport::State::Finished: return QStringLiteral("finished");
+bool Transport::apply(Event e) const {
+    const std::optional<State> to = next(state_, e);
+    if (!to) return false;
+    if (e == Event::Run || e == Event::StepRun) {
+        ran_ = true;
+        restoredUnits_.reset();
+    } else if (e == Event::Forget) {
+        ran_ = false;
+        restoredUnits_.reset();
     }
-    return {};
+    state_ = *to;
+    return true;
+}
+
+std::optional<Transport::State> Transport::endOfRun() const {
+    if (job_.restored)
+        if (const std::optional<Restored> r = job_.restored()) {
+            restoredUnits_ = r->units;
+            return r->finished ? State::Finished : State::Stopped;
+        }
+    restoredUnits_.reset();
+    if (!ran_) return std::nullopt;
+    return cancelled_ || !job_.finished() ? State::Stopped : State::Finished;
+}
+
+void Transport::sync() const {
+    if (stopping()) return;  // Stopped, as cancel() left it, until the cancelled worker has handed over
+    if (job_.active()) {
+        const rbm::StepGate* g = job_.gate();
+        const bool pause = g && g->pause.load();
+        if (!isRun(state_)) {
+            // A run the job started itself (the view's own Run button, an auto-run).
+            cancelled_ = false;
+            apply(pause ? Event::StepRun : Event::Run);
+        }
+        if (!g) return;
+        if (!pause) {
+            if (state_ != State::Running) apply(Event::Resume);
+            return;
+        }
+        if (state_ == State::Running) apply(Event::Pause);
+        // Held: the worker waits and has no unit left to take (refused when Paused already).
+        if (g->holding.load() && g->budget.load() == 0) apply(Event::Held);
+        return;
+    }
+    const std::optional<State> end = endOfRun();
+    if (job_.playback) {
+        const State p = job_.playback();
+        if (p == State::Replaying || p == State::Playing) {
+            apply(p == State::Replaying ? Event::Replay : Event::Play);
+            return;
+        }
+    }
+    if (!end) apply(Event::Forget);
+    else apply(*end == State::Finished ? Event::Finish : Event::End);
+}
+
+Transport::State Transport::state() const {
+    sync();
+    return state_;
 }
 
 long long Transport::units() const {
+    if (state() == State::Idle) return 0;
+    if (restoredUnits_) return *restoredUnits_;
     const rbm::StepGate* g = job_.gate();
     return g ? g->done.load() : 0;
 }
 
 double Transport::fraction() const { return job_.fraction ? job_.fraction() : -1.0; }
 
-Transport::State Transport::state() const {
-    const rbm::StepGate* g = job_.gate();
-    if (stopping()) return State::Stopped;
-    if (job_.active()) {
-        if (!g || !g->pause.load()) return State::Running;
-        return g->holding.load() ? State::Paused : State::Pausing;
-    }
-    if (!g) return State::Idle;
-    return cancelled_ || !job_.finished() ? State::Stopped : State::Finished;
+QString Transport::describe() const {
+    return tr("%1 · %2 %3s%4").arg(stateName(state())).arg(units()).arg(unitName()).arg(detail());
 }
 
 std::shared_ptr<rbm::StepGate> Transport::freshGate(bool paused) const {
@@ -53,6 +98,7 @@ void Transport::run() {
     cancelled_ = false;
     stoppedGate_ = nullptr;
     job_.start(freshGate(false));
+    apply(Event::Run);
     refresh();
 }
 
@@ -60,6 +106,7 @@ void Transport::setPaused(bool on) {
     rbm::StepGate* g = job_.gate();
     if (!active() || !g) return;
     g->pause.store(on);
+    apply(on ? Event::Pause : Event::Resume);  // refused when it is so already
     refresh();
 }
 
@@ -75,10 +122,13 @@ void Transport::step() {
         cancelled_ = false;
         stoppedGate_ = nullptr;
         job_.start(freshGate(true));  // paused, with one unit granted
+        apply(Event::StepRun);
     } else if (!g->pause.load()) {
         g->pause.store(true);  // running: stop where it is
+        apply(Event::Step);
     } else {
         g->budget.fetch_add(1);
+        apply(Event::Step);
     }
     refresh();
 }
@@ -88,9 +138,18 @@ void Transport::cancel() {
     cancelled_ = true;
     job_.stop();  // raises the cancel flag, which a worker waiting in a pause sees at once
     if (rbm::StepGate* g = job_.gate()) g->pause.store(false);
+    apply(Event::Cancel);
     // Stopped from now on (see the header); a job with no gate ends within this call or is
     // shown running until it does.
     stoppedGate_ = job_.active() ? job_.gate() : nullptr;
+    refresh();
+}
+
+void Transport::reset() {
+    if (job_.active()) return;  // a run of the new model already started
+    cancelled_ = false;
+    stoppedGate_ = nullptr;
+    apply(Event::Forget);
     refresh();
 }
 

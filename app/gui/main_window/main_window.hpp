@@ -190,7 +190,7 @@ public:
     bool startWithSession(const QString& sessionFile);
 
 Q_SIGNALS:
-    void modelChanged();
+    void modelChanged();  // a model opened, or an edit finished (the views follow it)
     void densityReady();
     void pathProgress(const QString& text);  // a long path build (Gibbs target moments) says how far it is
     void summaryReady();

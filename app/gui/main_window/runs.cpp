@@ -259,6 +259,7 @@ void MainWindow::onModelEdited(const rbm::Grbm& g, bool final) {
     const ModelEvent event{ModelChange::Edited, origin_, settings_};
     for (View* v : views_) v->setModel(model_, event);
     updateStatus();
+    Q_EMIT modelChanged();
 }
 
 void MainWindow::applyModelEdit() {
@@ -288,7 +289,7 @@ void MainWindow::updateActions() {
     restartAction_->setEnabled(runnable);
     stepAction_->setEnabled(t && t->canStep() && (active || runnable));
     cancelAction_->setEnabled(active);
-    const bool held = st == Transport::State::Paused || st == Transport::State::Pausing;
+    const bool held = st == Transport::State::Paused || st == Transport::State::Pausing || st == Transport::State::Stepping;
     const View* v = activeView();
     // Nothing runs: Space is the view's playback (Play β, a tempering replay), when it has one.
     const Playback play = !active && v ? v->playback() : Playback{};
@@ -297,7 +298,7 @@ void MainWindow::updateActions() {
     pauseAction_->setText(held ? tr("&Resume") : play.available ? play.label : tr("&Pause"));
     pauseAction_->setIcon(style()->standardIcon(held || (play.available && play.playGlyph) ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
     if (transportState_)
-        transportState_->setText(t ? tr("  %1 · %2 %3s%4").arg(stateName(st)).arg(t->units()).arg(t->unitName()).arg(t->detail()) : QString());
+        transportState_->setText(t ? QStringLiteral("  ") + t->describe() : QString());
     updateOverlay();
 }
 
@@ -316,8 +317,11 @@ void MainWindow::updateOverlay() {
             case Transport::State::Running: in.state = tr("Running"), in.stateColour = QColor(0x66, 0xbb, 0x6a); break;
             case Transport::State::Pausing: in.state = tr("Pausing…"), in.stateColour = QColor(0xff, 0xca, 0x28); break;
             case Transport::State::Paused: in.state = tr("Paused"), in.stateColour = QColor(0xff, 0xca, 0x28); break;
+            case Transport::State::Stepping: in.state = tr("Stepping"), in.stateColour = QColor(0xff, 0xca, 0x28); break;
             case Transport::State::Stopped: in.state = tr("Stopped"), in.stateColour = QColor(0xef, 0x53, 0x50); break;
             case Transport::State::Finished: in.state = tr("Finished"), in.stateColour = QColor(0x64, 0xb5, 0xf6); break;
+            case Transport::State::Replaying: in.state = tr("Replaying"), in.stateColour = QColor(0xba, 0x68, 0xc8); break;
+            case Transport::State::Playing: in.state = tr("Playing"), in.stateColour = QColor(0xba, 0x68, 0xc8); break;
         }
         in.fraction = st == Transport::State::Idle ? -1.0 : t->fraction();
         const long long units = t->units();

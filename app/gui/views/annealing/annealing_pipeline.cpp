@@ -53,6 +53,12 @@ AnnealingPipeline::AnnealingPipeline(const ViewContext& ctx) : QObject(ctx.owner
     ais.gate = [this] { return pendingRunGate_ ? pendingRunGate_.get() : run_->stepGate(); };
     ais.cannotRun = [this] { return ctx_.panel->isValid() ? QString() : ctx_.panel->problems().join(QStringLiteral("; ")); };
     ais.fraction = [this] { return run_->lanes().empty() ? -1.0 : run_->status().fraction; };
+    // Play β of the annealing views (nothing runs then).
+    ais.playback = [this] {
+        for (const AnnealingView* v : annealing_)
+            if (v->playing()) return Transport::State::Playing;
+        return Transport::State::Idle;
+    };
     aisTransport_ = new Transport(ais, this);
 
     Transport::Job sweep;
@@ -100,6 +106,7 @@ void AnnealingPipeline::addAnnealingView(AnnealingView* v) {
         });
     }
     annealing_.push_back(v);
+    connect(v, &AnnealingView::playingChanged, aisTransport_, &Transport::refresh);  // "Playing", and back
 }
 
 void AnnealingPipeline::setEstimatesView(EstimatesView* v) {
@@ -111,6 +118,9 @@ bool AnnealingPipeline::twoD() const { return model_.n_visible() == 2 && model_.
 
 void AnnealingPipeline::setModel(const rbm::Model& m, const ModelEvent& e) {
     if (e.change == ModelChange::Live) return;  // paths and runs follow a finished edit
+    // A new or edited model: the runs shown are no longer its (idle, 0 units).
+    if (e.change == ModelChange::Opened || e.change == ModelChange::Edited)
+        for (Transport* t : {aisTransport_, sweepTransport_}) t->reset();
     model_ = m;
     if (e.change == ModelChange::Data) {
         // Only a changed method invalidates the lanes (and the run on them); an auto-run follows.

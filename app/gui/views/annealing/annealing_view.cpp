@@ -298,6 +298,7 @@ void AnnealingView::setColourScale(ColourScale scale) {
 }
 
 void AnnealingView::setPlaying(bool on) {
+    const bool was = playing();
     if (on) {
         follow_ = false;
         if (beta_ >= 1.0) setBeta(0.0);
@@ -309,6 +310,7 @@ void AnnealingView::setPlaying(bool on) {
         playButton_->setText(tr("Play"));
         playButton_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     }
+    if (was != playing()) Q_EMIT playingChanged(playing());
 }
 
 void AnnealingView::tick() {

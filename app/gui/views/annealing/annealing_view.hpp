@@ -82,6 +82,7 @@ Q_SIGNALS:
     void heatmapsReady();
     void filmstripReady();
     void betaChanged(double beta);
+    void playingChanged(bool playing);  // Play β started or stopped (the transport says "playing")
 
 protected:
     void showEvent(QShowEvent* e) override;

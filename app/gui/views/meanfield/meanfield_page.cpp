@@ -28,7 +28,10 @@ public:
     Transport* transport() const override { return mfT_; }
     bool busy() const override { return meanfield_->running(); }
     void setModel(const rbm::Model& m, const ModelEvent& e) override {
-        if (e.change == ModelChange::Opened || e.change == ModelChange::Edited) meanfield_->setModel(m);
+        if (e.change == ModelChange::Opened || e.change == ModelChange::Edited) {
+            meanfield_->setModel(m);
+            mfT_->reset();  // the computation shown is no longer the model's
+        }
     }
     std::vector<SessionField> sessionFields() const override { return meanfield_->sessionFields(); }
 

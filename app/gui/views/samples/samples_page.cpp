@@ -36,7 +36,10 @@ public:
             const QFileInfo file(e.origin);
             samples_->setModelDirectory(file.exists() ? file.absolutePath() : QString());
         }
-        if (e.change == ModelChange::Opened || e.change == ModelChange::Edited) samples_->setModel(m);
+        if (e.change == ModelChange::Opened || e.change == ModelChange::Edited) {
+            samples_->setModel(m);
+            smpT_->reset();  // the run shown is no longer the model's
+        }
     }
 
     void saveSession(rbm::Session& s) const override {

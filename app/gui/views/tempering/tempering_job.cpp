@@ -14,7 +14,7 @@ namespace rbmscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double secondsSinceTp(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The reference of the gaussian kind (tempering/tempered_model.hpp): anneal_from when it fits, else N(0, 25 I).
 rbm::Gaussian gaussianReference(const rbm::Model& model, const rbm::Gaussian& target) {
@@ -118,7 +118,7 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
                 cancelled = true;
                 break;
             }
-            if (report && secondsSince(lastReport) >= interval) {
+            if (report && secondsSinceTp(lastReport) >= interval) {
                 report(frame(round + 1));
                 lastReport = Clock::now();
             }

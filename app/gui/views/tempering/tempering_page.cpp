@@ -28,6 +28,7 @@ public:
         connect(tempering_, &TemperingView::replayAvailableChanged, this, [this] { ctx_.changed(); });
         // A PT run is complete when its last frame is delivered, just after its channel stops running.
         connect(tempering_, &TemperingView::runFinished, ptT_, &Transport::refresh);
+        connect(tempering_, &TemperingView::playbackChanged, ptT_, &Transport::refresh);  // Replaying, and back
     }
     QString name() const override { return QStringLiteral("tempering"); }
     QString title() const override { return tr("Tempering"); }
@@ -38,7 +39,10 @@ public:
         tempering_->setReplayPace(unitsPerSecond > 0 ? unitsPerSecond : 0);  // a PT replay goes at the transport's speed
     }
     void setModel(const rbm::Model& m, const ModelEvent& e) override {
-        if (e.change == ModelChange::Opened || e.change == ModelChange::Edited) tempering_->setModel(m);
+        if (e.change == ModelChange::Opened || e.change == ModelChange::Edited) {
+            tempering_->setModel(m);
+            ptT_->reset();  // the run shown is no longer the model's (idle, 0 units)
+        }
     }
 
     void saveSession(rbm::Session& s) const override { s.views["tempering"] = tempering_->sessionSettings(); }
@@ -171,6 +175,9 @@ private:
         // The engine computes at full speed; the transport drives what the view shows (its counter is
         // the scan on screen), and the toolbar says how far the engine is.
         pt.detail = [this] { return tempering_->transportDetail(); };
+        // The replay of the last run (playing, scrubbed or stepped), and a reopened result.
+        pt.playback = [this] { return tempering_->playbackState(); };
+        pt.restored = [this] { return tempering_->restoredRun(); };
         // Progress of the views that count units against their settings (tuning rounds come on top
         // of a tempering run's scans: the fraction is capped).
         const auto ofUnits = [](const rbm::StepGate* g, double total) {

@@ -14,7 +14,6 @@ namespace {
 constexpr int kRungCells = 72;     // grid side of each rung heatmap
 constexpr int kTemperingFrameGateMs = 35;   // at most ~30 redraws per second
 constexpr int kBarrierSamples = 160;
-constexpr int kReplayTickMs = 33;      // Play's frame interval
 constexpr double kFastReplaySeconds = 8;  // "fast" with no transport speed: the whole run in this time
 
 bool drawable(const rbm::Model& m) { return m.n_visible() == 2 && m.kind() != rbm::ModelKind::Brbm; }
@@ -232,9 +231,9 @@ void TemperingView::setScheme(rbm::PtScheme scheme) {
 
 void TemperingView::setModel(const rbm::Model& model) {
     cancel();
-    showEndPending_ = false;
     stopReplay();
     recording_.reset();
+    playhead_->clear();
     reopened_.clear();
     lastRun_.reset();
     model_ = model;
@@ -259,23 +258,22 @@ void TemperingView::setModel(const rbm::Model& model) {
 }
 
 bool TemperingView::computing() const { return jobs_->isRunning(runChannel()); }
-bool TemperingView::running() const { return computing() || showing_; }
+bool TemperingView::running() const { return computing() || playhead_->showing(); }
+
+std::optional<Transport::Restored> TemperingView::restoredRun() const {
+    if (reopened_.isEmpty() || !shown_) return std::nullopt;
+    return Transport::Restored{shown_->scansDone, shown_->finished};
+}
+
+bool TemperingView::lastRunFinished() const {
+    if (!reopened_.isEmpty()) return shown_ && shown_->finished;
+    return playhead_->complete();
+}
 
 void TemperingView::cancel() {
     jobs_->cancel(runChannel());
-    showCut_ = showing_;
-    if (showing_) {
-        // Stopped at once; the last computed scan goes on screen once the worker has written it.
-        showing_ = false;
-        showTimer_->stop();
-        showEndPending_ = true;
-        if (stepGate_) {
-            stepGate_->pause.store(false);
-            stepGate_->holding.store(false);
-        }
-        if (recording_ && recording_->ended()) endShow();
-        Q_EMIT runningChanged(running());
-    }
+    // Stopped at once; the last computed scan goes on screen once the worker has written it.
+    playhead_->cancel();
     updateEnabled();
 }
 
@@ -300,14 +298,8 @@ void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
     ladder_->setEditable(s.ladder != LadderKind::Adaptive);
     status_->setText(tr("starting…"));
     const rbm::Model model = model_;
-    stepGate_ = gate ? std::move(gate) : std::make_shared<rbm::StepGate>();
-    lastRunFinished_ = false;
-    showing_ = true;
-    showCut_ = false;
-    showEndPending_ = false;
-    showScan_ = -1;
-    showPos_ = 0;
-    paceClock_.start();
+    // The show starts first, so the job is seen with this run's gate from its first report on.
+    playhead_->start(std::move(gate));
     jobs_->submitWithProgress<TemperingFrame>(
         runChannel(),
         [model, s, this, rec = recording_](const BackgroundJobs::Context& ctx) {
@@ -322,22 +314,19 @@ void TemperingView::run(std::shared_ptr<rbm::StepGate> gate) {
                     auto copy = std::make_shared<TemperingFrame>(f);
                     ctx.post([this, copy] { receive(copy); });
                 },
-                0.033, rec.get());  // the pace and the pauses are the show's (tickShow)
+                0.033, rec.get());  // the pace and the pauses are the show's (jobs/playhead.hpp)
         },
         [this](TemperingFrame f) {
             receive(std::make_shared<TemperingFrame>(std::move(f)));
             gate_->flushNow();
-            lastRunFinished_ = true;
+            playhead_->engineEnded(true);
             updateReplayControls();
-            if (!showing_) Q_EMIT runFinished();  // else when the show reaches the end
+            if (!playhead_->showing()) Q_EMIT runFinished();  // else when the show reaches the end
         },
         [this](QString message) {
-            showing_ = false;
-            showTimer_->stop();
+            playhead_->abort();
             status_->setText(message);
         });
-    showTimer_->start();
-    tickShow();
     updateEnabled();
 }
 
@@ -349,7 +338,7 @@ void TemperingView::receive(std::shared_ptr<TemperingFrame> frame) {
 void TemperingView::showPending() {
     if (!pending_) return;
     shown_ = std::move(pending_);
-    if (showing_ || showEndPending_) return updateShowStatus();  // the show draws recorded scans, at its pace
+    if (playhead_->showing() || lastScanPending()) return updateShowStatus();  // the show draws recorded scans, at its pace
     showFrame(*shown_);
 }
 
@@ -397,14 +386,13 @@ void TemperingView::showFrame(const TemperingFrame& f) {
 
 void TemperingView::showResult(const TemperingFrame& frame, const QString& source) {
     cancel();
-    showEndPending_ = false;
     stopReplay();
     recording_.reset();  // a result holds no trajectories to replay
+    playhead_->clear();
     updateReplayControls();
     shown_ = std::make_shared<TemperingFrame>(frame);
     pending_.reset();
-    lastRunFinished_ = frame.finished;
-    reopened_ = source;
+    reopened_ = source;  // lastRunFinished() is now the result's
     lastRun_.reset();
     showFrame(*shown_);
 }
@@ -439,7 +427,7 @@ void TemperingView::updateCounters(const TemperingFrame& f) {
                 .arg(fmt(barrier))
                 .arg(rbm::recommended_n(barrier) + 1);
     counters_->setText(text);
-    if (showing_) updateShowStatus();
+    if (playhead_->showing()) updateShowStatus();
     else if (replay_) status_->setText(tr("replay: scan %1 of %2").arg(f.scansDone).arg(f.scansTotal));
     else if (!reopened_.isEmpty()) status_->setText(reopened_);  // redrawn (rung images in): still the reopened result
     else status_->setText(f.finished ? tr("done: %1 scans").arg(f.scansDone) : tr("running… %1 scans").arg(f.scansDone));
@@ -512,14 +500,22 @@ void TemperingView::buildReplayControls(QWidget* strip) {
     h->addWidget(playSlider_, 1);
     h->addWidget(status_);
     h->addWidget(playLabel_);
-    showTimer_ = new QTimer(this);
-    showTimer_->setTimerType(Qt::PreciseTimer);
-    showTimer_->setInterval(kReplayTickMs);
-    connect(showTimer_, &QTimer::timeout, this, &TemperingView::tickShow);
-    playTimer_ = new QTimer(this);
-    playTimer_->setTimerType(Qt::PreciseTimer);
-    playTimer_->setInterval(kReplayTickMs);
-    connect(playTimer_, &QTimer::timeout, this, &TemperingView::tickReplay);
+    Playhead::Source src;
+    src.seek = [this](long long scan, bool after) { return seekRecord(scan, after); };
+    src.newest = [this] { return recording_ ? recording_->lastScan() : -1LL; };
+    src.written = [this] { return recording_ && recording_->ended(); };
+    src.computing = [this] { return computing(); };
+    src.showPace = [this] { return speed_->currentData().toDouble(); };
+    src.replayPace = [this] {
+        if (const double v = speed_->currentData().toDouble(); v > 0) return v;
+        const TemperingRecording* r = recording();
+        const double scans = r && r->size() > 0 ? static_cast<double>(r->scan(r->size() - 1)) : 0.0;
+        return std::max(1.0, scans / kFastReplaySeconds);
+    };
+    src.showEnd = [this] { return showRunEnd(); };
+    playhead_ = new Playhead(std::move(src), this);
+    connect(playhead_, &Playhead::stateChanged, this, &TemperingView::playheadChanged);
+    connect(playhead_, &Playhead::ticked, this, &TemperingView::updateShowStatus);
     connect(playButton_, &QPushButton::clicked, this, [this] { setPlaying(!playing()); });
     // Dragging or the slider's keys scrub (the slider's own changes while playing come from tickReplay).
     connect(playSlider_, &QSlider::valueChanged, this, [this](int v) {
@@ -531,47 +527,64 @@ void TemperingView::buildReplayControls(QWidget* strip) {
 }
 
 const TemperingRecording* TemperingView::recording() const {
-    if (!recording_ || running() || !recording_->ended()) return nullptr;
+    // Cut by Esc, the recording is replayable once its end is on screen (the playhead's next tick).
+    if (!recording_ || running() || !recording_->ended() || lastScanPending()) return nullptr;
     return recording_.get();
 }
 
-double TemperingView::replayRate() const {
-    if (replayPace_ > 0) return replayPace_;
-    if (const double v = speed_->currentData().toDouble(); v > 0) return v;
-    const TemperingRecording* r = recording();
-    const double scans = r && r->size() > 0 ? static_cast<double>(r->scan(r->size() - 1)) : 0.0;
-    return std::max(1.0, scans / kFastReplaySeconds);
-}
+double TemperingView::replayRate() const { return playhead_->replayRate(); }
 
 void TemperingView::setPlaying(bool on) {
-    if (on == playing()) return;
-    if (on) {
-        const TemperingRecording* r = recording();
-        if (!r || r->size() == 0) return;
-        if (!replay_ || replayIndex_ >= r->size() - 1) showRecord(0);  // from the start (again)
-        replayScan_ = static_cast<double>(r->scan(replayIndex_));
-        paceClock_.start();
-        playTimer_->start();
-    } else {
-        playTimer_->stop();
-    }
-    playButton_->setText(on ? tr("Pause replay") : tr("Replay"));
-    playButton_->setIcon(style()->standardIcon(on ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
-    Q_EMIT playingChanged(on);
+    if (on && !canReplay()) return;
+    playhead_->setPlaying(on);
 }
 
-void TemperingView::tickReplay() {
-    const TemperingRecording* r = recording();
-    if (!r || r->size() == 0) return setPlaying(false);
-    replayScan_ += replayRate() * secondsSinceLastTick();
-    const int i = r->indexAt(static_cast<long long>(replayScan_));
-    if (i != replayIndex_ || !replay_) showRecord(i);
-    if (i >= r->size() - 1) setPlaying(false);
+void TemperingView::playheadChanged(Playhead::State from, Playhead::State to) {
+    using S = Playhead::State;
+    if (from == S::Playing || to == S::Playing) {
+        const bool on = to == S::Playing;
+        playButton_->setText(on ? tr("Pause replay") : tr("Replay"));
+        playButton_->setIcon(style()->standardIcon(on ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+        Q_EMIT playingChanged(on);
+    }
+    if (from == S::Showing) {  // the show stopped: Esc, its end, a failure
+        updateEnabled();
+        Q_EMIT runningChanged(running());
+        if (to == S::Ended && playhead_->complete()) Q_EMIT runFinished();
+    } else if (from == S::Cutting && to == S::Ended) {
+        updateEnabled();
+    }
+    Q_EMIT playbackChanged();
+}
+
+long long TemperingView::seekRecord(long long scan, bool after) {
+    const TemperingRecording* r = recording_.get();
+    if (!r) return -1;
+    if (playhead_->replaying()) {  // the run ended: its records are fixed, the slider counts them
+        const int n = r->size();
+        if (n == 0) return -1;
+        int i = r->indexAt(scan);
+        if (after && r->scan(i) <= scan) ++i;
+        if (i >= n) return -1;
+        if (i != replayIndex_ || !replay_) drawRecord(i);
+        return r->scan(i);
+    }
+    // The show of the run in progress: asked by scan (a halving may renumber the records).
+    const auto f = after ? r->frameAfter(scan) : r->frameAt(scan);
+    if (!f) return -1;
+    if (f->scansDone != playhead_->shown()) showLive(*f);
+    return f->scansDone;
 }
 
 void TemperingView::showRecord(int index) {
     const TemperingRecording* r = recording();
     if (!r || r->size() == 0) return;
+    // The playhead replays from here on (Replaying, or Playing on from here); it asks seekRecord to draw.
+    playhead_->seek(r->scan(std::clamp(index, 0, r->size() - 1)));
+}
+
+void TemperingView::drawRecord(int index) {
+    const TemperingRecording* r = recording_.get();
     replayIndex_ = std::clamp(index, 0, r->size() - 1);
     replay_ = std::make_shared<TemperingFrame>(r->frame(replayIndex_));
     {
@@ -580,23 +593,16 @@ void TemperingView::showRecord(int index) {
     }
     playLabel_->setText(tr("scan %1/%2 · record %3/%4").arg(replay_->scansDone).arg(r->scansTotal()).arg(replayIndex_ + 1).arg(r->size()));
     showFrame(*replay_);
+    Q_EMIT playbackChanged();  // the toolbar names the record
 }
 
 bool TemperingView::stepReplay() {
-    const TemperingRecording* r = recording();
-    if (!r || r->size() == 0) return false;
-    setPlaying(false);
-    if (!replay_) {
-        showRecord(0);
-        return true;
-    }
-    if (replayIndex_ >= r->size() - 1) return false;
-    showRecord(replayIndex_ + 1);
-    return true;
+    if (!canReplay()) return false;
+    return playhead_->step();
 }
 
 void TemperingView::stopReplay() {
-    setPlaying(false);
+    playhead_->endReplay();
     replay_.reset();
     replayIndex_ = 0;
 }
@@ -610,7 +616,6 @@ void TemperingView::endReplay() {
 void TemperingView::updateReplayControls() {
     // A cancelled run's worker writes its last record a moment after the channel stopped: look again then.
     if (recording_ && !running() && !recording_->ended()) QTimer::singleShot(20, this, [this] { updateReplayControls(); });
-    if (showEndPending_ && recording_ && recording_->ended()) return endShow();
     const TemperingRecording* r = recording();
     const bool can = canReplay();
     if (can != replayAvailable_) {  // the value last announced, so the signal fires on changes only
@@ -623,20 +628,9 @@ void TemperingView::updateReplayControls() {
     playSlider_->setRange(0, can ? r->size() - 1 : 0);
     playSlider_->setValue(can ? (replay_ ? replayIndex_ : r->size() - 1) : 0);
     if (!can) {
-        if (!showing_) playLabel_->setText(running() ? tr("recording…") : QString());  // a show writes its own
+        if (!playhead_->showing()) playLabel_->setText(running() ? tr("recording…") : QString());  // a show writes its own
     } else if (!replay_)
         playLabel_->setText(tr("%1 scans recorded (1 in %2): Replay or drag").arg(r->size()).arg(r->stride()));
-}
-
-double TemperingView::secondsSinceLastTick() {
-    // Capped, so a stalled event loop slows the show or replay down instead of jumping ahead.
-    return std::min(0.1, static_cast<double>(paceClock_.restart()) / 1000.0);
-}
-
-double TemperingView::livePace() const {
-    if (replayPace_ > 0) return replayPace_;
-    if (stepGate_ && stepGate_->pace.load() > 0) return stepGate_->pace.load();
-    return speed_->currentData().toDouble();
 }
 
 long long TemperingView::computedScans() const {
@@ -647,47 +641,10 @@ long long TemperingView::computedScans() const {
 
 void TemperingView::showLive(const TemperingFrame& f) {
     replay_ = std::make_shared<TemperingFrame>(f);
-    showScan_ = f.scansDone;
     showFrame(*replay_);
 }
 
-void TemperingView::tickShow() {
-    TemperingRecording* r = recording_.get();
-    rbm::StepGate* g = stepGate_.get();
-    if (!showing_ || !r || !g) return;
-    const double dt = secondsSinceLastTick();
-    if (showScan_ < 0) {  // scan 0 first, whatever the pace
-        const auto f = r->frameAt(0);
-        if (!f) return;
-        showLive(*f);
-        showPos_ = 0;
-    } else if (g->pause.load()) {
-        // Held: the shown scan stays; each unit of budget shows exactly the next recorded scan.
-        while (g->budget.load() > 0) {
-            const auto f = r->frameAfter(showScan_);
-            if (!f) break;  // not computed yet: the next tick looks again
-            g->budget.fetch_sub(1);
-            showLive(*f);
-            showPos_ = static_cast<double>(showScan_);
-        }
-    } else {
-        const double pace = livePace();
-        const double newest = static_cast<double>(r->lastScan());
-        showPos_ = pace > 0 ? std::min(showPos_ + pace * dt, newest) : newest;  // waits when it catches up
-        if (const auto f = r->frameAt(static_cast<long long>(showPos_)); f && f->scansDone != showScan_) showLive(*f);
-    }
-    g->done.store(std::max(0LL, showScan_));
-    const bool atEnd = r->ended() && !computing() && showScan_ == r->lastScan();
-    g->holding.store(g->pause.load() && (g->budget.load() == 0 || atEnd));
-    updateShowStatus();
-    if (atEnd && !g->pause.load()) endShow();
-}
-
-void TemperingView::endShow() {
-    const bool wasShowing = showing_;
-    showing_ = false;
-    showEndPending_ = false;
-    showTimer_->stop();
+long long TemperingView::showRunEnd() {
     replay_.reset();
     if (recording_ && recording_->ended() && recording_->size() > 0) {
         pending_.reset();  // an older engine frame still waiting for the redraw timer must not replace the end
@@ -696,34 +653,27 @@ void TemperingView::endShow() {
         auto last = std::make_shared<TemperingFrame>(r->frame(r->size() - 1));
         if (!shown_ || shown_->scansDone <= last->scansDone) shown_ = last;
     }
-    if (stepGate_ && shown_) {
-        stepGate_->done.store(shown_->scansDone);
-        stepGate_->holding.store(false);
-    }
     if (shown_) showFrame(*shown_);
-    updateEnabled();
-    if (wasShowing) {
-        Q_EMIT runningChanged(running());
-        if (lastRunFinished_) Q_EMIT runFinished();
-    }
+    return shown_ ? shown_->scansDone : -1;
 }
 
 void TemperingView::updateShowStatus() {
-    if (!showing_ || showScan_ < 0) return;
+    if (!playhead_->showing() || playhead_->shown() < 0) return;
     const long long computed = computedScans();
     const long long total = recording_ ? recording_->scansTotal() : 0;
-    const bool held = stepGate_ && stepGate_->pause.load();
-    status_->setText(tr("%1 scan %2 of %3 computed").arg(held ? tr("paused at") : tr("showing")).arg(showScan_).arg(computed));
+    status_->setText(tr("%1 scan %2 of %3 computed").arg(playhead_->held() ? tr("paused at") : tr("showing")).arg(playhead_->shown()).arg(computed));
     // "· ": the two labels sit side by side (status_ just before), and read as one sentence without it.
     playLabel_->setText(computing() ? tr("· engine computing: %1 of %2 scans").arg(computed).arg(total)
-                                    : tr("· engine %1: %2 of %3 scans").arg(lastRunFinished_ ? tr("done") : tr("stopped")).arg(computed).arg(total));
+                                    : tr("· engine %1: %2 of %3 scans").arg(lastRunFinished() ? tr("done") : tr("stopped")).arg(computed).arg(total));
 }
 
 QString TemperingView::transportDetail() const {
-    if (showCut_ && !running() && lastRunFinished_) return tr(" · show stopped, the run was computed to its end");
-    if (!showing_ || showScan_ < 0) return {};
+    if (playhead_->cut() && !running() && lastRunFinished()) return tr(" · show stopped, the run was computed to its end");
+    if (playhead_->replaying() && replay_ && recording_)
+        return tr(" · replay: scan %1 of %2").arg(replay_->scansDone).arg(recording_->lastScan());
+    if (!playhead_->showing() || playhead_->shown() < 0) return {};
     const long long total = recording_ ? recording_->scansTotal() : 0;
-    return tr(" shown · %1 of %2 computed%3").arg(computedScans()).arg(total).arg(computing() ? QString() : tr(" (engine %1)").arg(lastRunFinished_ ? tr("done") : tr("stopped")));
+    return tr(" shown · %1 of %2 computed%3").arg(computedScans()).arg(total).arg(computing() ? QString() : tr(" (engine %1)").arg(lastRunFinished() ? tr("done") : tr("stopped")));
 }
 
 QPixmap TemperingView::grabForScreenshot() {

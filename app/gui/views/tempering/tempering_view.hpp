@@ -22,7 +22,9 @@
 // With nothing running, Play (Space in the main window) replays the last run from its first scan
 // at the same pace (fast: the whole run in 8 s); the slider below the controls scrubs through the
 // recorded scans and Step (→ in the main window) shows the next one. lastRun / the report describe
-// the run's end.
+// the run's end. The pacing, the show's use of the StepGate and the replay's timeline are the
+// playhead's (jobs/playhead.hpp): its state (Off, Showing, Cutting, Ended, Replaying, Playing) is
+// the view's, and the view only draws the records it asks for.
 // The engine has no sweeps-per-swap option (one local move per rung per scan), so there is none here.
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -46,6 +48,8 @@
 
 #include "jobs/background_jobs.hpp"
 #include "jobs/coalesced_mailbox.hpp"
+#include "jobs/playhead.hpp"
+#include "jobs/transport.hpp"
 #include "ellipse_heatmap.hpp"
 #include "ladder_plot.hpp"
 #include "views/tempering/tempering_job.hpp"
@@ -64,8 +68,8 @@ public:
     void setModel(const rbm::Model& model);  // cancels a run, clears, redraws the rung heatmaps
     // gate: pause, single steps and pacing (jobs/transport.hpp); null: a gate of its own.
     void run(std::shared_ptr<rbm::StepGate> gate = {});
-    rbm::StepGate* stepGate() const { return stepGate_.get(); }
-    bool lastRunFinished() const { return lastRunFinished_; }  // the last run ended complete
+    rbm::StepGate* stepGate() const { return playhead_->gate(); }
+    bool lastRunFinished() const;  // the last run ended complete (a reopened result: that result)
     // The settings the last run started with (the controls may have changed since); none before a
     // run or after a reopened result replaced it.
     const std::optional<TemperingSettings>& lastRunSettings() const { return lastRun_; }
@@ -75,7 +79,7 @@ public:
     // The toolbar's words on what is shown and what the engine did ("" when nothing is shown live).
     QString transportDetail() const;
     const TemperingRecording* liveRecording() const { return recording_.get(); }  // of the current / last run
-    bool lastScanPending() const { return showEndPending_; }  // cancelled: the last computed scan is not on screen yet
+    bool lastScanPending() const { return playhead_->state() == Playhead::State::Cutting; }  // cancelled: the last computed scan is not on screen yet
     QPixmap grabForScreenshot();
     // A run computed elsewhere (a reopened `pt` result): its ladder, swap rates, round trips and
     // barrier, shown as its last frame (no trajectories or states: a result holds none), with
@@ -111,19 +115,26 @@ public:
     const TemperingRecording* recording() const;  // null while a run is in progress or before one ended
     bool canReplay() const { return recording() != nullptr && recording()->size() > 0; }
     void setPlaying(bool on);
-    bool playing() const { return playTimer_->isActive(); }
+    bool playing() const { return playhead_->state() == Playhead::State::Playing; }
     bool replaying() const { return replay_ != nullptr; }  // a recorded scan is on screen
     void showRecord(int index);                              // scrub to a recorded scan (clamped)
     bool stepReplay();                                       // the next recorded scan; false at the end
     void endReplay();                                        // back to the run's latest frame
     int shownRecord() const { return replay_ ? replayIndex_ : -1; }
-    void setReplayPace(double unitsPerSecond) { replayPace_ = unitsPerSecond; }  // the transport's; 0: the speed box
+    void setReplayPace(double unitsPerSecond) { playhead_->setPace(unitsPerSecond); }  // the transport's; 0: the speed box
     double replayRate() const;                               // scans per second of Play
     // What is on screen: the recorded scan of a replay, else the run's latest frame.
     const TemperingFrame* displayedFrame() const { return replay_ ? replay_.get() : shown_.get(); }
     QSlider* replaySlider() const { return playSlider_; }
     // Records kept per run (tests): at most this many, decimated evenly; takes effect at the next run.
     void setMaxRecords(int n) { maxRecords_ = n; }
+    // What is shown of the last run, and when (the show, the replay): its state is the view's.
+    const Playhead* playhead() const { return playhead_; }
+    // For the transport (Transport::Job::playback and ::restored): Replaying while a record of the
+    // last run is replayed (playing, scrubbed or stepped), else Idle; and a reopened result's
+    // scans and end.
+    Transport::State playbackState() const { return playhead_->replaying() ? Transport::State::Replaying : Transport::State::Idle; }
+    std::optional<Transport::Restored> restoredRun() const;
 
 Q_SIGNALS:
     void frameShown();          // a new frame reached the screen
@@ -132,6 +143,7 @@ Q_SIGNALS:
     void runningChanged(bool running);
     void playingChanged(bool playing);
     void replayAvailableChanged(bool available);  // canReplay() changed (a run ended, a new one started)
+    void playbackChanged();                       // the playhead's state or the replayed record changed (the transport reads them)
 
 private:
     void buildControls(QWidget* strip);
@@ -145,14 +157,14 @@ private:
     void updateCounters(const TemperingFrame& f);
     void updateEnabled();
     void buildReplayControls(QWidget* strip);
-    void tickReplay();
     void stopReplay();  // back to the live frame (a new run, a new model, a reopened result)
     void updateReplayControls();
-    void tickShow();                            // the paced show of the run in progress
+    void playheadChanged(Playhead::State from, Playhead::State to);
+    // The playhead's Source: the record at or before `scan` (after: the next one) on screen.
+    long long seekRecord(long long scan, bool after);
+    void drawRecord(int index);                 // a record of the ended run on screen (the replay)
     void showLive(const TemperingFrame& f);     // a recorded scan of the run in progress on screen
-    void endShow();                             // the show is over: the run's last computed scan
-    double secondsSinceLastTick();              // of the show's or the replay's timer, at most 0.1 s
-    double livePace() const;                    // scans per second of the show; 0: as computed
+    long long showRunEnd();                     // the show is over: the run's last computed scan
     long long computedScans() const;
     void updateShowStatus();
 
@@ -185,26 +197,15 @@ private:
     QWidget* heatGrid_ = nullptr;
     QGridLayout* heatLayout_ = nullptr;
     std::vector<EllipseHeatmap*> rungMaps_;
-    std::shared_ptr<rbm::StepGate> stepGate_;
-    bool lastRunFinished_ = false;
     std::optional<TemperingSettings> lastRun_;
     QString reopened_;  // where the shown frame came from when reopened (showResult), else ""
 
     std::shared_ptr<TemperingRecording> recording_;  // of the last run (written by its worker until it ends)
     std::shared_ptr<TemperingFrame> replay_;         // the recorded scan on screen, when replaying
-    int replayIndex_ = 0;
-    double replayScan_ = 0;                          // Play's position, in scans
-    double replayPace_ = 0;
+    int replayIndex_ = 0;                            // the record on screen in the replay
     int maxRecords_ = 4096;
     bool replayAvailable_ = false;
-    QTimer* playTimer_ = nullptr;
-    QTimer* showTimer_ = nullptr;
-    bool showing_ = false;          // the run's show is in progress (the transport's job is active)
-    bool showEndPending_ = false;
-    bool showCut_ = false;          // Esc stopped the last run's show before its end   // cancelled: show the last computed scan once the worker wrote it
-    long long showScan_ = -1;       // the recorded scan on screen in the show
-    double showPos_ = 0;            // the show's position, in scans
-    QElapsedTimer paceClock_;  // wall time between ticks of the show or the replay (never both at once)
+    Playhead* playhead_ = nullptr;  // the show and the replay: what is on screen, and when
     QPushButton* playButton_ = nullptr;
     QSlider* playSlider_ = nullptr;
     QLabel* playLabel_ = nullptr;

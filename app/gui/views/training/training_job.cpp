@@ -146,6 +146,7 @@ void TrainingJob::startNextQueued() {
 void TrainingJob::launch(int id) {
     TrainingRun* r = find(id);
     if (!r) return;
+    restoredLast_ = false;
     r->running = true;
     r->error.clear();
     struct Done {
@@ -292,9 +293,16 @@ int TrainingJob::restore(const QString& label, const TrainDataSpec& data, const 
     TrainingRun* r = find(id);
     if (!label.isEmpty()) r->label = label;
     r->snapshot = std::move(snapshot);
+    restoredLast_ = true;
     Q_EMIT runUpdated(id);
     Q_EMIT runEnded(id);
     return id;
+}
+
+const TrainingRun* TrainingJob::shownNotRun() const {
+    if (!restoredLast_ || runs_.empty()) return nullptr;
+    const TrainingRun& r = runs_.rbegin()->second;
+    return r.snapshot && !r.running ? &r : nullptr;
 }
 
 int TrainingJob::loadCheckpoint(const QString& path, const TrainDataSpec& data, QString& error) {
@@ -305,6 +313,7 @@ int TrainingJob::loadCheckpoint(const QString& path, const TrainDataSpec& data, 
         r->trainer = t;
         r->fromCheckpoint = path;
         r->snapshot = snapshotOf(*t);
+        restoredLast_ = true;
         Q_EMIT runUpdated(id);
         Q_EMIT runEnded(id);
         return id;

@@ -89,6 +89,9 @@ public:
 
     const TrainingRun* run(int id) const;
     std::vector<int> ids() const;
+    // The newest run when it was restored from a session or loaded from a checkpoint and no run
+    // has been launched here since: what the transport counts (its units were not counted here).
+    const TrainingRun* shownNotRun() const;
     bool busy() const;  // a run is running or queued
     int queued() const { return static_cast<int>(queue_.size()); }
     static QString channelOf(int id) { return QStringLiteral("train.%1").arg(id); }
@@ -112,6 +115,7 @@ private:
     std::deque<std::pair<TrainDataSpec, rbm::TrainOptions>> queue_;
     std::unique_ptr<FrameGate> gate_;
     int nextId_ = 1;
+    bool restoredLast_ = false;  // restore / loadCheckpoint came after the last launch
     std::shared_ptr<rbm::StepGate> stepGate_ = std::make_shared<rbm::StepGate>();
 };
 

@@ -60,6 +60,7 @@ public:
         connect(ctx_.jobs, &BackgroundJobs::runningChanged, trT_, &Transport::refresh);
         // A training run ends when its result is delivered, just after its channel stops running.
         connect(training_->session(), &TrainingJob::busyChanged, trT_, &Transport::refresh);
+        connect(training_->session(), &TrainingJob::runEnded, trT_, &Transport::refresh);  // restored runs too
     }
     QString name() const override { return QStringLiteral("training"); }
     QString title() const override { return tr("Training"); }
@@ -167,6 +168,8 @@ private:
         tr_.finished = [] { return true; };
         // No run yet: no gate, so the transport says "idle" (the job keeps one for the next run).
         tr_.gate = [this] { return training_->session()->ids().empty() ? nullptr : training_->stepGate(); };
+        // Runs restored from a session (or a checkpoint): the newest one's updates, not the gate's 0.
+        tr_.restored = [this] { return training_->restoredRun(); };
         tr_.fraction = [this, ofUnits] {
             try {
                 return ofUnits(training_->stepGate(), static_cast<double>(training_->options().updates));

@@ -470,4 +470,10 @@ QJsonObject TrainingView::exportJson() const {
     return QJsonObject{{QStringLiteral("view"), QStringLiteral("training")}, {QStringLiteral("runs"), runs}};
 }
 
+std::optional<Transport::Restored> TrainingView::restoredRun() const {
+    const TrainingRun* r = session_->shownNotRun();
+    if (!r) return std::nullopt;
+    return Transport::Restored{static_cast<long long>(r->snapshot->updatesDone), r->snapshot->status == rbm::TrainStatus::Finished};
+}
+
 }  // namespace rbmscope

@@ -24,6 +24,7 @@
 #include <QWidget>
 
 #include "jobs/background_jobs.hpp"
+#include "jobs/transport.hpp"
 #include "views/filters/filters_view.hpp"
 #include "run_curves.hpp"
 #include "sample_grid.hpp"
@@ -84,6 +85,10 @@ public:
     rbm::StepGate* stepGate() const { return session_->stepGate(); }
     int selectedRun() const { return selected_; }
     TrainingJob* session() const { return session_; }
+    // For the transport (Transport::Job::restored): the newest run when it was restored from a
+    // session or loaded from a checkpoint and nothing was trained here since — its updates, and
+    // whether it had finished.
+    std::optional<Transport::Restored> restoredRun() const;
     RunCurves* likelihoodChart() const { return llChart_; }
     RunCurves* reconstructionChart() const { return reconChart_; }
     RunCurves* swapChart() const { return swapChart_; }
