@@ -345,9 +345,20 @@ bool read_root_attribute(hid_t file, const fs::path& path, const std::string& ke
 
 }  // namespace
 
-// A file libhdf5 cannot open is left to the caller's reader (libmatio names what is wrong).
+// A file libhdf5 cannot open is left to the caller's reader (libmatio names what is wrong). The
+// error printer in place is put back afterwards: libmatio's messages quote libhdf5's errors
+// through it.
 void check_h5_self_contained(const fs::path& path) {
+    H5open();
+    H5E_auto2_t printer = nullptr;
+    void* printer_data = nullptr;
+    H5Eget_auto2(H5E_DEFAULT, &printer, &printer_data);
     quiet_hdf5();
+    struct Restore {
+        H5E_auto2_t printer;
+        void* data;
+        ~Restore() { H5Eset_auto2(H5E_DEFAULT, printer, data); }
+    } restore{printer, printer_data};
     Id f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     H5Eclear2(H5E_DEFAULT);
     if (f.ok()) check_self_contained(f.get());
