@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -224,6 +225,22 @@ TEST_CASE("external storage pointing at a FIFO is refused at once, without openi
         // Reading would block until the child's time limit (60 s); refusing takes milliseconds.
         CHECK_MSG(seconds < 10, seconds << " s: " << msg);
     }
+}
+
+// With RBMSCOPE_HOSTILE_SEEDS=DIR, also writes each kind (pointing at files that do not exist) to
+// DIR as seeds for fuzz_h5 and fuzz_mat (tests/data/fuzz/h5/, mat/: hostile-*), so the fuzzers
+// start from them: `RBMSCOPE_HOSTILE_SEEDS=/tmp/seeds build/tests/test_hostile_hdf5`.
+TEST_CASE("seeds for the fuzzers, when asked") {
+    const char* out = std::getenv("RBMSCOPE_HOSTILE_SEEDS");
+    if (!out) return;
+    fs::create_directories(out);
+    const char* names[] = {"external-storage", "virtual", "external-link", "external-link-in-group", "user-filter"};
+    for (bool mat73 : {false, true})
+        for (Kind k : {Kind::ExternalStorage, Kind::Virtual, Kind::ExternalLink, Kind::ExternalLinkInGroup, Kind::UserFilter}) {
+            const fs::path p = fs::path(out) / (std::string("hostile-") + names[static_cast<int>(k)] + (mat73 ? ".mat" : ".h5"));
+            write_hostile(p, mat73, k, k == Kind::ExternalStorage ? "/nonexistent/rbmscope-secret" : "/nonexistent/source.h5");
+            CHECK_MSG(load_error(p).find(expected(k)) != std::string::npos, p);
+        }
 }
 
 RBM_TEST_MAIN
