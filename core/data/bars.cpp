@@ -2,6 +2,7 @@
 #include <string>
 
 #include "core/data/datasets.hpp"
+#include "core/numerics/memory_budget.hpp"
 #include "core/random/rng.hpp"
 
 namespace rbm {
@@ -45,6 +46,10 @@ Dataset bars_and_stripes(int d) {
 Dataset bars_and_stripes_sampled(int d, Index count, std::uint64_t seed) {
     check_size(d);
     if (count < 1) throw InputError("bars-and-stripes sample count must be >= 1, got " + std::to_string(count));
+    // COUNT is a number in a spec a model file may record and the app loads by itself (#35):
+    // bars:3:40000000 asked for 2.7 GiB.
+    check_memory_budget(static_cast<double>(count) * d * d * sizeof(double),
+                        "bars-and-stripes data of " + std::to_string(count) + " patterns of " + std::to_string(d * d) + " values");
     Dataset data = empty_grid(d, count);
     Rng rng(seed, static_cast<std::uint64_t>(StreamPurpose::Misc) << 48);
     for (Index r = 0; r < count; ++r) {

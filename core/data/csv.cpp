@@ -7,6 +7,7 @@
 
 #include "core/data/datasets.hpp"
 #include "core/io/model_io.hpp"
+#include "core/numerics/memory_budget.hpp"
 
 namespace rbm {
 
@@ -98,6 +99,8 @@ Dataset parse_csv(const std::string& file_text, const std::string& origin, const
     if (dim < 1) throw InputError(origin + ": rows need at least one value besides the label");
     if (static_cast<double>(n_rows - first) * static_cast<double>(cols) > static_cast<double>(kMaxFileElements))
         throw InputError(origin + ": more than " + std::to_string(kMaxFileElements) + " values; refusing");
+    check_memory_budget(static_cast<double>(n_rows - first) * static_cast<double>(dim) * sizeof(double),
+                        origin + ": " + std::to_string(n_rows - first) + " rows of " + std::to_string(dim) + " values");
 
     Dataset d;
     d.X.resize(static_cast<Index>(n_rows - first), dim);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/data/datasets.hpp"
+#include "core/numerics/memory_budget.hpp"
 
 namespace rbm {
 
@@ -37,9 +38,11 @@ std::string gunzip(const std::string& bytes, const std::string& origin) {
             inflateEnd(&zs);
             throw InputError(origin + ": gzip data ends early (truncated file?)");
         }
-        if (out.size() > (std::size_t(1) << 31)) {
+        // Capped while streaming: a 2 MB .csv.gz inflated to gigabytes (#35).
+        if (out.size() > memory_budget()) {
             inflateEnd(&zs);
-            throw InputError(origin + ": inflates to more than 2 GiB; refusing");
+            throw InputError(origin + ": inflates to more than " + bytes_text(static_cast<double>(memory_budget())) +
+                             ", the memory budget; refusing");
         }
     }
     inflateEnd(&zs);

@@ -4,6 +4,7 @@
 
 #include "core/data/datasets.hpp"
 #include "core/io/atomic_file.hpp"
+#include "core/numerics/memory_budget.hpp"
 
 namespace rbm {
 
@@ -54,6 +55,8 @@ std::vector<std::uint32_t> header(const std::string& b, int ndim, const std::str
 Dataset parse_idx(const std::string& img, const std::string& lab, const std::string& origin) {
     const std::vector<std::uint32_t> dims = header(img, 3, origin);
     const Index count = dims[0], rows = dims[1], cols = dims[2];
+    check_memory_budget(static_cast<double>(count) * static_cast<double>(rows * cols) * sizeof(double),
+                        origin + ": " + std::to_string(count) + " images of " + std::to_string(rows) + " x " + std::to_string(cols));
     Dataset d;
     d.X.resize(count, rows * cols);
     const auto* p = reinterpret_cast<const unsigned char*>(img.data()) + 16;

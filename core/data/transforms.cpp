@@ -4,6 +4,7 @@
 
 #include "core/data/datasets.hpp"
 #include "core/io/atomic_file.hpp"
+#include "core/numerics/memory_budget.hpp"
 
 namespace rbm {
 
@@ -11,6 +12,8 @@ Dataset with_shifts(const Dataset& data) {
     if (!data.has_image_shape())
         throw InputError("one-pixel shifts need images; " + data.name + " has no image shape");
     const Index R = data.image_rows, C = data.image_cols, N = data.size();
+    check_memory_budget(5.0 * static_cast<double>(N) * static_cast<double>(data.dim()) * sizeof(double),
+                        "one-pixel shifts of " + data.name + " (five copies)");
     Dataset out = data;
     out.X = RowMat::Zero(5 * N, data.dim());
     if (!data.labels.empty()) out.labels.resize(static_cast<std::size_t>(5 * N));
@@ -149,7 +152,11 @@ Dataset load_dataset(const std::string& spec, const CsvOptions& csv) {
         const long long count = parse_int(parts[1], "COUNT", spec);
         const long long seed = parts.size() == 3 ? parse_int(parts[2], "SEED", spec) : 1;
         if (seed < 0) throw InputError("data '" + spec + "': SEED must be >= 0");
-        return bars_and_stripes_sampled(d, static_cast<Index>(count), static_cast<std::uint64_t>(seed));
+        try {
+            return bars_and_stripes_sampled(d, static_cast<Index>(count), static_cast<std::uint64_t>(seed));
+        } catch (const InputError& e) {
+            throw InputError("data '" + spec + "': " + e.what());
+        }
     }
     const std::filesystem::path path(spec);
     std::error_code ec;

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/io/h5_contained.hpp"
 #include "core/io/h5_vlen_string.hpp"
 #include "core/io/isolated_read.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
 #include "core/io/scratch_file.hpp"
+#include "core/numerics/memory_budget.hpp"
 
 namespace rbm {
 
@@ -38,9 +40,12 @@ private:
 };
 
 // libhdf5 prints its error stack to stderr by default; the messages here say what matters.
+// Filter plugins (shared objects found through HDF5_PLUGIN_PATH) are never loaded: a file
+// naming a filter would otherwise run code from the machine's disk.
 void quiet_hdf5() {
     H5open();
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    H5PLset_loading_state(0);
 }
 
 // The innermost description on HDF5's error stack (e.g. "truncated file: eof = ...").
@@ -59,10 +64,13 @@ std::string hdf5_reason() {
 
 constexpr hsize_t kMaxLinks = 100000;
 
+void check_self_contained(hid_t file);
+
 Id open_file(const fs::path& path) {
     quiet_hdf5();
     Id f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!f.ok()) throw InputError("not an HDF5 file libhdf5 can read" + hdf5_reason());
+    check_self_contained(f.get());
     return f;
 }
 
@@ -119,6 +127,105 @@ std::string type_text(hid_t type) {
     }
 }
 
+// An object's name in a message: quoted, at most 80 bytes of it (a hostile name may be long).
+std::string quoted(const std::string& name) {
+    if (name.size() <= 80) return "'" + name + "'";
+    return "'" + name.substr(0, 60) + "...' (a name of " + std::to_string(name.size()) + " bytes)";
+}
+
+constexpr const char* kOnlyInside = "; rbmscope reads only what is inside the model file";
+
+// Why a dataset with creation properties `dcpl` would make libhdf5 read outside the file or
+// run code the file names, or "" when it would not. Only libhdf5's own filters are allowed (a
+// user-defined id is loaded as a plugin).
+std::string outside_reason(hid_t dcpl) {
+    const H5D_layout_t layout = H5Pget_layout(dcpl);
+    if (layout < 0) return "HDF5 dataset whose storage layout cannot be read is refused";
+    if (layout == H5D_VIRTUAL) return "HDF5 virtual dataset (data mapped from other datasets or files) is refused";
+    const int external = H5Pget_external_count(dcpl);
+    if (external != 0) return "HDF5 dataset stored outside the file (external storage) is refused";
+    const int nfilters = H5Pget_nfilters(dcpl);
+    if (nfilters < 0) return "HDF5 dataset whose filters cannot be read is refused";
+    for (int i = 0; i < nfilters; ++i) {
+        unsigned flags = 0;
+        size_t nvalues = 0;
+        unsigned config = 0;
+        const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nvalues, nullptr, 0, nullptr, &config);
+        switch (id) {
+            case H5Z_FILTER_DEFLATE: case H5Z_FILTER_SHUFFLE: case H5Z_FILTER_FLETCHER32: case H5Z_FILTER_SZIP:
+            case H5Z_FILTER_NBIT: case H5Z_FILTER_SCALEOFFSET: break;
+            default:
+                return "HDF5 dataset with filter " + std::to_string(static_cast<long long>(id)) +
+                       " (not one of libhdf5's own: deflate, shuffle, fletcher32, szip, nbit, scaleoffset) is refused";
+        }
+    }
+    return "";
+}
+
+// The same check for an open dataset; throws InputError naming it.
+void check_dataset_inside(hid_t ds, const std::string& what) {
+    Id dcpl(H5Dget_create_plist(ds), H5Pclose);
+    const std::string why = dcpl.ok() ? outside_reason(dcpl.get()) : "HDF5 dataset whose creation properties cannot be read is refused";
+    H5Eclear2(H5E_DEFAULT);
+    if (!why.empty()) throw InputError(what + ": " + why + kOnlyInside);
+}
+
+// Every link of the file, recursively (H5Lvisit follows hard links into groups only, once per
+// group): external and user-defined links are refused, and every dataset's creation
+// properties checked through its address (opening it by address traverses no link). Damage
+// libhdf5 reports here is left to the readers, which name it; what cannot be opened cannot be
+// read from either.
+struct Visit {
+    std::string refused;
+    hsize_t seen = 0;
+};
+
+herr_t visit_link(hid_t group, const char* name, const H5L_info_t* info, void* data) {
+    auto& v = *static_cast<Visit*>(data);
+    const std::string what = quoted(name ? name : "");
+    if (++v.seen > 16 * kMaxLinks) {
+        v.refused = "the file has more than " + std::to_string(16 * kMaxLinks) + " links; not a model file";
+        return 1;
+    }
+    if (info->type == H5L_TYPE_EXTERNAL) {
+        v.refused = what + ": HDF5 external link (to an object in another file) is refused" + kOnlyInside;
+        return 1;
+    }
+    if (info->type != H5L_TYPE_HARD && info->type != H5L_TYPE_SOFT) {
+        v.refused = what + ": HDF5 user-defined link (class " + std::to_string(static_cast<int>(info->type)) + ") is refused" + kOnlyInside;
+        return 1;
+    }
+    if (info->type != H5L_TYPE_HARD) return 0;  // a path inside this file, to an object visited through its hard link
+    Id obj(H5Oopen_by_addr(group, info->u.address), H5Oclose);
+    if (obj.ok() && H5Iget_type(obj.get()) == H5I_DATASET) {
+        Id dcpl(H5Dget_create_plist(obj.get()), H5Pclose);
+        std::string why = dcpl.ok() ? outside_reason(dcpl.get()) : "";
+        if (!why.empty()) {
+            v.refused = what + ": " + why + kOnlyInside;
+            return 1;
+        }
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return 0;
+}
+
+void check_self_contained(hid_t file) {
+    Visit v;
+    (void)H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &v);
+    H5Eclear2(H5E_DEFAULT);
+    if (!v.refused.empty()) throw InputError(v.refused);
+}
+
+// Dataset access for the readers: an external link met while opening by name fails.
+Id dataset_access() {
+    Id dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+    if (dapl.ok())
+        H5Pset_elink_cb(
+            dapl.get(), [](const char*, const char*, const char*, const char*, unsigned*, hid_t, void*) -> herr_t { return -1; },
+            nullptr);
+    return dapl;
+}
+
 // The file's address layout, for reading variable-length strings from its bytes.
 H5Layout layout_of(hid_t file) {
     H5Layout out;
@@ -166,11 +273,13 @@ std::string read_string(hid_t type, const std::vector<std::int64_t>& shape, cons
 NpyArray read_dataset(hid_t file, const fs::path& path, const std::string& key, const std::string& name,
                       std::uintmax_t file_bytes) {
     const std::string what = key == name ? "'" + key + "'" : "'" + key + "' (dataset '" + name + "')";
-    Id ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+    const Id dapl = dataset_access();
+    Id ds(H5Dopen2(file, name.c_str(), dapl.get()), H5Dclose);
     if (!ds.ok()) {
         H5Eclear2(H5E_DEFAULT);
         throw InputError(what + " is not a dataset (a group?); expected an array of numbers");
     }
+    check_dataset_inside(ds.get(), what);
     Id space(H5Dget_space(ds.get()), H5Sclose);
     Id type(H5Dget_type(ds.get()), H5Tclose);
     if (!space.ok() || !type.ok()) throw InputError(what + " cannot be read" + hdf5_reason());
@@ -203,6 +312,7 @@ NpyArray read_dataset(hid_t file, const fs::path& path, const std::string& key, 
     if (need > kMaxExpansion * static_cast<double>(file_bytes) + 4096.0)
         throw InputError(what + " claims shape " + array_shape_text(shape) + ", more data than a " +
                          std::to_string(file_bytes) + "-byte file can hold");
+    check_memory_budget(8.0 * static_cast<double>(count), what + " of shape " + array_shape_text(shape));
     out.data.resize(count);
     if (count > 0 && H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data.data()) < 0)
         throw InputError(what + " cannot be read: the data is truncated or damaged" + hdf5_reason());
@@ -235,12 +345,32 @@ bool read_root_attribute(hid_t file, const fs::path& path, const std::string& ke
 
 }  // namespace
 
+// A file libhdf5 cannot open is left to the caller's reader (libmatio names what is wrong). The
+// error printer in place is put back afterwards: libmatio's messages quote libhdf5's errors
+// through it.
+void check_h5_self_contained(const fs::path& path) {
+    H5open();
+    H5E_auto2_t printer = nullptr;
+    void* printer_data = nullptr;
+    H5Eget_auto2(H5E_DEFAULT, &printer, &printer_data);
+    quiet_hdf5();
+    struct Restore {
+        H5E_auto2_t printer;
+        void* data;
+        ~Restore() { H5Eset_auto2(H5E_DEFAULT, printer, data); }
+    } restore{printer, printer_data};
+    Id f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    H5Eclear2(H5E_DEFAULT);
+    if (f.ok()) check_self_contained(f.get());
+}
+
 std::vector<ArrayInfo> list_h5_arrays(const fs::path& path) {
     Id f = open_file(path);
     std::vector<ArrayInfo> out;
     for (const auto& name : root_names(f.get())) {
         ArrayInfo info{name, {}, "group"};
-        Id ds(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+        const Id dapl = dataset_access();
+        Id ds(H5Dopen2(f.get(), name.c_str(), dapl.get()), H5Dclose);
         if (ds.ok()) {
             Id space(H5Dget_space(ds.get()), H5Sclose);
             Id type(H5Dget_type(ds.get()), H5Tclose);

@@ -105,6 +105,48 @@ private:
     std::vector<std::string> path_;            // the key at each depth, for messages
 };
 
+// The deepest nesting of arrays and objects a file may have: far beyond any file rbmscope writes
+// (a model, result, checkpoint or session nests fewer than ten levels), far below where a
+// recursive walk of the document (nlohmann's own copy and comparison, the readers' checks)
+// could exhaust the stack: a 200 KB file nested 100 000 levels deep crashed the readers (#35).
+inline constexpr int kMaxDepth = 256;
+
+// Refuses text nested deeper than kMaxDepth, before any of it is parsed: one loop over the
+// bytes, no recursion, brackets inside strings (escapes included) not counted. InputError
+// "JSON nested deeper than 256 levels (line L, column C)". Text that is not JSON is left to the
+// parser's message.
+inline void check_depth(const std::string& text) {
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxDepth) {
+                std::size_t line = 1, column = 1;
+                for (std::size_t k = 0; k < i; ++k) {
+                    if (text[k] == '\n') {
+                        ++line;
+                        column = 1;
+                    } else {
+                        ++column;
+                    }
+                }
+                throw InputError("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels (line " + std::to_string(line) +
+                                 ", column " + std::to_string(column) + ")");
+            }
+        } else if (c == ']' || c == '}') {
+            if (depth > 0) --depth;
+        }
+    }
+}
+
 // Headroom for unwinding out of memory. When an allocation of the parse fails, the partly built
 // document is destroyed while the exception propagates, and nlohmann's destructor allocates a
 // stack to flatten it (it cannot throw: a failure there is std::terminate, the abort issue #19
@@ -137,13 +179,15 @@ private:
     std::new_handler previous_;
 };
 
-// Parse a whole file's text. InputError "file is empty" or "not valid JSON (line L, column C:
-// ...)"; a NaN or Infinity literal adds "; JSON has no NaN or Infinity, and <finite_rule>".
+// Parse a whole file's text. InputError "file is empty", "JSON nested deeper than 256 levels
+// (...)" or "not valid JSON (line L, column C: ...)"; a NaN or Infinity literal adds "; JSON has
+// no NaN or Infinity, and <finite_rule>".
 // Duplicate keys are refused; with `known_top`, other top-level keys are skipped unbuilt. Out of
 // memory is an InputError too (one line, exit 2), never an exception escaping as an abort.
 inline nlohmann::json parse(const std::string& text, const char* finite_rule, const std::vector<std::string>* known_top = nullptr) {
     using nlohmann::json;
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw InputError("file is empty");
+    check_depth(text);
     try {
         const OutOfMemoryReserve headroom;
         KeyFilter filter(known_top);

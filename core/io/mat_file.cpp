@@ -14,10 +14,12 @@
 #include <memory>
 #include <random>
 
+#include "core/io/h5_contained.hpp"
 #include "core/io/isolated_read.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
 #include "core/io/scratch_file.hpp"
+#include "core/numerics/memory_budget.hpp"
 
 namespace rbm {
 
@@ -140,9 +142,15 @@ struct Inflated {
     std::string kept;
     std::uint64_t total = 0;
 };
-Inflated inflate_variable(const unsigned char* p, std::uint64_t n, bool swap, int index) {
+// `allowance` is what the file's compressed variables may still inflate to in all (the memory
+// budget: a 291 KB file inflated to 6.3 GB, #35). A cell, struct or object array is kept whole
+// and libmatio builds a description of every element in it, several times its bytes: those may
+// inflate to 1/64 of the budget (16 MiB of 1 GiB), far more than any a model file holds.
+Inflated inflate_variable(const unsigned char* p, std::uint64_t n, bool swap, int index, std::uint64_t allowance) {
     // The largest array a model file may hold (kMaxFileElements doubles) and room for the rest.
-    constexpr std::uint64_t kMaxInflated = 8 * static_cast<std::uint64_t>(kMaxFileElements) + (1u << 20);
+    constexpr std::uint64_t kMaxFileInflated = 8 * static_cast<std::uint64_t>(kMaxFileElements) + (1u << 20);
+    const std::uint64_t kMaxInflated = std::min(kMaxFileInflated, allowance);
+    const std::uint64_t max_kept = memory_budget() / 64;
     Inflated out;
     z_stream z{};
     if (inflateInit(&z) != Z_OK) throw InputError("cannot start zlib");
@@ -166,8 +174,17 @@ Inflated inflate_variable(const unsigned char* p, std::uint64_t n, bool swap, in
         out.total += got;
         if (out.total > kMaxInflated) {
             inflateEnd(&z);
+            if (kMaxInflated < kMaxFileInflated)
+                throw InputError("variable " + std::to_string(index + 1) + " inflates to more than " + bytes_text(static_cast<double>(kMaxInflated)) +
+                                 (allowance < memory_budget() ? ", which with the variables before it" : "") +
+                                 " is more than the memory budget (" + bytes_text(static_cast<double>(memory_budget())) + ")");
             throw InputError("variable " + std::to_string(index + 1) + " inflates to more than " +
                              std::to_string(kMaxInflated) + " bytes, more than a model file holds");
+        }
+        if (keep_all && out.kept.size() > max_kept) {
+            inflateEnd(&z);
+            throw InputError("variable " + std::to_string(index + 1) + " is a compressed cell, struct or object array inflating to more than " +
+                             bytes_text(static_cast<double>(max_kept)) + " (1/64 of the memory budget), more than a model file holds");
         }
         if (rc != Z_OK || (got == 0 && z.avail_in == 0)) break;  // end, error or truncated stream
     }
@@ -221,16 +238,19 @@ unsigned header_version(const unsigned char* p, std::size_t size) {
 
 void check_layout(const fs::path& path) {
     // v7.3 is HDF5, checked by libhdf5 (in a child process: model_containers.cpp); only the
-    // header is read, with no stream.
-    if (mat_file_is_hdf5(path)) return;
+    // header is read, with no stream. libmatio follows what libhdf5 follows (external storage,
+    // virtual datasets, external links) with no hook to refuse it, so the HDF5 inside is checked
+    // first to read nothing outside the file (h5_contained.hpp).
+    if (mat_file_is_hdf5(path)) return check_h5_self_contained(path);
     std::ifstream in(path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
     const unsigned version = header_version(p, bytes.size());
-    if (version == 0x0200) return;  // v7.3: the file changed since mat_file_is_hdf5 looked
+    if (version == 0x0200) return check_h5_self_contained(path);  // v7.3: the file changed since mat_file_is_hdf5 looked
     if (version != 0x0100) return check_v4_layout(bytes);
     const bool swap = p[126] == 'M';  // this code runs on little-endian machines (x86-64, arm64)
     std::size_t at = 128;
+    std::uint64_t inflated = 0;  // by all compressed variables so far
     for (int index = 0; at + 8 <= bytes.size(); ++index) {
         const std::uint32_t t = word(p + at, swap);
         if ((t >> 16) != 0) {  // a small data element: 8 bytes in all
@@ -247,7 +267,9 @@ void check_layout(const fs::path& path) {
             // within the element's stated size: a size cut short (found by fuzz_mat: 14 of a
             // 46-byte stream) hid a name claiming 4 GB from a walk that stopped at the size.
             // So the stream is followed as far as the file goes.
-            const Inflated v = inflate_variable(p + at + 8, bytes.size() - at - 8, swap, index);
+            const Inflated v = inflate_variable(p + at + 8, bytes.size() - at - 8, swap, index,
+                                                memory_budget() > inflated ? memory_budget() - inflated : 0);
+            inflated += v.total;
             const auto* h = reinterpret_cast<const unsigned char*>(v.kept.data());
             if (v.kept.size() >= 8 && word(h, swap) == miMATRIX)
                 check_matrix_start(h + 8, v.kept.size() - 8, std::min<std::uint64_t>(word(h + 4, swap), v.total - 8),
@@ -345,6 +367,9 @@ NpyArray read_variable(mat_t* mat, const std::string& key, const std::string& na
     std::size_t count = 1;
     for (auto d : shape) count *= static_cast<std::size_t>(d);
     const double need = static_cast<double>(count) * static_cast<double>(element_bytes(info->class_type));
+    // libmatio's copy in the variable's class, then doubles: known from the dimensions, before
+    // anything is read or inflated.
+    check_memory_budget(need + 8.0 * static_cast<double>(count), what + " of shape " + array_shape_text(shape));
     if (need > kMaxExpansion * static_cast<double>(file_bytes) + 4096.0)
         throw InputError(what + " claims shape " + array_shape_text(shape) + ", more data than a " +
                          std::to_string(file_bytes) + "-byte file can hold");
