@@ -1,4 +1,4 @@
-// Deep nesting in every JSON reader (issue #35: 100 000 levels crashed `info`, `ais-sweep
+// Deep nesting in every JSON reader (100 000 levels crashed `info`, `ais-sweep
 // --resume` and the app): the same bytes go to the model, result, session, sweep-checkpoint and
 // train-checkpoint readers, each of which must end in a value or an InputError. Seeded with
 // nesting around the 256-level limit and far beyond it (tests/data/fuzz/json_depth/).

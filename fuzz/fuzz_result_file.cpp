@@ -1,4 +1,4 @@
-// Results of rbmscope-cli read back for the app (core/io/result_file.hpp, issue #18), through the
+// Results of rbmscope-cli read back for the app (core/io/result_file.hpp), through the
 // entry point load_result_file uses. Any bytes end in a ResultFile or an InputError; the sniffing
 // looks_like_result never throws; a result that parses holds exactly its command's numbers.
 #include "fuzz_target.hpp"

@@ -1,7 +1,7 @@
 // Training checkpoints (rbmscope-cli train --resume), through Trainer::from_checkpoint_json with
 // the data the seeds were made with (bars and stripes 3 x 3, tests/data/fuzz/train_checkpoint).
 // A checkpoint that loads must also train on: an edited field that slipped through the checks
-// crashed the next update (issue #19), so two more updates run when they are cheap.
+// crashed the next update, so two more updates run when they are cheap.
 #include "fuzz_target.hpp"
 #include "core/data/datasets.hpp"
 #include "core/training/training.hpp"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark table of docs/dev/performance.md (issues #8, #16): rbmscope's AIS kernels against the Python peers
+# The benchmark table of docs/dev/performance.md: rbmscope's AIS kernels against the Python peers
 # (PyTorch float32 and NumPy float64, OpenBLAS, 2 threads) on the same 784x500 BRBM, all in ONE
 # run: every ratio printed is between numbers measured by this invocation, and the header names
 # the CPU, the instruction set the kernels dispatched to and the load average before and after.

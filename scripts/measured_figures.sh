@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The docs' measured figures that no suite compares (issue #15 item 7: every figure the docs
+# The docs' measured figures that no suite compares (every figure the docs
 # shows comes from a command in the repository). Each subcommand reruns one measurement and prints
 # every figure with a label; the Ctrl-C ones send the signal at a fixed delay and print the delay,
 # what came out and the exit codes, and every one prints the machine's load (`uptime`), because

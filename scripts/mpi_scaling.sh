@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MPI scaling figures of docs/user/cluster.md (issue #17), all from ONE invocation: AIS on the 784x500 BRBM
+# The MPI scaling figures of docs/user/cluster.md, all from ONE invocation: AIS on the 784x500 BRBM
 # (random weights N(0, 0.05^2) as in bench's case, uniform base) at one process x 1 and x 2 threads and
 # under mpirun at 1 and 2 ranks x 1 thread, then pt on the same model at one process and 2 ranks;
 # chain-sweeps/s of each, whether the JSON (timing fields aside) is identical to the one-process

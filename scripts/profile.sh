@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #16 evidence: where the instructions of each `rbmscope-cli bench` case go, by callgrind.
+# Where the instructions of each `rbmscope-cli bench` case go, by callgrind (the SIMD kernels' evidence).
 #
 #   scripts/profile.sh                        # all five cases, both precisions where bench has them
 #   scripts/profile.sh brbm-784x500 four-mode # only these

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The docs' tables that take too long for ctest, printed in the docs' format from the
-# commands it names (issue #15 item 7: every figure comes from a script or a test). Results are
+# commands it names (every figure comes from a script or a test). Results are
 # deterministic for a seed at any thread count, so a run reproduces the docs' digits exactly;
 # tests/data/readme_figures.json lists each figure with the table it comes from.
 #

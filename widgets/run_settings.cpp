@@ -184,9 +184,9 @@ RunSettings defaultSettings(const ModelTraits& t) {
         s.schedule.steps = 100;
         break;
     case ModelKind::Brbm:
-        // (The base-rate base equals the uniform one when every visible mean is 1/2, as on
-        // bars-and-stripes; the user adds comparisons that differ for the model at hand.)
-        // A trained BRBM with its data: the data's base rate (Salakhutdinov & Murray, SPEC §2.1).
+        // (The base-rate base equals the uniform one when every visible mean is 1/2, as on bars-and-stripes; the user
+        // adds comparisons that differ for the model at hand.) A trained BRBM with its data: the data's base rate
+        // (Salakhutdinov & Murray, docs/methods/annealing-paths.md#geometric-brbm).
         s.method = {"geometric", t.hasData ? "data" : "uniform"};
         s.compare.clear();
         s.schedule.steps = 1000;

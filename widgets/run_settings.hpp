@@ -1,7 +1,7 @@
 #pragma once
-// What the parameter panel edits: which annealing methods to run and how (SPEC §2-§4), plus the
-// table of (path, base) combinations that rbm::build_path accepts for each model kind, so the
-// panel offers only those and says why the others are refused.
+// What the parameter panel edits: which annealing methods to run and how (docs/methods/annealing-paths.md,
+// schedules.md, ais-estimates.md), plus the table of (path, base) combinations that rbm::build_path accepts for each
+// model kind, so the panel offers only those and says why the others are refused.
 #include <QString>
 #include <cstdint>
 #include <map>
@@ -15,7 +15,7 @@
 
 namespace rbmscope {
 
-// One annealing method: a path of SPEC §2 with its base distribution.
+// One annealing method: a path of docs/methods/annealing-paths.md with its base distribution.
 struct MethodSpec {
     std::string path = "geometric";  // geometric | cov | moments | leaky | energy
     std::string base = "moment";     // moment | sigma | uniform | data

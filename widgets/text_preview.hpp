@@ -1,6 +1,6 @@
 #pragma once
 // A bounded preview of text that comes from a file (a model's notes or name): laying out
-// megabytes in a QLabel, a tooltip or a window title costs seconds per megabyte (issue #19), so
+// megabytes in a QLabel, a tooltip or a window title costs seconds per megabyte, so
 // the app shows at most `limit` characters and says how many it left out.
 #include <QCoreApplication>
 #include <QString>

@@ -38,7 +38,7 @@ Args::Args(std::string command, std::vector<std::string> positional_names, std::
       summary_(std::move(summary)),
       positional_names_(std::move(positional_names)),
       options_(std::move(options)) {
-    // Every command reading a model file takes --map (SPEC §9), declared here once.
+    // Every command reading a model file takes --map (docs/reference/model-files.md), declared here once.
     for (const auto& p : positional_names_)
         if (p == "MODEL" || p == "IN") {
             options_.push_back({"map", "NAME=ARRAY,...",

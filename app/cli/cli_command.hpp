@@ -2,7 +2,7 @@
 // rbmscope-cli plumbing: each subcommand lives in its own cmd_*.cpp and registers itself with
 // REGISTER_COMMAND, so adding a command touches no other file.
 //
-// Contract (SPEC §8): success prints exactly one JSON object on stdout, exit 0; bad input
+// Contract (docs/user/cli.md): success prints exactly one JSON object on stdout, exit 0; bad input
 // prints one line on stderr, exit 2; never a crash.
 #include <functional>
 #include <map>

@@ -1,4 +1,4 @@
-// rbmscope-cli ais: one AIS run (SPEC §2-4, §8) with its estimates and diagnostics.
+// rbmscope-cli ais: one AIS run with its estimates and diagnostics (docs/methods/ais-estimates.md, docs/user/cli.md).
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -329,7 +329,7 @@ json ais_result_json(const Args& a, const Model& model, const AisRequest& q, con
     j["seconds"] = r.seconds;
     j["chain_sweeps_per_s"] = r.chain_sweeps_per_s;
     if (r.reverse) j["reverse"] = reverse_json(*r.reverse, e);
-    json warnings = json::array();  // SPEC §9: intervals from too few effective samples
+    json warnings = json::array();  // too few effective samples: docs/methods/ais-estimates.md#interval-warnings
     if (const std::string w = ess_warning(e.ess); !w.empty()) warnings.push_back(w);
     if (r.reverse && r.reverse->log_z_upper)
         if (const std::string w = ess_warning(r.reverse->ess, "the reverse log Z"); !w.empty()) warnings.push_back(w);

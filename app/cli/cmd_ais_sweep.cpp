@@ -348,7 +348,7 @@ json ais_sweep_json(const std::string& model_name, const std::vector<Row>& rows,
             x["log_z_upper_sd"] = r.upper_sd;
         }
         results.push_back(x);
-        // SPEC §9: the rows whose (mean) ESS is too small for their interval.
+        // docs/methods/ais-estimates.md#interval-warnings: the rows whose (mean) ESS is too small for their interval.
         if (const std::string w = ess_warning(r.ess, "log Z for " + r.method + " at K = " + std::to_string(r.steps)); !w.empty())
             warnings.push_back(w);
     }

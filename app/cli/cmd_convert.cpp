@@ -1,4 +1,4 @@
-// rbmscope-cli convert IN OUT: a model file in another format (SPEC §8), written atomically.
+// rbmscope-cli convert IN OUT: a model file in another format (docs/reference/model-files.md), written atomically.
 #include <filesystem>
 #include <iostream>
 

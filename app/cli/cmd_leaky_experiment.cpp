@@ -1,6 +1,6 @@
 // rbmscope-cli leaky-table: the partition-function experiment of Li, Ravanbakhsh & Poczos
-// (2017, Tables 1-2; SPEC §2.4): leaky RBMs with mutually orthogonal weight columns of norm 0.9,
-// c = 0, cL = 0.01, whose exact log Z has a closed form, estimated by AIS-Leaky (leakiness
+// (2017, Tables 1-2; docs/methods/annealing-paths.md#leakiness): leaky RBMs with mutually orthogonal weight columns of
+// norm 0.9, c = 0, cL = 0.01, whose exact log Z has a closed form, estimated by AIS-Leaky (leakiness
 // annealed from 1) and AIS-Energy (energy annealed from N(0, I)), both on linear schedules.
 //
 // The paper ran AIS-Energy with 1e5 chains x 1e5 steps and AIS-Leaky with 1e4 x 1e3 at n = 3072;

@@ -1,4 +1,4 @@
-// rbmscope-cli meanfield: naive mean field (type I / II) and the TAP correction for a GRBM (SPEC §5, §8).
+// rbmscope-cli meanfield: naive mean field (types I, II) and its TAP correction, GRBM (docs/methods/mean-field.md).
 #include <iostream>
 
 #include "cli_command.hpp"

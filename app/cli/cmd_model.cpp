@@ -1,4 +1,4 @@
-// rbmscope-cli info / exact / sample / presets: the foundation commands (SPEC §8).
+// rbmscope-cli info / exact / sample / presets: the foundation commands (docs/user/cli.md).
 #include <cstdlib>
 #include <iostream>
 

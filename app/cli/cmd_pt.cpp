@@ -1,5 +1,5 @@
 // rbmscope-cli pt: parallel tempering with the reversible, single-pair, DEO and lifted schemes,
-// fixed / user / adaptive ladders, round-trip rates against the theory (SPEC §6, §8).
+// fixed / user / adaptive ladders, round-trip rates against the theory (docs/methods/tempering.md, docs/user/cli.md).
 #include <iostream>
 #include <optional>
 #include <sstream>

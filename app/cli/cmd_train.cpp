@@ -1,6 +1,6 @@
 // rbmscope-cli train: train a BRBM, GRBM or leaky RBM on bars-and-stripes, the digits, IDX or CSV
-// data with CD, PCD, tempered PCD (PT / lifted PT / DEO) or the leaky samplers (SPEC §7, §8);
-// and rbmscope-cli data-info: what a data spec loads to.
+// data with CD, PCD, tempered PCD (PT / lifted PT / DEO) or the leaky samplers (docs/methods/training.md,
+// docs/user/cli.md); and rbmscope-cli data-info: what a data spec loads to.
 #include <iostream>
 
 #include "cli_command.hpp"

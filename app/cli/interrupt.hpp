@@ -1,5 +1,5 @@
 #pragma once
-// Ctrl-C for rbmscope-cli (SPEC §9 "Interrupted runs"). A command that can stop early calls
+// Ctrl-C for rbmscope-cli (docs/user/cli.md, "Interrupted runs"). A command that can stop early calls
 // watch() before its long work: from then on SIGINT only raises flag(), which the command hands
 // to the core's cancel hooks (AisControl::cancel, PtControl::cancel, Trainer::step, the mean-field
 // `cancelled` callbacks, MomentSource::cancel). The command then returns its partial result with

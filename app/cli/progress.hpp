@@ -1,5 +1,5 @@
 #pragma once
-// Progress of a long rbmscope-cli command on stderr (SPEC §9 "--progress jsonl"):
+// Progress of a long rbmscope-cli command on stderr (docs/user/cli.md, "--progress jsonl"):
 //   --progress jsonl   one JSON object per line, at most every 0.2 s (the first and the last line
 //                      always): {"phase", "fraction", "elapsed_s", "eta_s", "chain_sweeps_per_s",
 //                      ...the command's extra fields}; the last line has "final": true (and

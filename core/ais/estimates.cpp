@@ -72,7 +72,7 @@ std::vector<double> bootstrap_replicates(const Vec& log_w, std::uint64_t seed, i
     std::vector<double> rep(static_cast<std::size_t>(resamples));
     const double dn = static_cast<double>(n);
     // Each pick takes two words of its resample's stream (Rng::uniform). They are drawn for the
-    // block's resamples together, kPicks at a time, by the dispatched block Philox (issue #16: in
+    // block's resamples together, kPicks at a time, by the dispatched block Philox (in
     // the 2-D toys' runs the bootstrap's scalar Philox was 39 % of the instructions); the words,
     // and so the picks, are exactly those of rng.uniform() called pick by pick.
     constexpr std::size_t kPicks = 512;

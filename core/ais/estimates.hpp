@@ -1,5 +1,5 @@
 #pragma once
-// What N AIS log weights l_i say about log Z (SPEC §4). Everything is computed in log space
+// What N AIS log weights l_i say about log Z (docs/methods/ais-estimates.md). Everything is computed in log space
 // with the largest weight scaled out, so no weight ever overflows or underflows to NaN.
 #include <cstdint>
 #include <optional>
@@ -78,8 +78,8 @@ AisEstimate estimate_log_z(const Vec& log_w, double log_z0, const EstimateOption
 // "A 15-minute tour for a class", step 4). A larger ESS is no guarantee: chains that never reach
 // a mode give equal, wrong weights.
 inline constexpr double kReliableEss = 30.0;
-// The warning for an interval from weights with this ESS (SPEC §9 "warnings"); empty when
-// ESS >= kReliableEss. `what` names the estimate ("log Z", "reverse log Z").
+// The warning for an interval from weights with this ESS (docs/methods/ais-estimates.md#interval-warnings, "warnings");
+// empty when ESS >= kReliableEss. `what` names the estimate ("log Z", "reverse log Z").
 std::string ess_warning(double ess, const std::string& what = "log Z");
 
 }  // namespace rbm

@@ -1,7 +1,7 @@
 #pragma once
-// Private helpers of the AIS paths that draw exact samples from an intermediate distribution
-// by enumerating a small layer (perfect transitions, SPEC §4): the configuration list, a
-// categorical sampler from log weights, and a per-beta cache shared by all chain blocks of a step.
+// Private helpers of the AIS paths that draw exact samples from an intermediate distribution by enumerating a small
+// layer (perfect transitions, docs/methods/ais-estimates.md#perfect-transitions): the configuration list, a categorical
+// sampler from log weights, and a per-beta cache shared by all chain blocks of a step.
 #include <algorithm>
 #include <cmath>
 #include <limits>

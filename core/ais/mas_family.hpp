@@ -1,5 +1,5 @@
 #pragma once
-// Private to the MAS path (path_mas.cpp, mas_knots.cpp). The exponential family of SPEC §2.3:
+// Private to the MAS path (path_mas.cpp, mas_knots.cpp). The exponential family of docs/methods/annealing-paths.md#mas:
 // an RBM seen as p_eta ∝ base(v) exp(eta'g), g = (v, h, vec(v h')), and the enumeration limits
 // that decide between exact and sampled moments.
 #include <algorithm>

@@ -1,5 +1,5 @@
-// The knots of the moment-averaged spline path (SPEC §2.3; Grosse, Maddison & Salakhutdinov 2013):
-// the family's moments and the moment-matching fits. The path itself is in path_mas.cpp.
+// The knots of the moment-averaged spline path (docs/methods/annealing-paths.md#mas; Grosse, Maddison & Salakhutdinov
+// 2013): the family's moments and the moment-matching fits. The path itself is in path_mas.cpp.
 #include "core/ais/mas_knots.hpp"
 
 namespace rbm::mas {
@@ -22,7 +22,7 @@ struct Partial {
 
 // Log weight of each configuration in [begin, end) of the enumerated layer; `work` gets the
 // per-configuration conditional mean of the other layer when asked (GRBM: nothing).
-//   GRBM (h): B.h + h'Jh/2            (SPEC §1.1, v integrated out)
+//   GRBM (h): B.h + h'Jh/2            (docs/methods/models.md#grbm-hidden-marginal, v integrated out)
 //   BRBM (h): c.h + sum_i softplus(b_i + (W h)_i),   other layer mean sigm(b + W h)
 //   BRBM (v): b.v + sum_j softplus(c_j + (W'v)_j),   other layer mean sigm(c + W'v)
 void config_log_weights(const Family& f, const Params& p, const Vec& B, const Mat& J, Index begin, Index end,

@@ -1,6 +1,6 @@
 #pragma once
-// Private to the MAS path. The knots of the moment-averaged spline (SPEC §2.3): the moments E_eta[g]
-// of the family (exactly by enumeration, or Rao-Blackwellized over Gibbs chains) and the fit of
+// Private to the MAS path. The knots of the moment-averaged spline (docs/methods/annealing-paths.md#mas): the moments
+// E_eta[g] of the family (exactly by enumeration, or Rao-Blackwellized over Gibbs chains) and the fit of
 // eta_r to the averaged moments s_r = (1 - beta_r) s_A + beta_r s_B (L-BFGS with exact moments,
 // preconditioned PCD otherwise).
 #include <vector>

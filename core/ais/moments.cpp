@@ -1,4 +1,4 @@
-// Target moments for moment-matched bases and MAS (SPEC §2.1, last paragraph): exact when the
+// Target moments for moment-matched bases and MAS (docs/methods/annealing-paths.md#target-moments): exact when the
 // model can be enumerated, otherwise Gibbs chains (Kiwaki's setting: 100 chains x 5000 steps
 // after 100 burn-in), or a data set.
 #include <sstream>

@@ -1,5 +1,5 @@
 #pragma once
-// An annealing path (SPEC §2): unnormalized densities f_beta, beta in [0,1], with f_0 tractable
+// An annealing path (docs/methods/annealing-paths.md): unnormalized densities f_beta, beta in [0,1], with f_0 tractable
 // (known log Z_0, exact samples) and f_1 the target, plus a Markov kernel T_beta leaving
 // p_beta invariant. The AIS engine (ais/runner.hpp) drives any path; each path family lives in
 // its own ais/path_*.cpp.
@@ -47,15 +47,15 @@ public:
 
     // lw(r) += log f_beta(x_r) - log f_beta_prev(x_r), evaluated at the state before the
     // transition; then one transition at beta. The default calls log_f twice and
-    // transition(); paths override it to share one product with W per half-step (SPEC §2).
+    // transition(); paths override it to share one product with W per half-step (docs/methods/annealing-paths.md).
     virtual void advance(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec& lw,
                          ChainRngs& rngs) const;
 
-    // Perfect transitions (SPEC §4): exact samples from p_beta.
+    // Perfect transitions (docs/methods/ais-estimates.md#perfect-transitions): exact samples from p_beta.
     virtual bool can_sample_exactly() const { return false; }
     virtual void sample_exact(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const;
 
-    // Exponential-family view (SPEC §2.3), when the path has one: knots beta_r with natural
+    // Exponential-family view (docs/methods/annealing-paths.md#mas), when the path has one: knots beta_r with natural
     // parameters eta_r and moments s_r. The optimal binned schedule (Theorem 3) gives segment r
     // a share of the steps proportional to sqrt((eta_{r+1}-eta_r)'(s_{r+1}-s_r)).
     struct Knot {

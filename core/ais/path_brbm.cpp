@@ -1,5 +1,5 @@
-// Geometric path for a Bernoulli RBM (SPEC §2.1): the base is the zero-weight RBM with visible
-// bias a (hidden bias 0), and p_beta is the RBM with weights beta W, visible bias
+// Geometric path for a Bernoulli RBM (docs/methods/annealing-paths.md#geometric-brbm): the base is the zero-weight RBM
+// with visible bias a (hidden bias 0), and p_beta is the RBM with weights beta W, visible bias
 // (1-beta) a + beta b and hidden bias beta c, so
 //   log f_beta(v) = ((1-beta) a + beta b)'v + sum_j softplus(beta lambda_j),  lambda = c + W'v,
 //   log Z_0 = sum_i softplus(a_i) + m log 2.

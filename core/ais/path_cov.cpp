@@ -1,5 +1,5 @@
-// "AISC" (Kiwaki & Aihara eq. 10-14, SPEC §2.2): geometric path for a GRBM from a full-covariance
-// Gaussian base N(b_A, Sigma_A), Sigma_A = Lambda^{-1} + Lambda_B^{-1}, Lambda_B = diag(sigma^-2),
+// "AISC" (Kiwaki & Aihara eq. 10-14, docs/methods/annealing-paths.md#aisc): geometric path for a GRBM from a
+// full-covariance Gaussian base N(b_A, Sigma_A), Sigma_A = Lambda^{-1} + Lambda_B^{-1}, Lambda_B = diag(sigma^-2),
 // through the auxiliary-variable energy
 //   E_beta(h,x,v) = beta E_B(v,h) + (1-beta) [ sum_i (v_i - x_i)^2/(2 sigma_i^2) + (x-b_A)' Lambda (x-b_A)/2 ].
 // The chain state is v alone: each transition draws x and h from their conditionals given v, then
@@ -42,7 +42,7 @@ public:
             throw InputError("cov path: the eigenvalue floor scale must be > 0, got " + std::to_string(floor_scale));
 
         const Vec s2 = m.sigma.array().square();
-        // Lambda^{-1} = C - diag(sigma^2), eigenvalues floored (SPEC §2.2: rank <= m for exact moments).
+        // Lambda^{-1} = C - diag(sigma^2), eigenvalues floored (rank <= m: docs/methods/annealing-paths.md#aisc-floor).
         const Mat d = 0.5 * (target_cov + target_cov.transpose()) - Mat(s2.asDiagonal());
         Eigen::SelfAdjointEigenSolver<Mat> eig_d(d);
         floor_ = floor_scale * s2.mean();

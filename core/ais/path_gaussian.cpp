@@ -1,5 +1,5 @@
-// Annealing between two normalized Gaussians N(mu0, S0) -> N(mu1, S1): the moment-averaging toy
-// of Grosse, Maddison & Salakhutdinov (SPEC §2.3). Both paths stay Gaussian:
+// Annealing between two normalized Gaussians N(mu0, S0) -> N(mu1, S1): the moment-averaging toy of Grosse, Maddison &
+// Salakhutdinov (docs/methods/annealing-paths.md#moment-averaging-gaussians). Both paths stay Gaussian:
 //   geometric averages (natural parameters linear): precision (1-beta) S0^-1 + beta S1^-1,
 //     precision-mean (1-beta) S0^-1 mu0 + beta S1^-1 mu1, log f_beta = (1-beta) log N0 + beta log N1;
 //   moment averages (moments linear): mu(beta) = (1-beta) mu0 + beta mu1,

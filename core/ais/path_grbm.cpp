@@ -1,12 +1,12 @@
-// Geometric path on the joint energy of a Gaussian RBM (SPEC §2.1, eq. 9 corrected):
+// Geometric path on the joint energy of a GRBM (docs/methods/annealing-paths.md#geometric-grbm, eq. 9 corrected):
 //   log p_beta(v,h) = -beta E_B(v,h) - (1-beta) E_A(v) + const,
 //   E_A(v) = sum_i (v_i - a_i)^2 / (2 sA_i^2), hidden units uniform on X under the base.
 // Per coordinate the v-part is Gaussian with precision P_i = beta/s_i^2 + (1-beta)/sA_i^2 and
 // linear coefficient L_i(h) = l_i + beta (W h)_i / s_i, l_i = beta b_i/s_i^2 + (1-beta) a_i/sA_i^2.
 // Integrating v gives the hidden marginal p_beta(h) ∝ exp(B.h + h'Jh/2) with
 //   B_j = beta c_j + beta sum_i W_ij l_i / (s_i P_i),  J = beta^2 W' diag(1/(s^2 P)) W,
-// which at beta = 1 is SPEC §1.1's B and J; it gives exact samples (perfect transitions) and the
-// exact moments behind knots() when |X|^m is small.
+// which at beta = 1 is the B and J of docs/methods/models.md#grbm-hidden-marginal; it gives exact samples
+// (perfect transitions) and the exact moments behind knots() when |X|^m is small.
 #include <cmath>
 #include <sstream>
 

@@ -1,4 +1,4 @@
-// The two annealing paths for a leaky-ReLU RBM (SPEC §2.4), both inside the family
+// The two annealing paths for a leaky-ReLU RBM (docs/methods/annealing-paths.md#leakiness), both inside the family
 //   log f_{s,cl}(v) = -|v|^2/2 + b'v + s sum_j alpha_j(cl) eta_j^2/2,  eta = W'v + c:
 //  AIS-Leaky (Li et al., Algorithm 2): s = 1, cl(beta) = 1 - beta (1 - cL), from the cl = 1 Gaussian.
 //  AIS-Energy (Salakhutdinov & Murray extended): s = beta, cl = cL, from N(b, I).
@@ -7,7 +7,7 @@
 //
 // A chain's state row is v (n values) followed by its eta = W'v + c (m values) and |v - b|^2, set
 // wherever v is and kept current by the sweep (kernels/gibbs_leaky.hpp): the weight update reads
-// eta instead of a product with W, so a step costs the sweep's two products (issue #16).
+// eta instead of a product with W, so a step costs the sweep's two products.
 #include <Eigen/Cholesky>
 #include <cmath>
 #include <sstream>

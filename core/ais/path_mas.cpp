@@ -1,5 +1,5 @@
-// Moment-averaged spline path "MAS" (Grosse, Maddison & Salakhutdinov 2013; SPEC §2.3) for GRBMs
-// (sigma and hidden values fixed) and BRBMs, seen as exponential families p_eta ∝ base(v) exp(eta'g):
+// Moment-averaged spline path "MAS" (Grosse, Maddison & Salakhutdinov 2013; docs/methods/annealing-paths.md#mas) for
+// GRBMs (sigma and hidden values fixed) and BRBMs, seen as exponential families p_eta ∝ base(v) exp(eta'g):
 //   g = (v, h, vec(v h'))   (vec column-major: entry i + n j is v_i h_j)
 //   GRBM: eta = (b/sigma^2, c, W_ij/sigma_i), base(v) = exp(-sum v^2/(2 sigma^2)), because
 //         -E(v,h) = -sum v^2/(2 sigma^2) + (b/sigma^2)'v + c'h + sum_ij v_i (W_ij/sigma_i) h_j - sum b^2/(2 sigma^2);

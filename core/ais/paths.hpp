@@ -1,5 +1,5 @@
 #pragma once
-// Factories for every annealing path of SPEC §2, and build_path(), which turns the CLI/GUI
+// Factories for every annealing path of docs/methods/annealing-paths.md, and build_path(), which turns the CLI/GUI
 // request (path, base, model, optional start model) into one of them.
 #include <atomic>
 #include <functional>
@@ -12,7 +12,7 @@
 
 namespace rbm {
 
-// Where target moments come from (SPEC §2.1 last paragraph).
+// Where target moments come from (docs/methods/annealing-paths.md#target-moments).
 struct MomentSource {
     enum class Kind { Auto, Exact, Gibbs, Data } kind = Kind::Auto;  // Auto: exact when enumerable, else Gibbs
     Index gibbs_chains = 100, gibbs_steps = 5000, gibbs_burn_in = 100;  // Kiwaki's setting
@@ -32,7 +32,7 @@ struct VisibleMoments {
 };
 VisibleMoments target_moments(const Model& model, const MomentSource& src);
 
-// ---- geometric paths on the joint energy (SPEC §2.1) ----
+// ---- geometric paths on the joint energy (docs/methods/annealing-paths.md#geometric) ----
 // float32: the two products with W per step in single precision (weights still accumulate in double).
 PathPtr make_grbm_geometric_path(const Grbm& m, const DiagGaussianBase& base, const std::string& base_label,
                                  bool float32 = false);
@@ -43,12 +43,12 @@ PathPtr make_brbm_geometric_path(const Brbm& m, const Vec& base_visible_bias, co
 enum class GaussianPathKind { Geometric, MomentAveraging };
 PathPtr make_gaussian_path(const Gaussian& from, const Gaussian& to, GaussianPathKind kind);
 
-// ---- full-covariance base for GRBMs, "AISC" (SPEC §2.2) ----
+// ---- full-covariance base for GRBMs, "AISC" (docs/methods/annealing-paths.md#aisc) ----
 // target_cov: the covariance to match; the eigenvalues of C - diag(sigma^2) are floored at
 // floor_scale * mean(sigma^2), and notes() reports how many were.
 PathPtr make_grbm_cov_path(const Grbm& m, const Vec& base_mean, const Mat& target_cov, double floor_scale = 1e-3);
 
-// ---- moment averaging, moments-averaged spline "MAS" (SPEC §2.3) for GRBM and BRBM ----
+// ---- moment averaging, moments-averaged spline "MAS" (docs/methods/annealing-paths.md#mas) for GRBM and BRBM ----
 struct MasOptions {
     std::vector<double> knots{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
     int max_iterations = 500;        // moment-matching ascent per knot
@@ -59,7 +59,7 @@ struct MasOptions {
 };
 PathPtr make_mas_path(const Model& target, const Model& base, const MasOptions& opts);
 
-// ---- leaky RBM paths (SPEC §2.4) ----
+// ---- leaky RBM paths (docs/methods/annealing-paths.md#leakiness) ----
 // "AIS-Leaky": leakiness annealed from 1 down to the model's cL; beta maps to c(beta) = 1 - beta (1 - cL).
 PathPtr make_leaky_leakiness_path(const Leaky& m, LeakyKernel kernel);
 // "AIS-Energy": geometric path on the joint energy from E_0 = |v - b|^2/2.

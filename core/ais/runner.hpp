@@ -1,5 +1,5 @@
 #pragma once
-// The AIS engine (SPEC §4): drives any AnnealingPath along a schedule with N chains and turns
+// The AIS engine (docs/methods/ais-estimates.md): drives any AnnealingPath along a schedule with N chains and turns
 // the log weights into estimates. This is the interface the GUI uses.
 //
 // Typical use (GUI worker thread):
@@ -21,7 +21,7 @@
 //   for k = K..1: r += log f_{k-1}(x) - log f_k(x), x ~ T_{k-1}(x, .). This is forward AIS on
 //   the reversed sequence p_1 -> p_0, so E[exp(r)] = Z_0 / Z_1 and
 //   log Z0 - logmeanexp(r) is a stochastic UPPER bound on log Z.
-// Perfect transitions (SPEC §4): each transition is replaced by an exact draw from p_beta
+// Perfect transitions (docs/methods/ais-estimates.md#perfect-transitions): each transition is an exact draw from p_beta
 //   (path.sample_exact), which separates the quality of the path from the mixing of the kernel.
 #include <atomic>
 #include <cstdint>
@@ -98,7 +98,7 @@ struct AisControl {
     // Called from the thread running run_ais, at most every progress_interval_s and at every
     // checkpoint. Must not call back into the run.
     std::function<void(const AisSnapshot&)> on_progress;
-    // Processes sharing the chains (issue #17) must stop after the same step: when set, it is
+    // Processes sharing the chains must stop after the same step: when set, it is
     // called before every step with whether this process was cancelled and returns whether any
     // process was (a collective); the run then stops only there, never inside a step.
     std::function<bool(bool)> agree_stop;

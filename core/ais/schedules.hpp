@@ -1,5 +1,5 @@
 #pragma once
-// Annealing schedules (SPEC §3). A schedule of K steps is K+1 values of beta, strictly
+// Annealing schedules (docs/methods/schedules.md). A schedule of K steps is K+1 values of beta, strictly
 // increasing from exactly 0 to exactly 1; every builder returns one and every bad one is an
 // InputError naming the problem.
 #include <string>

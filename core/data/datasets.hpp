@@ -1,5 +1,5 @@
 #pragma once
-// Training data (SPEC §7): bars-and-stripes, the shipped 8x8 digits, MNIST-format IDX files
+// Training data (docs/methods/training.md): bars-and-stripes, the shipped 8x8 digits, MNIST-format IDX files
 // and CSV. Every malformed file is an InputError naming the file, the row / column or header
 // field, and what was expected.
 #include <cstdint>

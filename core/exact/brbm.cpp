@@ -1,4 +1,4 @@
-// Exact BRBM answers (SPEC §1.2): enumerate one layer (the smaller one unless told otherwise)
+// Exact BRBM answers (docs/methods/models.md#brbm): enumerate one layer (the smaller one unless told otherwise)
 // and sum the other out analytically.
 #include "core/exact/enumeration.hpp"
 #include "core/numerics/scalar.hpp"

@@ -1,4 +1,4 @@
-// Exact answers (SPEC §1): enumeration sizes and limits, and the dispatch by model kind. The
+// Exact answers (docs/methods/models.md): enumeration sizes and limits, and the dispatch by model kind. The
 // per-kind work lives in exact/grbm.cpp, exact/brbm.cpp, exact/leaky.cpp; a normalized
 // Gaussian is its own answer.
 #include <cmath>
@@ -69,7 +69,7 @@ double exact_log_z(const Model& model, const ExactOptions& opts) {
         case ModelKind::Grbm: return grbm_log_z(*model.as<Grbm>(), opts);
         case ModelKind::Brbm: return brbm_log_z(*model.as<Brbm>(), opts);
         case ModelKind::Leaky: return leaky_log_z(*model.as<Leaky>());
-        case ModelKind::Gaussian: return 0.0;  // normalized by definition (SPEC §8)
+        case ModelKind::Gaussian: return 0.0;  // normalized by definition (docs/methods/models.md#gaussian)
     }
     return 0.0;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Exact answers for small models (SPEC §1): log Z, moments of v, exact samples, densities on a
+// Exact answers for small models (docs/methods/models.md): log Z, moments of v, exact samples, densities on a
 // 2-D grid. Each function refuses (InputError) when the model is too big to enumerate or has
 // no exact method, and says how big the enumeration would have been.
 #include <atomic>
@@ -58,7 +58,7 @@ RowMat exact_samples(const Model& model, Index count, std::uint64_t seed, const 
 // The total log-sum-exp of these plus sum_i log(sqrt(2 pi) sigma_i) is log Z.
 double grbm_hidden_log_z(const Grbm& m, const ExactOptions& opts = {});
 
-// Leaky RBM closed forms (SPEC §1.3).
+// Leaky RBM closed forms (docs/methods/models.md#leaky).
 // log Z of the same W, b, c at leakiness 1 (the model's log Z when leakiness == 1; otherwise the
 // AIS-Leaky base, an upper bound): the leakiness is not read.
 double leaky_log_z_gaussian_case(const Leaky& m);

@@ -1,4 +1,4 @@
-// Exact GRBM answers (SPEC §1.1): integrate v out and enumerate h in X^m under
+// Exact GRBM answers (docs/methods/models.md#grbm-hidden-marginal): integrate v out and enumerate h in X^m under
 //   p(h) ∝ exp(B.h + h'Jh/2),  log Z = sum_i log(sqrt(2 pi) sigma_i) + logsumexp_h [B.h + h'Jh/2].
 #include <sstream>
 

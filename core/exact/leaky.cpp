@@ -1,4 +1,4 @@
-// Exact answers for the leaky-ReLU RBM (SPEC §1.3):
+// Exact answers for the leaky-ReLU RBM (docs/methods/models.md#leaky):
 //   log p*(v) = -|v|^2/2 + b'v + sum_j alpha_j eta_j^2/2,  eta = W'v + c,  alpha_j = 1 (eta_j > 0) or cL.
 // Closed forms at leakiness 1 (a Gaussian) and for b = c = 0 with orthogonal columns; quadrature
 // for one or two visible units; exact samples by rejection from the leakiness-1 envelope.
@@ -508,7 +508,7 @@ RowMat leaky_samples(const Leaky& m, Index count, std::uint64_t seed) {
 
 using namespace exact_detail;
 
-// log Z_1 = (n/2) log 2pi - log det(I-WW')/2 + (b+Wc)'(I-WW')^-1(b+Wc)/2 + |c|^2/2 (SPEC §1.3 with b).
+// log Z_1 = (n/2) log 2pi - log det(I-WW')/2 + (b+Wc)'(I-WW')^-1(b+Wc)/2 + |c|^2/2 (docs/methods/models.md).
 double leaky_log_z_gaussian_case(const Leaky& m) { return envelope(m).log_z; }
 
 bool leaky_is_orthogonal_case(const Leaky& m, double tol) {
@@ -520,7 +520,7 @@ bool leaky_is_orthogonal_case(const Leaky& m, double tol) {
     return true;
 }
 
-// log Z = (n/2) log 2pi + sum_j log((1/2)[(1-|W_j|^2)^(-1/2) + (1-cL|W_j|^2)^(-1/2)]) (SPEC §1.3, corrected).
+// log Z = (n/2) log 2pi + sum_j log((1/2)[(1-|W_j|^2)^(-1/2) + (1-cL|W_j|^2)^(-1/2)]) (docs/methods/models.md).
 double leaky_log_z_orthogonal(const Leaky& m) {
     if (!leaky_is_orthogonal_case(m))
         throw InputError("the orthogonal closed form for a leaky RBM needs b = 0, c = 0 and mutually orthogonal "

@@ -4,7 +4,7 @@
 // (H5Pset_external: /etc/passwd, /proc/self/environ, a FIFO that blocks), a virtual dataset
 // mapped from datasets of other files, an external link to an object of another file, a
 // user-defined link class, or a filter that libhdf5 loads from a plugin. rbmscope reads only
-// what is inside the file (issue #35): before anything is read, every link of the file is
+// what is inside the file: before anything is read, every link of the file is
 // visited and every dataset's creation properties checked, without opening any other file.
 #include <filesystem>
 

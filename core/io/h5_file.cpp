@@ -1,5 +1,5 @@
 // HDF5 model files (.h5, .hdf5) through libhdf5's C API: datasets of the root group named as in
-// SPEC §8, `kind` (and `name`, `notes`) as a dataset or a string attribute of the root group.
+// docs/reference/model-files.md, `kind` (and `name`, `notes`) as a dataset or a string attribute of the root group.
 // Dimensions are read from the dataspace and checked before any data is.
 #include <hdf5.h>
 

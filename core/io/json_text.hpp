@@ -149,8 +149,8 @@ inline void check_depth(const std::string& text) {
 
 // Headroom for unwinding out of memory. When an allocation of the parse fails, the partly built
 // document is destroyed while the exception propagates, and nlohmann's destructor allocates a
-// stack to flatten it (it cannot throw: a failure there is std::terminate, the abort issue #19
-// saw under a memory cap). So while parsing, the first failed allocation frees this reserve and
+// stack to flatten it (it cannot throw: a failure there is std::terminate, the abort seen when
+// parsing hostile files under a memory cap). So while parsing, the first failed allocation frees this reserve and
 // throws bad_alloc itself: the destructor then has the reserve to work with.
 class OutOfMemoryReserve {
 public:

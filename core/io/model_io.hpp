@@ -1,6 +1,6 @@
 #pragma once
-// Model files (SPEC §8, §9), chosen by extension: JSON (.json, model_json.hpp), NumPy (.npz
-// archive of arrays, or a single .npy holding W; npz_file.hpp), MATLAB .mat and HDF5 .h5/.hdf5
+// Model files (docs/reference/model-files.md, docs/user/cli.md), chosen by extension: JSON (.json, model_json.hpp),
+// NumPy (.npz archive of arrays, or a single .npy holding W; npz_file.hpp), MATLAB .mat and HDF5 .h5/.hdf5
 // (named_arrays.hpp, model_containers.cpp). Every problem is an InputError naming the file, the
 // key and what was expected. Saving writes a temporary file beside the target and renames it over
 // the target (write_file_atomically in atomic_file.hpp; scratch_file.hpp for .mat and .h5, which

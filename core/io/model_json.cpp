@@ -119,7 +119,7 @@ Model model_from_json_object(const json& obj, bool nested) {
         }
         default: {
             const Mat W = matrix_of(require(obj, "W", kind, "n rows of m numbers"), "W");
-            // "b" and "c" are optional and default to zeros (SPEC §8 lists them, many
+            // "b" and "c" are optional and default to zeros (docs/reference/model-files.md lists them, many
             // exported models leave a zero bias out).
             const json* jb = find(obj, "b");
             const json* jc = find(obj, "c");
@@ -239,7 +239,7 @@ void validate_model_file(const Model& m) {
 
 Model model_from_json_text(const std::string& text, const std::string& origin) {
     return with_context(origin + ": ", [&] {
-        // Keys a model file may hold (SPEC §8); others are skipped unread.
+        // Keys a model file may hold (docs/reference/model-files.md); others are skipped unread.
         static const std::vector<std::string> known{"format", "version", "kind", "name",  "notes",         "mean",       "cov",
                                                     "W",      "b",       "c",    "sigma", "hidden_values", "leakiness", "anneal_from",
                                                     "training"};

@@ -1,5 +1,5 @@
 #pragma once
-// The model file's JSON schema (SPEC §8): one object
+// The model file's JSON schema (docs/reference/model-files.md): one object
 //   {"format": "rbmscope-model", "version": 1, "kind": "grbm" | "brbm" | "leaky" | "gaussian",
 //    "name": "...", "notes": "...",                        (optional)
 //    "W": [[m numbers] x n], "b": [n], "c": [m],           (b, c optional: zeros)

@@ -15,7 +15,7 @@
 
 namespace rbm {
 
-// Arrays of the nested base model (SPEC §8 "anneal_from") are named with this prefix.
+// Arrays of the nested base model (docs/reference/model-files.md, "anneal_from") are named with this prefix.
 inline constexpr const char* kNestedPrefix = "anneal_from/";
 // Deflate expands at most ~1032:1: a compressed container cannot hold more data than its file
 // size times this (the .mat and .h5 readers refuse larger declared sizes before allocating).
@@ -86,7 +86,7 @@ void write_mat_model(const Model& model, const std::filesystem::path& path, bool
 void write_h5_model(const Model& model, const std::filesystem::path& path);
 
 // load_model and model_from_file_bytes (model_io.hpp) with options (--map) and what the loader
-// noticed (e.g. a transposed W); also MATLAB .mat (v5, v7.3) and HDF5 .h5/.hdf5 (SPEC §9).
+// noticed (e.g. a transposed W); also MATLAB .mat (v5, v7.3) and HDF5 .h5/.hdf5 (docs/reference/model-files.md).
 LoadedModel load_model_file(const std::filesystem::path& path, const ModelLoadOptions& options);
 LoadedModel model_from_file_bytes(const std::string& bytes, const std::string& ext, const std::string& origin,
                                   const ModelLoadOptions& options);

@@ -1,5 +1,5 @@
 #pragma once
-// Private to core/io: NumPy model files (SPEC §8). An .npz archive holds one .npy member per key
+// Private to core/io: NumPy model files (docs/reference/model-files.md). An .npz archive holds one .npy member per key
 // of the JSON schema (W.npy, b.npy, c.npy, sigma.npy, ..., kind.npy and name.npy as string
 // arrays, the "training" object as its JSON text in a string array, the nested base model under
 // "anneal_from/"); it is read within size guards (a member is refused before it is inflated when

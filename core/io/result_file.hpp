@@ -1,5 +1,5 @@
 #pragma once
-// Reading back what rbmscope-cli printed (issue #18, "reopen any result"): the JSON of `ais`,
+// Reading back what rbmscope-cli printed ("reopen any result"): the JSON of `ais`,
 // `ais-sweep`, `pt`, `meanfield` and `train` (its printed summary, and the `--log FILE.json`
 // array), recognised by the command named in "argv" (a log array by its records), parsed into
 // plain structs with the model it refers to ("model_file", core/io/result_source.hpp).

@@ -2,7 +2,7 @@
 // What a command-line result came from, so the app can reopen it with its model: the model file
 // as given on the command line with a content hash (FNV-1a, 64 bit, of the file's bytes) and its
 // shape, and the exact argument list that reproduces the result. Written by rbmscope-cli as
-// "model_file" and "argv" / "command_line" (extra keys: SPEC §8 results carry "at least" theirs).
+// "model_file" and "argv" / "command_line" (extra keys: the CLI's results carry "at least" the documented ones).
 #include <filesystem>
 #include <string>
 #include <vector>

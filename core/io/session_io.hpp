@@ -2,7 +2,7 @@
 // Session files: what the app needs to come back to where the user was. JSON:
 //
 //   {"format": "rbmscope-session", "version": 1,
-//    "model": {...a model object exactly as in a model file (SPEC §8)...} | "PRESET-NAME",
+//    "model": {...a model object exactly as in a model file (docs/reference/model-files.md)...} | "PRESET-NAME",
 //    "settings": {"key": number | string | true/false | [numbers or strings...], ...},
 //    "view": "density",
 //    "views": {"tempering": {...settings as above...}, "samples": {...}, "training": {...}, ...},

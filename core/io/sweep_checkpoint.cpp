@@ -55,7 +55,7 @@ SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const json& 
     namespace f = json_fields;
     json j;
     try {
-        json_text::check_depth(text);  // nlohmann's parser nests without bound (issue #35)
+        json_text::check_depth(text);  // nlohmann's parser nests without bound
         j = json::parse(text);
     } catch (const InputError& e) {
         throw InputError(origin + ": " + e.what());

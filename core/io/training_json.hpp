@@ -5,7 +5,7 @@
 //                "preprocessing": {"limit": null | N, "shifts": false,
 //                                  "binarize": null | T in (0,1], "scale": false,
 //                                  "standardize": null | {"mean": [n], "sd": [n]}}}
-// Missing members of "preprocessing" mean "not applied"; unknown members are ignored (SPEC §8).
+// Missing members of "preprocessing" mean "not applied"; unknown members are ignored (docs/reference/model-files.md).
 #include <nlohmann/json.hpp>
 
 #include "core/models/training_data.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The AIS step of the BRBM geometric path (SPEC §2.1) as one fused kernel per block of chains:
+// The AIS step of the BRBM geometric path (docs/methods/annealing-paths.md#geometric-brbm), one fused kernel per block:
 //   lambda = c + W'v                       (sum of the rows of W where v is on: kernels/panels.hpp)
 //   lw += (beta-beta')(b-a)'v + sum_j [softplus(beta lambda_j) - softplus(beta' lambda_j)]
 //   h ~ Bernoulli(sigmoid(beta lambda))    (same exp as the increment)

@@ -1,4 +1,4 @@
-// The matrix-multiply rate a target reaches (`bench`'s bound, issue #16): chains x n times n x m
+// The matrix-multiply rate a target reaches (`bench`'s bound): chains x n times n x m
 // products over fixed chain blocks in parallel, as the AIS engine runs its blocks, compiled per
 // instruction set with the kernels (kernels/simd.hpp) so the bound is the dispatched path's.
 #include <chrono>

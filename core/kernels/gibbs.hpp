@@ -15,7 +15,7 @@
 
 namespace rbm {
 
-// Diagonal Gaussian reference for the GRBM geometric path (SPEC §2.1):
+// Diagonal Gaussian reference for the GRBM geometric path (docs/methods/annealing-paths.md#geometric-grbm):
 //   E_A(v) = sum_i (v_i - mean_i)^2 / (2 sigma_i^2)
 struct DiagGaussianBase {
     Vec mean, sigma;
@@ -29,8 +29,8 @@ using ConstRowBlock = Eigen::Block<const RowMat>;
 void grbm_hidden_field(const Grbm& m, const RowMat& V, Index begin, Index end, RowMat& Lambda);
 // h_j ~ p(x) ∝ exp(x * beta * lambda_j), rows of H aligned with Lambda; rngs indexed from `first`.
 void grbm_sample_hidden(const Grbm& m, const RowMat& Lambda, double beta, RowMat& H, ChainRngs& rngs, Index first);
-// v_i ~ N(mu_i, s_i^2) with 1/s^2 = beta/sigma^2 + (1-beta)/sigma_A^2 and
-// mu = s^2 (beta (b + sigma*u)/sigma^2 + (1-beta) b_A/sigma_A^2), u = W h (SPEC §2.1, eq. 9 corrected).
+// v_i ~ N(mu_i, s_i^2) with 1/s^2 = beta/sigma^2 + (1-beta)/sigma_A^2 and mu = s^2 (beta (b + sigma*u)/sigma^2 +
+// (1-beta) b_A/sigma_A^2), u = W h (docs/methods/annealing-paths.md#geometric-grbm, Kiwaki & Aihara eq. 9 corrected).
 void grbm_sample_visible(const Grbm& m, const RowMat& H, double beta, const DiagGaussianBase* base, RowMat& V,
                          Index begin, ChainRngs& rngs);
 // One full sweep v -> h -> v on every chain. base may be null only when beta == 1.
@@ -44,7 +44,7 @@ void gibbs_sweep(const Brbm& m, RowMat& V, RowMat& H, ChainRngs& rngs, double be
 // ---- Leaky RBM ----
 // Two kernels for the family log f_{beta,cl}(v) = -|v|^2/2 + b'v + beta sum alpha_j(cl) eta_j^2/2:
 //  PaperGibbs: the paper's block Gibbs (h ~ N(alpha eta, alpha/beta), v ~ N(b + beta W h, I)).
-//    For cl < 1 it is NOT invariant for f (SPEC §1.3 caution): it samples a slightly different
+//    For cl < 1 it is NOT invariant for f (docs/methods/models.md#leaky-kernels): it samples a slightly different
 //    distribution. Offered because it is what the paper does.
 //  ExactMH: the same two-step move used as a Metropolis-Hastings proposal, with its Gaussian
 //    proposal density q(v'|v) = N(b + beta W (alpha∘eta)(v), I + beta W diag(alpha(v)) W'),

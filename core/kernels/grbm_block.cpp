@@ -271,8 +271,8 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
 // the softplus step, the hidden draws (24-bit uniforms), W h and the Box-Muller normals in float
 // (kernels/vector_math.hpp), twice the lanes per vector of double and shorter polynomials. Each
 // increment term is within a few float ulp of its size, plus a few ulp of exp(-beta'|L|) from the
-// two float exps (softplus_step_f); the terms and the quadratic part are summed in double (SPEC:
-// weights accumulate in double).
+// two float exps (softplus_step_f); the terms and the quadratic part are summed in double (log
+// weights always accumulate in double, whatever the precision of the products).
 void GrbmStep::step_f32(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
                         ChainRngs& rngs) const {
     const Index rows = end - begin, n = n_, m = m_, nv = 2 * ((n + 1) / 2), th = rows * m;

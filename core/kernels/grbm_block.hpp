@@ -1,6 +1,6 @@
 #pragma once
-// The AIS step of the GRBM geometric path with hidden units in {0,1} (SPEC §2.1, ais/path_grbm.cpp)
-// as one kernel per block of chains, on per-thread buffers (nothing allocated once they have grown):
+// The AIS step of the GRBM geometric path with hidden units in {0,1} (docs/methods/annealing-paths.md#geometric-grbm,
+// ais/path_grbm.cpp) as one kernel per block of chains, on per-thread buffers (nothing allocated once they have grown):
 //   L = c + W'(v/s)                        (one product; plain loops when the model is tiny)
 //   lw += (beta-beta')(Q_A - Q_B) + sum_j [softplus(beta L_j) - softplus(beta' L_j)]
 //   h ~ Bernoulli(sigmoid(beta L))         (same exp as the increment)

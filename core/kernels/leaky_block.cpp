@@ -1,10 +1,10 @@
 // The leaky-ReLU RBM's sweep over a block of chains (kernels/gibbs_leaky.hpp) and the eta product
 // the AIS paths weigh with, compiled once per instruction set into namespace
 // rbm::detail::RBMSCOPE_SIMD_NS (kernels/simd.hpp): the products are Eigen GEMMs, which run at
-// the width the processor has only when compiled for it (issue #16).
+// the width the processor has only when compiled for it.
 //
-// The exact-MH sweep (SPEC §1.3) proposes v' ~ N(b + beta W(alpha∘eta), I + beta W diag(alpha) W')
-// and accepts with the Metropolis-Hastings ratio of the two proposal densities. It takes two
+// The exact-MH sweep (docs/methods/models.md#leaky-kernels) proposes v' ~ N(b + beta W(alpha∘eta), I + beta W
+// diag(alpha) W') and accepts with the Metropolis-Hastings ratio of the two proposal densities. It takes two
 // n x k products per block: P = (beta Hm + Hn) W' (the draw) and P W (eta at the proposal).
 // Everything the proposal densities need from x = v' - mean(v) and from the reverse move is
 // k-dimensional (G = W'W):

@@ -1,5 +1,5 @@
 #pragma once
-// Philox words for a block of chains at once (issue #16): the blocks of all rows are computed
+// Philox words for a block of chains at once: the blocks of all rows are computed
 // together, one counter per vector lane, on the active instruction set (kernels/simd.hpp).
 #include <cstddef>
 #include <cstdint>

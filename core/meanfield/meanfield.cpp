@@ -1,4 +1,4 @@
-// Damped successive substitution for the type I, type II and TAP mean-field equations (SPEC §5).
+// Damped successive substitution for the type I, type II and TAP mean-field equations (docs/methods/mean-field.md).
 //
 // State of a run: the site natural parameters a_j and their means mu_j = mean(a_j), kept
 // consistent, where site j is q_j(x) ∝ exp(a_j x + quad_j x^2/2) with quad_j = 0 (type I) or
@@ -288,7 +288,7 @@ MeanFieldResult mean_field(const Grbm& model, const MeanFieldOptions& opts) {
     res.iterations = best.point.iterations;
     res.converged = best.point.converged;
     res.residual = residual_of(p, s);
-    // <v> = b + sigma * (W mu) for every method; the covariance differs (SPEC §5).
+    // <v> = b + sigma * (W mu) for every method; the covariance differs (docs/methods/mean-field.md).
     res.mean_v = model.b + model.sigma.cwiseProduct(model.W * s.mu);
     if (opts.type == MeanFieldType::TypeI) {
         res.var_v = model.sigma.cwiseAbs2();

@@ -1,7 +1,7 @@
 #pragma once
-// Naive mean field for the Gaussian RBM (SPEC §5, Takahashi & Yasuda 2016) and, beyond the
+// Naive mean field for the Gaussian RBM (docs/methods/mean-field.md, Takahashi & Yasuda 2016) and, beyond the
 // paper, the second-order Plefka (TAP) expansion of the hidden Boltzmann machine
-//   p(h) ∝ exp(B.h + h'Jh/2),  B = c + W'(b/sigma),  J = W'W  (SPEC §1.1),
+//   p(h) ∝ exp(B.h + h'Jh/2),  B = c + W'(b/sigma),  J = W'W  (docs/methods/models.md#grbm-hidden-marginal),
 // for any finite hidden value set X.
 //
 //   type I   q(v,h) = prod_i N(v_i; m_i, sigma_i^2) prod_j q_j(h_j),  q_j(x) ∝ exp(a_j x)
@@ -66,7 +66,7 @@ struct MeanFieldFixedPoint {
     int hits = 0;              // restarts that ended here
 };
 
-// Exact answers by enumeration of X^m (SPEC §1.1) and the errors of the mean-field answer.
+// Exact answers by enumeration of X^m (docs/methods/models.md#grbm-hidden-marginal) and the mean-field answer's errors.
 struct MeanFieldExact {
     double free_energy = 0;  // -log Z
     Vec mean_h, mean_v, var_v;

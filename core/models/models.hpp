@@ -1,5 +1,5 @@
 #pragma once
-// The model families of SPEC §1 with batched evaluation (rows of V are chains or points).
+// The model families of docs/methods/models.md with batched evaluation (rows of V are chains or points).
 // Conventions everywhere: W is n x m (visible x hidden), b visible bias, c hidden bias.
 #include <memory>
 #include <optional>
@@ -13,7 +13,7 @@
 
 namespace rbm {
 
-// Gaussian-visible RBM with a finite hidden value set X (SPEC §1.1).
+// Gaussian-visible RBM with a finite hidden value set X (docs/methods/models.md#grbm).
 //   E(v,h) = sum_i (v_i-b_i)^2/(2 s_i^2) - sum_ij (v_i/s_i) W_ij h_j - sum_j c_j h_j
 struct Grbm {
     Mat W;
@@ -33,14 +33,14 @@ struct Grbm {
     // log p*(v) = -sum (v-b)^2/(2s^2) + sum_j phi(lambda_j)
     Vec log_unnorm(const RowMat& V) const;
     Vec energy(const RowMat& V, const RowMat& H) const;
-    // Hidden marginal after integrating v (SPEC §1.1): p(h) ∝ exp(B.h + h'Jh/2).
+    // Hidden marginal after integrating v (docs/methods/models.md#grbm-hidden-marginal): p(h) ∝ exp(B.h + h'Jh/2).
     Vec hidden_marginal_field() const;      // B
     Mat hidden_marginal_coupling() const;   // J (diagonal kept)
     // Draw h_j with p(h_j = x) ∝ exp(x * a_j) for a = A(row, j).
     double sample_hidden(double a, Rng& rng) const;
 };
 
-// Bernoulli RBM (SPEC §1.2): E = -v'Wh - b'v - c'h, v and h binary.
+// Bernoulli RBM (docs/methods/models.md#brbm): E = -v'Wh - b'v - c'h, v and h binary.
 struct Brbm {
     Mat W;
     Vec b, c;
@@ -51,7 +51,7 @@ struct Brbm {
     Vec energy(const RowMat& V, const RowMat& H) const;
 };
 
-// Leaky-ReLU RBM (SPEC §1.3, Li, Ravanbakhsh & Poczos 2017) with leakiness cL in (0,1].
+// Leaky-ReLU RBM (docs/methods/models.md#leaky, Li, Ravanbakhsh & Poczos 2017) with leakiness cL in (0,1].
 // eta = W'v + c; alpha_j = 1 if eta_j > 0 else cL.
 //   log p*(v) = -|v|^2/2 + b'v + sum_j alpha_j eta_j^2 / 2
 // The paper has no visible bias; b (default 0) is our extension: it shifts p(v|h) to
@@ -63,7 +63,7 @@ struct Leaky {
 
     Index n_visible() const { return W.rows(); }
     Index n_hidden() const { return W.cols(); }
-    // The annealing family used by both leaky paths (SPEC §2.4):
+    // The annealing family used by both leaky paths (docs/methods/annealing-paths.md#leakiness):
     //   log f_{beta,cl}(v) = -|v|^2/2 + b'v + beta * sum_j alpha_j(cl) eta_j^2 / 2
     // beta = 1, cl = leakiness is the model itself.
     Vec log_unnorm(const RowMat& V) const { return log_unnorm(V, 1.0, leakiness); }
@@ -109,13 +109,13 @@ struct Model {
     template <class T> T* as() { return std::get_if<T>(&params); }
 };
 
-// Checks every invariant of SPEC §1/§8 (shapes, finiteness, sigma > 0, distinct hidden
-// values, leakiness in (0,1], leaky singular values < 1, positive-definite covariance).
+// Checks every invariant of docs/methods/models.md, docs/reference/model-files.md (shapes, finiteness, sigma > 0,
+// distinct hidden values, leakiness in (0,1], leaky singular values < 1, positive-definite covariance).
 // Throws InputError naming the key and the expectation.
 void validate(const Model& model);
 
-// The magnitudes the computations can hold. SPEC's preamble promises accuracy for |W| <= 50 and
-// |bias| <= 500; beyond kMaxParameter (|W|, |b|, |c|, |hidden value|) or with sigma outside
+// The magnitudes the computations can hold. Accuracy is promised for |W| <= 50 and |bias| <= 500
+// (docs/methods/models.md#conventions); beyond kMaxParameter (|W|, |b|, |c|, |hidden value|) or with sigma outside
 // [kMinSigma, kMaxParameter], energies, their exponentials and the sums over configurations
 // overflow a double, and log Z, moments or samples come out as Inf/NaN. Every rbmscope-cli
 // command refuses such a model when it reads its MODEL argument (resolve_model_argument):

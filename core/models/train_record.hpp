@@ -1,5 +1,5 @@
 #pragma once
-// One monitoring record of a training run (SPEC §7): plain data, so that core/io can write and
+// One monitoring record of a training run (docs/methods/training.md): plain data, so that core/io can write and
 // read it (training checkpoints, session files) without depending on the trainer.
 #include <string>
 #include <vector>

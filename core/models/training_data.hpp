@@ -1,5 +1,5 @@
 #pragma once
-// What a model was trained on (model-file key "training"; SPEC §8 lets readers ignore unknown
+// What a model was trained on (model-file key "training"; docs/reference/model-files.md lets readers ignore unknown
 // keys): the data spec exactly as given to `train --data` and the preprocessing train applied,
 // in train's order: CSV reading options, the first `limit` examples, one-pixel shifts, then at
 // most one of binarize / scale / standardize. core/io/ reads and writes it, core/data/ applies it

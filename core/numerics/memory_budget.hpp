@@ -1,5 +1,5 @@
 #pragma once
-// The memory budget (issue #35): the most memory one loader may allocate for what a file or a
+// The memory budget: the most memory one loader may allocate for what a file or a
 // data spec declares, checked from the declared sizes before anything is allocated or inflated.
 // 1 GiB by default; the front ends may change it (a --max-memory option) before loading.
 #include <atomic>

@@ -1,5 +1,5 @@
 #pragma once
-// Scalar helpers that must not overflow for |W| <= 50, |bias| <= 500 (SPEC preamble).
+// Scalar helpers that must not overflow for |W| <= 50, |bias| <= 500 (docs/methods/models.md#conventions).
 #include <cmath>
 #include <limits>
 #include <span>

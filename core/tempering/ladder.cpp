@@ -1,5 +1,5 @@
 // Ladders, the cumulative barrier and its monotone interpolation, the adaptive re-placement of
-// betas, the round-trip predictions and the lifted direction state machine (SPEC §6).
+// betas, the round-trip predictions and the lifted direction state machine (docs/methods/tempering.md).
 #include <algorithm>
 #include <cmath>
 #include <sstream>

@@ -1,7 +1,7 @@
 #pragma once
-// Parallel tempering (SPEC §6; Kadan, Syed & Wøien 2018; round-trip theory of Syed et al. 2021).
+// Parallel tempering (docs/methods/tempering.md; Kadan, Syed & Wøien 2018; round-trip theory of Syed et al. 2021).
 //
-// Ladder numbering follows the SPEC, not the paper: rung k = 0 … N, beta_0 = 0 (or beta_min) the
+// Ladder numbering follows docs/methods/tempering.md, not the paper: rung k = 0 … N, beta_0 = 0 (or beta_min) the
 // reference, beta_N = 1 the target. A "replica" is a state that travels along the ladder; the
 // index process records which replica sits at which rung after every scan.
 //
@@ -74,8 +74,8 @@ BarrierProfile barrier_profile(const std::vector<double>& betas, const std::vect
 // has that many rungs) if the barrier is zero.
 std::vector<double> equalize_ladder(const std::vector<double>& betas, const std::vector<double>& rejection,
                                     Index replicas);
-// Ladder size recommended for a barrier: N = ceil(2 Lambda) pairs (SPEC §6), at least 1; the
-// ladder then has N + 1 replicas.
+// Ladder size recommended for a barrier: N = ceil(2 Lambda) pairs (docs/methods/tempering.md#adaptive-ladder), at least
+// 1; the ladder then has N + 1 replicas.
 Index recommended_n(double barrier);
 
 // ---------------- round-trip theory (efficient local exploration) ----------------
@@ -233,7 +233,7 @@ struct PtSnapshot {
     RowMat states;                          // chain 0: visible state at each rung (rows = rungs)
 };
 
-// One PT run shared by several processes (issue #17, the Pigeons.jl way), without the core
+// One PT run shared by several processes (the Pigeons.jl way), without the core
 // knowing how they talk (the CLI implements it over MPI). States never move: every state lives
 // in a fixed slot (row slot s C + c for chain c of C, slot s = 0 … K-1), and a swap exchanges
 // the rungs of two slots (replica_at, the rung -> slot map; replica i is slot i). Part q of P

@@ -108,7 +108,7 @@ private:
 
 // ---------------- BRBM: state (v, h) ----------------
 // The rung at beta is the RBM with weights beta W, visible bias (1-beta) b_A + beta b, hidden
-// bias beta c (SPEC §2.1); V(v,h) = v'Wh + b'v + c'h - b_A'v.
+// bias beta c (docs/methods/annealing-paths.md#geometric); V(v,h) = v'Wh + b'v + c'h - b_A'v.
 class TemperedBrbm final : public TemperedModel {
 public:
     TemperedBrbm(Brbm m, Vec base_bias) : m_(std::move(m)), ba_(std::move(base_bias)) {}
@@ -178,7 +178,7 @@ private:
 // log f_beta(v) = -|v|^2/2 + b'v + beta sum_j alpha_j eta_j^2 / 2 is geometric between N(b, I) and
 // p*(v), so the swap works on the v-marginal, V(v) = sum_j alpha_j eta_j^2 / 2. That is valid
 // because the ExactMH local move leaves this v-marginal invariant; the paper's Gibbs kernel does
-// not (SPEC §1.3 caution), so with it the run samples a slightly different family.
+// not (docs/methods/models.md#leaky-kernels), so with it the run samples a slightly different family.
 class TemperedLeaky final : public TemperedModel {
 public:
     TemperedLeaky(Leaky m, LeakyKernel kernel) : m_(std::move(m)), kernel_(kernel), pre_(m_) {}

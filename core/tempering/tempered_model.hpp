@@ -1,5 +1,5 @@
 #pragma once
-// The tempered family that parallel tempering moves through (SPEC §2.5, §6):
+// The tempered family that PT moves through (docs/methods/annealing-paths.md#tempering-ladder, tempering.md):
 //   p_beta(x) ∝ f_ref(x)^{1-beta} f_target(x)^beta,   beta in [0, 1],
 // on the joint state x = (v, h) so that block Gibbs is available at every beta, and the
 // swap potential V(x) = log f_target(x) - log f_ref(x), with which a swap of the states at
@@ -59,7 +59,7 @@ public:
     // pot(r) = V(x_r) = log f_target(x_r) - log f_ref(x_r).
     virtual void potential(const RowMat& V, const RowMat& H, Index begin, Index end, Vec& pot) const = 0;
     // True when the local move is an exact draw from p_beta (the "efficient local exploration"
-    // under which the round-trip formulas of SPEC §6 are exact).
+    // under which the round-trip formulas of docs/methods/tempering.md#round-trip-theory are exact).
     virtual bool exact_local_moves() const { return false; }
 
 protected:

@@ -161,7 +161,7 @@ Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, con
     namespace f = json_fields;
     json j;
     try {
-        json_text::check_depth(text);  // nlohmann's parser nests without bound (issue #35)
+        json_text::check_depth(text);  // nlohmann's parser nests without bound
         j = json::parse(text);
     } catch (const InputError& e) {
         throw InputError(origin + ": " + e.what());

@@ -1,4 +1,4 @@
-// Scores d log p*(v) / d theta (SPEC §1 free energies, hidden units summed out), their exact
+// Scores d log p*(v) / d theta (free energies of docs/methods/models.md, hidden units summed out), their exact
 // model expectations by enumeration, and the average log-likelihood.
 #include <cmath>
 #include <string>
@@ -146,7 +146,7 @@ ParamGrad exact_model_score(const Model& model, bool with_sigma) {
         return g;
     }
     if (const auto* m = model.as<Grbm>()) {
-        // Over p(h) ∝ exp(B.h + h'Jh/2) (SPEC §1.1), with u = W h and E[v | h] = b + sigma∘u:
+        // Over p(h) of docs/methods/models.md#grbm-hidden-marginal, with u = W h and E[v | h] = b + sigma∘u:
         //   E[s_W_ij] = E[(b_i/sigma_i + u_i) h_j], E[s_b] = E[u / sigma], E[s_c] = E[h],
         //   E[s_logsigma_i] = E[1 + u_i^2 - (b_i/sigma_i + u_i) u_i] = E[1 - (b_i/sigma_i) u_i].
         const Index n = m->n_visible(), k = m->n_hidden();

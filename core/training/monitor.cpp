@@ -71,8 +71,8 @@ TrainRecord Trainer::Impl::record() {
         } else {
             PathRequest req;
             if (model.kind() == ModelKind::Leaky) {
-                req.path = "leaky";
-                req.leaky_kernel = LeakyKernel::ExactMH;  // exact for p*(v) (SPEC §1.3), whatever trains
+                req.path = "leaky";  // the monitor estimates with the exact kernel, whatever kernel trains
+                req.leaky_kernel = LeakyKernel::ExactMH;  // exact for p*(v): docs/methods/models.md#leaky-kernels
             } else {
                 req.path = "geometric";
                 req.base = "data";

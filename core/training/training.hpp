@@ -1,17 +1,17 @@
 #pragma once
-// Training RBMs by stochastic gradient ascent on the average log-likelihood (SPEC §7).
+// Training RBMs by stochastic gradient ascent on the average log-likelihood (docs/methods/training.md).
 //
 // For every model kind, log p(v) = log p*(v) - log Z and d log Z / d theta = E_model[d log p*(v)/d theta],
 // so the gradient is   mean over a data batch of s(v)  -  mean over negative samples of s(v),
-// with the score s(v) = d log p*(v) / d theta (free energies of SPEC §1; hidden units summed out).
+// with the score s(v) = d log p*(v) / d theta (free energies of docs/methods/models.md; hidden units summed out).
 // The negative samples come from one of the samplers below; everything else is shared.
 //
 // Negative phase (one update each):
 //   cd      CD-k: k block-Gibbs sweeps from the batch.
 //   pcd     PCD: k sweeps of persistent chains (Tieleman 2008).
 //   pt      PCD whose chains are parallel-tempering ladders (Kadan et al., Procedure 1): one scan
-//           (a sweep on every rung, then swaps) per update; reversible even-odd swaps. Ladder
-//           beta_k = gamma^(N-k), k = 0..N (the paper's beta_t = gamma^t, renumbered, SPEC §2.5).
+//           (a sweep on every rung, then swaps) per update; reversible even-odd swaps. Ladder beta_k = gamma^(N-k), k =
+//           0..N (the paper's beta_t = gamma^t, renumbered, docs/methods/annealing-paths.md#tempering-ladder).
 //   lpt     the same with lifted swaps; deo  with deterministic even-odd swaps.
 //   leaky   leaky RBM only: Algorithm 2 of Li et al.: exact draws at leakiness 1, then k sweeps
 //           with the leakiness lowered linearly to the model's; fresh chains every update.
@@ -84,8 +84,8 @@ struct TrainOptions {
 };
 // The automatic projection bound for leaky RBMs: s_max = sqrt(1 - 1 / (F * max(lambda, 1))), with
 // lambda the largest eigenvalue of the data's covariance and F = kProjectionVarianceFactor, capped
-// at 1 - 1e-6 (SPEC 1.3). At c_L = 1 the model is N(., (I - WW')^-1), whose largest variance is
-// 1 / (1 - s^2): a fit never needs much more than the data's largest variance (the noise floor of
+// at 1 - 1e-6 (docs/methods/models.md#leaky-validity). At c_L = 1 the model is N(., (I - WW')^-1), whose largest
+// variance is 1 / (1 - s^2): a fit never needs much more than the data's largest variance (the noise floor of
 // p(v | h) is 1, hence max(lambda, 1)), while a bound at 1 - 1e-6 lets one overshooting step leave a
 // nearly improper model (variance 5e5) from which the negative phase and the biases explode.
 inline constexpr double kProjectionVarianceFactor = 10.0;
@@ -106,7 +106,7 @@ struct ParamGrad {
 // Mean over the rows of V of the score d log p*(v) / d theta of a GRBM (binary hidden units {0,1}
 // or any value set), BRBM or leaky RBM; with_sigma adds d/d log sigma (GRBM).
 ParamGrad mean_score(const Model& model, const RowMat& V, bool with_sigma = false);
-// Gradient tiles (issue #17): a mean of scores over rows is the sum over fixed tiles of
+// Gradient tiles: a mean of scores over rows is the sum over fixed tiles of
 // kGradientTile rows (the Gibbs kernels' chain blocks), each tile summed on its own, the tile sums
 // added in tile order (acc = s_0; acc += s_1; ...), then divided by the rows (W: times 1/rows).
 // A tile's sum depends only on its rows, so processes that each sum some of the tiles and then
@@ -169,7 +169,7 @@ public:
     // Takes a record now (outside the schedule) and returns it; it is not added to the log.
     TrainRecord evaluate();
 
-    // Shares every update with the other parts of `exchange` (issue #17; the CLI implements it
+    // Shares every update with the other parts of `exchange` (the CLI implements it
     // over MPI). Part q of P sums the scores of gradient tiles [q T / P, (q+1) T / P) of the
     // batch and of the negative samples (T tiles of kGradientTile rows each); cd and pcd run only
     // the chains of its negative tiles (streams keyed by the chains' global indices); pt, lpt and

@@ -25,7 +25,7 @@ inline std::string mpirun(int ranks, bool exec = false) {
            kCli;
 }
 
-// The output without its measured fields (SPEC §9: seconds, *_per_s, ranks, threads) and the
+// The output without its measured fields (docs/user/cli.md: seconds, *_per_s, ranks, threads) and the
 // command line it records (argv, command_line: the two runs differ in --threads).
 inline nlohmann::json untimed(nlohmann::json j) {
     if (j.is_object()) {

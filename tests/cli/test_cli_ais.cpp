@@ -1,4 +1,4 @@
-// rbmscope-cli ais / ais-sweep: the JSON contract of SPEC §8, agreement with exact log Z,
+// rbmscope-cli ais / ais-sweep: the JSON contract of docs/user/cli.md, agreement with exact log Z,
 // thread-count independence through the binary, and bad input (exit 2, one stderr line).
 #include <cmath>
 

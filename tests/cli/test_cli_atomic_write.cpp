@@ -1,4 +1,4 @@
-// Model files are written atomically (SPEC §8): `rbmscope-cli convert` is SIGKILLed while it
+// Model files are written atomically (docs/reference/model-files.md): `rbmscope-cli convert` is SIGKILLed while it
 // writes a big model over an existing file; afterwards the file must be either the previous
 // model, byte for byte, or the complete new one, never anything between. The kills land inside
 // the write by construction, not by timing: with RBMSCOPE_TEST_WRITE_PAUSE=during-write:MS (the

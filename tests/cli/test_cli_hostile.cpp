@@ -1,4 +1,4 @@
-// Hostile input, round 2 (issue #19), through the real binary: edited checkpoints
+// Hostile input, round 2, through the real binary: edited checkpoints
 // (tests/data/bad_checkpoints, made by its make_corpus.py), models whose numbers overflow the
 // arithmetic, a zip bomb inside an .npz, a 30 MB model file that is mostly an unknown key (peak
 // memory, and a 300 MB address-space cap), a FIFO as a model path, messages that read like

@@ -1,4 +1,4 @@
-// Ctrl-C and --progress jsonl (SPEC §9): every long command, interrupted by SIGINT once it has
+// Ctrl-C and --progress jsonl (docs/user/cli.md): every long command, interrupted by SIGINT once it has
 // announced on stderr that it is in the phase we want to interrupt (so nothing here depends on
 // timing), exits 130 within a second and prints one JSON object with "complete": false, how far
 // it got and no null numbers; complete runs say "complete": true; --progress jsonl lines parse,

@@ -1,5 +1,5 @@
 // The CLI reads MATLAB .mat and HDF5 .h5 models and takes --map on every command with a MODEL
-// (SPEC §9, issue #18): the same log Z as the JSON twin, the transposed-W warning in the
+// (docs/reference/model-files.md): the same log Z as the JSON twin, the transposed-W warning in the
 // result's "warnings", exit 2 with one line on bad files, and convert writing .mat/.h5.
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -67,7 +67,7 @@ TEST_CASE("bad .mat and .h5 files: exit 2 with one line naming the file and the 
 
 TEST_CASE("files on which libhdf5 itself crashes: exit 2 with one line naming the file, not a segfault") {
     // libhdf5 1.10.8 segfaults on the first two inside its metadata accumulator (exit 139 before
-    // these files were read in a child process, issue #18); on the third it reads freed memory,
+    // these files were read in a child process); on the third it reads freed memory,
     // which only ASan catches (a Release build reports an HDF5 error).
     const std::string bad = std::string(RBMSCOPE_TEST_DATA) + "/bad/";
     for (const char* f : {"h5-metadata-accumulator-null.h5", "mat-v73-metadata-accumulator-null.mat"}) {

@@ -1,4 +1,4 @@
-// Cluster runs (issue #17): `mpirun -np R rbmscope-cli ais|ais-sweep|pt ...` prints what the
+// Cluster runs: `mpirun -np R rbmscope-cli ais|ais-sweep|pt ...` prints what the
 // single-process run prints, timing fields aside ("mpi" too: the bytes sent), at 1-4 ranks, for
 // every AIS path and PT scheme; SIGINT to mpirun gives the partial result at exit 130; a sweep
 // whose rank is killed resumes from its checkpoint at another rank count with the uninterrupted

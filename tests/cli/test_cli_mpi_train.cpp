@@ -1,4 +1,4 @@
-// `train` under mpirun (issue #17): at 1, 2, 3 and 4 ranks x 1 thread and at one process x 2
+// `train` under mpirun: at 1, 2, 3 and 4 ranks x 1 thread and at one process x 2
 // threads, BRBM pcd / cd / pt and GRBM pcd give the same JSON (measured fields aside) and the same
 // model file, byte for byte; a checkpoint written at one rank count resumes at another with the
 // uninterrupted result; more ranks than tiles of the negative phase (or than rungs, tempered) is bad

@@ -1,6 +1,6 @@
-// Every result says what it came from (issue #18, reopening results): "model_file" (the MODEL as
+// Every result says what it came from (reopening results): "model_file" (the MODEL as
 // given, the FNV-1a 64 hash of its bytes, kind, n, m), "argv" and "command_line", and running
-// "command_line" again reproduces the result's numbers. The keys of SPEC §8 are unchanged.
+// "command_line" again reproduces the result's numbers. The documented keys are unchanged.
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -48,7 +48,7 @@ TEST_CASE("ais, ais-sweep, pt and meanfield carry model_file, argv and command_l
         CHECK_MSG(j["command_line"] == "rbmscope-cli " + args, j["command_line"].dump());
         CHECK_MSG(j["argv"][0] == args.substr(0, args.find(' ')) && j["argv"][1] == model, j["argv"].dump());
     }
-    // SPEC §8's keys keep their values: ais-sweep's "model" is still the argument as given.
+    // The documented keys (docs/user/cli.md) keep their values: ais-sweep's "model" is still the argument as given.
     CHECK(run_ok(runs[1])["model"] == model);
 }
 

@@ -1,4 +1,4 @@
-// `rbmscope-cli info --cpu` and RBMSCOPE_SIMD (issue #16): the path in use is named, every path
+// `rbmscope-cli info --cpu` and RBMSCOPE_SIMD: the path in use is named, every path
 // the processor runs can be forced and is then the one used, and a bad or unsupported name is
 // refused with exit 2 and one line naming the variable.
 #include <string>

@@ -1,5 +1,5 @@
-// rbmscope-cli train and data-info (SPEC §7, §8): a run end to end, checkpoint / resume and thread
-// count giving identical model files, leaky divergence reported, and one-line errors for bad input.
+// rbmscope-cli train and data-info (docs/methods/training.md, docs/user/cli.md): a run end to end, checkpoint / resume
+// and thread count giving identical model files, leaky divergence reported, and one-line errors for bad input.
 #include <fstream>
 
 #include "check.hpp"

@@ -1,4 +1,4 @@
-// Inspecting a model the way it was trained (issue #18): train records its data and
+// Inspecting a model the way it was trained: train records its data and
 // preprocessing in the model file ("training"); ais defaults a BRBM with data to the data's
 // base rate and says so; --data SPEC with train's transforms attaches data for one run (ais,
 // sample) or for good (convert); models without data keep the old default.

@@ -1,5 +1,5 @@
-// "AISC", the full-covariance base for GRBMs (SPEC §2.2, Kiwaki & Aihara eq. 10-14): base and
-// log Z0 against quadrature, the auxiliary-variable kernel against quadrature of f_beta,
+// "AISC", the full-covariance base for GRBMs (docs/methods/annealing-paths.md#aisc, Kiwaki & Aihara eq. 10-14): base
+// and log Z0 against quadrature, the auxiliary-variable kernel against quadrature of f_beta,
 // unbiased estimates on random enumerable GRBMs, and the paper's effect (ESS AISC > AIS > AISM).
 #include <cmath>
 #include <random>
@@ -96,7 +96,7 @@ Grbm correlated_2d() {
 
 // 24 visible, 10 hidden units; every column of W is +-0.8 times one direction u plus a little
 // noise, and c_j = -|W_j|^2/2 balances each hidden unit, so t = u'W h has a broad distribution and
-// v is strongly correlated along u (the setting of SPEC §2.2's check).
+// v is strongly correlated along u (the setting of the check in docs/methods/annealing-paths.md#aisc-floor).
 Grbm correlated_grbm(unsigned seed) {
     std::mt19937_64 r(seed);
     std::normal_distribution<double> N(0, 1);

@@ -1,4 +1,4 @@
-// AIS estimates from log weights (SPEC §4) on synthetic weights with known answers.
+// AIS estimates from log weights (docs/methods/ais-estimates.md) on synthetic weights with known answers.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -98,10 +98,10 @@ TEST_CASE("bootstrap: deterministic, thread-count independent, and covers the tr
     CHECK(covered >= 176 && covered <= 198);  // 88% .. 99%
 }
 
-// The bootstrap's replicates as SPEC-level pseudocode, pick by pick: resample j draws its picks
+// The bootstrap's replicates as plain pseudocode, pick by pick: resample j draws its picks
 // from stream (Bootstrap << 48) + j, two words (Rng::uniform) each, sums exp(l_i - max) in pick
 // order, and falls back to its own maximum when that sum underflows. The library draws the same
-// words for 8 resamples at once with the dispatched block Philox, 512 picks at a time (issue #16).
+// words for 8 resamples at once with the dispatched block Philox, 512 picks at a time.
 std::vector<double> replicates_reference(const Vec& lw, std::uint64_t seed, int resamples, int* fallbacks) {
     const Index n = lw.size();
     const double mx = lw.maxCoeff();

@@ -1,6 +1,6 @@
-// Geometric AIS paths (SPEC §2.1, §2.3) against exact answers: log Z of small GRBMs ({0,1} and
-// {-1,1} hidden) and BRBMs, unbiasedness of perfect transitions, the forward/reverse sandwich,
-// the exact intermediate sampler against the kernel, and the two-Gaussians toy.
+// Geometric AIS paths (docs/methods/annealing-paths.md#geometric-grbm, annealing-paths.md#moment-averaging) against
+// exact answers: log Z of small GRBMs ({0,1} and {-1,1} hidden) and BRBMs, unbiasedness of perfect transitions, the
+// forward/reverse sandwich, the exact intermediate sampler against the kernel, and the two-Gaussians toy.
 #include <cmath>
 
 #include "check.hpp"

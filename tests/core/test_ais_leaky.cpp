@@ -1,4 +1,4 @@
-// The leaky-RBM annealing paths (SPEC §2.4): AIS-Leaky (leakiness annealed from 1) and
+// The leaky-RBM annealing paths (docs/methods/annealing-paths.md#leakiness): AIS-Leaky (leakiness annealed from 1) and
 // AIS-Energy, checked against the closed forms and quadrature of exact.hpp.
 #include <Eigen/QR>
 #include <cmath>

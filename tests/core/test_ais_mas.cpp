@@ -1,5 +1,5 @@
-// The moment-averaged spline path (SPEC §2.3): knot fits reproduce the averaged moments, the AIS
-// estimate is unbiased, and the cost functional is the geometric path's (Grosse et al. Theorem 2),
+// The moment-averaged spline path (docs/methods/annealing-paths.md#mas): knot fits reproduce the averaged moments, the
+// AIS estimate is unbiased, and the cost functional is the geometric path's (Grosse et al. Theorem 2),
 // measured through the exact bias K * delta of AIS with perfect transitions.
 #include <cmath>
 
@@ -83,7 +83,7 @@ Vec brbm_stats(const Brbm& r, double* log_z = nullptr) {
     return pack(ev, eh, evh);
 }
 
-// eta -> RBM parameters, as SPEC §2.3 defines eta: GRBM (b/sigma^2, c, W/sigma), BRBM (b, c, W).
+// eta -> RBM parameters (eta of docs/methods/annealing-paths.md#mas): GRBM (b/sigma^2, c, W/sigma), BRBM (b, c, W).
 Grbm grbm_from_eta(const Grbm& like, const Vec& eta) {
     const Index n = like.n_visible(), m = like.n_hidden();
     Grbm g = like;
@@ -208,7 +208,7 @@ TEST_CASE("MAS on a GRBM: knots reproduce the averaged moments, estimate agrees 
     CHECK(p->notes().find("exact enumeration") != std::string::npos);
     CHECK(p->notes().find("converged") != std::string::npos && p->notes().find("NOT") == std::string::npos);
     check_knots(*p, g, std::get<Grbm>(base.params), grbm_stats, grbm_from_eta);
-    // The knots' endpoint eta follow SPEC's convention (b/sigma^2, c, W/sigma).
+    // The knots' endpoint eta follow docs/methods/annealing-paths.md#mas (b/sigma^2, c, W/sigma).
     const Vec eta1 = p->knots().back().eta;
     CHECK_NEAR(eta1(0), g.b(0) / (g.sigma(0) * g.sigma(0)), 1e-12);
     CHECK_NEAR(eta1(5 + 4 + 1), g.W(1, 0) / g.sigma(1), 1e-12);
@@ -248,7 +248,7 @@ TEST_CASE("Theorem 2: MAS and the geometric path share the cost functional, and 
     const PathPtr geo = make_brbm_geometric_path(r, std::get<Brbm>(base.params).b, "base rate");
     double log_z1 = 0;
     brbm_stats(r, &log_z1);
-    // F = (eta_1 - eta_0)'(s_1 - s_0)/2 from this file's own moments and SPEC's eta.
+    // F = (eta_1 - eta_0)'(s_1 - s_0)/2 from this file's own moments; eta as in docs/methods/annealing-paths.md#mas.
     const Brbm& b0 = std::get<Brbm>(base.params);
     Vec eta0(6 + 3 + 18), eta1(6 + 3 + 18);
     eta0 << b0.b, b0.c, Eigen::Map<const Vec>(b0.W.data(), 18);

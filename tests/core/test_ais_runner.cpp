@@ -107,7 +107,7 @@ TEST_CASE("cancel during a long run returns after the step under way with an inc
     std::atomic<Index> last_step{0}, raised_at{-1};
     Clock::time_point cancelled_at;
     // The flag is raised from the worker's own report after step 3: where the run stands when it
-    // is raised is known by construction, not by timing (issue #19).
+    // is raised is known by construction, not by timing.
     ctl.on_progress = [&](const AisSnapshot& s) {
         last_step = s.step;
         if (s.step >= 3 && raised_at < 0) {

@@ -1,4 +1,4 @@
-// Issue #19, items 2 and 4, in core: the view box of a 2-D model is finite and usable or an
+// Hostile models and cancellation, in core: the view box of a 2-D model is finite and usable or an
 // InputError (never an out-of-range index or NaN bounds: b = ±1e308, hidden values up to 1e300
 // crashed the app), and the long computations the app runs on workers stop on a raised cancel
 // flag (Gibbs target moments, MAS knot fits, exact enumeration, mean-field sweeps), so quitting

@@ -1,4 +1,4 @@
-// Data sets (SPEC §7): bars-and-stripes, the embedded digits and their shifts, IDX and CSV
+// Data sets (docs/methods/training.md): bars-and-stripes, the embedded digits and their shifts, IDX and CSV
 // readers with their error messages, transforms, and the .npz model fixture written by NumPy.
 #include <filesystem>
 #include <set>

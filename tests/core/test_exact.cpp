@@ -1,4 +1,4 @@
-// Exact answers (SPEC §1) against independent computations: brute-force quadrature of p*(v),
+// Exact answers (docs/methods/models.md) against independent computations: brute-force quadrature of p*(v),
 // joint enumeration through the energy, closed forms, the leaky paper's Table 1, and Monte
 // Carlo checks of the exact samplers.
 #include <algorithm>
@@ -246,7 +246,7 @@ TEST_CASE("grbm enumeration across many chunks (m = 20 binary, m = 12 ternary) m
         const double lz = exact_log_z(model);
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::printf("  |X|^m = %zu^%ld: exact log Z %.12f in %.3f s\n", values.size(), static_cast<long>(m), lz, secs);
-        // (No bound on secs: a verdict on the clock depends on the machine's load, issue #19.)
+        // (No bound on secs: a verdict on the clock depends on the machine's load.)
         const QuadMoments q = grbm_quadrature(*model.as<Grbm>());
         CHECK_CLOSE(lz, q.log_z, 1e-8);
         check_moments_close(exact_visible_moments(model), q.mean, q.cov(), 1e-8, "big grbm");

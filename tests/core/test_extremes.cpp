@@ -1,5 +1,5 @@
-// Numerical extremes (issue #9): weights and biases up to ±50 (biases ±500 for the log-sum-exps,
-// SPEC preamble), σ from 1e-3 to 1e3, β at exactly 0 and 1, one chain, one step, 10^5 steps,
+// Numerical extremes: weights and biases up to ±50 (biases ±500 for the log-sum-exps,
+// docs/methods/models.md#conventions), σ from 1e-3 to 1e3, β at exactly 0 and 1, one chain, one step, 10^5 steps,
 // leakiness 1e-4 and 1, enumeration at its limit and one past it. Every estimate must be finite
 // (and, where a closed form or an independent enumeration exists, right), or the call must
 // refuse with an InputError that says why.
@@ -95,7 +95,7 @@ double brute_brbm_log_z(const Brbm& m) {
     return static_cast<double>(lse(terms));
 }
 
-// SPEC §1.1: log Z = sum log(sqrt(2 pi) sigma) + lse_h [B.h + h'Jh/2], B = c + W'(b/sigma), J = W'W.
+// log Z = sum log(sqrt(2 pi) sigma) + lse_h [B.h + h'Jh/2], B = c + W'(b/sigma), J = W'W (docs/methods/models.md).
 double brute_grbm_log_z(const Grbm& g) {
     const Index m = g.W.cols();
     const auto X = static_cast<long>(g.hidden_values.size());

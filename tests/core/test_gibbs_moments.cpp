@@ -1,7 +1,7 @@
 // Long block-Gibbs runs against exact moments: many independent chains (the final states of
 // 20000+ chains after a burn-in, so the samples are independent) must reproduce the exact mean
 // and covariance of v within their Monte Carlo error, at beta = 1 and at an intermediate beta
-// of the annealing paths. The leaky paper's Gibbs kernel is shown NOT to sample p*(v) (SPEC §1.3).
+// of the annealing paths. The leaky paper's Gibbs kernel does NOT sample p*(v) (docs/methods/models.md#leaky-kernels).
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -263,7 +263,7 @@ TEST_CASE("grbm Gibbs at beta = 0.5 (and 0.3, 0.7) with a diagonal Gaussian base
 }
 
 TEST_CASE("brbm Gibbs at beta = 0.3 with a base bias samples the scaled intermediate BRBM") {
-    // Intermediate model: weights beta W, visible bias (1-beta) b_A + beta b, hidden bias beta c (SPEC §2.1).
+    // Intermediate model of docs/methods/annealing-paths.md#geometric-brbm: beta W, (1-beta) b_A + beta b, beta c.
     const double beta = 0.3;  // not 0.5, where beta and 1 - beta could be swapped unnoticed
     Brbm b;
     b.W = random_mat(5, 4, 1.5);

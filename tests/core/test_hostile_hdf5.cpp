@@ -1,5 +1,5 @@
 // An .h5 model or a MATLAB v7.3 .mat (HDF5 inside) must make rbmscope read nothing outside the
-// file (issue #35): datasets with external raw storage, virtual datasets, external links,
+// file: datasets with external raw storage, virtual datasets, external links,
 // user-defined links and user-defined filters are refused before any data is read, with a
 // message naming the dataset, and the contents of the file they point at appear nowhere in it.
 // The files are written here with libhdf5's C API, pointing at files this test wrote.

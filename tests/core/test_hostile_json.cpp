@@ -1,5 +1,5 @@
 // Every JSON reader refuses text nested deeper than 256 levels with one message, before parsing
-// (issue #35: a 200 KB file nested 100 000 levels deep crashed `info`, `ais-sweep --resume` and
+// (a 200 KB file nested 100 000 levels deep crashed `info`, `ais-sweep --resume` and
 // the app). Models, results, train logs, sweep checkpoints, train checkpoints and sessions.
 #include <functional>
 #include <string>

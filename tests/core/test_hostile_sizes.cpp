@@ -1,4 +1,4 @@
-// Every size known before allocation (issue #35): synthetic data specs, CSV, IDX, .csv.gz,
+// Every size known before allocation: synthetic data specs, CSV, IDX, .csv.gz,
 // MATLAB v5 (compressed or not) and HDF5 arrays are checked against the one memory budget
 // (core/numerics/memory_budget.hpp) from what they declare, and compressed streams are capped
 // while they inflate. The files are made here: small ones that claim or inflate to a lot.

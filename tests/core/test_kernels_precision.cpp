@@ -1,4 +1,4 @@
-// The fast kernels (issue #8): float32 and float64 give the same log Z within its interval,
+// The fast kernels: float32 and float64 give the same log Z within its interval,
 // results do not depend on the thread count, the fused BRBM step adds exactly
 // log f_beta - log f_beta' and samples the right conditionals, and the vectorizable math and
 // the bulk random words agree with their reference versions.

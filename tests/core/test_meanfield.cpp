@@ -1,4 +1,4 @@
-// Naive mean field (types I, II) and the TAP correction for GRBMs (SPEC §5): the functionals
+// Naive mean field (types I, II) and the TAP correction for GRBMs (docs/methods/mean-field.md): the functionals
 // against direct integration, the fixed-point equations, Proposition 2 on hundreds of random
 // models, accuracy against enumeration, and the options' failure modes.
 #include <algorithm>
@@ -23,7 +23,7 @@ Grbm random_model(unsigned seed, Index n, Index m, const std::vector<double>& X,
     return test::random_grbm(seed, n, m, X, scale, 0.5, unit_sigma);
 }
 
-// Brute force straight from SPEC §1.1, written out here so it shares no code with the library:
+// Brute force straight from docs/methods/models.md#grbm, written out here so it shares no code with the library:
 // enumerate h in X^m with weight exp(B.h + h'Jh/2), B = c + W'(b/sigma), J = W'W.
 struct Brute {
     double neg_log_z = 0;
@@ -143,7 +143,7 @@ TEST_CASE("F_I - F_II = 1/2 sum_j J_jj Var_j and the Onsager term, at shared ran
     CHECK(checked == 30);
 }
 
-// Independent check of the SPEC's formulas: E_q[E(v,h)] - H[q] by direct 2-D quadrature of the
+// Independent check of the formulas of docs/methods/mean-field.md: E_q[E(v,h)] - H[q] by direct 2-D quadrature of the
 // energy and of the Gaussian entropies (n = 2, m = 2), at arbitrary sites q(h).
 TEST_CASE("F_I and F_II equal E_q[E] - H[q] by direct integration (n=2, m=2)") {
     for (const auto* X : {&kBinary, &kTernary}) {

@@ -1,5 +1,5 @@
 // Model files from MATLAB (.mat v5, v7.3) and HDF5 (.h5), the --map of array names and the
-// transposed-W rule (SPEC §9, issue #18). Fixtures: tests/data/loaders/, written with the
+// transposed-W rule (docs/reference/model-files.md). Fixtures: tests/data/loaders/, written with the
 // reference tools' conventions by tests/data/loaders/make_fixtures.cpp; their JSON twins give
 // the same exact log Z to the last bit.
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-// Model files (SPEC §8): JSON, .npz and .npy reading and writing, the bad-file corpus
+// Model files (docs/reference/model-files.md): JSON, .npz and .npy reading and writing, the bad-file corpus
 // (tests/data/bad with its EXPECTED.tsv manifest), exact round trips and atomic writes (with the
 // hooks that stop a writer at a chosen moment).
 // The NumPy fixtures in tests/data/models were written by real NumPy (make_fixtures.py).

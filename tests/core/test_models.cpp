@@ -51,7 +51,7 @@ TEST_CASE("brbm free energy equals log-sum over hidden states of -E") {
 
 TEST_CASE("leaky marginal is the integral of exp(-E) over h, up to the paper's alpha factor") {
     // With E(v,h) = |v|^2/2 - b'v - v'Wh - c'h + sum h_j^2/(2 alpha_j), integrating h gives
-    // exp(-|v|^2/2 + b'v + sum alpha eta^2/2) * prod sqrt(2 pi alpha_j). The SPEC's marginal drops the
+    // exp(-|v|^2/2 + b'v + sum alpha eta^2/2) * prod sqrt(2 pi alpha_j). The model's marginal drops the
     // region-dependent prod sqrt(2 pi alpha_j) (that is why the paper's Gibbs kernel is not exact).
     const Leaky l = test::random_leaky(5, 3, 2, 0.2);
     RowMat V = RowMat::Random(6, 3);

@@ -1,4 +1,4 @@
-// The block generator (issue #16, core/kernels/philox_rows.hpp) on every instruction set this
+// The block generator (core/kernels/philox_rows.hpp) on every instruction set this
 // processor runs: Random123's known answers, and word for word what each row's own
 // Rng::fill_u32 gives, streams left in the same state, for rows with their own keys, counters
 // anywhere (across the 64-bit wrap too) and words already buffered.

@@ -1,4 +1,4 @@
-// Parallel tempering (SPEC §6): ladders and the barrier interpolation, the lifted state machine,
+// Parallel tempering (docs/methods/tempering.md): ladders and the barrier interpolation, the lifted state machine,
 // round-trip rates against the theory under exact local moves, mode weights of a multimodal
 // GRBM against enumeration, targets of the BRBM and leaky families, the adaptive ladder,
 // determinism across thread counts, records, cancellation and bad input.
@@ -572,7 +572,7 @@ TEST_CASE("streaming: progress snapshots from the worker, cancel after the next 
     std::printf("  cancelled after %ld scans, %.1f ms after the flag\n", (long)r.scans_done, 1e3 * latency);
     CHECK(r.cancelled);
     CHECK(r.scans_done > 0 && r.scans_done < o.scans);
-    // Promptness by construction, not by the clock (issue #19): the flag is checked after every
+    // Promptness by construction, not by the clock: the flag is checked after every
     // scan, so at most the scan under way when it was raised completes.
     CHECK(r.scans_done <= first.scans_done + 1);
     CHECK(calls == 2);  // the first report, and the final one

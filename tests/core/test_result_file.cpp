@@ -1,4 +1,4 @@
-// Reading back the results of rbmscope-cli (core/io/result_file.hpp, issue #18): every kind the
+// Reading back the results of rbmscope-cli (core/io/result_file.hpp): every kind the
 // app reopens, written by the real CLI into a temporary folder, parses to the numbers the CLI
 // printed (compared exactly); the bad-result corpus (tests/data/bad_results with its
 // EXPECTED.tsv manifest) fails with one line naming the key.

@@ -1,4 +1,4 @@
-// Schedules (SPEC §3): every kind starts at exactly 0, ends at exactly 1, strictly increases,
+// Schedules (docs/methods/schedules.md): every kind starts at exactly 0, ends at exactly 1, strictly increases,
 // has K+1 entries and the kind's shape; every bad schedule is refused with its message.
 #include "check.hpp"
 #include "core/ais/schedules.hpp"

@@ -1,4 +1,4 @@
-// Runtime SIMD dispatch (issue #16, core/kernels/simd.hpp): every instruction set this machine
+// Runtime SIMD dispatch (core/kernels/simd.hpp): every instruction set this machine
 // runs gives the fused BRBM step bitwise the log weights and states of the SSE2 path (no FMA
 // contraction, per-lane sums in the same order), and the GRBM step the same within rounding
 // (Eigen's products use FMA and blockings that depend on the vector width) with AIS estimates

@@ -1,4 +1,4 @@
-// Size guards of the model loaders (issue #9): a header or archive that claims absurd sizes is
+// Size guards of the model loaders: a header or archive that claims absurd sizes is
 // refused, naming the size and the limit, before anything of that size is allocated. The limit
 // is kMaxFileElements = 2^28 elements per array (2 GiB of float64), every dimension included,
 // and never more elements than the bytes actually present.

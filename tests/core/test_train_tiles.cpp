@@ -1,4 +1,4 @@
-// Gradient tiles (issue #17): the mean score is the tile sums added in tile order, it matches a
+// Gradient tiles: the mean score is the tile sums added in tile order, it matches a
 // per-row reference, any split of the tiles between processes gives it bitwise, and a Trainer
 // whose updates are shared between parts (threads standing in for MPI ranks) trains bitwise the
 // model of one process, cancels after the same update on every part and checkpoints the file of

@@ -1,4 +1,4 @@
-// Training (SPEC §7): exact gradients against finite differences, sampled gradients against the
+// Training (docs/methods/training.md): exact gradients against finite differences, sampled gradients against the
 // exact one within Monte Carlo error, learning on bars-and-stripes for every method, leaky RBMs
 // with and without the projection step, checkpoint / resume and thread-count determinism.
 #include <atomic>
@@ -429,7 +429,7 @@ TEST_CASE("checkpoint refuses other data and malformed files") {
 }
 
 TEST_CASE("checkpoint fields are checked on load: edits that crashed an update are refused naming the key") {
-    // Issue #19: updates_done -1 or 1e30 crashed one_update, replica_at[0] = -1 corrupted the heap,
+    // updates_done -1 or 1e30 crashed one_update, replica_at[0] = -1 corrupted the heap,
     // 150.5 was taken as 150. Each edit is one field of a real checkpoint.
     TrainOptions o = bars_options(TrainMethod::Lpt);
     o.temperatures = 2;

@@ -1,4 +1,4 @@
-// A model's training data (issue #18, model-file key "training"): written and read back exactly
+// A model's training data (model-file key "training"): written and read back exactly
 // (JSON and .npz), applied in train's order (limit, shifts, then one transform), a recorded
 // standardization reapplied with its own mean and sd, and relative paths found beside the model.
 #include <unistd.h>
@@ -136,7 +136,7 @@ TEST_CASE("malformed 'training' objects are refused naming the key") {
     CHECK(msg(R"({"data": ""})").find("'training.data' must be a non-empty string") != std::string::npos);
     CHECK(msg(R"({"data": "digits", "preprocessing": {"standardize": {"mean": [0, null], "sd": [1, 1]}}})")
               .find("'training.preprocessing.standardize.mean' must be an array of 2 finite numbers") != std::string::npos);
-    // null members are "not applied"; unknown members are ignored (SPEC §8).
+    // null members are "not applied"; unknown members are ignored (docs/reference/model-files.md).
     const Model ok = model_from_json_text(head + R"({"data": "digits", "preprocessing": {"binarize": null, "later": 1}, "x": 2})" + "}", "m.json");
     CHECK(ok.training && !ok.training->binarize && ok.training->data == "digits");
 }

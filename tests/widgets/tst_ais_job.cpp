@@ -91,7 +91,7 @@ private Q_SLOTS:
         const double ms = t.nsecsElapsed() / 1e6;
         qInfo("stopped %.1f ms after Cancel at step %lld of %lld", ms, static_cast<long long>(session.lanes()[0].result->steps_done),
               static_cast<long long>(s.schedule.steps));
-        const double bound = loadAwareBoundMs(100.0, 1000.0);  // issue #4: within 100 ms
+        const double bound = loadAwareBoundMs(100.0, 1000.0);  // within 100 ms
         QVERIFY2(ms < bound, qPrintable(QStringLiteral("%1 ms (bound %2 ms)").arg(ms).arg(bound)));
         QCOMPARE(finished.first().first().toBool(), false);
         QVERIFY(!session.running());
@@ -173,7 +173,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!aisJobOf(w)->running(), 5000);
         qInfo("longest gap %.1f ms, the run reached step %lld", worst, static_cast<long long>(step));
         QVERIFY(step > 10);
-        const double bound = loadAwareBoundMs(50.0, 250.0);  // issue #4: no stall above 50 ms
+        const double bound = loadAwareBoundMs(50.0, 250.0);  // no stall above 50 ms
         QVERIFY2(worst < bound, qPrintable(QStringLiteral("longest gap %1 ms (bound %2 ms)").arg(worst).arg(bound)));
     }
 };

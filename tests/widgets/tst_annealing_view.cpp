@@ -275,7 +275,7 @@ private Q_SLOTS:
         }
         qInfo("512x512: colourize %.2f ms, paint %.2f ms", colourMs, paintMs);
         QCOMPARE(img.pixelIndex(256, n - 1 - 200), 255);
-        // Issue #4: a 512 x 512 grid redraws in well under a frame (typically 0.3 + 2.5 ms, best of five).
+        // A 512 x 512 grid redraws in well under a frame (typically 0.3 + 2.5 ms, best of five).
         const double bound = loadAwareBoundMs(16.0, 100.0);
         QVERIFY2(colourMs + paintMs < bound, qPrintable(QStringLiteral("%1 + %2 ms (bound %3 ms)").arg(colourMs).arg(paintMs).arg(bound)));
         // The density itself (four-mode, AIS path, 512 x 512 points) for the record.

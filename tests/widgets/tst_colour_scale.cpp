@@ -1,4 +1,4 @@
-// View → Logarithmic colour scale (issue #15 item 3): the colours of the Target density and the
+// View → Logarithmic colour scale: the colours of the Target density and the
 // annealing views on a log axis four decades deep, so the four-mode preset's two low modes, which
 // a linear scale paints as background, show.
 #include <QtTest>

@@ -1,4 +1,4 @@
-// Issue #19 in the app: models whose numbers are extreme (the loader takes every finite number)
+// Hostile models in the app: models whose numbers are extreme (the loader takes every finite number)
 // never crash a view — each is shown, or refused with a message that names the problem while the
 // current model stays; a last session whose model cannot be shown, or whose last start died while
 // showing it, is moved aside; megabytes of notes cost nothing to show.

@@ -1,4 +1,4 @@
-// Opening model files in the app (issue #18): a .mat dropped on the window opens like File ->
+// Opening model files in the app: a .mat dropped on the window opens like File ->
 // Open model; a bad file dropped gives the message and keeps the current model; File -> Open
 // recent remembers the last files and drops those that are gone; the dialog offers every format.
 #include <QDialogButtonBox>
@@ -85,7 +85,7 @@ private Q_SLOTS:
         QVERIFY(!w.loadFile(kData + QStringLiteral("/bad/mat-W-cell.mat")));
         QCOMPARE(w.statusMessage(), dropped);
         QVERIFY2(dropped.contains(QStringLiteral("'W' (variable 'vishid') must be a numeric array")), qPrintable(dropped));
-        // A file libhdf5 crashes on (read in a child process, issue #18): a message, the model kept.
+        // A file libhdf5 crashes on (read in a child process): a message, the model kept.
         for (const char* crash : {"h5-metadata-accumulator-null.h5", "mat-v73-metadata-accumulator-null.mat"}) {
             QVERIFY(dropFile(w, kData + QStringLiteral("/bad/") + QString::fromUtf8(crash)));
             QVERIFY2(w.statusMessage().contains(QStringLiteral("the HDF5 library crashed reading this file (")),
@@ -182,7 +182,7 @@ private Q_SLOTS:
         QVERIFY(d.grab().save(screenshotDir() + QStringLiteral("/import-dialog.png")));
     }
 
-    // Issue #18: an .npz whose arrays lack the standard names opens through the same import
+    // An .npz whose arrays lack the standard names opens through the same import
     // dialog as a .mat or .h5 file: its arrays listed with their shapes, W guessed, the biases
     // picked, and the model equals its JSON twin (W stored hidden x visible, transposed).
     void npzWithOtherNamesOpensThroughTheImportDialog() {

@@ -1,4 +1,4 @@
-// Reopening results of rbmscope-cli in the app (issue #18): an ais-sweep JSON written by the real
+// Reopening results of rbmscope-cli in the app: an ais-sweep JSON written by the real
 // CLI opens in Estimates with the same points (compared exactly) and nothing re-runs; an ais
 // result opens with the same log Ẑ and the run's settings in the panel; pt, meanfield and a
 // training log open in their views; a missing model file gives a message and keeps the model

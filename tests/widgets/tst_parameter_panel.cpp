@@ -204,7 +204,7 @@ private Q_SLOTS:
         QVERIFY(panel.problems().join(' ').contains("reverse AIS"));
     }
 
-    // Issue #18: the red "exact samples unavailable" line is about perfect transitions and
+    // The red "exact samples unavailable" line is about perfect transitions and
     // reverse AIS; at the defaults (neither asked for) it stays hidden.
     void exactSamplesWarningOnlyWhenAskedFor() {
         ParameterPanel panel;

@@ -1,4 +1,4 @@
-// Paced playback of a finished run (issue #15 item 2): the engine runs at full speed (the default
+// Paced playback of a finished run: the engine runs at full speed (the default
 // four-mode run takes a fraction of a second), and the Annealing view replays what it recorded —
 // the particles at every checkpoint — from β = 0 to 1 at a watchable pace. Space starts it when
 // nothing runs; the slider scrubs back and forth through the same recording.

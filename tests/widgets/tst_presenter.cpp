@@ -1,4 +1,4 @@
-// Presenter mode (issue #15, item 3): F11 shows one large view at a time (no menu, tab, tool or
+// Presenter mode: F11 shows one large view at a time (no menu, tab, tool or
 // status bar, no docks: only the current view and the transport strip drawn on the canvas below
 // it), Ctrl+1…9 still change the view and the strip names it; the strip follows the current
 // view's Transport (Running → Paused → Stopped as Space and Esc are pressed) and its buttons do

@@ -1,4 +1,4 @@
-// Issue #19, quitting: closing the app while a path's target moments are being estimated by Gibbs
+// Quitting: closing the app while a path's target moments are being estimated by Gibbs
 // chains (minutes on a 784 x 500 GRBM) returns within a second; an autosave that cannot be
 // written is told to the user (at start and on quit); SIGTERM and SIGHUP to the real `rbmscope`
 // save the session and exit 0.

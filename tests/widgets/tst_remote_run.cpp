@@ -1,4 +1,4 @@
-// Run → Run with MPI… (issue #17): the dialog starts rbmscope-cli under a launcher (or none),
+// Run → Run with MPI…: the dialog starts rbmscope-cli under a launcher (or none),
 // follows its JSON progress lines, and the result opens in its view with the numbers a direct
 // single-process CLI run prints. The mpirun cases need RBMSCOPE_TEST_MPIEXEC (set by ctest when
 // the build found MPI) and are skipped by name otherwise.

@@ -1,4 +1,4 @@
-// File → Export report (issue #18): one self-contained HTML page. The numbers in it are the
+// File → Export report: one self-contained HTML page. The numbers in it are the
 // app's, and each command line it prints, run by the real rbmscope-cli, gives those numbers
 // exactly (same core, same seed); settings the CLI cannot express are said, not misprinted.
 #include <QJsonArray>

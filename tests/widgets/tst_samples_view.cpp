@@ -105,7 +105,7 @@ private Q_SLOTS:
         QVERIFY(v.grabForScreenshot().save(screenshotDir() + QStringLiteral("/samples.png")));  // exact mass 0.91 minus 5 standard errors of 64 draws (0.036 each)
     }
 
-    // Issue #18: a BRBM trained on binarized digits shows binarized data (not grey levels) next to
+    // A BRBM trained on binarized digits shows binarized data (not grey levels) next to
     // its samples; data chosen for a model without a record is preprocessed for the model (BRBM:
     // binarized) and offered for attaching.
     void dataAndSamplesShareTheModelsPreprocessing() {

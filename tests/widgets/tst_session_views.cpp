@@ -1,4 +1,4 @@
-// Sessions keep every view (issue #15 item 5): a training run finished in the app and one
+// Sessions keep every view: a training run finished in the app and one
 // stopped part-way come back in a fresh window with their curves, negative samples and models
 // bit for bit, shown without re-running; the tempering ladder with a dragged rung, the Samples
 // view's data set (standardized digits, with the values applied) and the other views' controls

@@ -1,4 +1,4 @@
-// Nothing stale (issue #15, item 4): every label describes the state it sits next to. An edited
+// Nothing stale: every label describes the state it sits next to. An edited
 // preset says "edited" in the window title and the description; the tempering trajectory's β
 // labels follow a rung drag; after Esc the status line says "partial (β = …)" and shows no exact
 // log Z beside a partial log Ẑ_β; the particle overlay gives the real N; the training chart's

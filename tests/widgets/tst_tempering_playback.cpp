@@ -1,4 +1,4 @@
-// Paced playback of a tempering run (issue #15): every run of the Tempering view is recorded
+// Paced playback of a tempering run: every run of the Tempering view is recorded
 // (views/tempering/tempering_recording.hpp) and replayed — Space with nothing running plays it at
 // the default speed, the slider scrubs to any recorded scan, Step (→ or .) shows the next one; the
 // memory is bounded by an even decimation; and the headless `--view tempering --run --screenshot`
@@ -204,7 +204,7 @@ private Q_SLOTS:
         QVERIFY(!v->playing());
     }
 
-    // The engine computes at full speed, what is shown is paced (issue #15): at "watch" (300 scans per
+    // The engine computes at full speed, what is shown is paced: at "watch" (300 scans per
     // second) a 1200-scan run of the default preset is shown for at least 4 s by construction (the
     // shown position moves at most 300 scans per second of wall time), while its engine is done before
     // the show is half way (paced as it was, the engine ended with the show). Space holds the shown

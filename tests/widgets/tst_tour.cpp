@@ -1,4 +1,4 @@
-// The "15-minute tour for a class" (docs/user/tour.md) (issue #15: "a teacher can run the whole tour from the
+// The "15-minute tour for a class" (docs/user/tour.md) ("a teacher can run the whole tour from the
 // keyboard alone, in presenter mode, with the defaults"), step by step, with keys only after the
 // preset is chosen, in presenter mode (F11), checking what each step of the tour says one sees:
 //   1 four-mode target, Ctrl+L switches the log colour scale;

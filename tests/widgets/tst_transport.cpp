@@ -1,4 +1,4 @@
-// One transport for every view (issue #15, item 1): in each view, F5 starts that view's job,
+// One transport for every view: in each view, F5 starts that view's job,
 // Space pauses it (the unit counter read once the worker has acknowledged the pause is the
 // counter 500 ms later: exact by construction, StepGate::holding) and resumes it, → and . advance
 // exactly one unit, Esc cancels it keeping what was computed and shows it stopped at once (a Run

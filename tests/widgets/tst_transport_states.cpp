@@ -1,4 +1,4 @@
-// Explicit transport states (issue #30, item 2): every job's transport has one state (idle, running,
+// Explicit transport states: every job's transport has one state (idle, running,
 // pausing, paused, stepping, stopped, finished, replaying, playing) changed only through one
 // transition table, which refuses what cannot happen; and every label that shows a state or a
 // counter (the toolbar's transport label, the presenter strip) reads it from the transport. Before,

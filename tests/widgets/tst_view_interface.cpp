@@ -1,4 +1,4 @@
-// The View interface (app/gui/views/view.hpp, issue #30): every view of the window is driven
+// The View interface (app/gui/views/view.hpp): every view of the window is driven
 // through it alone — its transport (Run, Pause, Step, Cancel), its own speed, its part of a session
 // (written, read back with checks, applied) — and a view with nothing to run says so. Data-driven
 // over the view names, as Tiled's editor tests are over its editors.

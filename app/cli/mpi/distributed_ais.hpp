@@ -1,5 +1,5 @@
 #pragma once
-// run_ais over every rank of the MPI world (issue #17). Chains are split across ranks in whole
+// run_ais over every rank of the MPI world. Chains are split across ranks in whole
 // blocks of the engine (ais_block_size: 64 chains on small and mid-size models), rank r taking
 // blocks [r B / R, (r+1) B / R) of B; each chain draws from its own stream keyed by
 // (seed, purpose, chain index) as in one process, so its log weights are bitwise the same. The

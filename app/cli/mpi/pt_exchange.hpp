@@ -1,5 +1,5 @@
 #pragma once
-// The PT slots shared by the ranks of the MPI world (issue #17, SPEC §9): core's PtExchange over
+// The PT slots shared by the ranks of the MPI world (docs/user/cli.md): core's PtExchange over
 // World. Rank r owns slots [r K / R, (r+1) K / R) of every chain (the numbers are those of one
 // process, see PtExchange). Per scan each rank sends its 8 C K_r bytes of potentials, 8 bytes of
 // stop flag and a 4-byte count to every other rank; swaps move rungs, never states.

@@ -1,5 +1,5 @@
 #pragma once
-// The MPI world the CLI runs in (issue #17): this process's rank, the number of ranks and the few
+// The MPI world the CLI runs in: this process's rank, the number of ranks and the few
 // collectives the distributed commands need, over the plain MPI C API. Built without MPI
 // (-DRBMSCOPE_MPI=OFF), or started without a launcher, it is one rank and every collective is
 // the identity, so the commands have a single code path.
@@ -76,9 +76,9 @@ private:
 
 inline World& world() { return World::instance(); }
 
-// Test hook (issue #17's kill test): when RBMSCOPE_TEST_PAUSE_AFTER_CHECKPOINT is set, rank 0
-// sleeps that many seconds after writing a checkpoint, so a test can kill a rank while the run
-// is known to be in progress.
+// Test hook (the rank-kill test of tests/cli/test_cli_mpi.cpp): when
+// RBMSCOPE_TEST_PAUSE_AFTER_CHECKPOINT is set, rank 0 sleeps that many seconds after writing a
+// checkpoint, so a test can kill a rank while the run is known to be in progress.
 void test_pause_after_checkpoint();
 
 }  // namespace rbm::cli::mpi

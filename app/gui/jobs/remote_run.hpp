@@ -1,6 +1,6 @@
 #pragma once
-// A run of rbmscope-cli in another process, usually under an MPI launcher (Run → Run with MPI…,
-// issue #17): `mpirun -np 4 rbmscope-cli ais-sweep MODEL … --progress jsonl`, or `srun -n 64 …`,
+// A run of rbmscope-cli in another process, usually under an MPI launcher (Run → Run with MPI…):
+// `mpirun -np 4 rbmscope-cli ais-sweep MODEL … --progress jsonl`, or `srun -n 64 …`,
 // or no launcher at all. The CLI's stdout (its one JSON result) goes to a file; its stderr is read
 // line by line: the JSON progress lines (app/cli/progress.hpp: phase, fraction, eta_s,
 // chain_sweeps_per_s, and ais-sweep's finished runs as {"point": …}) become signals, anything else

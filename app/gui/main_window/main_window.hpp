@@ -48,7 +48,7 @@ public:
     bool loadPreset(const QString& name);
     bool loadFile(const QString& path);
 
-    // Results of rbmscope-cli (main_window/result_files.cpp, issue #18): the JSON printed by ais,
+    // Results of rbmscope-cli (main_window/result_files.cpp): the JSON printed by ais,
     // ais-sweep, pt, meanfield and train, and train's --log FILE.json, open in the matching view
     // with the model they name, as they were computed (nothing is re-run): ais and ais-sweep in
     // Estimates, pt in Tempering, meanfield in Mean field, train in Training. loadFile() comes
@@ -117,7 +117,7 @@ public:
     bool presenter() const { return presenter_; }
     double presenterScale() const { return presenterScale_; }
     void scalePresenter(double factor);
-    // Run → Run with MPI… (main_window/remote_runs.cpp, issue #17): the current view's computation
+    // Run → Run with MPI… (main_window/remote_runs.cpp): the current view's computation
     // as an rbmscope-cli command under a launcher (mpirun, srun or none), followed in a non-modal
     // dialog (progress, ETA, speed, a sweep's finished runs); its result opens in its view when it
     // ends (openResult), also after Cancel (the partial result). Returns the dialog, shown.

@@ -1,6 +1,6 @@
 #pragma once
 // "About this method": a short text per annealing path with its equations and the paper it
-// comes from (SPEC §2-§4), as rich text for a message box.
+// comes from (docs/methods/annealing-paths.md, schedules.md, ais-estimates.md), as rich text for a message box.
 #include <QString>
 
 #include "run_settings.hpp"
@@ -8,7 +8,7 @@
 namespace rbmscope {
 
 QString methodHelpHtml(const MethodSpec& method, rbm::ModelKind kind);
-// The estimators and diagnostics shown in the Estimates view (SPEC §4).
+// The estimators and diagnostics shown in the Estimates view (docs/methods/ais-estimates.md).
 QString estimatesHelpHtml();
 
 }  // namespace rbmscope

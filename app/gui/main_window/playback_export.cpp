@@ -1,4 +1,4 @@
-// File → Export playback frames: what Play shows (issue #15 item 6), as numbered PNG images for
+// File → Export playback frames: what Play shows, as numbered PNG images for
 // slides or a video tool. Driven by the event loop, one frame at a time: set the view's beta (the
 // Tempering view: a recorded scan), wait until the heatmap of that beta (the rung heatmaps) is on
 // screen (it is computed on a worker), save, go on; the window stays responsive and Esc-free work

@@ -1,5 +1,5 @@
 #pragma once
-// Presenter mode's bar on the canvas (issue #15): a dark, semi-transparent strip along the bottom
+// Presenter mode's bar on the canvas: a dark, semi-transparent strip along the bottom
 // edge of the view area, drawn large enough to read from the back of a room. Top row: the view's
 // name and key, the job's state (Running / Paused / Stopped …) in its colour, the progress.
 // Bottom row: Run, Pause (Resume), Step and Cancel as glyphs with their keys, the units done and

@@ -1,5 +1,5 @@
 #pragma once
-// Run → Run with MPI… (issue #17): runs the current view's computation as an rbmscope-cli command
+// Run → Run with MPI…: runs the current view's computation as an rbmscope-cli command
 // under a launcher (`mpirun -np 4`, `srun -n 64`, or none), follows it from its JSON progress
 // lines (progress, ETA, speed, and each finished run of a sweep with its estimate), and hands the
 // result file to the main window, which opens it in its view (Estimates, Tempering, …) as File →

@@ -1,4 +1,4 @@
-// Run → Run with MPI… (issue #17): the current view's computation as an rbmscope-cli command under
+// Run → Run with MPI…: the current view's computation as an rbmscope-cli command under
 // a launcher, followed by RemoteRunDialog; its result comes back through openResult.
 #include <QDateTime>
 #include <QDir>

@@ -1,4 +1,4 @@
-// File → Export report: one self-contained HTML page (issue #18) with the model summary and each
+// File → Export report: one self-contained HTML page with the model summary and each
 // view's section (View::reportSection: its results as an inline SVG figure, the numbers, and the
 // rbmscope-cli command that reproduces each, views/cli_equivalent.hpp). A model the CLI cannot name (anything
 // but an unchanged preset) is written next to the page, since a command needs a file to read.

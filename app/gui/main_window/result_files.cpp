@@ -1,4 +1,4 @@
-// Reopening a result of rbmscope-cli (issue #18), in four named steps: locate the model it names
+// Reopening a result of rbmscope-cli, in four named steps: locate the model it names
 // (checked against the recorded hash and shape), read a training summary's log, apply the run's
 // settings to the panel (auto-run off, so Run (F5) repeats it live), and show: the numbers go into
 // the view that declares it opens that kind of result (View::opensResult / showResult), as a

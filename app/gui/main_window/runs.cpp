@@ -73,7 +73,7 @@ void MainWindow::setModel(rbm::Model m, const QString& origin, const QString& pr
 QString MainWindow::modelSummary() const { return panel_->modelSummary(); }
 
 QString MainWindow::modelTitle() const {
-    // A bounded preview: a model file's name can be megabytes long (issue #19).
+    // A bounded preview: a model file's name can be megabytes long.
     const QString name = model_.name.empty() ? origin_ : textPreview(model_.name, kNamePreviewChars);
     return modelEdited_ ? tr("%1 (edited)").arg(name) : name;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// One interface every view of the window implements (issue #30), after Tiled's Editor: the main
+// One interface every view of the window implements, after Tiled's Editor: the main
 // window holds a list of View* made by the registry (views/view_registry.cpp) and only forwards —
 // `if (View* v = currentView()) v->...` — so it never asks which view is current, and a tenth view
 // is the view plus one line in the registry.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the checkpoint bad-file corpus (issue #19): one edited field per file, each refused by
+"""Writes the checkpoint bad-file corpus (hostile input): one edited field per file, each refused by
 `rbmscope-cli train --resume` / `ais-sweep --resume` with exit 2 and the message listed in
 EXPECTED.tsv (tests/cli/test_cli_hostile.cpp runs them). Also refreshes the seed corpora of
 fuzz/fuzz_train_checkpoint.cpp and fuzz/fuzz_sweep_checkpoint.cpp.
@@ -48,7 +48,7 @@ entries = []  # (file name, document or raw text, expected message)
 def bad(name, doc, expected):
     entries.append((name, doc, expected))
 
-# Training checkpoints: the crashes of issue #19 first.
+# Training checkpoints: first the edits that used to crash a resumed run.
 bad("train-updates-done-negative.json", put(lpt, ["updates_done"], -1), "updates_done must be an integer from 0 to 6, got -1")
 bad("train-updates-done-huge.json", put(lpt, ["updates_done"], 1e30), "updates_done must be an integer from 0 to 6, got 1e+30")
 bad("train-updates-done-fraction.json", put(lpt, ["updates_done"], 150.5), "updates_done must be an integer from 0 to 6, got 150.5")

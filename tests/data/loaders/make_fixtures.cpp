@@ -1,5 +1,5 @@
 // Writes the model-file fixtures of tests/data/loaders/ and the .mat/.h5 entries of the bad-file
-// corpus tests/data/bad/ (SPEC §9, issue #18). The files are committed; run this only to remake them:
+// corpus tests/data/bad/ (docs/reference/model-files.md). The files are committed; run this only to remake them:
 //     cmake --build build --target make_loader_fixtures && build/tests/make_loader_fixtures tests/data
 // Good files follow the reference tools' conventions, written with the libraries directly (not
 // with rbmscope's writers): Hinton & Salakhutdinov's MATLAB names (vishid n x m, visbiases 1 x n,

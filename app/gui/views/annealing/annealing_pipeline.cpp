@@ -1,4 +1,4 @@
-// The AIS pipeline of the annealing views (moved out of the main window, issue #30): model ->
+// The AIS pipeline of the annealing views (moved out of the main window): model ->
 // paths (lanes) -> heatmaps, the run and the sweep, and the status bar's report of them.
 #include "views/annealing/annealing_pipeline.hpp"
 

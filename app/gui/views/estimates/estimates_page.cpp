@@ -1,6 +1,6 @@
 // The Estimates view as the window sees it (views/view.hpp): the sweep over K of the AIS pipeline
 // (its own transport), its part of the report and of Run with MPI… (ais-sweep), and the results
-// of rbmscope-cli ais and ais-sweep reopened (issue #18): the numbers go into the AIS run or the
+// of rbmscope-cli ais and ais-sweep reopened: the numbers go into the AIS run or the
 // sweep as a finished run; nothing is recomputed.
 #include <QJsonObject>
 #include <algorithm>

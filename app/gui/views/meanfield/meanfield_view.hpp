@@ -1,5 +1,5 @@
 #pragma once
-// The mean-field panel (SPEC §5; Takahashi & Yasuda 2016, plus TAP). For a 2-D GRBM: the exact
+// The mean-field panel (docs/methods/mean-field.md; Takahashi & Yasuda 2016, plus TAP). For a 2-D GRBM: the exact
 // density with each method's Gaussian picture of p(v) on top — type I's q(v) = N(m, diag σ²) as
 // one 2σ ellipse, type II's v-marginal (a mixture over the factorized q(h) of N(b + σ∘Wh, diag σ²))
 // as its components' 2σ ellipses with opacity by weight plus its covariance ellipse, TAP's

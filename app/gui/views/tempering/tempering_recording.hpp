@@ -1,5 +1,5 @@
 #pragma once
-// A tempering run as recorded for replay (issue #15, paced playback): at every recorded scan, what
+// A tempering run as recorded for replay (paced playback): at every recorded scan, what
 // the tempering view draws — the replica at each rung of chain 0 over the chart's window of recent
 // scans, the ladder, the swap statistics of the round so far (acceptance, barrier, round trips) and,
 // for a 2-D model, the state of chain 0 at each rung (the dots on the rung heatmaps).

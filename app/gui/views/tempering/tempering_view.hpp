@@ -1,5 +1,5 @@
 #pragma once
-// The tempering view (parallel tempering, SPEC §6): a control strip (scheme, ladder, replicas, γ,
+// The tempering view (parallel tempering, docs/methods/tempering.md): a control strip (scheme, ladder, replicas, γ,
 // seed, scans, speed), the replica trajectories over the most recent scans, the ladder on a β
 // axis with each pair's swap acceptance and the local barrier λ(β), round-trip counters measured
 // against the theory, and for 2-D models one small heatmap of p_β per rung with a dot where that
@@ -10,7 +10,7 @@
 // worker are coalesced: the newest one is kept and drawn by a ~35 ms single-shot timer.
 // Switching the scheme restarts on the same seed so the schemes are compared on equal terms.
 //
-// Paced playback (issue #15): the engine always computes at full speed; what is shown is paced.
+// Paced playback: the engine always computes at full speed; what is shown is paced.
 // Every run is recorded (views/tempering/tempering_recording.hpp, bounded and decimated) and, while
 // the engine computes, the view shows the recording from scan 0 at the pace — the transport's speed
 // when one is set (Run → Speed), else the speed box (slow 60, watch 300 scans per second; fast: the
