@@ -15,6 +15,7 @@
 #include "main_window/main_window.hpp"
 #include "main_window/presenter_overlay.hpp"
 #include "test_window.hpp"
+#include "window_views.hpp"
 #include "views/training/training_view.hpp"
 
 using namespace rbmscope;
@@ -70,7 +71,7 @@ void open(MainWindow& w, const char* preset) {
 // A finished PT run of `scans` scans on the Tempering view, computed and shown at full speed.
 void finishedTemperingRun(MainWindow& w, long long scans) {
     QVERIFY(w.setCurrentView(QStringLiteral("tempering")));
-    TemperingView* v = w.temperingView();
+    TemperingView* v = temperingViewOf(w);
     TemperingSettings s = v->settings();
     s.scans = scans;
     s.scansPerSecond = 0;
@@ -251,19 +252,19 @@ private Q_SLOTS:
         const long long units = t->units();
         QCOMPARE(units, 600LL);
         w.togglePause();  // Space: Replay run
-        QVERIFY(w.temperingView()->playing());
+        QVERIFY(temperingViewOf(w)->playing());
         QCOMPARE(t->state(), S::Replaying);
         QVERIFY2(label(w).contains(QStringLiteral("replaying · 600 PT scans")), qPrintable(label(w)));
         QCOMPARE(strip(w), QStringLiteral("Replaying"));
         w.togglePause();  // Space: the replay holds on its record
-        QVERIFY(!w.temperingView()->playing());
+        QVERIFY(!temperingViewOf(w)->playing());
         QCOMPARE(t->state(), S::Replaying);
         QCOMPARE(strip(w), QStringLiteral("Replaying"));
         w.stepCurrent();  // → the next record
         QCOMPARE(t->state(), S::Replaying);
         QCOMPARE(t->units(), units);
-        QVERIFY2(label(w).contains(QStringLiteral(" · replay: scan %1").arg(w.temperingView()->displayedFrame()->scansDone)), qPrintable(label(w)));
-        w.temperingView()->endReplay();
+        QVERIFY2(label(w).contains(QStringLiteral(" · replay: scan %1").arg(temperingViewOf(w)->displayedFrame()->scansDone)), qPrintable(label(w)));
+        temperingViewOf(w)->endReplay();
         QCOMPARE(t->state(), S::Finished);
         QTRY_COMPARE(strip(w), QStringLiteral("Finished"));
         QVERIFY2(label(w).contains(QStringLiteral("finished · 600 PT scans")), qPrintable(label(w)));
@@ -356,7 +357,7 @@ private Q_SLOTS:
         w.cancelCurrent();
         QCOMPARE(t->state(), S::Stopped);
         QTRY_VERIFY_WITH_TIMEOUT(!t->jobActive(), 10000);
-        QTRY_VERIFY_WITH_TIMEOUT(!w.temperingView()->lastScanPending(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!temperingViewOf(w)->lastScanPending(), 5000);
         const long long units = t->units();
         QVERIFY(units > 3);
         QTest::qWait(300);
@@ -367,13 +368,13 @@ private Q_SLOTS:
         if (view == QLatin1String("tempering")) {
             // What the stopped run computed replays (Replaying, the run's count), and then it is
             // the stopped run again, not a finished one.
-            QTRY_VERIFY_WITH_TIMEOUT(w.temperingView()->canReplay(), 5000);
+            QTRY_VERIFY_WITH_TIMEOUT(temperingViewOf(w)->canReplay(), 5000);
             w.togglePause();
-            QVERIFY(w.temperingView()->playing());
+            QVERIFY(temperingViewOf(w)->playing());
             QCOMPARE(t->state(), S::Replaying);
             QCOMPARE(strip(w), QStringLiteral("Replaying"));
             QCOMPARE(t->units(), units);
-            w.temperingView()->endReplay();
+            temperingViewOf(w)->endReplay();
             QCOMPARE(t->state(), S::Stopped);
             QCOMPARE(t->units(), units);
             QVERIFY2(label(w).contains(QStringLiteral("stopped · %1 %2").arg(units).arg(unit)), qPrintable(label(w)));
@@ -403,11 +404,11 @@ private Q_SLOTS:
         w.runCurrent();
         QTRY_VERIFY_WITH_TIMEOUT(t->units() > 3, kIdleMs);
         w.cancelCurrent();
-        QTRY_VERIFY_WITH_TIMEOUT(!t->jobActive() && !w.temperingView()->lastScanPending(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!t->jobActive() && !temperingViewOf(w)->lastScanPending(), 10000);
         QVERIFY2(label(w).contains(QStringLiteral("stopped · ")), qPrintable(label(w)));
         if (edit) {
-            Q_EMIT w.densityView()->arrowDragged(0, QPointF(1.5, -2.0));
-            Q_EMIT w.densityView()->arrowDragFinished(0);
+            Q_EMIT densityViewOf(w)->arrowDragged(0, QPointF(1.5, -2.0));
+            Q_EMIT densityViewOf(w)->arrowDragFinished(0);
         } else {
             QVERIFY(w.loadPreset(QStringLiteral("four-mode")));
         }
@@ -432,7 +433,7 @@ private Q_SLOTS:
             MainWindow& a = *window;
             open(a, "four-mode");
             if (QTest::currentTestFailed()) return;
-            TrainingView* v = a.trainingView();
+            TrainingView* v = trainingViewOf(a);
             rbm::TrainOptions o = v->options();
             o.kind = rbm::ModelKind::Brbm;
             o.hidden = 8;
@@ -461,7 +462,7 @@ private Q_SLOTS:
         QVERIFY(w.openSession(file));
         QVERIFY(waitIdle(w, kIdleMs));
         QVERIFY(w.setCurrentView(QStringLiteral("training")));
-        QCOMPARE(w.trainingView()->session()->ids().size(), std::size_t{2});
+        QCOMPARE(trainingViewOf(w)->session()->ids().size(), std::size_t{2});
         w.setPresenter(true);
         Transport* t = w.transport();
         QCOMPARE(t->state(), S::Finished);
