@@ -72,7 +72,7 @@ int run(int argc, char** argv) {
     std::vector<std::string> rest(argv + 2, argv + argc);
     try {
         rbm::simd_active();  // a bad RBMSCOPE_SIMD fails here, before any work (exit 2)
-        rbm::cli::install_test_hooks_from_environment();  // RBMSCOPE_TEST_WRITE_PAUSE (test_hooks.hpp)
+        rbm::cli::install_test_hooks_from_environment();  // RBMSCOPE_TEST_* variables (test_hooks.hpp)
         auto out = it->second.run(rest);
         if (out.is_object()) {  // what the result came from, to reopen it (core/io/result_source.hpp)
             if (!rbm::cli::model_sources().empty()) out["model_file"] = rbm::cli::model_sources().front();

@@ -9,12 +9,14 @@
 
 #include "core/io/atomic_file.hpp"
 #include "core/numerics/types.hpp"
+#include "mpi/world.hpp"
 
 namespace rbm::cli {
 
 namespace {
 
 constexpr const char* kWritePause = "RBMSCOPE_TEST_WRITE_PAUSE";
+constexpr const char* kCheckpointPause = "RBMSCOPE_TEST_PAUSE_AFTER_CHECKPOINT";
 
 // One line on stderr with write(2), unbuffered: the test reads it while this process sleeps.
 void announce(const std::string& what) {
@@ -25,6 +27,13 @@ void announce(const std::string& what) {
 }  // namespace
 
 void install_test_hooks_from_environment() {
+    if (const char* seconds = std::getenv(kCheckpointPause); seconds && *seconds) {
+        char* end = nullptr;
+        const long s = std::strtol(seconds, &end, 10);
+        if (*end != '\0' || s < 0 || s > 3600)
+            throw InputError(std::string(kCheckpointPause) + "='" + seconds + "': expected whole seconds, 0 to 3600");
+        mpi::set_checkpoint_pause_for_testing(static_cast<int>(s));
+    }
     const char* value = std::getenv(kWritePause);
     if (!value || !*value) return;
     const std::string text = value;

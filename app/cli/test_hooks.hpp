@@ -8,6 +8,9 @@
 //   RBMSCOPE_TEST_WRITE_PAUSE=after-rename:MS   likewise "rbmscope: test write pause: renamed
 //       <target>" just after the temporary is renamed over the target.
 //
+//   RBMSCOPE_TEST_PAUSE_AFTER_CHECKPOINT=S   rank 0 sleeps S seconds after each checkpoint it
+//       writes (mpi/world.hpp; tests/cli/test_cli_mpi.cpp kills a rank in that window).
+//
 // tests/cli/test_cli_atomic_write.cpp SIGKILLs `rbmscope-cli convert` on reading that line, so
 // the kill lands inside the write (or just after the rename) by construction, not by timing.
 namespace rbm::cli {

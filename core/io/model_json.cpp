@@ -109,7 +109,8 @@ Model model_from_json_object(const json& obj, bool nested) {
     Model model;
     model.name = string_of(obj, "name");
     model.notes = string_of(obj, "notes");
-    switch (parse_model_kind(kind)) {
+    const ModelKind mk = parse_model_kind(kind);
+    switch (mk) {
         case ModelKind::Gaussian: {
             Gaussian g;
             g.mean = vector_of(require(obj, "mean", kind, "[n]"), "mean");
@@ -118,36 +119,23 @@ Model model_from_json_object(const json& obj, bool nested) {
             break;
         }
         default: {
-            const Mat W = matrix_of(require(obj, "W", kind, "n rows of m numbers"), "W");
+            RbmArrays a;
+            a.W = matrix_of(require(obj, "W", kind, "n rows of m numbers"), "W");
             // "b" and "c" are optional and default to zeros (docs/reference/model-files.md lists them, many
             // exported models leave a zero bias out).
-            const json* jb = find(obj, "b");
-            const json* jc = find(obj, "c");
-            const Vec b = jb ? vector_of(*jb, "b") : Vec::Zero(W.rows());
-            const Vec c = jc ? vector_of(*jc, "c") : Vec::Zero(W.cols());
-            if (kind == "brbm") {
-                model.params = Brbm{W, b, c};
-            } else if (kind == "leaky") {
-                Leaky l{W, b, c};
+            if (const json* jb = find(obj, "b")) a.b = vector_of(*jb, "b");
+            if (const json* jc = find(obj, "c")) a.c = vector_of(*jc, "c");
+            if (mk == ModelKind::Leaky) {
                 if (const json* jl = find(obj, "leakiness")) {
                     if (!jl->is_number())
                         throw InputError("'leakiness' must be a number in (0, 1], got " + type_name(*jl));
-                    l.leakiness = jl->get<double>();
+                    a.leakiness = jl->get<double>();
                 }
-                model.params = std::move(l);
-            } else {
-                Grbm g;
-                g.W = W;
-                g.b = b;
-                g.c = c;
-                const json* js = find(obj, "sigma");
-                g.sigma = js ? vector_of(*js, "sigma") : Vec::Ones(W.rows());
-                if (const json* jh = find(obj, "hidden_values")) {
-                    const Vec hv = vector_of(*jh, "hidden_values");
-                    g.hidden_values.assign(hv.data(), hv.data() + hv.size());
-                }
-                model.params = std::move(g);
+            } else if (mk == ModelKind::Grbm) {
+                if (const json* js = find(obj, "sigma")) a.sigma = vector_of(*js, "sigma");
+                if (const json* jh = find(obj, "hidden_values")) a.hidden_values = vector_of(*jh, "hidden_values");
             }
+            model.params = rbm_params(mk, std::move(a));
         }
     }
     if (const json* a = find(obj, "anneal_from")) {

@@ -197,27 +197,17 @@ Model model_from_named_arrays(const NamedArrays& named, const std::string& prefi
                                     (ab && ac ? "'b' and 'c'" : ab ? "'b'" : "'c'") + "); transposed");
             W = Mat(W.transpose());
         }
-        const Vec bb = ab ? b : Vec::Zero(W.rows());
-        const Vec cc = ac ? c : Vec::Zero(W.cols());
-        if (mk == ModelKind::Brbm) {
-            model.params = Brbm{W, bb, cc};
-        } else if (mk == ModelKind::Leaky) {
-            Leaky l{W, bb, cc};
-            if (const NpyArray* a = get("leakiness")) l.leakiness = scalar_of(*a, "leakiness", matlab);
-            model.params = std::move(l);
-        } else {
-            Grbm g;
-            g.W = W;
-            g.b = bb;
-            g.c = cc;
-            const NpyArray* as = get("sigma");
-            g.sigma = as ? vector_of(*as, "sigma", matlab) : Vec::Ones(W.rows());
-            if (const NpyArray* a = get("hidden_values")) {
-                const Vec hv = vector_of(*a, "hidden_values", matlab);
-                g.hidden_values.assign(hv.data(), hv.data() + hv.size());
-            }
-            model.params = std::move(g);
+        RbmArrays arrays;
+        arrays.W = std::move(W);
+        if (ab) arrays.b = b;
+        if (ac) arrays.c = c;
+        if (mk == ModelKind::Leaky) {
+            if (const NpyArray* a = get("leakiness")) arrays.leakiness = scalar_of(*a, "leakiness", matlab);
+        } else if (mk == ModelKind::Grbm) {
+            if (const NpyArray* a = get("sigma")) arrays.sigma = vector_of(*a, "sigma", matlab);
+            if (const NpyArray* a = get("hidden_values")) arrays.hidden_values = vector_of(*a, "hidden_values", matlab);
         }
+        model.params = rbm_params(mk, std::move(arrays));
     }
     if (prefix.empty()) {
         const bool has_nested = std::any_of(arrays.begin(), arrays.end(),

@@ -308,4 +308,23 @@ void require_computable(const Model& model) {
         model.params);
 }
 
+std::variant<Grbm, Brbm, Leaky, Gaussian> rbm_params(ModelKind kind, RbmArrays a) {
+    const Index n = a.W.rows(), m = a.W.cols();
+    Vec b = a.b ? std::move(*a.b) : Vec::Zero(n);
+    Vec c = a.c ? std::move(*a.c) : Vec::Zero(m);
+    if (kind == ModelKind::Brbm) return Brbm{std::move(a.W), std::move(b), std::move(c)};
+    if (kind == ModelKind::Leaky) {
+        Leaky l{std::move(a.W), std::move(b), std::move(c)};
+        if (a.leakiness) l.leakiness = *a.leakiness;
+        return l;
+    }
+    Grbm g;
+    g.W = std::move(a.W);
+    g.b = std::move(b);
+    g.c = std::move(c);
+    g.sigma = a.sigma ? std::move(*a.sigma) : Vec::Ones(n);
+    if (a.hidden_values) g.hidden_values.assign(a.hidden_values->data(), a.hidden_values->data() + a.hidden_values->size());
+    return g;
+}
+
 }  // namespace rbm

@@ -109,6 +109,17 @@ struct Model {
     template <class T> T* as() { return std::get_if<T>(&params); }
 };
 
+// The arrays an RBM-family model file holds (docs/reference/model-files.md), as any reader found
+// them; what is absent takes the documented default: b, c zeros, sigma ones, leakiness 0.01,
+// hidden values {0, 1}. One builder serves the JSON and the named-array (.npz/.mat/.h5) readers.
+struct RbmArrays {
+    Mat W;
+    std::optional<Vec> b, c, sigma, hidden_values;
+    std::optional<double> leakiness;
+};
+// kind is Brbm, Leaky or Grbm; sigma and hidden_values are read for Grbm only, leakiness for Leaky.
+std::variant<Grbm, Brbm, Leaky, Gaussian> rbm_params(ModelKind kind, RbmArrays arrays);
+
 // Checks every invariant of docs/methods/models.md, docs/reference/model-files.md (shapes, finiteness, sigma > 0,
 // distinct hidden values, leakiness in (0,1], leaky singular values < 1, positive-definite covariance).
 // Throws InputError naming the key and the expectation.

@@ -68,6 +68,27 @@ void open(MainWindow& w, const char* preset) {
     QVERIFY(waitIdle(w, kIdleMs));
 }
 
+// `view` of `preset` in presenter mode, its runs made long, running until it has done a few units.
+// Returns its transport (null after a failed check).
+Transport* runningInPresenter(MainWindow& w, const char* preset, const QString& view) {
+    open(w, preset);
+    if (QTest::currentTestFailed()) return nullptr;
+    makeRunsLong(w, kIdleMs);
+    if (QTest::currentTestFailed()) return nullptr;
+    if (!w.setCurrentView(view)) {
+        QTest::qFail("no such view", __FILE__, __LINE__);
+        return nullptr;
+    }
+    w.setPresenter(true);
+    Transport* t = w.transport();
+    w.runCurrent();
+    if (!QTest::qWaitFor([&] { return t->units() > 3; }, kIdleMs)) {
+        QTest::qFail("the run did not get past 3 units", __FILE__, __LINE__);
+        return nullptr;
+    }
+    return t;
+}
+
 // A finished PT run of `scans` scans on the Tempering view, computed and shown at full speed.
 void finishedTemperingRun(MainWindow& w, long long scans) {
     QVERIFY(w.setCurrentView(QStringLiteral("tempering")));
@@ -306,15 +327,8 @@ private Q_SLOTS:
     void pausedAndStepping() {
         const auto window = testWindow();
         MainWindow& w = *window;
-        open(w, "four-mode");
-        if (QTest::currentTestFailed()) return;
-        makeRunsLong(w, kIdleMs);
-        if (QTest::currentTestFailed()) return;
-        QVERIFY(w.setCurrentView(QStringLiteral("tempering")));
-        w.setPresenter(true);
-        Transport* t = w.transport();
-        w.runCurrent();
-        QTRY_VERIFY_WITH_TIMEOUT(t->units() > 3, kIdleMs);
+        Transport* t = runningInPresenter(w, "four-mode", QStringLiteral("tempering"));
+        if (!t) return;
         w.togglePause();
         QTRY_COMPARE_WITH_TIMEOUT(t->state(), S::Paused, 10000);
         QTRY_COMPARE(strip(w), QStringLiteral("Paused"));
@@ -345,15 +359,8 @@ private Q_SLOTS:
         QFETCH(QString, unit);
         const auto window = testWindow();
         MainWindow& w = *window;
-        open(w, view == QLatin1String("samples") ? "bars-and-stripes" : "four-mode");
-        if (QTest::currentTestFailed()) return;
-        makeRunsLong(w, kIdleMs);
-        if (QTest::currentTestFailed()) return;
-        QVERIFY(w.setCurrentView(view));
-        w.setPresenter(true);
-        Transport* t = w.transport();
-        w.runCurrent();
-        QTRY_VERIFY_WITH_TIMEOUT(t->units() > 3, kIdleMs);
+        Transport* t = runningInPresenter(w, view == QLatin1String("samples") ? "bars-and-stripes" : "four-mode", view);
+        if (!t) return;
         w.cancelCurrent();
         QCOMPARE(t->state(), S::Stopped);
         QTRY_VERIFY_WITH_TIMEOUT(!t->jobActive(), 10000);
@@ -394,15 +401,8 @@ private Q_SLOTS:
         QFETCH(bool, edit);
         const auto window = testWindow();
         MainWindow& w = *window;
-        open(w, "four-mode");
-        if (QTest::currentTestFailed()) return;
-        makeRunsLong(w, kIdleMs);
-        if (QTest::currentTestFailed()) return;
-        QVERIFY(w.setCurrentView(QStringLiteral("tempering")));
-        w.setPresenter(true);
-        Transport* t = w.transport();
-        w.runCurrent();
-        QTRY_VERIFY_WITH_TIMEOUT(t->units() > 3, kIdleMs);
+        Transport* t = runningInPresenter(w, "four-mode", QStringLiteral("tempering"));
+        if (!t) return;
         w.cancelCurrent();
         QTRY_VERIFY_WITH_TIMEOUT(!t->jobActive() && !temperingViewOf(w)->lastScanPending(), 10000);
         QVERIFY2(label(w).contains(QStringLiteral("stopped · ")), qPrintable(label(w)));

@@ -147,10 +147,15 @@ void World::abort(int code) {
     std::exit(code);
 }
 
+namespace {
+int checkpoint_pause_seconds = 0;
+}  // namespace
+
+void set_checkpoint_pause_for_testing(int seconds) { checkpoint_pause_seconds = seconds; }
+
 void test_pause_after_checkpoint() {
-    const char* v = std::getenv("RBMSCOPE_TEST_PAUSE_AFTER_CHECKPOINT");
-    if (!v || !world().root()) return;
-    std::this_thread::sleep_for(std::chrono::seconds(std::atoi(v)));
+    if (checkpoint_pause_seconds <= 0 || !world().root()) return;
+    std::this_thread::sleep_for(std::chrono::seconds(checkpoint_pause_seconds));
 }
 
 }  // namespace rbm::cli::mpi

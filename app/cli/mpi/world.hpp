@@ -76,9 +76,11 @@ private:
 
 inline World& world() { return World::instance(); }
 
-// Test hook (the rank-kill test of tests/cli/test_cli_mpi.cpp): when
-// RBMSCOPE_TEST_PAUSE_AFTER_CHECKPOINT is set, rank 0 sleeps that many seconds after writing a
-// checkpoint, so a test can kill a rank while the run is known to be in progress.
+// Test hook (the rank-kill test of tests/cli/test_cli_mpi.cpp): after
+// set_checkpoint_pause_for_testing(S) with S > 0 (test_hooks.cpp, from
+// RBMSCOPE_TEST_PAUSE_AFTER_CHECKPOINT), rank 0 sleeps S seconds after writing a checkpoint, so a
+// test can kill a rank while the run is known to be in progress. Otherwise it returns at once.
+void set_checkpoint_pause_for_testing(int seconds);
 void test_pause_after_checkpoint();
 
 }  // namespace rbm::cli::mpi
