@@ -23,8 +23,9 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The peers' Python packages (Debian's, as ../shared/peers/README.md says); RBMSCOPE_BENCH_PEERS=0
 # skips installing them (the peers are then reported as not run).
 # Fashion-MNIST (Debian's dataset-fashion-mnist) is the training cases' data.
+# (apt's output to stderr: stdout is the table.)
 [ "${RBMSCOPE_BENCH_PEERS:-1}" = 0 ] || "$repo/scripts/deps.sh" python3-numpy python3-scipy python3-torch libopenblas0-pthread \
-  dataset-fashion-mnist
+  dataset-fashion-mnist >&2
 build="${BUILD_DIR:-$repo/build}"
 cli="$build/app/cli/rbmscope-cli"
 peer="${RBMSCOPE_PEER:-$repo/../shared/peers/ais_peer.py}"
