@@ -40,3 +40,31 @@ function(rbmscope_simd_target name flags)
   set_source_files_properties(${out} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
   set(RBMSCOPE_SIMD_OBJECTS ${RBMSCOPE_SIMD_OBJECTS} ${out} PARENT_SCOPE)
 endfunction()
+
+# rbmscope_simd_group(GROUP NAME FLAGS SOURCE...): the same for another group of hot code with a
+# table of its own: SOURCEs compiled with FLAGS into namespace rbm::detail::GROUP_NAME
+# (RBMSCOPE_GROUP_NS), one object whose only global symbol is rbmscope_GROUP_NAME
+# (RBMSCOPE_GROUP_TABLE), appended to RBMSCOPE_SIMD_OBJECTS. Used for the training scores
+# (training/score_block.cpp), which dispatch on the kernels' choice of path (kernels/simd.hpp).
+function(rbmscope_simd_group group name flags)
+  set(lib rbmscope_${group}_${name})
+  add_library(${lib} OBJECT ${ARGN})
+  target_include_directories(${lib} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_include_directories(${lib} SYSTEM PRIVATE ${RANDOM123_INCLUDE_DIR})
+  target_link_libraries(${lib} PRIVATE Eigen3::Eigen TBB::tbb)
+  target_compile_definitions(${lib} PRIVATE EIGEN_DONT_PARALLELIZE EIGEN_MAX_ALIGN_BYTES=16
+                             RBMSCOPE_GROUP_NS=${group}_${name} RBMSCOPE_GROUP_TABLE=rbmscope_${group}_${name})
+  rbmscope_target_options(${lib})
+  target_compile_options(${lib} PRIVATE ${flags} -ffp-contract=off -fno-math-errno ${RBMSCOPE_CORE_OPTIMIZE}
+                         $<$<CXX_COMPILER_ID:GNU>:-fno-gnu-unique>)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/${group}_${name}.o)
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${RBMSCOPE_LD_BFD} -r --force-group-allocation -o ${out}.tmp "$<TARGET_OBJECTS:${lib}>"
+    COMMAND ${RBMSCOPE_OBJCOPY} --keep-global-symbol=rbmscope_${group}_${name} ${out}.tmp ${out}
+    COMMAND ${CMAKE_COMMAND} -E rm -f ${out}.tmp
+    DEPENDS ${lib} "$<TARGET_OBJECTS:${lib}>"
+    COMMAND_EXPAND_LISTS
+    COMMENT "${group} for ${name}: one object, only its table global")
+  set_source_files_properties(${out} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+  set(RBMSCOPE_SIMD_OBJECTS ${RBMSCOPE_SIMD_OBJECTS} ${out} PARENT_SCOPE)
+endfunction()

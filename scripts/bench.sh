@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The benchmark table of docs/dev/performance.md: rbmscope's AIS kernels against the Python peers
-# (PyTorch float32 and NumPy float64, OpenBLAS, 2 threads) on the same 784x500 BRBM, all in ONE
-# run: every ratio printed is between numbers measured by this invocation, and the header names
-# the CPU, the instruction set the kernels dispatched to and the load average before and after.
+# (PyTorch float32 and NumPy float64, OpenBLAS, 2 threads) on the same 784x500 BRBM, then the
+# workloads beside AIS (scripts/bench_workloads.py): parallel tempering (8 chains x 16 replicas,
+# DEO) against pt_peer.py, PCD-1 and CD-1 training on binarized Fashion-MNIST (batch 100, 100
+# chains) against train_peer.py, and sample against the AIS kernel -- all in ONE run: every ratio
+# printed is between numbers measured by this invocation, and the header names the CPU, the
+# instruction set the kernels dispatched to and the load average before and after.
 # Not part of ctest: it takes a few minutes and its numbers depend on the machine and its load.
 #
 #   scripts/bench.sh                 # build/ must hold a Release build (scripts/build.sh)
 #   BUILD_DIR=/tmp/b STEPS=100 scripts/bench.sh
 #   BENCH_ARGS="--repeats 1 --steps 60" scripts/bench.sh    # shorter rbmscope runs (extra `bench` arguments)
+#   WORKLOADS=0 scripts/bench.sh     # AIS only; PT_SCANS, TRAIN_UPDATES, SAMPLE_SWEEPS size the others
 #
 # The peers run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, so OpenBLAS picks its best
 # kernels for this processor. The peers' Debian packages are installed first (python3-numpy,
@@ -18,7 +22,10 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The peers' Python packages (Debian's, as ../shared/peers/README.md says); RBMSCOPE_BENCH_PEERS=0
 # skips installing them (the peers are then reported as not run).
-[ "${RBMSCOPE_BENCH_PEERS:-1}" = 0 ] || "$repo/scripts/deps.sh" python3-numpy python3-scipy python3-torch libopenblas0-pthread
+# Fashion-MNIST (Debian's dataset-fashion-mnist) is the training cases' data.
+# (apt's output to stderr: stdout is the table.)
+[ "${RBMSCOPE_BENCH_PEERS:-1}" = 0 ] || "$repo/scripts/deps.sh" python3-numpy python3-scipy python3-torch libopenblas0-pthread \
+  dataset-fashion-mnist >&2
 build="${BUILD_DIR:-$repo/build}"
 cli="$build/app/cli/rbmscope-cli"
 peer="${RBMSCOPE_PEER:-$repo/../shared/peers/ais_peer.py}"
@@ -57,6 +64,19 @@ else
 fi
 # shellcheck disable=SC2086  # BENCH_ARGS is a list of words
 "$cli" bench --threads "$threads" "${model_arg[@]}" ${BENCH_ARGS:-} > "$out/rbmscope.json"
+if [ "${WORKLOADS:-1}" != 0 ]; then
+    # The workloads need a model file: the peers' one, else the peer's distribution drawn here.
+    [ -f "$model" ] || /usr/bin/python3 - "$model" <<'PY'
+import json, random, sys
+rng = random.Random(1)
+n, m = 784, 500
+W = [[rng.gauss(0, 0.05) for _ in range(m)] for _ in range(n)]
+json.dump({'format': 'rbmscope-model', 'version': 1, 'kind': 'brbm', 'name': 'bench BRBM 784x500', 'W': W, 'b': [rng.gauss(-1, 0.5) for _ in range(n)], 'c': [rng.gauss(-0.5, 0.5) for _ in range(m)]},
+          open(sys.argv[1], 'w'))
+PY
+    RBMSCOPE_PEERS_DIR="${RBMSCOPE_PEERS_DIR:-$(dirname "$peer")}" \
+        "$repo/scripts/bench_workloads.py" "$out" "$cli" "$model" "$threads" > "$out/workloads.md"
+fi
 cat /proc/loadavg > "$out/load_after.txt"
 
 /usr/bin/python3 - "$out" <<'PY'
@@ -99,4 +119,7 @@ print()
 print(f"Medians of {len(r['cases'][0]['chain_sweeps_per_s_all'])} runs. GEMM bound = chains x n times n x m products in the same run, same scalar type, "
       f"threads and chain blocks, with the {r.get('simd_path', '?')} kernels (the best this processor runs unless "
       f"RBMSCOPE_SIMD forces another); % of GEMM bound = chain-sweeps/s over (GEMM rate / 4 n m flops).")
+workloads = os.path.join(out, 'workloads.md')
+if os.path.exists(workloads):
+    print(open(workloads).read().rstrip())
 PY

@@ -58,7 +58,8 @@ json record_summary(const TrainRecord& r) {
 Args train_args() {
     std::vector<Args::Option> options{
         {"data", "SPEC", "bars:D (all 2^(D+1)-2 patterns), bars:D:COUNT[:SEED] (sampled), digits (8x8, shipped),\n"
-                         "      FILE.csv, FILE.csv.gz (digits format) or FILE-idx3-ubyte (labels read from the idx1 file beside it)"},
+                         "      fashion-mnist[:test] (apt-get install dataset-fashion-mnist), FILE.csv, FILE.csv.gz (digits format)\n"
+                         "      or FILE-idx3-ubyte[.gz] (labels read from the idx1 file beside it)"},
         {"kind", "K", "brbm (default; needs 0/1 data), grbm or leaky"},
         {"hidden", "M", "hidden units (default 16)"},
         {"method", "M", "cd | pcd (default) | pt | lpt | deo | leaky | mix (leaky/mix: --kind leaky)"},
@@ -88,6 +89,7 @@ Args train_args() {
         {"ais-chains", "N", "AIS chains for the log-likelihood when log Z is not enumerable (default 100)"},
         {"ais-steps", "K", "AIS steps (linear schedule, default 1000)"},
         {"exact-limit", "N", "enumerate log Z exactly when it takes at most N terms (default 262144)"},
+        {"float32", "", "brbm, leaky: the gradient's matrix products in single precision (parameters stay double)"},
         {"checkpoint", "FILE", "write a checkpoint (JSON) at the end and every --checkpoint-every updates"},
         {"checkpoint-every", "U", "updates between checkpoints (default: only at the end)"},
         {"resume", "FILE", "continue from a checkpoint (same --data and transforms; training options come from it)"},
@@ -129,7 +131,7 @@ TrainFiles read_output_files(const Args& a) {
     f.log = a.get("log", "");
     if (!f.log.empty() && !ends_with(f.log, ".csv") && !ends_with(f.log, ".json"))
         throw InputError("--log must end in .csv or .json, got '" + f.log + "'");
-    if (!a.has("data")) throw InputError("--data is required: bars:D, digits, FILE.csv or FILE-idx3-ubyte");
+    if (!a.has("data")) throw InputError("--data is required: bars:D, digits, fashion-mnist, FILE.csv or FILE-idx3-ubyte");
     if (a.has("epochs") && a.has("updates")) throw InputError("give --epochs or --updates, not both");
     return f;
 }
@@ -172,6 +174,7 @@ TrainOptions read_train_options(const Args& a, const Dataset& data) {
     o.ais_chains = a.get_int("ais-chains", 100, 1, 1000000);
     o.ais_steps = a.get_int("ais-steps", 1000, 1, 10000000);
     o.exact_limit = static_cast<double>(a.get_int("exact-limit", 262144, 0));
+    o.float32 = a.flag("float32");
     if (o.kind != ModelKind::Leaky)
         for (const char* opt : {"no-projection", "projection-limit", "leakiness", "kernel"})
             if (a.has(opt)) throw InputError(std::string("--") + opt + " applies to --kind leaky only");
@@ -191,7 +194,7 @@ Trainer make_trainer(const Args& a, Dataset data) {
     for (const char* o : {"kind", "hidden", "method", "k", "batch", "lr", "lr-schedule", "momentum", "weight-decay",
                           "gamma", "rungs", "chains", "seed", "init-scale", "sigma", "learn-sigma", "leakiness",
                           "no-projection", "projection-limit", "kernel", "monitor-every", "monitor-examples", "ais-chains", "ais-steps",
-                          "exact-limit", "epochs"})
+                          "exact-limit", "epochs", "float32"})
         if (a.has(o)) throw InputError(std::string("--") + o + " cannot change on --resume (the checkpoint holds it); only --updates can");
     Trainer t = Trainer::load_checkpoint(a.get("resume", ""), std::move(data));
     if (a.has("updates")) t.set_total_updates(a.get_int("updates", 0, 0));
@@ -211,7 +214,8 @@ void read_checkpointing(const Args& a, TrainFiles& f) {
 // reports progress. Returns the bytes every rank handed to MPI, summed on rank 0.
 std::vector<double> train(const Args& a, Trainer& t, const TrainFiles& f, mpi::WorldPtExchange& exchange, Index first_update) {
     mpi::World& world = mpi::world();
-    if (world.distributed()) t.set_exchange(&exchange);
+    // More ranks than tiles: the extra ranks idle (train_result says which), with the same bits.
+    if (world.distributed()) t.set_exchange(&exchange, /*allow_idle=*/true);
     interrupt::watch();
     Progress progress(a);
     const double total_updates = static_cast<double>(std::max<Index>(1, t.options().updates));
@@ -256,7 +260,8 @@ void write_outputs(const Trainer& t, const TrainFiles& f, const TrainingData& ap
     if (!f.log.empty() && root) write_file_atomically(f.log, log_text(t, f.log));
 }
 
-json train_result(const Trainer& t, const TrainFiles& f, const std::vector<double>& bytes_sent, Index first_update) {
+json train_result(const Trainer& t, const TrainFiles& f, const std::vector<double>& bytes_sent, Index first_update,
+                  double seconds_before) {
     const TrainOptions& o = t.options();
     json j{{"status", train_status_name(t.status())},
            {"model", f.model},
@@ -282,6 +287,14 @@ json train_result(const Trainer& t, const TrainFiles& f, const std::vector<doubl
     }
     if (!f.log.empty()) j["log"] = f.log;
     if (!f.checkpoint.empty()) j["checkpoint"] = f.checkpoint;
+    if (o.float32) j["float32"] = true;
+    // This run's wall time in the updates and in the monitor's records (--monitor-every sets how
+    // often the log-likelihood is estimated; it runs between updates, off their clock).
+    const Index run_updates = t.updates_done() - first_update;
+    const double update_s = t.update_seconds() - seconds_before;
+    // (Measured values only: the key names are those tests/cli/mpi_runner.hpp's untimed() drops.)
+    j["timing"] = {{"seconds", {{"updates", update_s}, {"monitor", t.monitor_seconds()}}},
+                   {"updates_per_s", update_s > 0 ? static_cast<double>(run_updates) / update_s : 0.0}};
     if (mpi::World& world = mpi::world(); world.distributed()) {
         // Payload all ranks handed to MPI: per update each rank sends the sums of its gradient
         // tiles, 8 (n m + n + m) bytes per tile, to every other rank (plus the chains before a checkpoint).
@@ -289,6 +302,15 @@ json train_result(const Trainer& t, const TrainFiles& f, const std::vector<doubl
         for (double b : bytes_sent) total += b;
         const double updates = std::max<double>(1.0, static_cast<double>(t.updates_done() - first_update));
         j["mpi"] = {{"ranks", world.size()}, {"bytes_sent", total}, {"bytes_sent_per_update", total / updates}};
+        const std::vector<Index> idle = t.idle_parts(world.size());
+        j["mpi"]["idle_ranks"] = idle;
+        if (!idle.empty()) {
+            const Index neg = t.options().chains > 0 && t.options().method != TrainMethod::Cd ? t.options().chains : o.batch;
+            j["mpi"]["note"] = std::to_string(idle.size()) + " of " + std::to_string(world.size()) +
+                               " ranks idle: the batch and the " + std::to_string(neg) + " negative-phase rows make " +
+                               std::to_string(gradient_tiles(neg)) + " tile(s) of " + std::to_string(kGradientTile) +
+                               " rows (each rank sums whole tiles); more --chains or a larger --batch give them work";
+        }
     }
     j["complete"] = t.status() != TrainStatus::Cancelled;
     return j;
@@ -308,15 +330,16 @@ json run_train(const std::vector<std::string>& argv) {
     read_checkpointing(a, files);
     mpi::WorldPtExchange exchange;
     const Index first_update = t.updates_done();
+    const double seconds_before = t.update_seconds();
     const std::vector<double> bytes_sent = train(a, t, files, exchange, first_update);
     write_outputs(t, files, applied);
-    return train_result(t, files, bytes_sent, first_update);
+    return train_result(t, files, bytes_sent, first_update, seconds_before);
 }
 
 json run_data_info(const std::vector<std::string>& argv) {
     Args a("data-info", {"DATA"}, data_options(),
            "What a data spec loads to: examples, dimension, image shape, labels, value range.\n"
-           "DATA: bars:D, bars:D:COUNT[:SEED], digits, FILE.csv, FILE.csv.gz or FILE-idx3-ubyte.");
+           "DATA: bars:D, bars:D:COUNT[:SEED], digits, fashion-mnist[:test], FILE.csv, FILE.csv.gz or FILE-idx3-ubyte[.gz].");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();

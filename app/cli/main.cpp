@@ -1,10 +1,12 @@
 // rbmscope-cli: scriptable front end. Dispatches to the subcommands registered in cmd_*.cpp.
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <new>
 
 #include "cli_command.hpp"
+#include "core/data/datasets.hpp"
 #include "core/io/result_source.hpp"
 #include "core/kernels/simd.hpp"
 #include "interrupt.hpp"
@@ -73,6 +75,8 @@ int run(int argc, char** argv) {
     try {
         rbm::simd_active();  // a bad RBMSCOPE_SIMD fails here, before any work (exit 2)
         rbm::cli::install_test_hooks_from_environment();  // RBMSCOPE_TEST_* variables (test_hooks.hpp)
+        // Where Debian's dataset-* packages are looked for (--data fashion-mnist); default /usr/share/datasets.
+        if (const char* dir = std::getenv("RBMSCOPE_DATASETS_DIR"); dir && *dir) rbm::set_system_datasets_dir(dir);
         auto out = it->second.run(rest);
         if (out.is_object()) {  // what the result came from, to reopen it (core/io/result_source.hpp)
             if (!rbm::cli::model_sources().empty()) out["model_file"] = rbm::cli::model_sources().front();

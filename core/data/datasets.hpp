@@ -46,12 +46,29 @@ std::string gunzip(const std::string& bytes, const std::string& origin);
 // images: magic 0x00000803 (unsigned bytes, 3 dimensions, big-endian sizes); labels: magic
 // 0x00000801. Absurd dimensions (more than 2^16 per side, more than kMaxIdxElements values,
 // or more than the file holds) are refused before allocating. labels_path may be empty.
+// load_idx reads either file plain or gzip-compressed ("...-idx3-ubyte.gz", as distributed).
 inline constexpr std::int64_t kMaxIdxElements = std::int64_t(1) << 28;
 Dataset load_idx(const std::filesystem::path& images_path, const std::filesystem::path& labels_path = {});
 Dataset parse_idx(const std::string& image_bytes, const std::string& label_bytes, const std::string& origin);
+// The bytes of a gzip-compressed IDX file of `ndim` dimensions (3 images, 1 labels), inflated: the
+// header first, then its declared size checked against the memory budget before allocating, and
+// inflation stops there (a gzip bomb costs nothing). InputError naming `origin` for a truncated or
+// corrupt stream, or a payload shorter or longer than the header declares.
+std::string inflate_idx(const std::string& gz_bytes, int ndim, const std::string& origin);
 // The labels file next to an images file when it follows MNIST naming
 // ("...-images-idx3-ubyte" -> "...-labels-idx1-ubyte"; also ".../images.idx3-ubyte"), else empty.
 std::filesystem::path idx_labels_beside(const std::filesystem::path& images_path);
+
+// ---- data sets installed by Debian packages (dataset-*: /usr/share/datasets/<name>/) ----
+// The directory searched; the front ends may point it elsewhere (tests do) before loading.
+inline constexpr const char* kSystemDatasetsDir = "/usr/share/datasets";
+std::filesystem::path system_datasets_dir();
+void set_system_datasets_dir(const std::filesystem::path& dir);  // empty: the default again
+// "fashion-mnist" (the 60000 training images), "fashion-mnist:train", "fashion-mnist:test"
+// (10000): Zalando's 28x28 grey images with labels, from <dir>/fashion-mnist/*-idx3-ubyte.gz. When
+// absent, an InputError saying "apt-get install dataset-fashion-mnist".
+bool is_fashion_mnist_spec(const std::string& spec);
+Dataset load_fashion_mnist(const std::string& spec);
 
 // ---- CSV ----
 struct CsvOptions {
@@ -80,9 +97,9 @@ void standardize(Dataset& data);
 void standardize_with(Dataset& data, const Vec& mean, const Vec& sd);
 
 // ---- one string for the CLI and the GUI ----
-// "bars:D" (all patterns), "bars:D:COUNT[:SEED]" (sampled), "digits", or a path: *.csv,
-// *.csv.gz (digits format when gzip), *idx3-ubyte (labels read from the companion file when
-// present). InputError naming the spec otherwise.
+// "bars:D" (all patterns), "bars:D:COUNT[:SEED]" (sampled), "digits", "fashion-mnist[:train|:test]",
+// or a path: *.csv, *.csv.gz (digits format when gzip), *idx3-ubyte or *idx3-ubyte.gz (labels read
+// from the companion file when present). InputError naming the spec otherwise.
 Dataset load_dataset(const std::string& spec, const CsvOptions& csv = {});
 
 // ---- the data a model was trained on (TrainingData, core/models/training_data.hpp) ----

@@ -92,7 +92,7 @@ Dataset load_training_data(TrainingData& t, const std::filesystem::path& model_d
     csv.label_column = t.csv_label;
     std::string spec = t.data;
     std::error_code ec;
-    if (!model_dir.empty() && spec != "digits" && spec.rfind("bars:", 0) != 0 && std::filesystem::path(spec).is_relative() &&
+    if (!model_dir.empty() && spec != "digits" && spec.rfind("bars:", 0) != 0 && !is_fashion_mnist_spec(spec) && std::filesystem::path(spec).is_relative() &&
         !std::filesystem::exists(spec, ec) && std::filesystem::exists(model_dir / spec, ec))
         spec = (model_dir / spec).string();
     Dataset d = load_dataset(spec, csv);
@@ -135,8 +135,9 @@ long long parse_int(const std::string& text, const std::string& what, const std:
 }  // namespace
 
 Dataset load_dataset(const std::string& spec, const CsvOptions& csv) {
-    if (spec.empty()) throw InputError("no data given: use bars:D, digits, a .csv file or an idx3-ubyte file");
+    if (spec.empty()) throw InputError("no data given: use bars:D, digits, fashion-mnist, a .csv file or an idx3-ubyte file");
     if (spec == "digits") return load_digits();
+    if (is_fashion_mnist_spec(spec)) return load_fashion_mnist(spec);
     if (spec.rfind("bars:", 0) == 0) {
         std::vector<std::string> parts;
         std::size_t start = 5;
@@ -161,11 +162,11 @@ Dataset load_dataset(const std::string& spec, const CsvOptions& csv) {
     const std::filesystem::path path(spec);
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
-        throw InputError("data '" + spec + "': no such file (and not bars:D or digits)");
+        throw InputError("data '" + spec + "': no such file (and not bars:D, digits or fashion-mnist)");
     if (ends_with(spec, ".csv.gz")) return parse_digits_csv_gz(read_file(path), spec);
     if (ends_with(spec, ".csv")) return load_csv(path, csv);
-    if (ends_with(spec, "idx3-ubyte")) return load_idx(path, idx_labels_beside(path));
-    throw InputError("data '" + spec + "': unknown format (expected .csv, .csv.gz (digits format) or *idx3-ubyte)");
+    if (ends_with(spec, "idx3-ubyte") || ends_with(spec, "idx3-ubyte.gz")) return load_idx(path, idx_labels_beside(path));
+    throw InputError("data '" + spec + "': unknown format (expected .csv, .csv.gz (digits format), *idx3-ubyte or *idx3-ubyte.gz)");
 }
 
 }  // namespace rbm

@@ -60,7 +60,8 @@ json options_json(const TrainOptions& o) {
             {"exact_limit", o.exact_limit},
             {"ais_chains", o.ais_chains},
             {"ais_steps", o.ais_steps},
-            {"ais_seed", o.ais_seed}};
+            {"ais_seed", o.ais_seed},
+            {"float32", o.float32}};
 }
 
 // Every field is checked as the command line checks it (the ranges of rbmscope-cli train), so an
@@ -104,6 +105,7 @@ TrainOptions options_from(const json& j) {
     o.ais_chains = f::integer_at(j, "ais_chains", p, 1, 1000000);
     o.ais_steps = f::integer_at(j, "ais_steps", p, 1, 10000000);
     o.ais_seed = f::unsigned64(f::member(j, "ais_seed", p), "options.ais_seed");
+    o.float32 = j.contains("float32") ? f::boolean_at(j, "float32", p) : false;  // absent before it existed
     return o;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/exact/exact.hpp"
 #include "core/numerics/scalar.hpp"
+#include "core/training/score_table.hpp"
 #include "core/training/training.hpp"
 
 namespace rbm {
@@ -68,19 +69,56 @@ Index score_tile_values(const Model& model, bool with_sigma) {
 }
 
 void score_tile_sums(const Model& model, const RowMat& V, Index first, Index end, bool with_sigma, std::vector<double>& out) {
+    score_tile_sums(model, V, nullptr, V.rows(), first, end, with_sigma, false, out);
+}
+
+void score_tile_sums(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end, bool with_sigma,
+                     bool float32, std::vector<double>& out) {
     const Index n = model.n_visible(), m = model.n_hidden(), S = score_tile_values(model, with_sigma);
-    if (V.cols() != n) throw InputError("score rows have " + std::to_string(V.cols()) + " columns, the model " + std::to_string(n));
-    if (first < 0 || end < first || end > gradient_tiles(V.rows())) throw InputError("score tiles out of range");
+    if (X.cols() != n) throw InputError("score rows have " + std::to_string(X.cols()) + " columns, the model " + std::to_string(n));
+    if (!index && count != X.rows()) throw InputError("score rows: a count without an index must be every row");
+    if (first < 0 || end < first || end > gradient_tiles(count)) throw InputError("score tiles out of range");
     const std::size_t at = out.size();
     out.resize(at + static_cast<std::size_t>((end - first) * S));
     double* base = out.data() + at;
+    // BRBM and leaky RBM: the products on the dispatched path (training/score_table.hpp); W in
+    // float once per call when the run asks for single precision.
+    const auto* brbm = model.as<Brbm>();
+    const auto* leaky = model.as<Leaky>();
+    Eigen::MatrixXf Wf;
+    detail::ScoreTile proto;
+    if ((brbm || leaky) && !with_sigma) {
+        const Mat& W = brbm ? brbm->W : leaky->W;
+        proto.X = X.data();
+        proto.ld = X.cols();
+        proto.n = n;
+        proto.m = m;
+        proto.W = W.data();
+        proto.c = brbm ? brbm->c.data() : leaky->c.data();
+        proto.leaky = leaky != nullptr;
+        proto.leakiness = leaky ? leaky->leakiness : 0.0;
+        if (float32) {
+            Wf = W.cast<float>();
+            proto.Wf = Wf.data();
+        }
+    }
+    const detail::ScoreTable* table = proto.X ? &detail::score_table() : nullptr;
     // The tiles in parallel (each into its own slot); what a tile holds never depends on who sums it.
     for_each_block(end - first, [&](Index t0, Index t1) {
         for (Index t = first + t0; t < first + t1; ++t) {
-            const Index r0 = t * kGradientTile, rows = std::min(V.rows(), r0 + kGradientTile) - r0;
-            const RowMat tile = V.middleRows(r0, rows);
-            const ScoreParts p = score_parts(model, tile, with_sigma);
+            const Index r0 = t * kGradientTile, rows = std::min(count, r0 + kGradientTile) - r0;
             double* s = base + (t - first) * S;
+            if (table) {
+                detail::ScoreTile tile = proto;
+                tile.index = index ? index + r0 : nullptr;
+                tile.first = r0;
+                tile.rows = rows;
+                table->tile_sums(tile, s);
+                continue;
+            }
+            RowMat tile(rows, n);
+            for (Index r = 0; r < rows; ++r) tile.row(r) = X.row(index ? index[r0 + r] : r0 + r);
+            const ScoreParts p = score_parts(model, tile, with_sigma);
             Eigen::Map<Mat>(s, n, m).noalias() = p.A.transpose() * p.M;
             Eigen::Map<Vec>(s + n * m, n) = p.Bv.colwise().sum().transpose();
             Eigen::Map<Vec>(s + n * m + n, m) = p.M.colwise().sum().transpose();

@@ -77,6 +77,7 @@ void validate(const TrainOptions& o, const Dataset& data) {
     need(o.monitor_examples >= 0, "--monitor-examples must be >= 0");
     need(o.ais_chains >= 1 && o.ais_steps >= 1, "--ais-chains and --ais-steps must be >= 1");
     need(o.exact_limit >= 0, "the exact enumeration limit must be >= 0");
+    need(!o.float32 || o.kind != ModelKind::Grbm, "--float32 applies to --kind brbm and leaky (a GRBM trains in double)");
 }
 
 double projection_limit_for(const Dataset& data) {

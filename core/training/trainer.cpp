@@ -131,8 +131,14 @@ void Trainer::Impl::one_update(bool stop_requested) {
     const Index per_epoch = (N + B - 1) / B, epoch = t / per_epoch, first = (t % per_epoch) * B;
     const std::vector<Index>& order = epoch_order(epoch);
     const Index rows = std::min(N, first + B) - first;
-    RowMat batch(rows, data.dim());
-    for (Index r = 0; r < rows; ++r) batch.row(r) = data.X.row(order[static_cast<std::size_t>(first + r)]);
+    // The batch is read from the data in place (rows order[first..first + rows) of data.X); only the
+    // samplers that start from it (cd, mix) get a copy.
+    const Index* batch_rows = order.data() + first;
+    RowMat batch;
+    if (options.method == TrainMethod::Cd || options.method == TrainMethod::Mix) {
+        batch.resize(rows, data.dim());
+        for (Index r = 0; r < rows; ++r) batch.row(r) = data.X.row(batch_rows[r]);
+    }
 
     auto diverge = [&](const std::string& why) {
         status = TrainStatus::Diverged;
@@ -162,8 +168,11 @@ void Trainer::Impl::one_update(bool stop_requested) {
     ParamGrad g;
     if (!exchange) {
         if (!failed.empty()) return diverge(failed);
-        g = mean_score(model, batch, learns_sigma());
-        const ParamGrad gn = mean_score(model, *neg, learns_sigma());
+        std::vector<double> pos, negs;
+        score_tile_sums(model, data.X, batch_rows, rows, 0, gradient_tiles(rows), learns_sigma(), options.float32, pos);
+        score_tile_sums(model, *neg, nullptr, neg_rows, 0, gradient_tiles(neg_rows), learns_sigma(), options.float32, negs);
+        g = mean_from_tile_sums(model, pos.data(), rows, learns_sigma());
+        const ParamGrad gn = mean_from_tile_sums(model, negs.data(), neg_rows, learns_sigma());
         g.W -= gn.W;
         g.b -= gn.b;
         g.c -= gn.c;
@@ -172,8 +181,8 @@ void Trainer::Impl::one_update(bool stop_requested) {
         // Sums of this part's tiles (batch, then negatives), then 1 if its negative phase failed.
         std::vector<double> mine;
         if (failed.empty()) {
-            score_tile_sums(model, batch, pos0, pos1, learns_sigma(), mine);
-            score_tile_sums(model, *neg, neg0, neg1, learns_sigma(), mine);
+            score_tile_sums(model, data.X, batch_rows, rows, pos0, pos1, learns_sigma(), options.float32, mine);
+            score_tile_sums(model, *neg, nullptr, neg_rows, neg0, neg1, learns_sigma(), options.float32, mine);
         } else {
             mine.assign(static_cast<std::size_t>((pos1 - pos0 + neg1 - neg0) * score_tile_values(model, learns_sigma())), 0.0);
         }
@@ -270,8 +279,15 @@ TrainStatus Trainer::step(Index n, const std::atomic<bool>* cancel) {
         if (s.log.empty() || s.log.back().update != s.done) s.log.push_back(s.record());
         return s.status;
     }
-    if (s.log.empty()) s.log.push_back(s.record());
     using Clock = std::chrono::steady_clock;
+    // The monitor runs between updates, off their clock: its time is kept apart (monitor_seconds).
+    auto take_record = [&s] {
+        const auto start = Clock::now();
+        TrainRecord r = s.record();
+        s.monitor_seconds += std::chrono::duration<double>(Clock::now() - start).count();
+        return r;
+    };
+    if (s.log.empty()) s.log.push_back(take_record());
     for (Index i = 0; i < n && s.done < s.options.updates; ++i) {
         // With an exchange the flag only travels with the update; all parts obey the agreed stop below.
         if (!s.exchange && cancel && cancel->load()) {
@@ -284,7 +300,7 @@ TrainStatus Trainer::step(Index n, const std::atomic<bool>* cancel) {
         if (s.status == TrainStatus::Diverged) return s.status;
         const bool due = (s.options.monitor_every > 0 && s.done % s.options.monitor_every == 0) || s.done == s.options.updates;
         if (due) {
-            TrainRecord r = s.record();
+            TrainRecord r = take_record();
             s.log.push_back(r);
             if (r.log_likelihood_method == "exact" && !std::isfinite(r.log_likelihood)) {
                 s.status = TrainStatus::Diverged;
@@ -304,6 +320,8 @@ TrainStatus Trainer::step(Index n, const std::atomic<bool>* cancel) {
 TrainStatus Trainer::status() const { return impl_->status; }
 const std::string& Trainer::message() const { return impl_->message; }
 Index Trainer::updates_done() const { return impl_->done; }
+double Trainer::update_seconds() const { return impl_->seconds; }
+double Trainer::monitor_seconds() const { return impl_->monitor_seconds; }
 const TrainOptions& Trainer::options() const { return impl_->options; }
 const Dataset& Trainer::data() const { return impl_->data; }
 double Trainer::projection_limit() const { return impl_->projection_limit; }
@@ -323,9 +341,9 @@ TrainRecord Trainer::evaluate() {
     return r;
 }
 
-void Trainer::set_exchange(PtExchange* exchange) {
+void Trainer::set_exchange(PtExchange* exchange, bool allow_idle) {
     Impl& s = *impl_;
-    if (exchange && exchange->parts() > 1) {
+    if (exchange && exchange->parts() > 1 && !allow_idle) {
         const Index P = exchange->parts(), neg_rows = s.sampler->rows(s.options.batch), tiles = gradient_tiles(neg_rows);
         if (P > tiles) {
             const bool chains = s.options.method != TrainMethod::Cd && s.options.method != TrainMethod::Mix;
@@ -353,6 +371,16 @@ void Trainer::share_states() {
 }
 
 std::uint64_t Trainer::values_shared() const { return impl_->values_shared; }
+
+std::vector<Index> Trainer::idle_parts(Index parts) const {
+    const Impl& s = *impl_;
+    const Index pos = gradient_tiles(std::min(s.options.batch, s.data.size())), neg = gradient_tiles(s.sampler->rows(s.options.batch));
+    const bool whole = s.options.method == TrainMethod::Leaky || s.options.method == TrainMethod::Mix;  // sampler on every part
+    std::vector<Index> idle;
+    for (Index q = 0; q < parts && !whole; ++q)
+        if ((q + 1) * pos / parts == q * pos / parts && (q + 1) * neg / parts == q * neg / parts) idle.push_back(q);
+    return idle;
+}
 
 void Trainer::set_total_updates(Index updates) {
     if (updates < impl_->done)

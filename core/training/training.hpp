@@ -81,6 +81,9 @@ struct TrainOptions {
     double exact_limit = 262144.0;      // exact log Z when enumeration needs at most this many terms
     Index ais_chains = 100, ais_steps = 1000;  // otherwise AIS (linear schedule)
     std::uint64_t ais_seed = 4242;      // the same AIS streams at every record (smoother curves)
+    // BRBM and leaky RBM: the gradient's products (v W and v' E[h|v] per tile) in single precision;
+    // the parameters, the tile sums and the update stay double.
+    bool float32 = false;
 };
 // The automatic projection bound for leaky RBMs: s_max = sqrt(1 - 1 / (F * max(lambda, 1))), with
 // lambda the largest eigenvalue of the data's covariance and F = kProjectionVarianceFactor, capped
@@ -116,7 +119,13 @@ inline Index gradient_tiles(Index rows) { return (rows + kGradientTile - 1) / kG
 // Values per tile sum: W (column-major), b, c, then log_sigma when with_sigma (ParamGrad::flat()).
 Index score_tile_values(const Model& model, bool with_sigma);
 // Appends to `out` the score sums of tiles [first, end) of V's rows, score_tile_values each.
+// BRBM and leaky RBMs run their products on the dispatched path (kernels/simd.hpp).
 void score_tile_sums(const Model& model, const RowMat& V, Index first, Index end, bool with_sigma, std::vector<double>& out);
+// The same over `count` rows: X's rows, or with `index` the rows index[0..count) of X (a minibatch
+// read from the data where it lies, no copy of the batch). float32: BRBM and leaky products in
+// single precision (each tile's sums still added in double).
+void score_tile_sums(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end, bool with_sigma,
+                     bool float32, std::vector<double>& out);
 // The mean from the sums of all gradient_tiles(rows) tiles, in tile order.
 ParamGrad mean_from_tile_sums(const Model& model, const double* sums, Index rows, bool with_sigma);
 // The same per row: rows x parameters, in the order of ParamGrad::flat() (for standard errors).
@@ -155,6 +164,10 @@ public:
     // model stays at the last update whose parameters were valid.
     const std::string& message() const;
     Index updates_done() const;
+    // Wall time in the updates so far (kept across checkpoints), and in the monitor's records
+    // (log-likelihood, reconstruction) taken by this Trainer: the monitor is off the updates' clock.
+    double update_seconds() const;
+    double monitor_seconds() const;
     const TrainOptions& options() const;
     // A longer or shorter run on resume (>= updates_done()); Finished becomes Running if more remain.
     void set_total_updates(Index updates);
@@ -179,8 +192,14 @@ public:
     // in tile order (see kGradientTile), so every part holds bitwise the parameters of one
     // process. step()'s cancel flag is sent with the sums, and every part stops after the update
     // in which some part raised it. Call it on every part alike, before the first step.
-    // InputError when a part would have no negative-phase tile (or, tempered, no rung).
-    void set_exchange(PtExchange* exchange);
+    // InputError when a part would have no negative-phase tile (or, tempered, no rung); with
+    // allow_idle, parts beyond the tiles are accepted and sit idle (they sum no tile and run no
+    // chain, but take part in every exchange and hold the same parameters); tempered methods still
+    // need a rung per part.
+    void set_exchange(PtExchange* exchange, bool allow_idle = false);
+    // Of `parts` parts sharing the updates, those with no gradient tile of the batch or of the
+    // negative phase (idle), in order; none for leaky and mix (their sampler runs on every part).
+    std::vector<Index> idle_parts(Index parts) const;
     // With an exchange: brings every part's persistent chains to every part, so negative_samples()
     // and the checkpoint are whole. Collective: every part calls it after the same update.
     void share_states();

@@ -1,5 +1,6 @@
 // rbmscope-cli train and data-info (docs/methods/training.md, docs/user/cli.md): a run end to end, checkpoint / resume
 // and thread count giving identical model files, leaky divergence reported, and one-line errors for bad input.
+#include <filesystem>
 #include <fstream>
 
 #include "check.hpp"
@@ -145,3 +146,27 @@ TEST_CASE("sample: the .npz fixture written by NumPy loads and samples") {
 }
 
 RBM_TEST_MAIN
+
+TEST_CASE("train --data fashion-mnist: names the Debian package when absent, trains on its files when present") {
+    // RBMSCOPE_DATASETS_DIR points the search away from /usr/share/datasets, so the result does not
+    // depend on what this machine has installed.
+    const std::filesystem::path empty = temp_dir() / "no-datasets", here = temp_dir() / "datasets";
+    std::filesystem::create_directories(empty);
+    std::filesystem::create_directories(here / "fashion-mnist");
+    const std::string cli = std::string("'") + RBMSCOPE_CLI + "' ";
+    const CliResult missing = run_shell("RBMSCOPE_DATASETS_DIR='" + empty.string() + "' " + cli + "train --data fashion-mnist --out " +
+                                        path("fm.json"));
+    CHECK_MSG(one_line_error(missing, "apt-get install dataset-fashion-mnist"), missing.err);
+    const CliResult info = run_shell("RBMSCOPE_DATASETS_DIR='" + empty.string() + "' " + cli + "data-info fashion-mnist:test");
+    CHECK_MSG(one_line_error(info, "fashion-mnist/t10k-images-idx3-ubyte.gz"), info.err);
+    // The files as the package names them (the tiny 2 x 3 fixture: the reader takes any image shape).
+    std::filesystem::copy_file(kDir + "tiny-images-idx3-ubyte", here / "fashion-mnist" / "t10k-images-idx3-ubyte");
+    std::filesystem::copy_file(kDir + "tiny-labels-idx1-ubyte", here / "fashion-mnist" / "t10k-labels-idx1-ubyte");
+    const CliResult r = run_shell("RBMSCOPE_DATASETS_DIR='" + here.string() + "' " + cli +
+                                  "train --data fashion-mnist:test --binarize 0.5 --hidden 2 --updates 4 --batch 3 --out " + path("fm.json"));
+    CHECK_MSG(r.exit_code == 0, r.err);
+    if (r.exit_code == 0) {
+        CHECK(r.json()["examples"] == 3);
+        CHECK(r.json()["data"].get<std::string>().rfind("fashion-mnist test (3 images 2x3)", 0) == 0);
+    }
+}

@@ -1,11 +1,17 @@
 // Data sets (docs/methods/training.md): bars-and-stripes, the embedded digits and their shifts, IDX and CSV
 // readers with their error messages, transforms, and the .npz model fixture written by NumPy.
+#include <zlib.h>
+
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
 #include "check.hpp"
+#include "test_files.hpp"
 #include "core/data/datasets.hpp"
+#include "core/numerics/memory_budget.hpp"
 #include "core/exact/exact.hpp"
 #include "core/kernels/gibbs.hpp"
 #include "core/io/model_io.hpp"
@@ -209,3 +215,106 @@ TEST_CASE(".npz written by NumPy loads as a BRBM and its Gibbs samples follow th
 }
 
 RBM_TEST_MAIN
+
+namespace {
+
+// gzip (RFC 1952) of `bytes`, as gzip(1) and Debian's dataset packages write it.
+std::string gzip_of(const std::string& bytes) {
+    z_stream zs;
+    std::memset(&zs, 0, sizeof zs);
+    if (deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflateInit2");
+    std::string out(deflateBound(&zs, static_cast<uLong>(bytes.size())) + 64, '\0');
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+    zs.avail_in = static_cast<uInt>(bytes.size());
+    zs.next_out = reinterpret_cast<Bytef*>(out.data());
+    zs.avail_out = static_cast<uInt>(out.size());
+    if (deflate(&zs, Z_FINISH) != Z_STREAM_END) throw std::runtime_error("deflate");
+    out.resize(zs.total_out);
+    deflateEnd(&zs);
+    return out;
+}
+
+std::string be32_bytes(std::uint32_t v) {
+    return {static_cast<char>(v >> 24), static_cast<char>((v >> 16) & 0xff), static_cast<char>((v >> 8) & 0xff), static_cast<char>(v & 0xff)};
+}
+
+// An IDX images file: `count` images of rows x cols whose pixel k of image i is (7 i + k) mod 256.
+std::string idx_images(std::uint32_t count, std::uint32_t rows, std::uint32_t cols) {
+    std::string b = std::string("\x00\x00\x08\x03", 4) + be32_bytes(count) + be32_bytes(rows) + be32_bytes(cols);
+    for (std::uint32_t i = 0; i < count; ++i)
+        for (std::uint32_t k = 0; k < rows * cols; ++k) b.push_back(static_cast<char>((7 * i + k) % 256));
+    return b;
+}
+
+std::string idx_labels(std::uint32_t count) {
+    std::string b = std::string("\x00\x00\x08\x01", 4) + be32_bytes(count);
+    for (std::uint32_t i = 0; i < count; ++i) b.push_back(static_cast<char>(i % 10));
+    return b;
+}
+
+void write_bytes(const std::filesystem::path& p, const std::string& bytes) {
+    std::ofstream f(p, std::ios::binary);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+TEST_CASE("IDX gzip-compressed: read as the plain file, labels beside it; truncated, short, long and bombs refused") {
+    test::TempDir dir;
+    const std::string img = idx_images(5, 4, 3), lab = idx_labels(5);
+    write_bytes(dir.path / "small-images-idx3-ubyte.gz", gzip_of(img));
+    write_bytes(dir.path / "small-labels-idx1-ubyte.gz", gzip_of(lab));
+    const Dataset d = load_dataset((dir.path / "small-images-idx3-ubyte.gz").string());
+    const Dataset plain = parse_idx(img, lab, "plain");
+    CHECK(d.size() == 5 && d.dim() == 12 && d.image_rows == 4 && d.image_cols == 3 && d.max_value == 255);
+    CHECK(d.X == plain.X);
+    CHECK(d.X(2, 5) == 19);  // (7 * 2 + 5) mod 256
+    CHECK((d.labels == std::vector<int>{0, 1, 2, 3, 4}));
+    CHECK(inflate_idx(gzip_of(img), 3, "x") == img);
+
+    // Truncated stream: every cut short of the end is refused, naming the file.
+    const std::string gz = gzip_of(idx_images(40, 28, 28));
+    for (std::size_t cut : {std::size_t(5), std::size_t(20), gz.size() / 2, gz.size() - 4, gz.size() - 1})
+        CHECK_THROWS_WITH(inflate_idx(gz.substr(0, cut), 3, "cut.gz"), InputError, "cut.gz");
+    CHECK_THROWS_WITH(inflate_idx(gz.substr(0, gz.size() - 4), 3, "cut.gz"), InputError, "ends early");
+    // A payload shorter or longer than the header declares, as for the plain file.
+    const std::string short_payload = idx_images(3, 2, 2).substr(0, 16 + 10);
+    CHECK_THROWS_WITH(inflate_idx(gzip_of(short_payload), 3, "s.gz"), InputError, "claims 12 values but the file holds 10");
+    CHECK_THROWS_WITH(inflate_idx(gzip_of(idx_images(3, 2, 2) + "x"), 3, "l.gz"), InputError, "claims 12 values but the file holds more");
+    CHECK_THROWS_WITH(inflate_idx("\x1f\x8b not really", 3, "bad.gz"), InputError, "bad.gz");
+    // A bomb: a header declaring 10000 images of 100 x 100 (100 MB) over a small compressed file is
+    // refused from the header, before the payload is allocated or inflated, when it exceeds the budget.
+    const std::string bomb = gzip_of(std::string("\x00\x00\x08\x03", 4) + be32_bytes(10000) + be32_bytes(100) + be32_bytes(100) +
+                                     std::string(2000000, '\0'));
+    CHECK(bomb.size() < 10000);
+    set_memory_budget(std::uint64_t(1) << 20);
+    CHECK_THROWS_WITH(inflate_idx(bomb, 3, "bomb.gz"), InputError, "bomb.gz: inflating 100000000 IDX values needs 95.4 MiB, more than the memory budget (1.0 MiB)");
+    set_memory_budget(0);
+    // Within the budget, it inflates only what the header declares (2 MB of the stream) and finds it short.
+    CHECK_THROWS_WITH(inflate_idx(bomb, 3, "bomb.gz"), InputError, "claims 100000000 values but the file holds 2000000");
+}
+
+TEST_CASE("fashion-mnist: found where Debian installs it (here a test directory), clear message when absent") {
+    test::TempDir dir;
+    set_system_datasets_dir(dir.path);
+    CHECK_THROWS_WITH(load_dataset("fashion-mnist"), InputError, "apt-get install dataset-fashion-mnist");
+    CHECK_THROWS_WITH(load_dataset("fashion-mnist:test"), InputError, "t10k-images-idx3-ubyte.gz");
+    CHECK_THROWS_WITH(load_dataset("fashion-mnist:valid"), InputError, "expected fashion-mnist, fashion-mnist:train or fashion-mnist:test");
+    std::filesystem::create_directories(dir.path / "fashion-mnist");
+    write_bytes(dir.path / "fashion-mnist" / "t10k-images-idx3-ubyte.gz", gzip_of(idx_images(6, 28, 28)));
+    write_bytes(dir.path / "fashion-mnist" / "t10k-labels-idx1-ubyte.gz", gzip_of(idx_labels(6)));
+    write_bytes(dir.path / "fashion-mnist" / "train-images-idx3-ubyte.gz", gzip_of(idx_images(9, 28, 28)));
+    const Dataset test = load_dataset("fashion-mnist:test");
+    CHECK(test.size() == 6 && test.dim() == 784 && test.image_rows == 28 && test.labels.size() == 6);
+    CHECK(test.name == "fashion-mnist test (6 images 28x28)");
+    const Dataset train = load_dataset("fashion-mnist");
+    CHECK(train.size() == 9 && train.labels.empty());
+    CHECK(load_dataset("fashion-mnist:train").X == train.X);
+    // A model recording it as its data finds it without a file of that name beside the model.
+    TrainingData t;
+    t.data = "fashion-mnist:test";
+    t.binarize = 0.5;
+    CHECK(load_training_data(t, dir.path).size() == 6);
+    set_system_datasets_dir({});
+    CHECK(system_datasets_dir() == std::filesystem::path(kSystemDatasetsDir));
+}

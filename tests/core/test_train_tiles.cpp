@@ -161,14 +161,14 @@ Dataset digits_binary() {
 
 // Runs `o` on P parts (threads); part 0's trainer is returned. `cancel_at`: part P-1 raises its
 // cancel flag before that update (0: never).
-Trainer run_parts(const TrainOptions& o, const Dataset& d, Index parts, Index cancel_at = 0) {
+Trainer run_parts(const TrainOptions& o, const Dataset& d, Index parts, Index cancel_at = 0, bool allow_idle = false) {
     ThreadWorld w(parts);
     std::vector<std::optional<Trainer>> trainers(static_cast<std::size_t>(parts));
     std::vector<std::unique_ptr<ThreadExchange>> ex;
     for (Index q = 0; q < parts; ++q) {
         ex.push_back(std::make_unique<ThreadExchange>(w, q));
         trainers[static_cast<std::size_t>(q)].emplace(o, d);
-        trainers[static_cast<std::size_t>(q)]->set_exchange(ex.back().get());
+        trainers[static_cast<std::size_t>(q)]->set_exchange(ex.back().get(), allow_idle);
     }
     std::vector<std::thread> threads;
     for (Index q = 0; q < parts; ++q)
@@ -262,6 +262,116 @@ TEST_CASE("shared Trainer: one part's cancel stops every part after the same upd
     ThreadExchange ex(w, 0);
     Trainer few(o, d);
     CHECK_THROWS_WITH(few.set_exchange(&ex), InputError, "more ranks than the 2 tile(s) of 64 rows the 128 chains");
+}
+
+TEST_CASE("parts beyond the tiles idle when allowed: the model and checkpoint of one process (pcd, cd)") {
+    const Dataset d = digits_binary();
+    TrainOptions o;
+    o.hidden = 8;
+    o.updates = 5;
+    o.batch = 64;   // 1 tile
+    o.chains = 100; // 2 tiles
+    o.monitor_every = 0;
+    o.exact_limit = 0;
+    o.ais_chains = 4;
+    o.ais_steps = 10;
+    o.learning_rate = 0.05;
+    for (const TrainMethod method : {TrainMethod::Pcd, TrainMethod::Cd}) {
+        o.method = method;
+        Trainer one(o, d);
+        one.run();
+        const std::vector<Index> idle = one.idle_parts(4);
+        CHECK_MSG(idle.size() == (method == TrainMethod::Cd ? 3u : 2u), train_method_name(method) << ": " << idle.size() << " idle");
+        Trainer shared = run_parts(o, d, 4, 0, true);
+        CHECK(shared.status() == TrainStatus::Finished);
+        CHECK_MSG(without_seconds(shared.checkpoint_json()) == without_seconds(one.checkpoint_json()),
+                  train_method_name(method) << " at 4 parts (some idle) differs from one process");
+    }
+}
+
+namespace {
+
+// The score of one row by its definition, in long double with plain loops: s_W = v h', s_b = v,
+// s_c = h with h = E[h | v] = sigmoid(W' v + c) (BRBM) or max(e, c_L e), e = W' v + c (leaky).
+void add_reference_score(const Model& model, const double* v, std::vector<long double>& acc) {
+    const Mat& W = model.as<Brbm>() ? model.as<Brbm>()->W : model.as<Leaky>()->W;
+    const Vec& c = model.as<Brbm>() ? model.as<Brbm>()->c : model.as<Leaky>()->c;
+    const Index n = W.rows(), m = W.cols();
+    std::vector<long double> h(static_cast<std::size_t>(m));
+    for (Index j = 0; j < m; ++j) {
+        long double e = c(j);
+        for (Index i = 0; i < n; ++i) e += static_cast<long double>(W(i, j)) * v[i];
+        h[static_cast<std::size_t>(j)] = model.as<Brbm>() ? 1.0L / (1.0L + std::exp(-e)) : (e > 0 ? e : model.as<Leaky>()->leakiness * e);
+    }
+    for (Index j = 0; j < m; ++j)
+        for (Index i = 0; i < n; ++i) acc[static_cast<std::size_t>(j * n + i)] += v[i] * h[static_cast<std::size_t>(j)];
+    for (Index i = 0; i < n; ++i) acc[static_cast<std::size_t>(n * m + i)] += v[i];
+    for (Index j = 0; j < m; ++j) acc[static_cast<std::size_t>(n * m + n + j)] += h[static_cast<std::size_t>(j)];
+}
+
+}  // namespace
+
+TEST_CASE("one update's gradient equals a plain per-row computation: mean data score minus mean negative score") {
+    // The full data set as the batch (so the gradient does not depend on the epoch's order), 150
+    // rows (3 tiles) and 100 persistent chains (2 tiles): the gradient the trainer used must be the
+    // mean score over the data minus that over the negative samples it returns, computed here row by
+    // row in long double -- to rounding in double, to float rounding with float32 products.
+    Dataset d = bars_and_stripes_sampled(4, 150, 9);
+    for (const bool leaky : {false, true})
+        for (const bool f32 : {false, true}) {
+            TrainOptions o;
+            o.kind = leaky ? ModelKind::Leaky : ModelKind::Brbm;
+            o.hidden = 7;
+            o.method = TrainMethod::Pcd;
+            o.batch = d.size();
+            o.chains = 100;
+            o.updates = 3;
+            o.init_scale = 0.5;
+            o.monitor_every = 0;
+            o.exact_limit = 1e9;
+            o.float32 = f32;
+            Trainer t(o, d);
+            t.step(1);  // moves the initial model and the chains on; the second update is checked
+            const Model before = t.model();
+            t.step(1);
+            const RowMat neg = t.negative_samples();
+            const Index n = d.dim(), m = o.hidden, S = n * m + n + m;
+            std::vector<long double> pos(static_cast<std::size_t>(S), 0.0L), negs(static_cast<std::size_t>(S), 0.0L);
+            for (Index r = 0; r < d.size(); ++r) add_reference_score(before, d.X.row(r).data(), pos);
+            for (Index r = 0; r < neg.rows(); ++r) add_reference_score(before, neg.row(r).data(), negs);
+            Vec expected(S);
+            for (Index k = 0; k < S; ++k)
+                expected(k) = static_cast<double>(pos[static_cast<std::size_t>(k)] / d.size() - negs[static_cast<std::size_t>(k)] / neg.rows());
+            const Vec got = t.last_gradient().flat();
+            const double scale = std::max(1.0, expected.cwiseAbs().maxCoeff()), err = (got - expected).cwiseAbs().maxCoeff();
+            const double tol = f32 ? 1e-5 : 1e-13;
+            CHECK_MSG(err < tol * scale, (leaky ? "leaky" : "brbm") << (f32 ? " float32" : " float64") << ": max |gradient - reference| = " << err);
+            if (f32) CHECK_MSG(err > 0, "float32 products gave the double gradient exactly: not in single precision?");
+        }
+}
+
+TEST_CASE("float32 gradient products: the same bits at 1 and 2 threads and at 2 and 3 parts") {
+    const Dataset d = digits_binary();
+    TrainOptions o;
+    o.hidden = 12;
+    o.updates = 4;
+    o.batch = 150;
+    o.chains = 200;
+    o.monitor_every = 0;
+    o.exact_limit = 0;
+    o.ais_chains = 4;
+    o.ais_steps = 10;
+    o.learning_rate = 0.05;
+    o.float32 = true;
+    std::string ck[2];
+    for (int threads : {1, 2}) {
+        ThreadLimit limit(threads);
+        Trainer t(o, d);
+        t.run();
+        ck[threads - 1] = without_seconds(t.checkpoint_json());
+    }
+    CHECK(ck[0] == ck[1]);
+    for (const Index parts : {Index(2), Index(3)}) CHECK(without_seconds(run_parts(o, d, parts).checkpoint_json()) == ck[0]);
 }
 
 RBM_TEST_MAIN

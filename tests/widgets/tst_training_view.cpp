@@ -5,6 +5,7 @@
 // runs every method one after another with one series each (tempered ones with swap acceptance in
 // [0, 1]); Export data writes one CSV line per record; Open in app hands the trained model to the main window's samples view.
 // Screenshot: training.png in screenshotDir().
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -138,6 +139,30 @@ private Q_SLOTS:
         v.setDataSpec(other);
         QVERIFY(!v.loadCheckpoint(ckpt).isEmpty());
         QVERIFY(v.statusText().startsWith(QStringLiteral("Cannot load the checkpoint")));
+    }
+
+    void fashionMnistIsOfferedAndRoundTrips() {
+        // Both Fashion-MNIST sets are entries of the Data choice, and a session's spec selects them.
+        TrainingView v;
+        QComboBox* kind = nullptr;
+        for (QComboBox* c : v.findChildren<QComboBox*>())
+            if (c->count() > 0 && c->itemText(0) == QStringLiteral("bars and stripes")) kind = c;
+        QVERIFY(kind);
+        QStringList items;
+        for (int i = 0; i < kind->count(); ++i) items << kind->itemText(i);
+        QVERIFY2(items.filter(QStringLiteral("Fashion-MNIST")).size() == 2, qPrintable(items.join(QStringLiteral(" | "))));
+        for (const QString& spec : {QStringLiteral("fashion-mnist"), QStringLiteral("fashion-mnist:test"), QStringLiteral("digits"),
+                                    QStringLiteral("bars:3"), QStringLiteral("/tmp/x-idx3-ubyte.gz")}) {
+            TrainDataSpec d;
+            d.source = spec;
+            d.prep = TrainDataSpec::Prep::Binarize;
+            v.setDataSpec(d);
+            QCOMPARE(v.dataSpec().source, spec);
+        }
+        TrainDataSpec train;
+        train.source = QStringLiteral("fashion-mnist:train");
+        v.setDataSpec(train);
+        QCOMPARE(v.dataSpec().source, QStringLiteral("fashion-mnist"));  // the same set, by its short name
     }
 
     void badCsvPathShowsAMessage() {

@@ -1,5 +1,6 @@
 #include "views/samples/samples_view.hpp"
 
+#include <QCompleter>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QSplitter>
@@ -87,7 +88,7 @@ SamplesView::SamplesView(QWidget* parent, BackgroundJobs* jobs)
     });
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Data set"), QString(),
-                                                          tr("Data (*.csv *.csv.gz *idx3-ubyte);;All files (*)"));
+                                                          tr("Data (*.csv *.csv.gz *idx3-ubyte *idx3-ubyte.gz);;All files (*)"));
         if (path.isEmpty()) return;
         dataSpec_->setText(path);
         setDataSpec(path);
@@ -98,7 +99,7 @@ SamplesView::SamplesView(QWidget* parent, BackgroundJobs* jobs)
         Q_EMIT runningChanged(on);
     });
     data_->setTitle(tr("Data examples"));
-    data_->setMessage(tr("Choose a data set (bars:4, digits, a CSV or IDX file) to show examples here."));
+    data_->setMessage(tr("Choose a data set (bars:4, digits, fashion-mnist, a CSV or IDX file) to show examples here."));
     samples_->setTitle(tr("Samples"));
     message_ = tr("Open an image-shaped model (or train one in the Training tab) to see its samples.");
     samples_->setMessage(message_);
@@ -145,7 +146,14 @@ void SamplesView::buildControls() {
         s->setToolTip(tr("Image shape (rows × columns = n); auto: the data set's shape, else square"));
     }
     dataSpec_ = new QLineEdit(this);
-    dataSpec_->setPlaceholderText(tr("bars:4, digits, or a file"));
+    dataSpec_->setPlaceholderText(tr("bars:4, digits, fashion-mnist, or a file"));
+    // The sets known by name (rbm::load_dataset); Fashion-MNIST from Debian's dataset-fashion-mnist.
+    auto* known = new QCompleter(QStringList{QStringLiteral("bars:4"), QStringLiteral("digits"), QStringLiteral("fashion-mnist"),
+                                             QStringLiteral("fashion-mnist:test")},
+                                 dataSpec_);
+    dataSpec_->setCompleter(known);
+    dataSpec_->setToolTip(tr("bars:D, digits, fashion-mnist (training set), fashion-mnist:test (apt-get install "
+                             "dataset-fashion-mnist), or a .csv, .csv.gz or IDX (.gz) file"));
     dataSpec_->setMinimumWidth(160);
     prep_ = new QComboBox(this);
     prep_->addItem(tr("as is"));

@@ -20,6 +20,9 @@ namespace rbmscope {
 
 namespace {
 
+// The Data choice's entries, in order: the sets rbm::load_dataset knows by name, then a file.
+enum DataChoice { kBars = 0, kDigits, kFashionTrain, kFashionTest, kFile };
+
 const rbm::TrainMethod kMethods[] = {rbm::TrainMethod::Cd,  rbm::TrainMethod::Pcd,   rbm::TrainMethod::Pt, rbm::TrainMethod::Lpt,
                                      rbm::TrainMethod::Deo, rbm::TrainMethod::Leaky, rbm::TrainMethod::Mix};
 
@@ -51,11 +54,16 @@ QWidget* TrainingView::buildSettings() {
     dataKind_ = new QComboBox(box);
     dataKind_->addItem(tr("bars and stripes"));
     dataKind_->addItem(tr("8×8 digits"));
+    dataKind_->addItem(tr("Fashion-MNIST 28×28, training set (60000)"));
+    dataKind_->addItem(tr("Fashion-MNIST 28×28, test set (10000)"));
     dataKind_->addItem(tr("file (CSV / IDX)"));
+    dataKind_->setItemData(kFashionTrain, tr("Debian's dataset-fashion-mnist package (apt-get install dataset-fashion-mnist)"),
+                           Qt::ToolTipRole);
+    dataKind_->setItemData(kFashionTest, dataKind_->itemData(kFashionTrain, Qt::ToolTipRole), Qt::ToolTipRole);
     barsD_ = intSpin(box, 1, 12, 4);
     barsD_->setToolTip(tr("Grid size d: every bars-and-stripes pattern on a d×d grid"));
     dataPath_ = new QLineEdit(box);
-    dataPath_->setPlaceholderText(tr("path to .csv, .csv.gz or *idx3-ubyte"));
+    dataPath_->setPlaceholderText(tr("path to .csv, .csv.gz, *idx3-ubyte or *idx3-ubyte.gz"));
     browse_ = new QPushButton(tr("Browse…"), box);
     auto* pathRow = new QHBoxLayout;
     pathRow->addWidget(dataPath_, 1);
@@ -160,7 +168,7 @@ QWidget* TrainingView::buildSettings() {
     connect(method_, &QComboBox::currentIndexChanged, this, [this] { methodOrKindChanged(); });
     connect(browse_, &QPushButton::clicked, this, [this] {
         const QString p = QFileDialog::getOpenFileName(this, tr("Training data"), QString(),
-                                                       tr("Data (*.csv *.csv.gz *idx3-ubyte);;All files (*)"));
+                                                       tr("Data (*.csv *.csv.gz *idx3-ubyte *idx3-ubyte.gz);;All files (*)"));
         if (!p.isEmpty()) dataPath_->setText(p);
     });
     connect(trainButton_, &QPushButton::clicked, this, [this] { train(); });
@@ -195,10 +203,10 @@ QWidget* TrainingView::buildSettings() {
 
 void TrainingView::methodOrKindChanged() {
     const int dk = dataKind_->currentIndex();
-    barsD_->setEnabled(dk == 0);
-    dataPath_->setEnabled(dk == 2);
-    browse_->setEnabled(dk == 2);
-    shifts_->setEnabled(dk != 0);
+    barsD_->setEnabled(dk == kBars);
+    dataPath_->setEnabled(dk == kFile);
+    browse_->setEnabled(dk == kFile);
+    shifts_->setEnabled(dk != kBars);
     const auto method = static_cast<rbm::TrainMethod>(method_->currentData().toInt());
     const bool tempered = rbm::is_tempered(method);
     gamma_->setEnabled(tempered);
@@ -211,12 +219,16 @@ void TrainingView::methodOrKindChanged() {
 void TrainingView::setDataSpec(const TrainDataSpec& d) {
     const QString s = d.source.trimmed();
     if (s.startsWith(QStringLiteral("bars:")) && !s.mid(5).contains(QLatin1Char(':'))) {
-        dataKind_->setCurrentIndex(0);
+        dataKind_->setCurrentIndex(kBars);
         barsD_->setValue(s.mid(5).toInt());
     } else if (s == QLatin1String("digits")) {
-        dataKind_->setCurrentIndex(1);
+        dataKind_->setCurrentIndex(kDigits);
+    } else if (s == QLatin1String("fashion-mnist") || s == QLatin1String("fashion-mnist:train")) {
+        dataKind_->setCurrentIndex(kFashionTrain);
+    } else if (s == QLatin1String("fashion-mnist:test")) {
+        dataKind_->setCurrentIndex(kFashionTest);
     } else {
-        dataKind_->setCurrentIndex(2);
+        dataKind_->setCurrentIndex(kFile);
         dataPath_->setText(s);
     }
     shifts_->setChecked(d.shifts);
@@ -226,11 +238,13 @@ void TrainingView::setDataSpec(const TrainDataSpec& d) {
 TrainDataSpec TrainingView::dataSpec() const {
     TrainDataSpec d;
     switch (dataKind_->currentIndex()) {
-        case 0: d.source = QStringLiteral("bars:%1").arg(barsD_->value()); break;
-        case 1: d.source = QStringLiteral("digits"); break;
+        case kBars: d.source = QStringLiteral("bars:%1").arg(barsD_->value()); break;
+        case kDigits: d.source = QStringLiteral("digits"); break;
+        case kFashionTrain: d.source = QStringLiteral("fashion-mnist"); break;
+        case kFashionTest: d.source = QStringLiteral("fashion-mnist:test"); break;
         default: d.source = dataPath_->text().trimmed(); break;
     }
-    d.shifts = shifts_->isChecked() && dataKind_->currentIndex() != 0;
+    d.shifts = shifts_->isChecked() && dataKind_->currentIndex() != kBars;
     d.prep = static_cast<TrainDataSpec::Prep>(prep_->currentData().toInt());
     return d;
 }

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""The workload cases of scripts/bench.sh beside AIS: parallel tempering, PCD-1 and CD-1 training
+and sampling, rbmscope against the Python peers (../shared/peers/pt_peer.py, train_peer.py) in the
+same invocation. Called by bench.sh; standard library only (the peers import NumPy / PyTorch).
+
+usage: bench_workloads.py OUT_DIR CLI MODEL.json THREADS
+  OUT_DIR   where bench.sh keeps its raw results (rbmscope.json of the AIS cases is read from it)
+  MODEL     the 784x500 BRBM of the AIS cases (the peers' model when ais_peer.py wrote it)
+Environment: RBMSCOPE_PEERS_DIR (default ../shared/peers beside the repository), PT_SCANS (200),
+TRAIN_UPDATES (200), SAMPLE_SWEEPS (100), FASHION_MNIST (the Debian package's training images).
+
+Rates: rbmscope's from the time it reports for the work itself (pt "seconds", train
+"timing.seconds.updates"); sample reports none, so its rate is chains x the extra sweeps over the
+extra wall time of a second, longer run (loading and printing cancel). The peers time their own
+loops. The peers' model and data are the same files rbmscope reads.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+out, cli, model, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+peers = os.environ.get('RBMSCOPE_PEERS_DIR', os.path.join(repo, '..', 'shared', 'peers'))
+scans = int(os.environ.get('PT_SCANS', '200'))
+updates = int(os.environ.get('TRAIN_UPDATES', '200'))
+sweeps = int(os.environ.get('SAMPLE_SWEEPS', '100'))
+images = os.environ.get('FASHION_MNIST', '/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz')
+peer_env = {k: v for k, v in os.environ.items() if k not in ('OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE')}
+
+
+def run(argv, env=None, parse=True):
+    t0 = time.perf_counter()
+    p = subprocess.run(argv, capture_output=True, text=True, env=env)
+    dt = time.perf_counter() - t0
+    if p.returncode != 0:
+        return None, dt, (p.stderr.strip().splitlines() or ['exit %d' % p.returncode])[-1]
+    if not parse:
+        return None, dt, ''
+    for text in (p.stdout, (p.stdout.strip().splitlines() or [''])[-1]):  # rbmscope's JSON, or a peer's last line
+        try:
+            return json.loads(text), dt, ''
+        except ValueError:
+            pass
+    return None, dt, 'unreadable output'
+
+
+def peer(script, kind, args):
+    path = os.path.join(peers, script)
+    if not os.path.exists(path):
+        return None, '%s not found' % path
+    r, _, err = run(['/usr/bin/python3', path, kind] + [str(a) for a in args], env=peer_env)
+    return r, err
+
+
+results = []
+notes = []
+
+
+def case(name, unit, ours, ours_err, peer_rates, extra=''):
+    results.append({'case': name, 'unit': unit, 'rbmscope': ours, 'error': ours_err, 'peers': peer_rates, 'note': extra})
+
+
+# ---- PT: 8 chains x 16 replicas, deterministic even-odd, the peer's ladder (beta_0 = 0, 0.7^(N-k)) ----
+C, R = 8, 16
+betas = [0.0] + [0.7 ** (R - 1 - k) for k in range(1, R)]
+pt, _, err = run([cli, 'pt', model, '--scheme', 'deo', '--chains', str(C), '--betas', ','.join(repr(b) for b in betas),
+                  '--sweeps', str(scans), '--seed', '1', '--threads', str(threads)])
+ours = C * R * scans / pt['seconds'] if pt and pt.get('seconds') else None
+rates = {}
+for kind in ('torch', 'numpy'):
+    r, perr = peer('pt_peer.py', kind, [model, C, R, scans, threads])
+    rates[kind] = r['replica_sweeps_per_s'] if r else None
+    if not r:
+        notes.append('pt_peer %s: not run (%s)' % (kind, perr))
+case('PT 784x500 BRBM, 8 chains x 16 replicas, DEO', 'replica-sweeps/s', ours, err, rates)
+
+# ---- training on binarized Fashion-MNIST, batch 100, 100 chains, 500 hidden ----
+if not os.path.exists(images):
+    notes.append('training: %s not found (apt-get install dataset-fashion-mnist)' % images)
+else:
+    peer_rates = {}
+    for kind in ('torch', 'numpy'):
+        r, perr = peer('train_peer.py', kind, [images, 500, 100, 100, 1, updates, threads])
+        peer_rates[kind] = r['updates_per_s'] if r else None
+        if not r:
+            notes.append('train_peer %s: not run (%s)' % (kind, perr))
+    for method, extra in (('pcd', ''), ('cd', 'peers run PCD-1 (the same products per update)')):
+        tr, _, err = run([cli, 'train', '--data', images, '--binarize', '0.5', '--hidden', '500', '--method', method, '--batch',
+                          '100', '--chains', '100', '--k', '1', '--updates', str(updates), '--lr', '0.01', '--monitor-every', '0',
+                          '--monitor-examples', '100', '--ais-chains', '10', '--ais-steps', '10', '--threads', str(threads),
+                          '--out', os.path.join(out, 'trained-%s.json' % method)])
+        ours = tr['timing']['updates_per_s'] if tr and 'timing' in tr else None
+        case('%s-1 training 784x500, Fashion-MNIST binarized, batch 100, 100 chains' % method.upper(), 'updates/s', ours, err,
+             peer_rates, extra)
+
+# ---- sample: 1000 chains of the 784x500 BRBM, against the AIS kernel's chain-sweeps/s ----
+chains = 1000
+a, t_short, err = run([cli, 'sample', model, '--chains', str(chains), '--sweeps', str(sweeps), '--threads', str(threads), '--format',
+                       'csv'], parse=False)
+b, t_long, err2 = run([cli, 'sample', model, '--chains', str(chains), '--sweeps', str(3 * sweeps), '--threads', str(threads),
+                       '--format', 'csv'], parse=False)
+ours = chains * 2 * sweeps / (t_long - t_short) if (err == '' and err2 == '' and t_long > t_short) else None
+ais = None
+try:
+    for c in json.load(open(os.path.join(out, 'rbmscope.json')))['cases']:
+        if c['case'] == 'brbm-784x500' and c['precision'] == 'float64':
+            ais = c['chain_sweeps_per_s']
+except (OSError, ValueError, KeyError):
+    pass
+case('sample 784x500 BRBM, 1000 chains (float64)', 'chain-sweeps/s', ours, err or err2, {},
+     'AIS kernel float64: %s chain-sweeps/s; sample / AIS = %s' % (
+         'n/a' if ais is None else '{:,.0f}'.format(ais),
+         'n/a' if (ais is None or ours is None) else '%.0f %%' % (100 * ours / ais)))
+
+json.dump({'cases': results, 'notes': notes}, open(os.path.join(out, 'workloads.json'), 'w'), indent=1)
+
+
+def fmt(x):
+    return 'n/a' if x is None else '{:,.1f}'.format(x) if x < 100 else '{:,.0f}'.format(x)
+
+
+print()
+print('| workload | unit | rbmscope | PyTorch | NumPy | rbmscope / best peer |')
+print('|---|---|---:|---:|---:|---:|')
+for c in results:
+    p = [v for v in c['peers'].values() if v]
+    ratio = '%.2f×' % (c['rbmscope'] / max(p)) if (p and c['rbmscope']) else '—'
+    print('| %s | %s | %s | %s | %s | %s |' % (c['case'], c['unit'], fmt(c['rbmscope']) if not c['error'] else 'failed: ' + c['error'],
+                                            fmt(c['peers'].get('torch')) if 'torch' in c['peers'] else '—',
+                                            fmt(c['peers'].get('numpy')) if 'numpy' in c['peers'] else '—', ratio))
+for c in results:
+    if c['note']:
+        print('%s: %s' % (c['case'], c['note']))
+for n in notes:
+    print(n)
