@@ -375,6 +375,7 @@ json run_ais_sweep(const std::vector<std::string>& argv) {
     ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
     const SweepRequest q = read_sweep_request(a);
     const Model model = a.model(0);
+    check_ais_memory(q.chains, model.n_visible());  // every run's chains, before any moment phase
     const json options = sweep_options_json(a, model, decisive_options(opts, n_sweep_options));
     const SweepFiles files = read_sweep_files(a);
     Checkpoint ck = files.resume.empty() ? Checkpoint{options, {}} : load_checkpoint(files.resume, options);

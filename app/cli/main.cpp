@@ -7,6 +7,7 @@
 #include "cli_command.hpp"
 #include "core/io/result_source.hpp"
 #include "core/kernels/simd.hpp"
+#include "core/numerics/memory_budget.hpp"
 #include "interrupt.hpp"
 #include "mpi/world.hpp"
 #include "test_hooks.hpp"
@@ -61,6 +62,9 @@ int finish(int code, const std::string& message, const nlohmann::json& out) {
 
 int run(int argc, char** argv) {
     std::ios::sync_with_stdio(true);
+    // The budget every loader and run checks before allocating; --max-memory (any command) sets another.
+    rbm::set_memory_budget(rbm::default_memory_budget_for_machine());
+    rbm::set_memory_budget_option("--max-memory");
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
         print_overview();
         return finish(argc < 2 ? 2 : 0, "", nullptr);
