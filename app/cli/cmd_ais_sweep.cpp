@@ -191,6 +191,7 @@ SweepFiles read_sweep_files(const Args& a) {
     f.stop_after = a.get_int("stop-after", 0, 1);
     if (a.has("checkpoint-every") && f.checkpoint.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
     if (a.has("stop-after") && f.checkpoint.empty()) throw InputError("--stop-after needs --checkpoint FILE");
+    if (!f.checkpoint.empty()) check_writable(f.checkpoint, a.has("checkpoint") ? "--checkpoint" : "--resume");  // before any run
     return f;
 }
 
