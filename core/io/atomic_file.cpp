@@ -13,6 +13,7 @@
 #include <mutex>
 #include <random>
 
+#include "core/numerics/memory_budget.hpp"
 #include "core/numerics/types.hpp"
 
 namespace rbm {
@@ -186,6 +187,14 @@ std::string read_file(const fs::path& path) {
                            : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file";
         throw InputError("cannot read '" + path.string() + "': it is " + std::string(what) +
                          ", not a regular file; give the path of a file");
+    }
+    // The whole file is held in memory: a sparse 8 GB file is refused here, not after it is read.
+    try {
+        check_memory_budget(static_cast<double>(st.st_size),
+                            "reading '" + path.string() + "' (" + std::to_string(st.st_size) + " bytes)");
+    } catch (...) {
+        ::close(fd);
+        throw;
     }
     (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     std::FILE* f = ::fdopen(fd, "rb");

@@ -31,9 +31,31 @@ inline std::string& memory_budget_option() {
     static std::string name;
     return name;
 }
+// A lower limit for this thread only (ScopedMemoryCap); ~0 when none.
+inline std::uint64_t& thread_memory_cap() {
+    thread_local std::uint64_t cap = ~std::uint64_t(0);
+    return cap;
+}
 }  // namespace detail
 
-inline std::uint64_t memory_budget() { return detail::memory_budget_bytes().load(std::memory_order_relaxed); }
+inline std::uint64_t memory_budget() {
+    return std::min(detail::memory_budget_bytes().load(std::memory_order_relaxed), detail::thread_memory_cap());
+}
+
+// Lowers the budget on this thread while alive: for what a front end loads by itself, unasked
+// (the app's Samples view loading a model's recorded training data on open).
+class ScopedMemoryCap {
+public:
+    explicit ScopedMemoryCap(std::uint64_t bytes) : previous_(detail::thread_memory_cap()) {
+        detail::thread_memory_cap() = std::min(previous_, bytes);
+    }
+    ~ScopedMemoryCap() { detail::thread_memory_cap() = previous_; }
+    ScopedMemoryCap(const ScopedMemoryCap&) = delete;
+    ScopedMemoryCap& operator=(const ScopedMemoryCap&) = delete;
+
+private:
+    std::uint64_t previous_;
+};
 // 0 restores the default.
 inline void set_memory_budget(std::uint64_t bytes) {
     detail::memory_budget_bytes().store(bytes == 0 ? kDefaultMemoryBudget : bytes, std::memory_order_relaxed);
