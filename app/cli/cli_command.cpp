@@ -8,6 +8,7 @@
 #include "core/io/named_arrays.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/result_source.hpp"
+#include "core/numerics/memory_budget.hpp"
 
 namespace rbm::cli {
 
@@ -38,6 +39,10 @@ Args::Args(std::string command, std::vector<std::string> positional_names, std::
       summary_(std::move(summary)),
       positional_names_(std::move(positional_names)),
       options_(std::move(options)) {
+    // Every command loads or allocates something: the memory budget (core/numerics/memory_budget.hpp).
+    options_.push_back({"max-memory", "SIZE",
+                        "memory budget for what a file, a data spec or a run may allocate, e.g. 4G or 512M (default: a quarter "
+                        "of this machine's memory, from 1G to 2G; now " + bytes_text(static_cast<double>(memory_budget())) + ")"});
     // Every command reading a model file takes --map (docs/reference/model-files.md), declared here once.
     for (const auto& p : positional_names_)
         if (p == "MODEL" || p == "IN") {
@@ -113,6 +118,11 @@ void Args::parse(const std::vector<std::string>& argv) {
         } else {
             positional_values_.push_back(a);
         }
+    }
+    if (auto m = get("max-memory")) {
+        const std::uint64_t bytes = parse_memory_size(*m);
+        if (bytes == 0) throw InputError("--max-memory expects a size of at least 1M such as 4G, 512M or 1.5G, got '" + *m + "'");
+        set_memory_budget(bytes);
     }
     if (positional_values_.size() < positional_names_.size())
         throw InputError("rbmscope-cli " + command_ + ": missing " + positional_names_[positional_values_.size()] +

@@ -10,6 +10,7 @@
 #include "progress.hpp"
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
+#include "core/numerics/memory_budget.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
 #include "mpi/distributed_ais.hpp"
@@ -116,6 +117,11 @@ PathRequest ais_path_request(const Args& a, const Model& target, const std::stri
     req.moments.gibbs_burn_in = a.get_int("moment-burn-in", 100, 0, 1'000'000'000);
     req.moments.seed = seed;
     req.mas.seed = seed;
+    if (req.moments.kind != MomentSource::Kind::Exact)  // the Gibbs chains of the target moments, if they run
+        check_memory_budget(static_cast<double>(req.moments.gibbs_chains) *
+                                (8.0 * static_cast<double>(target.n_visible() + target.n_hidden() + 2) + sizeof(Rng)),
+                            "Gibbs target moments with " + std::to_string(req.moments.gibbs_chains) + " chains of " +
+                                std::to_string(target.n_visible()) + " + " + std::to_string(target.n_hidden()) + " units");
     if (auto d = a.get("data")) {
         if (a.has("moments"))
             throw InputError("--data and --moments both say where the target moments come from; give one");
@@ -355,6 +361,9 @@ json run_ais_command(const std::vector<std::string>& argv) {
     // A BRBM with data (recorded by train, or --data) anneals from the data's base rate
     // (Salakhutdinov & Murray) unless --base says otherwise; "base" in the output says which.
     const std::string base = a.get_choice("base", default_ais_base(a, model), {"moment", "sigma", "uniform", "data"});
+    // The chains' states at least (run_ais checks the path's full state once it is built): refused
+    // before the target-moment phase, not after it.
+    check_ais_memory(o.chains, model.n_visible());
     PathRequest preq = ais_path_request(a, model, q.path, base, o.seed);
     preq.float32 = q.precision == "float32";
     AisWork work(progress, o.chains, q.schedule.steps > 0 ? q.schedule.steps : static_cast<Index>(q.schedule.list.size()), o.reverse);

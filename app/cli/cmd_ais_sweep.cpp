@@ -191,6 +191,7 @@ SweepFiles read_sweep_files(const Args& a) {
     f.stop_after = a.get_int("stop-after", 0, 1);
     if (a.has("checkpoint-every") && f.checkpoint.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
     if (a.has("stop-after") && f.checkpoint.empty()) throw InputError("--stop-after needs --checkpoint FILE");
+    if (!f.checkpoint.empty()) check_writable(f.checkpoint, a.has("checkpoint") ? "--checkpoint" : "--resume");  // before any run
     return f;
 }
 
@@ -375,6 +376,7 @@ json run_ais_sweep(const std::vector<std::string>& argv) {
     ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
     const SweepRequest q = read_sweep_request(a);
     const Model model = a.model(0);
+    check_ais_memory(q.chains, model.n_visible());  // every run's chains, before any moment phase
     const json options = sweep_options_json(a, model, decisive_options(opts, n_sweep_options));
     const SweepFiles files = read_sweep_files(a);
     Checkpoint ck = files.resume.empty() ? Checkpoint{options, {}} : load_checkpoint(files.resume, options);

@@ -29,8 +29,9 @@ json run_convert(const std::vector<std::string>& argv) {
         return nullptr;
     }
     const std::string mat_version = a.get_choice("mat-version", "5", {"5", "7.3"});
-    Model m = a.model(0);
     const std::filesystem::path out = a.positional(1);
+    check_writable(out, "OUT");
+    Model m = a.model(0);
     if (a.has("data")) {
         // Loaded once here, so a spec that does not load or fit is refused now, not when the
         // model is next inspected; a standardization records the mean and sd it applied.

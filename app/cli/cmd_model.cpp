@@ -9,6 +9,7 @@
 #include "core/exact/exact.hpp"
 #include "core/kernels/gibbs.hpp"
 #include "core/kernels/simd.hpp"
+#include "core/numerics/memory_budget.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
 
@@ -179,6 +180,11 @@ json run_sample(const std::vector<std::string>& argv) {
     if (static_cast<double>(chains) * static_cast<double>(m.n_visible()) > 2e8)
         throw InputError("--chains " + std::to_string(chains) + " x " + std::to_string(m.n_visible()) +
                          " visible units is too many values to print");
+    // The chains' states and random streams, and the samples as JSON (about 16 bytes a number).
+    check_memory_budget(static_cast<double>(chains) * (8.0 * static_cast<double>(m.n_visible() + m.n_hidden() + 2) + sizeof(Rng) +
+                                                       (format == "json" ? 16.0 * static_cast<double>(m.n_visible()) : 0.0)),
+                        "sampling " + std::to_string(chains) + " chains of " + std::to_string(m.n_visible()) + " + " +
+                            std::to_string(m.n_hidden()) + " units");
     RowMat V;
     json j = model_summary(m);
     bool complete = true;

@@ -126,6 +126,7 @@ PtRequest read_pt_request(const Args& a) {
                                                                                         : LeakyKernel::ExactMH;
     q.trajectory = a.get("trajectory");
     if (q.trajectory && q.trajectory->empty()) throw InputError("--trajectory needs a file name");
+    if (q.trajectory) check_writable(*q.trajectory, "--trajectory");  // before the run, not after it
     o.history_chains = q.trajectory ? a.get_int("trajectory-chains", std::min<Index>(o.chains, 16), 1, o.chains) : 0;
     if (!q.trajectory && a.has("trajectory-chains")) throw InputError("--trajectory-chains needs --trajectory");
     o.sample_chains = 0;

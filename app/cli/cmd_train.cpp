@@ -8,6 +8,7 @@
 #include "interrupt.hpp"
 #include "progress.hpp"
 #include "core/data/datasets.hpp"
+#include "core/io/atomic_file.hpp"
 #include "core/io/model_io.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/training/training.hpp"
@@ -120,7 +121,8 @@ std::string log_text(const Trainer& t, const std::string& log_path) {
     return ends_with(log_path, ".csv") ? t.log_csv() : t.log_json();
 }
 
-// The checks that need no data, made before any is read: the files' suffixes, --data, and
+// The checks that need no data, made before any is read: the files' suffixes and that they can be
+// written, --data, and
 // --epochs against --updates.
 TrainFiles read_output_files(const Args& a) {
     TrainFiles f;
@@ -131,6 +133,10 @@ TrainFiles read_output_files(const Args& a) {
     f.log = a.get("log", "");
     if (!f.log.empty() && !ends_with(f.log, ".csv") && !ends_with(f.log, ".json"))
         throw InputError("--log must end in .csv or .json, got '" + f.log + "'");
+    // Every file the run will write, tried now: an unwritable one found after hours of training loses them.
+    check_writable(f.model, "--out");
+    if (!f.log.empty()) check_writable(f.log, "--log");
+    if (auto c = a.get("checkpoint"); c && !c->empty()) check_writable(*c, "--checkpoint");
     if (!a.has("data")) throw InputError("--data is required: bars:D, digits, fashion-mnist, FILE.csv or FILE-idx3-ubyte");
     if (a.has("epochs") && a.has("updates")) throw InputError("give --epochs or --updates, not both");
     return f;

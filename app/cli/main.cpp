@@ -1,4 +1,5 @@
 // rbmscope-cli: scriptable front end. Dispatches to the subcommands registered in cmd_*.cpp.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -9,6 +10,7 @@
 #include "core/data/datasets.hpp"
 #include "core/io/result_source.hpp"
 #include "core/kernels/simd.hpp"
+#include "core/numerics/memory_budget.hpp"
 #include "interrupt.hpp"
 #include "mpi/world.hpp"
 #include "test_hooks.hpp"
@@ -61,8 +63,25 @@ int finish(int code, const std::string& message, const nlohmann::json& out) {
     return code;
 }
 
+// Where a result holds a number that is not finite ("results[2].log_z_mean"), or "": JSON has no
+// NaN or infinity, so it would be printed as null where a number is expected. Nulls put there on
+// purpose (e.g. "log_z_low" when it does not exist) are not numbers and are not reported.
+std::string non_finite_at(const nlohmann::json& j, const std::string& at) {
+    if (j.is_number_float()) return std::isfinite(j.get<double>()) ? "" : at.empty() ? "(the result)" : at;
+    if (j.is_object())
+        for (auto it = j.begin(); it != j.end(); ++it)
+            if (std::string w = non_finite_at(it.value(), at.empty() ? it.key() : at + "." + it.key()); !w.empty()) return w;
+    if (j.is_array())
+        for (std::size_t i = 0; i < j.size(); ++i)
+            if (std::string w = non_finite_at(j[i], at + "[" + std::to_string(i) + "]"); !w.empty()) return w;
+    return "";
+}
+
 int run(int argc, char** argv) {
     std::ios::sync_with_stdio(true);
+    // The budget every loader and run checks before allocating; --max-memory (any command) sets another.
+    rbm::set_memory_budget(rbm::default_memory_budget_for_machine());
+    rbm::set_memory_budget_option("--max-memory");
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
         print_overview();
         return finish(argc < 2 ? 2 : 0, "", nullptr);
@@ -99,6 +118,11 @@ int run(int argc, char** argv) {
                 std::cout << rbm::cli::interrupt::without_missing_numbers(out).dump(1) << std::endl;
             return finish(rbm::cli::interrupt::kExitCode, "", nullptr);
         }
+        // A complete result never prints null for a number with exit 0 (a non-finite value came
+        // from input the checks let through: say where, rather than print it).
+        if (const std::string at = non_finite_at(out, ""); !at.empty())
+            return finish(2, "the result's " + at + " is not a finite number (the computation overflowed or the input holds "
+                             "one); nothing printed", nullptr);
         return finish(0, "", out);
     } catch (const rbm::Cancelled&) {
         // A phase without a partial result of its own (the command did not catch it).

@@ -69,7 +69,11 @@ void addOptions(QCommandLineParser& parser) {
     QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("Seconds --screenshot waits for results (default 120)."), QStringLiteral("S"));
     QCommandLineOption sampler(QStringLiteral("sampler"), QStringLiteral("Samples view sampler: gibbs, pt, anneal."), QStringLiteral("S"));
     QCommandLineOption sampleSweeps(QStringLiteral("sample-sweeps"), QStringLiteral("Samples view: sweeps (scans, annealing steps)."), QStringLiteral("N"));
-    parser.addOptions({preset, model, sessionOption, view, run, path, base, compare, steps, chains, seed, sweep, perfect, reverse, beta, scale, shot, size,
+    QCommandLineOption maxMemory(QStringLiteral("max-memory"),
+                                 QStringLiteral("Memory budget for what a file, a data set or a run may allocate, e.g. 4G "
+                                                "(default: a quarter of this machine's memory, from 1G to 2G)."),
+                                 QStringLiteral("SIZE"));
+    parser.addOptions({maxMemory, preset, model, sessionOption, view, run, path, base, compare, steps, chains, seed, sweep, perfect, reverse, beta, scale, shot, size,
                        data, trainMethod, trainKind, trainHidden, trainUpdates, trainK, trainBatch, trainLr, trainMonitor, trainInit, trainShifts,
                        trainPrep, sampler, sampleSweeps, report, playbackFrames, frameCount, dpiOption, timeout});
     parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A model file, or a result JSON of rbmscope-cli to reopen (as --model)."),
@@ -116,6 +120,7 @@ AppOptions readOptions(const QCommandLineParser& parser) {
     o.dpi = given("dpi");
     o.timeout = given("timeout");
     o.size = parser.value(QStringLiteral("size"));
+    o.maxMemory = given("max-memory");
     return o;
 }
 

@@ -36,6 +36,8 @@ struct AppOptions {
     std::optional<QString> frames, dpi, timeout;
     QString size;  // WxH, default 1280x800
 
+    std::optional<QString> maxMemory;  // --max-memory SIZE: the memory budget (core/numerics/memory_budget.hpp)
+
     bool headless() const { return screenshot || report || playbackFrames; }
 };
 

@@ -22,6 +22,8 @@
 //   --playback-frames DIR [--frames N] [--dpi D]   as --screenshot, but File → Export playback frames
 //                                    (the current Annealing/Compare view from beta 0 to 1, or the Tempering
 //                                    view's recorded scans; N frames, default 60, at D dpi)
+//   --max-memory SIZE                memory budget (e.g. 4G) for what a file, data set or run may allocate
+//                                    (default: a quarter of the machine's memory, from 1G to 2G)
 // Environment: RBMSCOPE_CONFIG_DIR  where last-session.json is kept (default: the platform's config folder).
 // SIGTERM, SIGHUP and SIGINT close the window as the user would: the session is saved, exit 0.
 #include <QApplication>
@@ -39,6 +41,7 @@
 #include "views/tempering/tempering_view.hpp"
 #include "views/training/training_view.hpp"
 #include "core/io/presets.hpp"
+#include "core/numerics/memory_budget.hpp"
 #include "validated_field.hpp"
 
 namespace {
@@ -334,6 +337,14 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("rbmscope"));
     AppOptions o;
     if (const QString err = rbmscope::parseOptions(app, qtArgs.session, o); !err.isEmpty()) return fail(err);
+    // The budget every loader and run checks before allocating, set before anything is opened.
+    rbm::set_memory_budget(rbm::default_memory_budget_for_machine());
+    rbm::set_memory_budget_option("rbmscope --max-memory");
+    if (o.maxMemory) {
+        const std::uint64_t bytes = rbm::parse_memory_size(o.maxMemory->toStdString());
+        if (bytes == 0) return fail(QStringLiteral("--max-memory expects a size of at least 1M such as 4G, 512M or 1.5G, not '%1'").arg(*o.maxMemory));
+        rbm::set_memory_budget(bytes);
+    }
 
     MainWindow w;
     w.setInteractive(!o.headless());

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <thread>
 
+#include "core/numerics/memory_budget.hpp"
 #include "core/numerics/scalar.hpp"
 #include "core/numerics/parallel.hpp"
 
@@ -272,6 +273,15 @@ private:
 
 }  // namespace
 
+double ais_run_bytes(Index chains, Index dim) {
+    return static_cast<double>(chains) * (8.0 * (static_cast<double>(dim) + 6) + sizeof(Rng));
+}
+
+void check_ais_memory(Index chains, Index dim) {
+    check_memory_budget(ais_run_bytes(chains, dim),
+                        "AIS with " + std::to_string(chains) + " chains of " + std::to_string(dim) + " values");
+}
+
 AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const AisOptions& options,
                   const AisControl& control) {
     validate_schedule(schedule);
@@ -281,6 +291,7 @@ AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const Ais
                                options.chain_end <= options.chains))
         throw InputError("chain range [" + std::to_string(options.chain_begin) + ", " + std::to_string(options.chain_end) +
                          ") is not a nonempty part of the " + std::to_string(options.chains) + " chains");
+    check_ais_memory(is_share(options) ? options.chain_end - options.chain_begin : options.chains, path.dim());
     if ((options.perfect || options.reverse) && !path.can_sample_exactly())
         throw InputError(std::string(options.perfect ? "perfect transitions" : "reverse AIS") + " need exact samples from " +
                          (options.perfect ? "every intermediate distribution" : "the target") + ", which the " +

@@ -148,6 +148,13 @@ AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const Ais
 // then bitwise those of run_ais on the whole run. `options` as given to the shares.
 void summarize_ais(AisResult& r, const AisOptions& options);
 
+// What run_ais holds for `chains` chains whose states have `dim` values: the states, the log
+// weights and four vectors beside them, a random stream per chain. run_ais refuses a run over the
+// memory budget (core/numerics/memory_budget.hpp) before allocating; check_ais_memory lets a front
+// end refuse it before a moment phase (give the path's state dimension, or the visible units).
+double ais_run_bytes(Index chains, Index dim);
+void check_ais_memory(Index chains, Index dim);
+
 // Chains per block run_ais uses for a path of this state dimension (block = 0).
 Index ais_block_size(Index dim);
 

@@ -42,7 +42,7 @@ std::string gunzip(const std::string& bytes, const std::string& origin) {
         if (out.size() > memory_budget()) {
             inflateEnd(&zs);
             throw InputError(origin + ": inflates to more than " + bytes_text(static_cast<double>(memory_budget())) +
-                             ", the memory budget; refusing");
+                             ", the memory budget; refusing" + memory_budget_advice());
         }
     }
     inflateEnd(&zs);

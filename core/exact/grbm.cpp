@@ -1,5 +1,6 @@
 // Exact GRBM answers (docs/methods/models.md#grbm-hidden-marginal): integrate v out and enumerate h in X^m under
 //   p(h) ∝ exp(B.h + h'Jh/2),  log Z = sum_i log(sqrt(2 pi) sigma_i) + logsumexp_h [B.h + h'Jh/2].
+#include <algorithm>
 #include <sstream>
 
 #include "core/exact/enumeration.hpp"
@@ -66,8 +67,11 @@ EnumerationSize grbm_enumeration_size(const Grbm& m) {
     std::ostringstream os;
     os << power_text(r, m.n_hidden()) << " hidden configurations";
     if (!m.binary01()) {
+        // At most 8 values: the text goes into one-line messages (a 100 000-value list made 1 MB lines).
+        constexpr std::size_t kShown = 8;
         os << " (hidden values {";
-        for (std::size_t k = 0; k < r; ++k) os << (k ? ", " : "") << m.hidden_values[k];
+        for (std::size_t k = 0; k < std::min(r, kShown); ++k) os << (k ? ", " : "") << m.hidden_values[k];
+        if (r > kShown) os << ", ... (" << r << " values)";
         os << "})";
     }
     s.what = os.str();

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <random>
 
+#include "core/numerics/memory_budget.hpp"
 #include "core/numerics/types.hpp"
 
 namespace rbm {
@@ -149,6 +150,29 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
     }
 }
 
+void check_writable(const fs::path& path, const std::string& what) {
+    const std::string target = path.string();
+    const auto refuse = [&](const std::string& why) {
+        throw InputError(what + " '" + target + "': cannot write there: " + why + "; nothing was run");
+    };
+    if (target.empty()) refuse("the name is empty");
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) refuse("it is a directory");
+    const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    if (!fs::exists(dir, ec)) refuse("the directory '" + dir.string() + "' does not exist");
+    if (!fs::is_directory(dir, ec)) refuse("'" + dir.string() + "' is not a directory");
+    std::string tmp;
+    int fd = -1;
+    for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+        tmp = target + ".tmp-" + random_suffix();  // the pattern remove_stale_temporaries knows
+        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) refuse(errno_text(errno));
+    ::close(fd);
+    ::unlink(tmp.c_str());
+}
+
 std::string read_file(const fs::path& path) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) throw InputError("cannot read '" + path.string() + "': it is a directory");
@@ -163,6 +187,14 @@ std::string read_file(const fs::path& path) {
                            : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file";
         throw InputError("cannot read '" + path.string() + "': it is " + std::string(what) +
                          ", not a regular file; give the path of a file");
+    }
+    // The whole file is held in memory: a sparse 8 GB file is refused here, not after it is read.
+    try {
+        check_memory_budget(static_cast<double>(st.st_size),
+                            "reading '" + path.string() + "' (" + std::to_string(st.st_size) + " bytes)");
+    } catch (...) {
+        ::close(fd);
+        throw;
     }
     (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     std::FILE* f = ::fdopen(fd, "rb");

@@ -23,6 +23,11 @@
 namespace rbm {
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& bytes);
+// Checks, before any work, that write_file_atomically(path, ...) can succeed as far as creating
+// its temporary beside `path`: creates and removes one. InputError "<what> '<path>': cannot write
+// there: <reason>" when the directory does not exist, is not a directory, is not writable, or
+// `path` is a directory. `what` names the option, e.g. "--out".
+void check_writable(const std::filesystem::path& path, const std::string& what);
 // InputError if unreadable or not a regular file (a FIFO or device would block or never end).
 std::string read_file(const std::filesystem::path& path);
 

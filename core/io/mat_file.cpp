@@ -177,7 +177,8 @@ Inflated inflate_variable(const unsigned char* p, std::uint64_t n, bool swap, in
             if (kMaxInflated < kMaxFileInflated)
                 throw InputError("variable " + std::to_string(index + 1) + " inflates to more than " + bytes_text(static_cast<double>(kMaxInflated)) +
                                  (allowance < memory_budget() ? ", which with the variables before it" : "") +
-                                 " is more than the memory budget (" + bytes_text(static_cast<double>(memory_budget())) + ")");
+                                 " is more than the memory budget (" + bytes_text(static_cast<double>(memory_budget())) + ")" +
+                                 memory_budget_advice());
             throw InputError("variable " + std::to_string(index + 1) + " inflates to more than " +
                              std::to_string(kMaxInflated) + " bytes, more than a model file holds");
         }

@@ -1,5 +1,6 @@
 #include "core/io/result_file.hpp"
 
+#include <algorithm>
 #include <new>
 
 #include "core/io/json_fields.hpp"
@@ -11,6 +12,27 @@ namespace result_reading {  // named, not anonymous: the core is built as unity 
 
 using nlohmann::json;
 namespace jf = json_fields;
+
+// Bounded previews of what the app shows (laying out a 60 KB path_name took it 26 s and 2.66 GB):
+// names keep kResultNameBytes, texts kResultTextBytes, cut at a UTF-8 character boundary.
+std::string preview(std::string s, std::size_t limit) {
+    if (s.size() <= limit) return s;
+    std::size_t cut = limit;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    const std::size_t more = s.size() - cut;
+    s.resize(cut);
+    return s + "\u2026 (" + std::to_string(more) + " more bytes)";
+}
+std::string name_at(const json& j, const char* key, const std::string& p) {
+    return preview(jf::string_at(j, key, p), kResultNameBytes);
+}
+// A file path the app opens: never cut (the file would not be found), refused when no file can have it.
+std::string file_path_at(const json& j, const char* key, const std::string& p) {
+    std::string s = jf::string_at(j, key, p);
+    if (s.size() > 4096)
+        throw InputError(jf::join(p, key) + " is a path of " + std::to_string(s.size()) + " bytes; a file path holds at most 4096");
+    return s;
+}
 
 // The top-level keys any result reader below uses; the others (log weights, trajectories) are
 // skipped unbuilt by the parser.
@@ -87,13 +109,13 @@ ResultModelRef model_ref(const json& j) {
     r.m = jf::integer_at(j, "m", p, 0, kMaxFileElements);
     if (j.contains("preset")) {
         // The MODEL argument as given: "four-mode" or "preset:four-mode" (resolve_model_argument).
-        r.preset = jf::string_at(j, "preset", p);
+        r.preset = name_at(j, "preset", p);
         if (r.preset.rfind("preset:", 0) == 0) r.preset.erase(0, 7);
         return r;
     }
-    r.path = jf::string_at(j, "path", p);
+    r.path = file_path_at(j, "path", p);
     if (r.path.empty()) throw InputError("model_file.path must name a file, got \"\"");
-    if (j.contains("map")) r.map = jf::string_at(j, "map", p);
+    if (j.contains("map")) r.map = file_path_at(j, "map", p);  // as long as a path at most
     r.fnv1a64 = jf::string_at(j, "fnv1a64", p);
     bool hex = r.fnv1a64.size() == 16;
     for (char c : r.fnv1a64) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
@@ -116,12 +138,12 @@ AisFileResult ais(const json& j) {
     r.log_z0 = jf::number_at(j, "log_z0", "");
     r.exact_log_z = optional_number(j, "exact_log_z", "");
     r.cost_functional = optional_number(j, "cost_functional", "");
-    r.path = jf::string_at(j, "path", "");
-    r.path_name = jf::string_at(j, "path_name", "");
-    r.base = jf::string_at(j, "base", "");
-    r.kernel = jf::string_at(j, "kernel", "");
-    r.schedule = jf::string_at(j, "schedule", "");
-    r.notes = optional_string(j, "notes", "");
+    r.path = name_at(j, "path", "");
+    r.path_name = name_at(j, "path_name", "");
+    r.base = name_at(j, "base", "");
+    r.kernel = name_at(j, "kernel", "");
+    r.schedule = name_at(j, "schedule", "");
+    r.notes = preview(optional_string(j, "notes", ""), kResultTextBytes);
     r.steps = jf::integer_at(j, "steps", "", 0, std::numeric_limits<std::int64_t>::max());
     r.steps_done = r.steps;
     r.chains = jf::integer_at(j, "chains", "", 1, std::numeric_limits<std::int64_t>::max());
@@ -168,18 +190,19 @@ SweepFileResult sweep(const json& j) {
     s.chains = jf::integer_at(j, "chains", "", 1, std::numeric_limits<std::int64_t>::max());
     s.repeats = jf::integer_at(j, "repeats", "", 1, std::numeric_limits<std::int64_t>::max());
     s.seed = jf::unsigned64(jf::member(j, "seed", ""), "seed");
-    s.schedule = jf::string_at(j, "schedule", "");
+    s.schedule = name_at(j, "schedule", "");
     s.perfect = jf::boolean_at(j, "perfect", "");
     const json& rows = jf::array(jf::member(j, "results", ""), "results");
     if (rows.size() > kMaxResultArray) throw InputError("results has more entries than a result may hold");
+    std::size_t methods = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const std::string p = jf::at("results", i);
         const json& x = rows[i];
         SweepFileRow r;
-        r.method = jf::string_at(x, "method", p);
-        r.path = jf::string_at(x, "path", p);
-        r.base = jf::string_at(x, "base", p);
-        r.path_name = jf::string_at(x, "path_name", p);
+        r.method = name_at(x, "method", p);
+        r.path = name_at(x, "path", p);
+        r.base = name_at(x, "base", p);
+        r.path_name = name_at(x, "path_name", p);
         r.steps = jf::integer_at(x, "steps", p, 1, std::numeric_limits<std::int64_t>::max());
         r.log_z_mean = jf::number_at(x, "log_z_mean", p);
         r.log_z_sd = jf::number_at(x, "log_z_sd", p, 0);
@@ -191,6 +214,10 @@ SweepFileResult sweep(const json& j) {
         r.seconds = optional_number(x, "seconds", p).value_or(0.0);
         r.log_z_upper_mean = optional_number(x, "log_z_upper_mean", p);
         r.log_z_upper_sd = optional_number(x, "log_z_upper_sd", p);
+        if (std::none_of(s.rows.begin(), s.rows.end(), [&](const SweepFileRow& o) { return o.method == r.method; }) &&
+            ++methods > kMaxResultMethods)
+            throw InputError(p + ".method: the sweep holds more than " + std::to_string(kMaxResultMethods) +
+                             " methods; a result shows at most that many");
         s.rows.push_back(std::move(r));
     }
     return s;
@@ -199,10 +226,10 @@ SweepFileResult sweep(const json& j) {
 PtFileResult pt(const json& j) {
     PtFileResult r;
     r.scheme = jf::choice(jf::member(j, "scheme", ""), "scheme", {"reversible", "deo", "lifted"});
-    r.kind = jf::string_at(j, "kind", "");
-    r.family = jf::string_at(j, "family", "");
-    r.kernel = jf::string_at(j, "kernel", "");
-    r.prediction = optional_string(j, "prediction", "");
+    r.kind = name_at(j, "kind", "");
+    r.family = name_at(j, "family", "");
+    r.kernel = name_at(j, "kernel", "");
+    r.prediction = preview(optional_string(j, "prediction", ""), kResultTextBytes);
     r.chains = jf::integer_at(j, "chains", "", 1, std::numeric_limits<std::int64_t>::max());
     r.sweeps = count_at(j, "sweeps", "");
     r.seed = jf::unsigned64(jf::member(j, "seed", ""), "seed");
@@ -238,7 +265,7 @@ PtFileResult pt(const json& j) {
 MeanFieldFileResult meanfield(const json& j, const std::optional<ResultModelRef>& model) {
     MeanFieldFileResult r;
     r.type = jf::choice(jf::member(j, "type", ""), "type", {"1", "2", "tap"});
-    r.method = jf::string_at(j, "method", "");
+    r.method = name_at(j, "method", "");
     r.free_energy = jf::number_at(j, "free_energy", "");
     r.free_energy_is_bound = jf::boolean_at(j, "free_energy_is_bound", "");
     r.mean_v = numbers_at(j, "mean_v", "");
@@ -302,7 +329,7 @@ std::vector<TrainFileRecord> train_records(const json& a, const std::string& pat
         r.epoch = record_number(x, "epoch", p);
         r.learning_rate = record_number(x, "learning_rate", p);
         r.log_likelihood = record_number(x, "log_likelihood", p);
-        r.log_likelihood_method = jf::string_at(x, "log_likelihood_method", p);
+        r.log_likelihood_method = name_at(x, "log_likelihood_method", p);
         r.log_likelihood_low = record_number(x, "log_likelihood_low", p);
         r.log_likelihood_high = record_number(x, "log_likelihood_high", p);
         r.log_z = record_number(x, "log_z", p);
@@ -318,15 +345,16 @@ std::vector<TrainFileRecord> train_records(const json& a, const std::string& pat
 
 TrainFileResult train(const json& j) {
     TrainFileResult t;
-    t.status = jf::string_at(j, "status", "");
-    t.model = jf::string_at(j, "model", "");
-    t.kind = jf::string_at(j, "kind", "");
-    t.method = jf::string_at(j, "method", "");
-    t.data = jf::string_at(j, "data", "");
+    t.status = name_at(j, "status", "");
+    t.model = file_path_at(j, "model", "");
+    t.kind = name_at(j, "kind", "");
+    t.method = name_at(j, "method", "");
+    t.data = name_at(j, "data", "");
     t.hidden = count_at(j, "hidden", "");
     t.visible = count_at(j, "visible", "");
     t.updates = count_at(j, "updates", "");
     t.log = optional_string(j, "log", "");
+    if (t.log.size() > 4096) throw InputError("log is a path of " + std::to_string(t.log.size()) + " bytes; a file path holds at most 4096");
     return t;
 }
 
@@ -340,7 +368,7 @@ ResultFile from_object(const json& j) {
     const json& argv = jf::array(j.at("argv"), "argv");
     if (argv.empty()) throw InputError("argv must be an array of at least 1 entry (the command), got []");
     if (argv.size() > kMaxResultArray) throw InputError("argv has more entries than a result may hold");
-    for (std::size_t i = 0; i < argv.size(); ++i) f.argv.push_back(jf::string(argv[i], jf::at("argv", i)));
+    for (std::size_t i = 0; i < argv.size(); ++i) f.argv.push_back(preview(jf::string(argv[i], jf::at("argv", i)), kResultTextBytes));
     const std::string& cmd = f.argv[0];
     if (cmd == "ais") f.command = ResultCommand::Ais;
     else if (cmd == "ais-sweep") f.command = ResultCommand::AisSweep;
@@ -349,13 +377,16 @@ ResultFile from_object(const json& j) {
     else if (cmd == "train") f.command = ResultCommand::Train;
     else
         throw InputError("argv[0] is '" + cmd + "': the app reopens results of ais, ais-sweep, pt, meanfield and train");
-    f.command_line = jf::string_at(j, "command_line", "");
+    f.command_line = preview(jf::string_at(j, "command_line", ""), kResultTextBytes);
     if (j.contains("model_file")) f.model = model_ref(j.at("model_file"));
     else if (f.command != ResultCommand::Train)
         throw InputError("model_file is missing: the result does not say which model it is of");
     if (j.contains("warnings")) {
         const json& w = jf::array(j.at("warnings"), "warnings");
-        for (std::size_t i = 0; i < w.size() && i < kMaxResultArray; ++i) f.warnings.push_back(jf::string(w[i], jf::at("warnings", i)));
+        for (std::size_t i = 0; i < w.size() && i < kMaxResultWarnings; ++i)
+            f.warnings.push_back(preview(jf::string(w[i], jf::at("warnings", i)), kResultTextBytes));
+        if (w.size() > kMaxResultWarnings)
+            f.warnings.push_back("\u2026 and " + std::to_string(w.size() - kMaxResultWarnings) + " more warnings, not shown");
     }
     if (j.contains("complete")) f.complete = jf::boolean_at(j, "complete", "");
     if (!f.complete && j.contains("phase") && !j.contains("log_z"))
@@ -404,8 +435,10 @@ bool looks_like_result(const std::string& text) {
         static const std::vector<std::string> keys{"argv", "format"};
         const nlohmann::json j = json_text::parse(text, "", &keys);
         if (j.is_object()) return j.contains("argv") && !j.contains("format");
-        return j.is_array() && !j.empty() && j.front().is_object() && j.front().contains("update") &&
-               j.front().contains("log_likelihood_method");
+        // `[]` too: an empty training log (train --log of a run stopped before its first record)
+        // is refused as a log, with its own message, not as a broken model file.
+        return j.is_array() && (j.empty() || (j.front().is_object() && j.front().contains("update") &&
+                                              j.front().contains("log_likelihood_method")));
     } catch (const std::exception&) {
         return false;
     }
@@ -415,6 +448,7 @@ ResultFile result_from_json_text(const std::string& text, const std::string& ori
     try {
         const nlohmann::json j = result_reading::parse_text(text);
         if (j.is_array()) {
+            if (j.empty()) throw InputError("an empty training log ([]): it holds no records to show");
             ResultFile f;
             f.command = ResultCommand::TrainLog;
             f.train = TrainFileResult{};

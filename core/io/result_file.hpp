@@ -24,6 +24,14 @@ inline constexpr std::uintmax_t kMaxResultBytes = std::uintmax_t(1) << 30;
 // Any array of a result (a ladder, a histogram, a log) holds at most this many entries.
 inline constexpr std::size_t kMaxResultArray = std::size_t(1) << 24;
 
+// What the app shows of a result is bounded: names (path_name, kernel, schedule, a method...) keep
+// their first kResultNameBytes bytes and texts (notes, command_line, argv, each warning) their
+// first kResultTextBytes, followed by "… (N more bytes)"; at most kMaxResultWarnings warnings are
+// kept (then "… and N more warnings, not shown"), and a sweep of more than kMaxResultMethods
+// methods is refused. File paths are never cut; one longer than 4096 bytes is refused.
+inline constexpr std::size_t kResultNameBytes = 200, kResultTextBytes = 2000;
+inline constexpr std::size_t kMaxResultWarnings = 100, kMaxResultMethods = 64;
+
 enum class ResultCommand { Ais, AisSweep, Pt, MeanField, Train, TrainLog };
 const char* result_command_name(ResultCommand c);  // "ais", "ais-sweep", ..., "train --log"
 

@@ -41,6 +41,23 @@ json run_json(const SweepRunKey& k, const SweepRunResult& r) {
     return j;
 }
 
+// A finished run's numbers are finite (require_computable keeps models whose arithmetic
+// overflows out) and its ESS fraction lies in [0, 1]; a record that is not would be averaged
+// into rows printed as null, or as a mean ESS fraction above 1, with exit 0.
+void check_finished_run(const SweepRunResult& x, const std::string& p) {
+    const std::pair<const char*, double> numbers[] = {{"log_z", x.log_z},   {"ci95_low", x.ci_low},         {"ci95_high", x.ci_high},
+                                                      {"ess", x.ess},       {"ess_fraction", x.ess_fraction}, {"log_w_mean", x.log_w_mean},
+                                                      {"seconds", x.seconds}, {"log_z_upper", x.upper.value_or(0.0)}};
+    for (const auto& [key, v] : numbers)
+        if (!std::isfinite(v))
+            throw InputError(p + "." + key + " is " + number_json(v).get<std::string>() +
+                             "; a finished run records a finite number (remove the run to have it computed again)");
+    if (!(x.ess_fraction >= 0 && x.ess_fraction <= 1))
+        throw InputError(p + ".ess_fraction must lie in [0, 1], got " + json(x.ess_fraction).dump());
+    if (x.ess < 0) throw InputError(p + ".ess must be >= 0, got " + json(x.ess).dump());
+    if (x.seconds < 0) throw InputError(p + ".seconds must be >= 0, got " + json(x.seconds).dump());
+}
+
 std::string shown(const json& v) { return v.is_null() ? std::string("(not given)") : v.is_string() ? v.get<std::string>() : json_fields::shown(v); }
 
 }  // namespace
@@ -102,6 +119,7 @@ SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const json& 
             x.log_w_mean = number_from(f::member(r, "log_w_mean", p), p + ".log_w_mean");
             x.seconds = number_from(f::member(r, "seconds", p), p + ".seconds");
             if (const json& u = f::member(r, "log_z_upper", p); !u.is_null()) x.upper = number_from(u, p + ".log_z_upper");
+            check_finished_run(x, p);
             // The ranges of the command line: K >= 1, repeat from 0 to 999 999.
             const SweepRunKey key{f::string_at(r, "method", p), f::integer_at(r, "steps", p, 1, std::numeric_limits<std::int64_t>::max()),
                                   static_cast<int>(f::integer_at(r, "repeat", p, 0, 999999))};

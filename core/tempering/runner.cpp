@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/numerics/memory_budget.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/tempering/pt.hpp"
 
@@ -383,6 +384,12 @@ private:
 PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control) {
     const auto start = Clock::now();
     validate(o);
+    // Every rung of every chain holds its visible and hidden units and a random stream: checked
+    // against the memory budget before the ladders are allocated.
+    const double rung_states = static_cast<double>(o.chains) * static_cast<double>(o.betas.size());
+    check_memory_budget(rung_states * (8.0 * static_cast<double>(model.n_visible() + model.n_hidden() + 2) + sizeof(Rng)),
+                        "parallel tempering with " + std::to_string(o.chains) + " chains x " + std::to_string(o.betas.size()) +
+                            " rungs of " + std::to_string(model.n_visible()) + " + " + std::to_string(model.n_hidden()) + " units");
     std::unique_ptr<TemperedModel> tm = make_tempered_model(model, o.reference);
     PtSampler sampler(*tm, o);
     sampler.set_exchange(control.exchange, control.cancel);

@@ -5,6 +5,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "core/numerics/memory_budget.hpp"
 #include "core/training/training.hpp"
 
 namespace rbm {
@@ -78,6 +79,17 @@ void validate(const TrainOptions& o, const Dataset& data) {
     need(o.ais_chains >= 1 && o.ais_steps >= 1, "--ais-chains and --ais-steps must be >= 1");
     need(o.exact_limit >= 0, "the exact enumeration limit must be >= 0");
     need(!o.float32 || o.kind != ModelKind::Grbm, "--float32 applies to --kind brbm and leaky (a GRBM trains in double)");
+    // What the run holds besides the data, from the options, before anything is allocated: the
+    // parameters and three arrays of their size (gradient, velocity, a copy), the persistent
+    // chains on every rung, two batches of visible and hidden values, the monitor's AIS chains.
+    const double n = static_cast<double>(data.dim()), m = static_cast<double>(o.hidden);
+    const double chains = static_cast<double>(o.chains > 0 ? o.chains : o.batch);
+    const double rungs = is_tempered(o.method) ? static_cast<double>(o.temperatures) + 1 : 1;
+    const double bytes = 8.0 * (4 * (n * m + n + m) + chains * rungs * (n + m) + 2.0 * static_cast<double>(o.batch) * (n + m) +
+                                static_cast<double>(o.ais_chains) * (n + m + 8));
+    check_memory_budget(bytes, "training " + std::to_string(data.dim()) + " x " + std::to_string(o.hidden) + " units with " +
+                                   std::to_string(o.chains > 0 ? o.chains : o.batch) + " chains" +
+                                   (rungs > 1 ? " x " + std::to_string(o.temperatures + 1) + " rungs" : std::string()));
 }
 
 double projection_limit_for(const Dataset& data) {

@@ -4,7 +4,10 @@
 // the view that declares it opens that kind of result (View::opensResult / showResult), as a
 // finished run. Nothing is recomputed.
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -13,6 +16,7 @@
 #include "core/io/presets.hpp"
 #include "core/io/result_file.hpp"
 #include "core/io/result_source.hpp"
+#include "core/numerics/memory_budget.hpp"
 #include "core/tempering/pt.hpp"
 #include "core/training/training.hpp"
 #include "main_window/main_window.hpp"
@@ -36,6 +40,7 @@ struct Located {
     QString path;
     bool hashMatches = false;
     QStringList tried;
+    QString refused;  // a candidate that exists but is not a regular file: "<path> is a FIFO (named pipe)"
 };
 Located locate(const std::string& recorded, const std::string& fnv1a64, const QString& resultPath) {
     const QString given = qs(recorded);
@@ -46,13 +51,27 @@ Located locate(const std::string& recorded, const std::string& fnv1a64, const QS
     Located out;
     for (const QString& c : candidates) {
         out.tried << QFileInfo(c).absoluteFilePath();
-        if (!QFileInfo(c).isFile()) continue;
+        if (!QFileInfo(c).isFile()) {
+            // A FIFO would block the read forever: say what it is rather than "not found".
+            struct stat st {};
+            if (out.refused.isEmpty() && ::stat(QFile::encodeName(c).constData(), &st) == 0)
+                out.refused = QObject::tr("%1 is %2, not a regular file: refused")
+                                  .arg(QFileInfo(c).absoluteFilePath(),
+                                       S_ISFIFO(st.st_mode)   ? QObject::tr("a FIFO (named pipe)")
+                                       : S_ISSOCK(st.st_mode) ? QObject::tr("a socket")
+                                       : S_ISDIR(st.st_mode)  ? QObject::tr("a directory")
+                                                              : QObject::tr("a device"));
+            continue;
+        }
         bool match = false;
-        if (!fnv1a64.empty()) try {
+        // Hashing reads the whole file: one larger than the memory budget is not hashed (the
+        // loader refuses it from its size at once) -- an 8 GB sparse file took 17-45 s here.
+        const bool hashable = static_cast<std::uint64_t>(QFileInfo(c).size()) <= rbm::memory_budget();
+        if (!fnv1a64.empty() && hashable) try {
                 match = rbm::file_fnv1a64(c.toStdString()) == fnv1a64;
             } catch (const std::exception&) {
             }
-        if (match) return {c, true, out.tried};
+        if (match) return {c, true, out.tried, {}};
         if (out.path.isEmpty()) out.path = c;
     }
     return out;
@@ -134,6 +153,8 @@ bool MainWindow::locateResultModel(const rbm::ResultFile& res, const QString& pa
                     throw rbm::InputError(at.path.toStdString() + ": " + problem.toStdString());
                 out->model = std::move(loaded.model);
                 out->origin = at.path;
+            } else if (!at.refused.isEmpty()) {
+                throw rbm::InputError(tr("its model file: %1").arg(at.refused).toStdString());
             } else if (res.model) {
                 // Not found: the loaded model stands in when it has the recorded kind and shape.
                 if (!sameShape(model_, res.model->kind, res.model->n, res.model->m))

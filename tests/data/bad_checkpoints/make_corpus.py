@@ -106,6 +106,12 @@ bad("sweep-runs-object.json", put(sweep, ["runs"], {}), "runs must be an array, 
 bad("sweep-option-changed.json", put(sweep, ["options", 3, "value"], "10,30"), "--steps differs from the checkpoint's (10,30 there, 10,20 here)")
 bad("sweep-option-number.json", put(sweep, ["options", 3, "value"], 7), "--steps differs from the checkpoint's (7 there, 10,20 here)")
 bad("sweep-options-short.json", put(sweep, ["options"], sweep["options"][:2]), "differs from the checkpoint's ((not given) there")
+# Non-finite or out-of-range numbers of a finished run (printed as null, or a mean ESS fraction above 1, before).
+bad("sweep-log-z-inf.json", put(sweep, ["runs", 0, "log_z"], "inf"), "runs[0].log_z is inf; a finished run records a finite number")
+bad("sweep-log-z-nan.json", put(sweep, ["runs", 1, "log_z"], "nan"), "runs[1].log_z is nan; a finished run records a finite number")
+bad("sweep-ess-minus-inf.json", put(sweep, ["runs", 0, "ess"], "-inf"), "runs[0].ess is -inf; a finished run records a finite number")
+bad("sweep-ci-nan.json", put(sweep, ["runs", 0, "ci95_high"], "nan"), "runs[0].ci95_high is nan; a finished run records a finite number")
+bad("sweep-ess-fraction-5.json", put(sweep, ["runs", 0, "ess_fraction"], 5), "runs[0].ess_fraction must lie in [0, 1], got 5.0")
 
 with open(os.path.join(here, "EXPECTED.tsv"), "w") as f:
     f.write("# file\tsubstring the one-line error must contain (tests/cli/test_cli_hostile.cpp); made by make_corpus.py\n")

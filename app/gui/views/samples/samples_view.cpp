@@ -8,8 +8,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/numerics/memory_budget.hpp"
+
 namespace rbmscope {
 namespace {
+
+// What the view loads by itself when a model that records its training data is opened.
+constexpr std::uint64_t kAutoLoadDataBytes = std::uint64_t(256) << 20;
 
 constexpr int kSamplesFrameGateMs = 40;
 constexpr int kMaxDataTiles = 64;
@@ -186,8 +191,19 @@ void SamplesView::setModel(const rbm::Model& model) {
     else if (sampler_->currentIndex() == 2) sampler_->setCurrentIndex(0);
     // A BRBM sees 0/1 data: binarized unless the model records otherwise.
     if (!model_.training && !dataset_) prep_->setCurrentIndex(model_.kind() == rbm::ModelKind::Brbm ? 1 : 0);
-    if (model_.training && (!trainingData_ || !sameTrainingData(*trainingData_, *model_.training)) && setTrainingData(*model_.training))
-        return;  // it shaped and drew the data
+    if (model_.training && (!trainingData_ || !sameTrainingData(*trainingData_, *model_.training))) {
+        // Loaded unasked, on open: at most kAutoLoadDataBytes (a 2 KB model recording
+        // bars:3:40000000:1 made the app peak at 11 GB); a larger one waits for the user to load it.
+        bool loaded = false;
+        {
+            const rbm::ScopedMemoryCap cap(kAutoLoadDataBytes);
+            loaded = setTrainingData(*model_.training);
+        }
+        if (loaded) return;  // it shaped and drew the data
+        dataStatus_->setText(dataStatus_->text() +
+                             tr(" (on open the app loads at most %1 of a model's data by itself; enter the spec under Data to load it)")
+                                 .arg(QString::fromStdString(rbm::bytes_text(static_cast<double>(kAutoLoadDataBytes)))));
+    }
     updateShape();
     showData();
 }
