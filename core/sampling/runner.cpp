@@ -19,36 +19,52 @@ Index block_size(Index dim) { return std::clamp<Index>(65536 / std::max<Index>(1
 
 }  // namespace
 
+// The kernel of one model kind at one beta, apart from the states and streams it runs on.
 struct GibbsSampler::Impl {
     std::unique_ptr<detail::BlockStep> fused;  // BRBM, binary GRBM
     std::optional<detail::LeakyConstants> leaky_pre;
     Mat gauss_chol;
     std::string kernel;
-    // One sweep of rows [begin, end); leaky acceptance counts when the kernel has them.
-    std::function<LeakySweepStats(Index, Index)> block_sweep;
+    // One sweep of rows [begin, end) of V (row r from rngs[r]); leaky acceptance counts when the
+    // kernel has them; means: BRBM conditional means, rows like V (may be null).
+    std::function<LeakySweepStats(RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat* means)> block_sweep;
     Index block = kChainBlock;
     std::vector<LeakySweepStats> block_stats;
+
+    Impl(const Model& model, const SampleOptions& o);
+    // One sweep of every row of V over fixed blocks; acceptance counts added in block order (the
+    // same sums at any thread count).
+    LeakySweepStats sweep(RowMat& V, ChainRngs& rngs, RowMat* means) {
+        const Index chains = V.rows();
+        block_stats.assign(static_cast<std::size_t>((chains + block - 1) / block), LeakySweepStats{});
+        for_each_block(
+            chains,
+            [&](Index begin, Index end) {
+                block_stats[static_cast<std::size_t>(begin / block)] = block_sweep(V, begin, end, rngs, means);
+            },
+            block);
+        LeakySweepStats total;
+        for (const auto& s : block_stats) {
+            total.proposed += s.proposed;
+            total.accepted += s.accepted;
+        }
+        return total;
+    }
 };
 
-GibbsSampler::GibbsSampler(const Model& model, const SampleOptions& o) : impl_(std::make_unique<Impl>()) {
+GibbsSampler::Impl::Impl(const Model& model, const SampleOptions& o) {
     validate(model);
-    if (o.chains < 1) throw InputError("sampling needs at least one chain, got " + std::to_string(o.chains));
     if (!(o.beta >= 0 && o.beta <= 1)) throw InputError("sampling: beta must lie in [0, 1], got " + std::to_string(o.beta));
-    Impl& im = *impl_;
-    im.block = o.block > 0 ? o.block : block_size(model.n_visible() + model.n_hidden());
-    rngs_ = ChainRngs(o.seed, o.chains, StreamPurpose::Chains);
-    V_ = initial_states(model, o.chains, rngs_);
+    block = o.block > 0 ? o.block : block_size(model.n_visible() + model.n_hidden());
     const double beta = o.beta;
     if (const auto* b = model.as<Brbm>()) {
         const Vec zero = Vec::Zero(b->n_visible());
-        im.fused = o.float32 ? detail::kernel_table().brbm_float(*b, zero) : detail::kernel_table().brbm_double(*b, zero);
-        im.kernel = std::string("block Gibbs (fused BRBM kernel, ") + (o.float32 ? "float32" : "float64") + ")";
-        if (o.brbm_means) means_ = RowMat::Zero(o.chains, b->n_visible());
-        RowMat* means = o.brbm_means ? &means_ : nullptr;
-        im.block_sweep = [this, beta, means](Index begin, Index end) {
+        fused = o.float32 ? detail::kernel_table().brbm_float(*b, zero) : detail::kernel_table().brbm_double(*b, zero);
+        kernel = std::string("block Gibbs (fused BRBM kernel, ") + (o.float32 ? "float32" : "float64") + ")";
+        block_sweep = [this, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat* means) {
             detail::SweepOutputs out;
             out.means = means;
-            impl_->fused->sweep(beta, nullptr, V_, begin, end, rngs_, out);
+            fused->sweep(beta, nullptr, V, begin, end, rngs, out);
             return LeakySweepStats{};
         };
     } else if (const auto* g = model.as<Grbm>()) {
@@ -56,42 +72,46 @@ GibbsSampler::GibbsSampler(const Model& model, const SampleOptions& o) : impl_(s
             throw InputError("sampling a GRBM at beta < 1 needs a reference distribution");
         const DiagGaussianBase base = o.grbm_reference ? *o.grbm_reference : DiagGaussianBase{g->b, g->sigma};
         if (g->binary01()) {
-            im.fused = detail::kernel_table().grbm(*g, base.mean, base.sigma, false);
-            im.kernel = "block Gibbs (fused GRBM kernel)";
-            im.block_sweep = [this, beta](Index begin, Index end) {
-                impl_->fused->sweep(beta, nullptr, V_, begin, end, rngs_, {});
+            fused = detail::kernel_table().grbm(*g, base.mean, base.sigma, false);
+            kernel = "block Gibbs (fused GRBM kernel)";
+            block_sweep = [this, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat*) {
+                fused->sweep(beta, nullptr, V, begin, end, rngs, {});
                 return LeakySweepStats{};
             };
         } else {
-            im.kernel = "block Gibbs";
-            const Grbm model_copy = *g;
-            im.block_sweep = [this, model_copy, base, beta](Index begin, Index end) {
+            kernel = "block Gibbs";
+            block_sweep = [m = *g, base, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat*) {
                 RowMat lambda, h;
-                grbm_hidden_field(model_copy, V_, begin, end, lambda);
-                grbm_sample_hidden(model_copy, lambda, beta, h, rngs_, begin);
-                grbm_sample_visible(model_copy, h, beta, &base, V_, begin, rngs_);
+                grbm_hidden_field(m, V, begin, end, lambda);
+                grbm_sample_hidden(m, lambda, beta, h, rngs, begin);
+                grbm_sample_visible(m, h, beta, &base, V, begin, rngs);
                 return LeakySweepStats{};
             };
         }
     } else if (const auto* l = model.as<Leaky>()) {
-        im.kernel = leaky_kernel_name(o.leaky_kernel);
-        im.leaky_pre.emplace(*l);
-        const Leaky model_copy = *l;
-        const LeakyKernel k = o.leaky_kernel;
-        im.block_sweep = [this, model_copy, k, beta](Index begin, Index end) {
-            return detail::leaky_sweep_block_gram(model_copy, &*impl_->leaky_pre, V_, begin, end, rngs_, k, beta, -1.0);
+        kernel = leaky_kernel_name(o.leaky_kernel);
+        leaky_pre.emplace(*l);
+        block_sweep = [this, m = *l, k = o.leaky_kernel, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat*) {
+            return detail::leaky_sweep_block_gram(m, &*leaky_pre, V, begin, end, rngs, k, beta, -1.0);
         };
     } else {
         if (beta != 1.0) throw InputError("sampling a gaussian model takes beta = 1 only (its draws are exact)");
         const Gaussian& gs = *model.as<Gaussian>();
-        im.gauss_chol = gs.cholesky();
-        im.kernel = "exact draws";
-        const Vec mean = gs.mean;
-        im.block_sweep = [this, mean](Index begin, Index end) {
-            gaussian_sample(mean, impl_->gauss_chol, V_, begin, end, rngs_);
+        gauss_chol = gs.cholesky();
+        kernel = "exact draws";
+        block_sweep = [this, mean = gs.mean](RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat*) {
+            gaussian_sample(mean, gauss_chol, V, begin, end, rngs);
             return LeakySweepStats{};
         };
     }
+}
+
+GibbsSampler::GibbsSampler(const Model& model, const SampleOptions& o) {
+    if (o.chains < 1) throw InputError("sampling needs at least one chain, got " + std::to_string(o.chains));
+    impl_ = std::make_unique<Impl>(model, o);
+    rngs_ = ChainRngs(o.seed, o.chains, StreamPurpose::Chains);
+    V_ = initial_states(model, o.chains, rngs_);
+    if (o.brbm_means && model.kind() == ModelKind::Brbm) means_ = RowMat::Zero(o.chains, model.n_visible());
 }
 
 GibbsSampler::~GibbsSampler() = default;
@@ -99,20 +119,19 @@ GibbsSampler::~GibbsSampler() = default;
 std::string GibbsSampler::kernel_name() const { return impl_->kernel; }
 
 void GibbsSampler::sweep() {
-    const Index chains = V_.rows(), block = impl_->block;
-    const Index blocks = (chains + block - 1) / block;
-    // Acceptance counts per block, added in block order (the same sums at any thread count).
-    std::vector<LeakySweepStats>& stats = impl_->block_stats;
-    stats.assign(static_cast<std::size_t>(blocks), LeakySweepStats{});
-    for_each_block(
-        chains, [&](Index begin, Index end) { stats[static_cast<std::size_t>(begin / block)] = impl_->block_sweep(begin, end); },
-        block);
-    for (const auto& s : stats) {
-        leaky_.proposed += s.proposed;
-        leaky_.accepted += s.accepted;
-    }
+    const LeakySweepStats s = impl_->sweep(V_, rngs_, means_.size() > 0 ? &means_ : nullptr);
+    leaky_.proposed += s.proposed;
+    leaky_.accepted += s.accepted;
     ++done_;
 }
+
+GibbsKernel::GibbsKernel(const Model& model, const SampleOptions& options)
+    : impl_(std::make_unique<GibbsSampler::Impl>(model, options)) {}
+GibbsKernel::~GibbsKernel() = default;
+GibbsKernel::GibbsKernel(GibbsKernel&&) noexcept = default;
+GibbsKernel& GibbsKernel::operator=(GibbsKernel&&) noexcept = default;
+LeakySweepStats GibbsKernel::sweep(RowMat& V, ChainRngs& rngs) const { return impl_->sweep(V, rngs, nullptr); }
+std::string GibbsKernel::name() const { return impl_->kernel; }
 
 SampleResult run_sampling(const Model& model, const SampleOptions& o, const SampleControl& ctl) {
     using Clock = std::chrono::steady_clock;

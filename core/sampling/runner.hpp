@@ -60,13 +60,32 @@ public:
     LeakySweepStats leaky_stats() const { return leaky_; }  // summed over every sweep
     std::string kernel_name() const;
 
+    struct Impl;  // the kernel (runner.cpp)
+
 private:
-    struct Impl;
     std::unique_ptr<Impl> impl_;
     RowMat V_, means_;
     ChainRngs rngs_;
     long long done_ = 0;
     LeakySweepStats leaky_;
+};
+
+// The kernel of GibbsSampler apart from the states and streams, for callers that own them (training's
+// negative phase, the Gibbs moment estimation). Of the options only beta, grbm_reference,
+// leaky_kernel, float32 and block are read; with block = kChainBlock, rows [b, e) of V with b a
+// multiple of it get the bits they get as part of a larger V.
+class GibbsKernel {
+public:
+    GibbsKernel(const Model& model, const SampleOptions& options);
+    ~GibbsKernel();
+    GibbsKernel(GibbsKernel&&) noexcept;
+    GibbsKernel& operator=(GibbsKernel&&) noexcept;
+    // One sweep of every row of V (row r from rngs[r]); the leaky acceptance counts.
+    LeakySweepStats sweep(RowMat& V, ChainRngs& rngs) const;
+    std::string name() const;
+
+private:
+    std::unique_ptr<GibbsSampler::Impl> impl_;
 };
 
 struct SampleProgress {

@@ -128,14 +128,16 @@ private:
 // bias beta c (docs/methods/annealing-paths.md#geometric); V(v,h) = v'Wh + b'v + c'h - b_A'v.
 class TemperedBrbm final : public TemperedModel {
 public:
-    TemperedBrbm(Brbm m, Vec base_bias)
-        : m_(std::move(m)), ba_(std::move(base_bias)), kernel_(detail::kernel_table().brbm_double(m_, ba_)) {}
+    TemperedBrbm(Brbm m, Vec base_bias, bool float32)
+        : m_(std::move(m)), ba_(std::move(base_bias)),
+          kernel_(float32 ? detail::kernel_table().brbm_float(m_, ba_) : detail::kernel_table().brbm_double(m_, ba_)),
+          f32_(float32) {}
     std::string description() const override {
         return ba_.isZero() ? "BRBM on (v, h); reference: zero weights and biases (uniform), so the rung at beta "
                               "is the RBM with beta W, beta b, beta c"
                             : "BRBM on (v, h); reference: zero weights, visible bias b_A, hidden bias 0";
     }
-    std::string kernel_name() const override { return "block Gibbs"; }
+    std::string kernel_name() const override { return f32_ ? "block Gibbs (float32 products)" : "block Gibbs"; }
     Index visible_dim() const override { return m_.n_visible(); }
     Index hidden_dim() const override { return m_.n_hidden(); }
 
@@ -173,6 +175,7 @@ private:
     Brbm m_;
     Vec ba_;
     std::shared_ptr<const detail::BlockStep> kernel_;
+    bool f32_ = false;
 };
 
 // ---------------- leaky RBM: state v ----------------
@@ -352,7 +355,7 @@ std::unique_ptr<TemperedModel> make_tempered_model(const Model& model, const PtR
             require_vector(*ref.brbm_bias, n, "the BRBM reference visible bias");
             ba = *ref.brbm_bias;
         }
-        return std::make_unique<TemperedBrbm>(*b, ba);
+        return std::make_unique<TemperedBrbm>(*b, ba, ref.brbm_float32);
     }
     if (const auto* l = model.as<Leaky>()) return std::make_unique<TemperedLeaky>(*l, ref.leaky_kernel);
     const Gaussian& target = *model.as<Gaussian>();

@@ -33,6 +33,7 @@ struct PtReference {
     std::optional<Vec> brbm_bias;          // BRBM reference visible bias b_A; empty: 0
     std::optional<Gaussian> gaussian;      // gaussian kind; empty: anneal_from or N(0, 25 I)
     LeakyKernel leaky_kernel = LeakyKernel::ExactMH;
+    bool brbm_float32 = false;             // BRBM local moves: products with W in single precision
 };
 
 // One tempered model: const and thread-safe once the ladder is set; every method works on rows
