@@ -8,6 +8,7 @@
 #include "progress.hpp"
 #include "core/exact/exact.hpp"
 #include "core/kernels/gibbs.hpp"
+#include "core/sampling/runner.hpp"
 #include "core/kernels/simd.hpp"
 #include "core/numerics/memory_budget.hpp"
 #include "core/numerics/parallel.hpp"
@@ -95,6 +96,7 @@ Args sample_args() {
             {"seed", "S", "random seed (default 1)"},
             {"threads", "T", "worker threads; results do not depend on it"},
             {"kernel", "K", "leaky RBMs: exact-mh (default, exact for p*(v)) or paper-gibbs (the paper's kernel)"},
+            {"precision", "float64|float32", "BRBMs: products with W in double (default) or single precision"},
             {"exact", "", "draw exact samples instead of running chains (small models)"},
             {"format", "F", "json (default) or csv (one row per chain, no header)"},
             {"data", "SPEC", "data shown next to the samples (\"data\": as many examples as chains), preprocessed with the\n"
@@ -121,36 +123,37 @@ std::optional<InspectionData> data_beside_samples(const Args& a, const Model& m,
 }
 
 // T block-Gibbs sweeps of every chain from the model's reference distribution (fewer after
-// Ctrl-C); adds the method, the sweeps and, for leaky RBMs, the kernel and its acceptance to `j`.
-// Returns whether every sweep was done.
+// Ctrl-C), by the sampling engine (sampling/runner.hpp); adds the method, the sweeps and, for leaky
+// RBMs, the kernel and its acceptance to `j`. Returns whether every sweep was done.
 bool run_chains(const Args& a, const Model& m, Index chains, long long sweeps, std::uint64_t seed, const std::string& kernel,
-                RowMat& V, json& j) {
+                bool float32, RowMat& V, json& j) {
     interrupt::watch();
     Progress progress(a);
     progress.update("sampling", 0, 0);
-    ChainRngs rngs(seed, chains, StreamPurpose::Chains);
-    V = initial_states(m, chains, rngs);
-    SweepOptions so;
+    SampleOptions so;
+    so.chains = chains;
+    so.sweeps = sweeps;
+    so.seed = seed;
+    so.float32 = float32;
     so.leaky_kernel = kernel == "paper-gibbs" ? LeakyKernel::PaperGibbs : LeakyKernel::ExactMH;
-    LeakySweepStats total;
-    long long done = 0;
-    for (; done < sweeps && !interrupt::requested(); ++done) {
-        const auto s = gibbs_sweep(m, V, rngs, so);
-        total.proposed += s.proposed;
-        total.accepted += s.accepted;
-        progress.update("sampling", static_cast<double>(done + 1) / static_cast<double>(sweeps),
-                        static_cast<double>(done + 1) * static_cast<double>(chains));
-    }
-    const bool complete = done == sweeps;
-    progress.finish(complete);
+    SampleControl ctl;
+    ctl.cancel = &interrupt::flag();
+    ctl.on_progress = [&](const SampleProgress& p) {
+        progress.update("sampling", sweeps > 0 ? static_cast<double>(p.sweeps_done) / static_cast<double>(sweeps) : 1.0,
+                        static_cast<double>(p.sweeps_done) * static_cast<double>(chains));
+    };
+    SampleResult r = run_sampling(m, so, ctl);
+    progress.finish(r.complete);
+    V = std::move(r.states);
     j["method"] = "gibbs";
     j["sweeps"] = sweeps;
-    if (!complete) j["sweeps_done"] = done;
+    if (!r.complete) j["sweeps_done"] = r.sweeps_done;
     if (m.kind() == ModelKind::Leaky) {
         j["kernel"] = leaky_kernel_name(so.leaky_kernel);
-        if (total.proposed > 0) j["acceptance"] = double(total.accepted) / double(total.proposed);
+        if (r.leaky.proposed > 0) j["acceptance"] = double(r.leaky.accepted) / double(r.leaky.proposed);
     }
-    return complete;
+    if (float32) j["precision"] = "float32";
+    return r.complete;
 }
 
 void print_samples_csv(const RowMat& V) {
@@ -174,6 +177,7 @@ json run_sample(const std::vector<std::string>& argv) {
     const std::uint64_t seed = a.get_seed("seed", 1);
     const std::string format = a.get_choice("format", "json", {"json", "csv"});
     const std::string kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"});
+    const std::string precision = a.get_choice("precision", "float64", {"float64", "float32"});
     const Model m = a.model(0);
     json warnings = json::array();
     const std::optional<InspectionData> inspect = format == "json" ? data_beside_samples(a, m, warnings) : std::nullopt;
@@ -192,7 +196,7 @@ json run_sample(const std::vector<std::string>& argv) {
         V = exact_samples(m, chains, seed);
         j["method"] = "exact";
     } else {
-        complete = run_chains(a, m, chains, sweeps, seed, kernel, V, j);
+        complete = run_chains(a, m, chains, sweeps, seed, kernel, precision == "float32", V, j);
     }
     if (format == "csv") {
         print_samples_csv(V);

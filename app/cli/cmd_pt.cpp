@@ -75,6 +75,7 @@ Args pt_args() {
                  {"adaptive", "ROUNDS", "tune the ladder in ROUNDS rounds first (see below)"},
                  {"kernel", "K", "leaky RBMs: exact-mh (default) or paper-gibbs (not exact for p*(v), SPEC 1.3)"},
                  {"reference-scale", "S", "GRBM: multiply the reference standard deviations by S (default 1)"},
+                 {"precision", "float64|float32", "BRBMs: products with W in double (default) or single precision"},
                  {"trajectory", "FILE", "write the replica index process as CSV (see below)"},
                  {"trajectory-chains", "K", "chains written to --trajectory (default: all, at most 16)"},
                  {"threads", "T", "worker threads; results do not depend on it"},
@@ -121,6 +122,7 @@ PtRequest read_pt_request(const Args& a) {
     o.adaptive_rounds = static_cast<int>(a.get_int("adaptive", 0, 0, 30));
     o.reference.grbm_scale = a.get_double("reference-scale", 1.0);
     if (!(o.reference.grbm_scale > 0)) throw InputError("--reference-scale must be > 0, got " + a.get("reference-scale", ""));
+    o.reference.brbm_float32 = a.get_choice("precision", "float64", {"float64", "float32"}) == "float32";
     o.reference.leaky_kernel =
         a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs" ? LeakyKernel::PaperGibbs
                                                                                         : LeakyKernel::ExactMH;

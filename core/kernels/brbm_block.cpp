@@ -18,11 +18,16 @@ class BrbmStep final : public BlockStep {
 public:
     BrbmStep(const Brbm& m, const Vec& base_bias);
     void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const override;
+    void sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
+               const SweepOutputs& out) const override;
 
 private:
+    void run(double beta_prev, double beta, const double* row_beta, RowMat& X, Index begin, Index end, Vec* lw,
+             const SweepOutputs& out, ChainRngs& rngs) const;
+
     RowPanels<S> w_, wt_;      // rows of W (visible units), rows of W' (hidden units)
     std::vector<S> c_, zero_;  // padded hidden bias, padded zeros
-    Vec a_, b_;
+    Vec a_, b_, c_d_;  // c_d_: c in double, for the potential
 };
 
 // Per-thread buffers, so a step allocates nothing once they have grown.
@@ -42,7 +47,7 @@ Scratch<S>& scratch() {
 
 template <class S>
 BrbmStep<S>::BrbmStep(const Brbm& m, const Vec& base_bias)
-    : w_(m.W), wt_(m.W.transpose()), a_(base_bias), b_(m.b) {
+    : w_(m.W), wt_(m.W.transpose()), a_(base_bias), b_(m.b), c_d_(m.c) {
     c_.assign(static_cast<std::size_t>(w_.padded_cols()), S(0));
     for (Index j = 0; j < m.n_hidden(); ++j) c_[static_cast<std::size_t>(j)] = static_cast<S>(m.c(j));
     zero_.assign(static_cast<std::size_t>(wt_.padded_cols()), S(0));
@@ -50,7 +55,19 @@ BrbmStep<S>::BrbmStep(const Brbm& m, const Vec& base_bias)
 
 template <class S>
 void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
-                         ChainRngs& rngs) const {
+                       ChainRngs& rngs) const {
+    run(beta_prev, beta, nullptr, X, begin, end, lw, {}, rngs);
+}
+
+template <class S>
+void BrbmStep<S>::sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
+                        const SweepOutputs& out) const {
+    run(beta, beta, row_beta, X, begin, end, nullptr, out, rngs);
+}
+
+template <class S>
+void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, RowMat& X, Index begin, Index end, Vec* lw,
+                      const SweepOutputs& out, ChainRngs& rngs) const {
     const Index rows = end - begin, n = w_.rows(), m = w_.cols();
     const Index ldh = w_.padded_cols(), ldv = wt_.padded_cols();
     Scratch<S>& s = scratch<S>();
@@ -63,6 +80,7 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
     for (auto* v : {&s.x, &s.e1, &s.e0, &s.inc}) v->resize(static_cast<std::size_t>(m));
     s.words.resize(static_cast<std::size_t>(rows * std::max(n, m)));
     s.on.resize(static_cast<std::size_t>(std::max(n, m)));
+    auto beta_of = [&](Index r) { return row_beta ? row_beta[r] : beta; };
 
     // Active visible units; their part of the increment, (beta - beta')(b - a)'v.
     const double d = beta - beta_prev;
@@ -93,10 +111,11 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
     int* hid_off = s.hid_off.data();
     hid_off[0] = 0;
     for (Index r = 0; r < rows; ++r) {
+        const double br = beta_of(r);
         const std::uint32_t* words = s.words.data() + r * m;
         const S* lam = s.lambda.data() + r * ldh;
         for (Index j = 0; j < m; ++j) x[j] = static_cast<double>(lam[j]);
-        for (Index j = 0; j < m; ++j) e1[j] = exp_nonpositive(-beta * std::fabs(x[j]));
+        for (Index j = 0; j < m; ++j) e1[j] = exp_nonpositive(-br * std::fabs(x[j]));
         if (lw) {
             for (Index j = 0; j < m; ++j) e0[j] = exp_nonpositive(-beta_prev * std::fabs(x[j]));
             for (Index j = 0; j < m; ++j) inc[j] = softplus_step(x[j], beta_prev, beta, e1[j], e0[j]);
@@ -106,20 +125,28 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
         }
         for (Index j = 0; j < m; ++j) on[j] = bernoulli_sigmoid(unit_from_word(words[j]), x[j], e1[j]);
         hid_off[r + 1] = append_set(on, m, hid_idx, hid_off[r]);
+        if (out.hidden)
+            for (Index j = 0; j < m; ++j) (*out.hidden)(begin + r, j) = on[j];
     }
     wt_.sum_rows(s.hid_idx.data(), s.hid_off.data(), rows, zero_.data(), s.act.data(), ldv);
 
-    // Visible layer: y = beta W h + (1-beta) a + beta b, in S.
+    // Visible layer: y = beta W h + (1-beta) a + beta b, in S; the bias is recomputed only where the
+    // row's beta changes.
     s.bias.resize(static_cast<std::size_t>(n));
     s.y.resize(static_cast<std::size_t>(n));
     s.e.resize(static_cast<std::size_t>(n));
     S* bias = s.bias.data();
     S* y = s.y.data();
     S* e = s.e.data();
-    for (Index i = 0; i < n; ++i) bias[i] = static_cast<S>((1.0 - beta) * a_(i) + beta * b_(i));
-    const S bt = static_cast<S>(beta);
+    double bias_beta = std::nan("");
     detail::fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(n), s.words.data());
     for (Index r = 0; r < rows; ++r) {
+        const double br = beta_of(r);
+        if (!(br == bias_beta)) {
+            for (Index i = 0; i < n; ++i) bias[i] = static_cast<S>((1.0 - br) * a_(i) + br * b_(i));
+            bias_beta = br;
+        }
+        const S bt = static_cast<S>(br);
         const std::uint32_t* words = s.words.data() + r * n;
         const S* u = s.act.data() + r * ldv;
         for (Index i = 0; i < n; ++i) y[i] = bt * u[i] + bias[i];
@@ -130,6 +157,20 @@ void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, In
             for (Index i = 0; i < n; ++i) on[i] = bernoulli_sigmoid(unit_from_word(words[i]), y[i], e[i]);
         }
         for (Index i = 0; i < n; ++i) X(begin + r, i) = on[i];
+        if (out.means)  // sigmoid(y) = 1/(1+e) for y >= 0, e/(1+e) below
+            for (Index i = 0; i < n; ++i)
+                (*out.means)(begin + r, i) = (y[i] >= S(0) ? 1.0 : static_cast<double>(e[i])) / (1.0 + static_cast<double>(e[i]));
+        if (out.potential) {
+            // V(v, h) = v'W h + (b - a)'v + c'h, over the units that are on (u = W h is in act).
+            double vu = 0, bv = 0, ch = 0;
+            for (Index i = 0; i < n; ++i)
+                if (on[i]) {
+                    vu += static_cast<double>(u[i]);
+                    bv += b_(i) - a_(i);
+                }
+            for (int t = hid_off[r]; t < hid_off[r + 1]; ++t) ch += c_d_(hid_idx[t]);
+            (*out.potential)(begin + r) = vu + bv + ch;
+        }
     }
 }
 

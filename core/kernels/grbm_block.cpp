@@ -2,6 +2,7 @@
 // rbm::detail::RBMSCOPE_SIMD_NS (kernels/simd.hpp).
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 #include "core/kernels/active_lists.hpp"
 #include "core/kernels/kernel_table.hpp"
@@ -17,10 +18,14 @@ class GrbmStep final : public BlockStep {
 public:
     GrbmStep(const Grbm& m, const Vec& a, const Vec& sa, bool float32);
     void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const override;
+    // Per-row betas and the outputs on the float64 step; the float32 step takes neither.
+    void sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
+               const SweepOutputs& out) const override;
 
 private:
     template <int N, int M, bool Fused>
-    void step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
+    void step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs,
+                    const double* row_beta = nullptr, const SweepOutputs& out = {}) const;
     // The float32 step: the whole step in single precision, the weights summed in double.
     void step_f32(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const;
     // v_i = ma_i + mb_i u_i + sd_i z_i at beta: the mean and deviation of v_i given u = W h,
@@ -168,6 +173,18 @@ void GrbmStep::step(double beta_prev, double beta, RowMat& X, Index begin, Index
     step_sized<0, 0, true>(beta_prev, beta, X, begin, end, lw, rngs);
 }
 
+void GrbmStep::sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
+                     const SweepOutputs& out) const {
+    if (f32_) {
+        if (row_beta || out.hidden || out.means || out.potential)
+            throw std::logic_error("the float32 GRBM step has no per-row betas or sweep outputs");
+        return step_f32(beta, beta, X, begin, end, nullptr, rngs);
+    }
+    if (n_ == 2 && m_ == 2) return step_sized<2, 2, false>(beta, beta, X, begin, end, nullptr, rngs, row_beta, out);
+    if (small_) return step_sized<0, 0, false>(beta, beta, X, begin, end, nullptr, rngs, row_beta, out);
+    step_sized<0, 0, true>(beta, beta, X, begin, end, nullptr, rngs, row_beta, out);
+}
+
 template <int G, int N, int M>
 void GrbmStep::add_increments(const RowMat& X, Index row, Index nvis, Index nhid, double d, const double* inc, Vec& lw) const {
     const Index n = N ? N : nvis, m = M ? M : nhid;  // fixed for the 2-D toys: the unit loops unroll
@@ -186,7 +203,7 @@ void GrbmStep::add_increments(const RowMat& X, Index row, Index nvis, Index nhid
 
 template <int N, int M, bool Fused>
 void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
-                            ChainRngs& rngs) const {
+                            ChainRngs& rngs, const double* row_beta, const SweepOutputs& out) const {
     // N, M: the unit counts when fixed at compile time, 0 when taken from the model.
     const Index rows = end - begin, n = N ? N : n_, m = M ? M : m_, nv = 2 * ((n + 1) / 2);  // nv: normals per chain
     const Index th = rows * m;
@@ -217,7 +234,12 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
     }
 
     // Increment: (beta - beta')(Q_A - Q_B) + sum_j softplus_step, sharing e1 = exp(-beta|L|) with the draw.
-    for (Index t = 0; t < th; ++t) e1[t] = exp_nonpositive<Fused>(-beta * std::fabs(lam[t]));
+    if (row_beta) {
+        for (Index r = 0; r < rows; ++r)
+            for (Index t = r * m; t < (r + 1) * m; ++t) e1[t] = exp_nonpositive<Fused>(-row_beta[r] * std::fabs(lam[t]));
+    } else {
+        for (Index t = 0; t < th; ++t) e1[t] = exp_nonpositive<Fused>(-beta * std::fabs(lam[t]));
+    }
     if (lw) {
         double* e0 = grow(s.e0, th);
         double* inc = grow(s.inc, th);
@@ -237,8 +259,16 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
     // Random words (draw_words): with m + nv = 4, as in the 2-D toys, one Philox block per chain,
     // computed in vector lanes across chains.
     const auto [hw, vw] = draw_words(rngs, begin, rows, m, nv, s);
-    for (Index t = 0; t < th; ++t) h[t] = bernoulli_sigmoid_as(unit_from_word(hw[t]), beta * lam[t], e1[t]);
+    if (row_beta) {
+        for (Index r = 0; r < rows; ++r)
+            for (Index t = r * m; t < (r + 1) * m; ++t) h[t] = bernoulli_sigmoid_as(unit_from_word(hw[t]), row_beta[r] * lam[t], e1[t]);
+    } else {
+        for (Index t = 0; t < th; ++t) h[t] = bernoulli_sigmoid_as(unit_from_word(hw[t]), beta * lam[t], e1[t]);
+    }
     for (Index t = 0; t < rows * nv; t += 2) normal_pair<Fused>(vw[t], vw[t + 1], z[t], z[t + 1]);
+    if (out.hidden)
+        for (Index r = 0; r < rows; ++r)
+            for (Index j = 0; j < m; ++j) (*out.hidden)(begin + r, j) = h[r * m + j];
 
     // u = W h.
     Index ldu = n;
@@ -262,9 +292,32 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
     double* ma = grow(s.mean_a, n);
     double* mb = grow(s.mean_b, n);
     double* sd = grow(s.sd, n);
-    visible_coefficients(beta, n, ma, mb, sd);
-    for (Index r = 0; r < rows; ++r)
+    if (!row_beta && !out.potential) {
+        visible_coefficients(beta, n, ma, mb, sd);
+        for (Index r = 0; r < rows; ++r)
+            for (Index i = 0; i < n; ++i) X(begin + r, i) = ma[i] + mb[i] * u[r * ldu + i] + sd[i] * z[r * nv + i];
+        return;
+    }
+    // Per-row betas (coefficients recomputed where the beta changes) and the swap potential
+    // V(v, h) = -|(v - b)/s|^2/2 + (v/s)'W h + c'h + |(v - a)/s_A|^2/2 from the same u = W h.
+    double coef_beta = std::nan("");
+    for (Index r = 0; r < rows; ++r) {
+        const double br = row_beta ? row_beta[r] : beta;
+        if (!(br == coef_beta)) {
+            visible_coefficients(br, n, ma, mb, sd);
+            coef_beta = br;
+        }
         for (Index i = 0; i < n; ++i) X(begin + r, i) = ma[i] + mb[i] * u[r * ldu + i] + sd[i] * z[r * nv + i];
+        if (out.potential) {
+            double pot = 0;
+            for (Index j = 0; j < m; ++j) pot += c_(j) * h[r * m + j];
+            for (Index i = 0; i < n; ++i) {
+                const double v = X(begin + r, i), zb = (v - b_(i)) * inv_s_(i), za = v - a_(i);
+                pot += -0.5 * zb * zb + v * inv_s_(i) * u[r * ldu + i] + 0.5 * za * za * inv_sa2_(i);
+            }
+            (*out.potential)(begin + r) = pot;
+        }
+    }
 }
 
 // The same step in single precision: L = c + W'(v/s) by Eigen's float GEMM onto the bias, exp,

@@ -13,6 +13,16 @@
 
 namespace rbm::detail {
 
+// What a Gibbs sweep (BlockStep::sweep) hands back beside the new state. The caller sizes every
+// matrix (rows indexed like X); the kernel only writes rows [begin, end) of them.
+struct SweepOutputs {
+    RowMat* hidden = nullptr;  // the hidden state drawn from the old v (0/1)
+    RowMat* means = nullptr;   // BRBM: P(v_i = 1 | h) at the row's beta, the visible conditional means
+    // The tempered family's swap potential V = log f_target - log f_ref at the new (v, h)
+    // (tempering/tempered_model.hpp), from the products the sweep already made.
+    Vec* potential = nullptr;
+};
+
 // One AIS transition at beta on rows [begin, end) of X; with lw, first the increment
 // log f_beta(x) - log f_beta_prev(x) at the state before it.
 class BlockStep {
@@ -20,6 +30,10 @@ public:
     virtual ~BlockStep() = default;
     virtual void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
                       ChainRngs& rngs) const = 0;
+    // One Gibbs sweep v -> h -> v on rows [begin, end) of X, row begin + r at row_beta[r] (null:
+    // every row at beta): the transition of step(beta, beta, ...) with the same random words.
+    virtual void sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
+                       const SweepOutputs& out) const = 0;
 };
 
 struct KernelTable {

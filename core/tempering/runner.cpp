@@ -107,6 +107,25 @@ void PtSampler::scan() {
 // One task per (slot, block of chains): rows [s C + b B, s C + min(C, (b+1) B)), each row at the
 // rung its slot holds in its chain. The blocks are fixed, whoever owns them.
 void PtSampler::local_moves() {
+    if (model_.rows_independent()) {
+        // A row's bits do not depend on its block: this part's rows, slot-major, in blocks of
+        // kChainBlock across slots (8 chains x 16 rungs: 2 blocks of 64 rows, not 16 of 8).
+        const Index first = slot_begin_ * chains_, count = (slot_end_ - slot_begin_) * chains_;
+        auto run = [&](Index b, Index e) {
+            Index rungs[kChainBlock];
+            for (Index r = b; r < e; ++r) {
+                const Index s = (first + r) / chains_, c = (first + r) % chains_;
+                rungs[r - b] = rung_of_[static_cast<std::size_t>(c * rungs_ + s)];
+            }
+            model_.local_move(rungs, V_, H_, first + b, first + e, chain_rngs_, pot_);
+        };
+        if (V_.rows() * (V_.cols() + H_.cols() + 1) < 4096) {
+            for (Index b = 0; b < count; b += kChainBlock) run(b, std::min(count, b + kChainBlock));
+            return;
+        }
+        for_each_block(count, run, kChainBlock);
+        return;
+    }
     const Index blocks = (chains_ + kChainBlock - 1) / kChainBlock, tasks = (slot_end_ - slot_begin_) * blocks;
     auto run = [&](Index t) {
         const Index s = slot_begin_ + t / blocks, b = t % blocks;

@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "core/kernels/gibbs_leaky.hpp"
+#include "core/kernels/simd.hpp"
+#include "core/numerics/parallel.hpp"
 #include "core/numerics/scalar.hpp"
 #include "core/tempering/tempered_model.hpp"
 
@@ -20,7 +22,9 @@ namespace {
 class TemperedGrbm final : public TemperedModel {
 public:
     TemperedGrbm(Grbm m, DiagGaussianBase base, std::string label)
-        : m_(std::move(m)), base_(std::move(base)), label_(std::move(label)) {}
+        : m_(std::move(m)), base_(std::move(base)), label_(std::move(label)) {
+        if (m_.binary01()) fused_ = detail::kernel_table().grbm(m_, base_.mean, base_.sigma, false);
+    }
     std::string description() const override {
         return "GRBM on (v, h); reference: " + label_ + ", hidden units uniform";
     }
@@ -55,9 +59,21 @@ public:
         }
     }
 
+    // Hidden units in {0,1}: the fused kernel (kernels/grbm_block.hpp) at each row's beta, which
+    // returns h and the potential from its own products; other hidden values: the generic
+    // conditionals below.
     void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
                     Vec& pot) const override {
         const Index rows = end - begin, n = m_.n_visible(), k = m_.n_hidden();
+        if (fused_) {
+            double beta[kChainBlock];
+            for (Index r = 0; r < rows; ++r) beta[r] = betas_[static_cast<std::size_t>(rungs[r])];
+            detail::SweepOutputs out;
+            out.hidden = &H;
+            out.potential = &pot;
+            fused_->sweep(1.0, beta, V, begin, end, rngs, out);
+            return;
+        }
         RowMat Lambda;
         grbm_hidden_field(m_, V, begin, end, Lambda);
         for (Index r = 0; r < rows; ++r) {
@@ -104,6 +120,7 @@ private:
     DiagGaussianBase base_;
     std::string label_;
     std::vector<Vec> prec_, s_, base_term_;  // per rung
+    std::shared_ptr<const detail::BlockStep> fused_;
 };
 
 // ---------------- BRBM: state (v, h) ----------------
@@ -111,13 +128,16 @@ private:
 // bias beta c (docs/methods/annealing-paths.md#geometric); V(v,h) = v'Wh + b'v + c'h - b_A'v.
 class TemperedBrbm final : public TemperedModel {
 public:
-    TemperedBrbm(Brbm m, Vec base_bias) : m_(std::move(m)), ba_(std::move(base_bias)) {}
+    TemperedBrbm(Brbm m, Vec base_bias, bool float32)
+        : m_(std::move(m)), ba_(std::move(base_bias)),
+          kernel_(float32 ? detail::kernel_table().brbm_float(m_, ba_) : detail::kernel_table().brbm_double(m_, ba_)),
+          f32_(float32) {}
     std::string description() const override {
         return ba_.isZero() ? "BRBM on (v, h); reference: zero weights and biases (uniform), so the rung at beta "
                               "is the RBM with beta W, beta b, beta c"
                             : "BRBM on (v, h); reference: zero weights, visible bias b_A, hidden bias 0";
     }
-    std::string kernel_name() const override { return "block Gibbs"; }
+    std::string kernel_name() const override { return f32_ ? "block Gibbs (float32 products)" : "block Gibbs"; }
     Index visible_dim() const override { return m_.n_visible(); }
     Index hidden_dim() const override { return m_.n_hidden(); }
 
@@ -129,35 +149,18 @@ public:
         H.middleRows(begin, end - begin).setZero();
     }
 
-    void set_ladder(const std::vector<double>& betas) override {
-        TemperedModel::set_ladder(betas);
-        vbias_.clear();
-        for (double beta : betas) vbias_.push_back(beta * m_.b + (1.0 - beta) * ba_);
-    }
-
-    // Block Gibbs v -> h -> v on rows [begin, end), the same conditionals as gibbs_sweep(Brbm)
-    // (which only works on whole matrices at one beta).
+    // Block Gibbs v -> h -> v on rows [begin, end), each row at its rung's beta, by the fused kernel
+    // (kernels/brbm_block.hpp): h, the new v and V(v, h) from the same sums of rows of W.
     void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
                     Vec& pot) const override {
-        const Index rows = end - begin, n = m_.n_visible(), k = m_.n_hidden();
-        const RowMat A = V.middleRows(begin, rows) * m_.W;
-        for (Index r = 0; r < rows; ++r) {
-            const double beta = betas_[static_cast<std::size_t>(rungs[r])];
-            Rng& rng = rngs[begin + r];
-            for (Index j = 0; j < k; ++j)
-                H(begin + r, j) = rng.uniform() < sigmoid(beta * (A(r, j) + m_.c(j))) ? 1.0 : 0.0;
-        }
-        const RowMat B = H.middleRows(begin, rows) * m_.W.transpose();
-        for (Index r = 0; r < rows; ++r) {
-            const std::size_t rung = static_cast<std::size_t>(rungs[r]);
-            const double beta = betas_[rung];
-            const Vec& vbias = vbias_[rung];
-            Rng& rng = rngs[begin + r];
-            for (Index i = 0; i < n; ++i)
-                V(begin + r, i) = rng.uniform() < sigmoid(beta * B(r, i) + vbias(i)) ? 1.0 : 0.0;
-        }
-        potential(V, H, begin, end, pot);
+        double beta[kChainBlock];
+        for (Index r = 0; r < end - begin; ++r) beta[r] = betas_[static_cast<std::size_t>(rungs[r])];
+        detail::SweepOutputs out;
+        out.hidden = &H;
+        out.potential = &pot;
+        kernel_->sweep(1.0, beta, V, begin, end, rngs, out);
     }
+    bool rows_independent() const override { return true; }
 
     void potential(const RowMat& V, const RowMat& H, Index begin, Index end, Vec& pot) const override {
         const Index rows = end - begin;
@@ -171,7 +174,8 @@ public:
 private:
     Brbm m_;
     Vec ba_;
-    std::vector<Vec> vbias_;  // per rung: beta b + (1 - beta) b_A
+    std::shared_ptr<const detail::BlockStep> kernel_;
+    bool f32_ = false;
 };
 
 // ---------------- leaky RBM: state v ----------------
@@ -197,15 +201,17 @@ public:
 
     void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
                     Vec& pot) const override {
-        std::vector<double> beta(static_cast<std::size_t>(end - begin));
-        for (std::size_t r = 0; r < beta.size(); ++r) beta[r] = betas_[static_cast<std::size_t>(rungs[r])];
-        detail::leaky_sweep_block_gram(m_, &pre_, V, begin, end, rngs, kernel_, 1.0, m_.leakiness, beta.data());
+        double beta[kChainBlock];
+        for (Index r = 0; r < end - begin; ++r) beta[r] = betas_[static_cast<std::size_t>(rungs[r])];
+        detail::leaky_sweep_block_gram(m_, &pre_, V, begin, end, rngs, kernel_, 1.0, m_.leakiness, beta);
         potential(V, H, begin, end, pot);
     }
 
     void potential(const RowMat& V, const RowMat&, Index begin, Index end, Vec& pot) const override {
         const Index rows = end - begin;
-        RowMat E = V.middleRows(begin, rows) * m_.W;
+        thread_local RowMat E;  // grows once per thread: no allocation per scan
+        E.resize(rows, m_.n_hidden());
+        E.noalias() = V.middleRows(begin, rows) * m_.W;
         E.rowwise() += m_.c.transpose();
         for (Index r = 0; r < rows; ++r) {
             double s = 0;
@@ -349,7 +355,7 @@ std::unique_ptr<TemperedModel> make_tempered_model(const Model& model, const PtR
             require_vector(*ref.brbm_bias, n, "the BRBM reference visible bias");
             ba = *ref.brbm_bias;
         }
-        return std::make_unique<TemperedBrbm>(*b, ba);
+        return std::make_unique<TemperedBrbm>(*b, ba, ref.brbm_float32);
     }
     if (const auto* l = model.as<Leaky>()) return std::make_unique<TemperedLeaky>(*l, ref.leaky_kernel);
     const Gaussian& target = *model.as<Gaussian>();

@@ -33,6 +33,7 @@ struct PtReference {
     std::optional<Vec> brbm_bias;          // BRBM reference visible bias b_A; empty: 0
     std::optional<Gaussian> gaussian;      // gaussian kind; empty: anneal_from or N(0, 25 I)
     LeakyKernel leaky_kernel = LeakyKernel::ExactMH;
+    bool brbm_float32 = false;             // BRBM local moves: products with W in single precision
 };
 
 // One tempered model: const and thread-safe once the ladder is set; every method works on rows
@@ -54,10 +55,15 @@ public:
     // (the rows of a block may sit at different rungs: PT moves the rungs, not the states), then
     // pot(r) = V(x_r) for the rows. The beta-independent products are computed once for the block,
     // so a row's bits depend on the block and the rungs, never on how the rungs were assigned.
+    // At most kChainBlock rows (the engine's blocks).
     virtual void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
                             Vec& pot) const = 0;
     // pot(r) = V(x_r) = log f_target(x_r) - log f_ref(x_r).
     virtual void potential(const RowMat& V, const RowMat& H, Index begin, Index end, Vec& pot) const = 0;
+    // True when a row's local move and potential do not depend on the other rows of its block (the
+    // fused BRBM kernel): the engine may then block the rows of several rungs together, which
+    // changes no bit.
+    virtual bool rows_independent() const { return false; }
     // True when the local move is an exact draw from p_beta (the "efficient local exploration"
     // under which the round-trip formulas of docs/methods/tempering.md#round-trip-theory are exact).
     virtual bool exact_local_moves() const { return false; }

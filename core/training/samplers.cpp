@@ -8,6 +8,7 @@
 #include "core/io/json_fields.hpp"
 
 #include "core/numerics/parallel.hpp"
+#include "core/sampling/runner.hpp"
 #include "core/tempering/pt.hpp"
 
 namespace rbm::detail {
@@ -57,23 +58,26 @@ namespace {
 
 constexpr std::uint64_t kChainSalt = 1, kInitSalt = 2;
 
-SweepOptions sweep_options(const TrainOptions& o) { return SweepOptions{o.leaky_kernel}; }
-
 Index persistent_chains(const TrainOptions& o) { return o.chains > 0 ? o.chains : o.batch; }
 
-// k sweeps of rows [begin, end) of V with the streams of chains begin.. of `key`. begin is a
-// multiple of kChainBlock, so the kernels cut the rows into the blocks they cut for all of V and
-// every row gets the bits it gets when all of V is swept.
+// k sweeps of rows [begin, end) of V with the streams of chains begin.. of `key`, on the sampling
+// engine's kernels (sampling/runner.hpp) in blocks of kChainBlock. begin is a multiple of
+// kChainBlock, so the rows are cut into the blocks they are cut into for all of V and every row
+// gets the bits it gets when all of V is swept.
 void sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint64_t key, const TrainOptions& o) {
+    if (begin >= end) return;
+    SampleOptions so;
+    so.leaky_kernel = o.leaky_kernel;
+    so.block = kChainBlock;
+    const GibbsKernel kernel(model, so);
     if (begin == 0 && end == V.rows()) {
         ChainRngs rngs(key, V.rows(), StreamPurpose::Training);
-        for (int s = 0; s < o.k; ++s) gibbs_sweep(model, V, rngs, sweep_options(o));
+        for (int s = 0; s < o.k; ++s) kernel.sweep(V, rngs);
         return;
     }
-    if (begin >= end) return;
     RowMat part = V.middleRows(begin, end - begin);
     ChainRngs rngs(key, begin, end - begin, StreamPurpose::Training);
-    for (int s = 0; s < o.k; ++s) gibbs_sweep(model, part, rngs, sweep_options(o));
+    for (int s = 0; s < o.k; ++s) kernel.sweep(part, rngs);
     V.middleRows(begin, end - begin) = part;
 }
 

@@ -318,6 +318,9 @@ TEST_CASE("BRBM and leaky families: PT target means match the exact ones within 
     biased.brbm_bias = Vec(6);
     *biased.brbm_bias << 2, -2, 1, -1, 2, -2;
     check_means(mb, exact_b, "BRBM, reference bias b_A", biased);
+    PtReference f32;  // the fused kernel's float32 products (--precision float32)
+    f32.brbm_float32 = true;
+    check_means(mb, exact_b, "BRBM, float32 products", f32);
     check_means(ml, exact_l, "leaky (cL = 1)", {});
 }
 

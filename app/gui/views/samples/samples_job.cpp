@@ -5,6 +5,7 @@
 
 #include "core/kernels/gibbs.hpp"
 #include "core/numerics/scalar.hpp"
+#include "core/sampling/runner.hpp"
 #include "core/tempering/pt.hpp"
 
 namespace rbmscope {
@@ -70,20 +71,24 @@ SamplesFrame runSamples(const rbm::Model& model, const SamplesSettings& s, const
 
     // The per-sampler state and one step of it.
     rbm::ChainRngs rngs(s.seed, chains, rbm::StreamPurpose::Chains);
-    rbm::RowMat V, H;
+    rbm::RowMat V;
+    std::unique_ptr<rbm::GibbsSampler> gibbs;
     std::unique_ptr<rbm::TemperedModel> tm;
     std::unique_ptr<rbm::PtSampler> pt;
     std::function<void(long long)> step;
     std::function<void()> fill;
     if (s.sampler == SamplerKind::Gibbs) {
-        V = rbm::initial_states(model, chains, rngs);
-        step = [&](long long) {
-            if (brbm) rbm::gibbs_sweep(*brbm, V, H, rngs);
-            else rbm::gibbs_sweep(model, V, rngs);
-        };
+        // The sampling engine (core/sampling/runner.hpp), one sweep per unit of the gate.
+        rbm::SampleOptions o;
+        o.chains = chains;
+        o.sweeps = s.sweeps;
+        o.seed = s.seed;
+        o.brbm_means = brbm != nullptr;
+        gibbs = std::make_unique<rbm::GibbsSampler>(model, o);
+        step = [&](long long) { gibbs->sweep(); };
         fill = [&] {
-            f.states = V;
-            if (brbm && H.rows() == V.rows()) f.means = brbmMeans(*brbm, H);
+            f.states = gibbs->states();
+            if (brbm && gibbs->sweeps_done() > 0) f.means = gibbs->means();
         };
     } else if (s.sampler == SamplerKind::Pt) {
         rbm::PtOptions o;
