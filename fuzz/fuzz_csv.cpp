@@ -5,15 +5,15 @@
 #include <array>
 #include <cmath>
 
-#include "fuzz_target.hpp"
 #include "core/data/datasets.hpp"
+#include "fuzz_target.hpp"
 
 RBM_FUZZ_TARGET(bytes) {
     if (bytes.empty()) return;
     const auto mode = static_cast<unsigned char>(bytes[0]);
     const std::string file = bytes.substr(1);
     rbm::CsvOptions o;
-    o.header = (mode & 3) == 1 ? rbm::CsvOptions::Header::Yes
+    o.header = (mode & 3) == 1   ? rbm::CsvOptions::Header::Yes
                : (mode & 3) == 2 ? rbm::CsvOptions::Header::No
                                  : rbm::CsvOptions::Header::Auto;
     o.label_column = std::array<int, 4>{-1, -2, 0, 1}[(mode >> 2) & 3];

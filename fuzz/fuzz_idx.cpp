@@ -2,8 +2,8 @@
 // The input is the images file, optionally followed by the marker "#labels#" and a labels file.
 #include <cmath>
 
-#include "fuzz_target.hpp"
 #include "core/data/datasets.hpp"
+#include "fuzz_target.hpp"
 
 RBM_FUZZ_TARGET(bytes) {
     static const std::string marker = "#labels#";

@@ -2,13 +2,13 @@
 // --resume` and the app): the same bytes go to the model, result, session, sweep-checkpoint and
 // train-checkpoint readers, each of which must end in a value or an InputError. Seeded with
 // nesting around the 256-level limit and far beyond it (tests/data/fuzz/json_depth/).
-#include "fuzz_target.hpp"
 #include "core/data/datasets.hpp"
 #include "core/io/json_text.hpp"
 #include "core/io/result_file.hpp"
 #include "core/io/session_io.hpp"
 #include "core/io/sweep_checkpoint.hpp"
 #include "core/training/training.hpp"
+#include "fuzz_target.hpp"
 
 namespace {
 template <class F>

@@ -1,6 +1,6 @@
 // A single .npy array: the raw parser (any dtype and shape it accepts), then the lone-W model.
-#include "fuzz_target.hpp"
 #include "core/io/npy.hpp"
+#include "fuzz_target.hpp"
 
 RBM_FUZZ_TARGET(bytes) {
     const rbm::NpyArray a = rbm::parse_npy(bytes, "fuzz.npy");

@@ -1,8 +1,8 @@
 // Session files (app sessions: an embedded model or a preset name, settings, view, the views'
 // settings, the samples data, training runs with their records, negatives and models), through
 // the same entry point load_session uses. A session that loads must write and read back the same.
-#include "fuzz_target.hpp"
 #include "core/io/session_io.hpp"
+#include "fuzz_target.hpp"
 
 RBM_FUZZ_TARGET(bytes) {
     const rbm::Session s = rbm::session_from_json_text(bytes, "fuzz.json");

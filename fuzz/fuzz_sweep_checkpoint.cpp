@@ -2,8 +2,8 @@
 // Half the inputs are checked against the options they carry themselves (so the run entries are
 // reached), the other half against a fixed list (the option comparison). A checkpoint that loads
 // must write and read back the same runs.
-#include "fuzz_target.hpp"
 #include "core/io/sweep_checkpoint.hpp"
+#include "fuzz_target.hpp"
 
 RBM_FUZZ_TARGET(bytes) {
     nlohmann::json options = nlohmann::json::array({{{"option", "MODEL"}, {"value", "four-mode"}}});
@@ -17,6 +17,7 @@ RBM_FUZZ_TARGET(bytes) {
         }
     }
     const rbm::SweepCheckpoint c = rbm::sweep_checkpoint_from_json(bytes, options, "fuzz.json");
-    const rbm::SweepCheckpoint back = rbm::sweep_checkpoint_from_json(rbm::sweep_checkpoint_json(c), c.options, "round trip");
+    const rbm::SweepCheckpoint back =
+        rbm::sweep_checkpoint_from_json(rbm::sweep_checkpoint_json(c), c.options, "round trip");
     if (back.runs.size() != c.runs.size()) __builtin_trap();
 }

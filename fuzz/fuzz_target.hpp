@@ -23,13 +23,13 @@ inline void check_round_trip(const Model& m) {
 
 }  // namespace rbm::fuzz
 
-#define RBM_FUZZ_TARGET(bytes)                                                           \
-    static void rbm_fuzz_one(const std::string& bytes);                                  \
-    extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {  \
-        try {                                                                            \
-            rbm_fuzz_one(std::string(reinterpret_cast<const char*>(data), size));        \
-        } catch (const rbm::InputError&) {                                               \
-        }                                                                                \
-        return 0;                                                                        \
-    }                                                                                    \
+#define RBM_FUZZ_TARGET(bytes)                                                          \
+    static void rbm_fuzz_one(const std::string& bytes);                                 \
+    extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
+        try {                                                                           \
+            rbm_fuzz_one(std::string(reinterpret_cast<const char*>(data), size));       \
+        } catch (const rbm::InputError&) {                                              \
+        }                                                                               \
+        return 0;                                                                       \
+    }                                                                                   \
     static void rbm_fuzz_one(const std::string& bytes)

@@ -2,9 +2,9 @@
 // the data the seeds were made with (bars and stripes 3 x 3, tests/data/fuzz/train_checkpoint).
 // A checkpoint that loads must also train on: an edited field that slipped through the checks
 // crashed the next update, so two more updates run when they are cheap.
-#include "fuzz_target.hpp"
 #include "core/data/datasets.hpp"
 #include "core/training/training.hpp"
+#include "fuzz_target.hpp"
 
 RBM_FUZZ_TARGET(bytes) {
     static const rbm::Dataset data = rbm::bars_and_stripes(3);

@@ -16,7 +16,7 @@ struct EllipseOverlay {
     QColor color{255, 255, 255};
     Qt::PenStyle style = Qt::SolidLine;
     double width = 1.8;
-    bool centre = true;                // mark the mean
+    bool centre = true;  // mark the mean
 };
 
 struct LegendEntry {

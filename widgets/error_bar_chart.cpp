@@ -52,7 +52,8 @@ void ErrorBarChartView::drawForeground(QPainter* painter, const QRectF& rect) {
             if (!std::isfinite(e.high)) continue;
             const QPointF top = c->mapToScene(c->mapToPosition(QPointF(x, e.high), b.series));
             const bool open = !std::isfinite(e.low);
-            QPointF bottom = open ? QPointF(top.x(), area.bottom()) : c->mapToScene(c->mapToPosition(QPointF(x, e.low), b.series));
+            QPointF bottom =
+                open ? QPointF(top.x(), area.bottom()) : c->mapToScene(c->mapToPosition(QPointF(x, e.low), b.series));
             painter->setPen(QPen(col, 1.6, open ? Qt::DashLine : Qt::SolidLine));
             painter->drawLine(top, bottom);
             painter->setPen(QPen(col, 1.6));

@@ -18,7 +18,8 @@ QVector<double> niceTicks(double lo, double hi, int target) {
     const double mag = std::pow(10.0, std::floor(std::log10(raw)));
     const double norm = raw / mag;
     const double step = (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
-    for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
+    for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step)
+        out.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
     return out;
 }
 
@@ -27,8 +28,8 @@ HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent) {
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
-void HeatmapView::setImage(const QImage& image, const QRectF& domain, double vmin, double vmax, const QString& scaleLabel,
-                           ColourScale scale) {
+void HeatmapView::setImage(const QImage& image, const QRectF& domain, double vmin, double vmax,
+                           const QString& scaleLabel, ColourScale scale) {
     image_ = image;
     domain_ = domain;
     vmin_ = vmin;
@@ -113,7 +114,8 @@ void HeatmapView::paintEvent(QPaintEvent*) {
         if (compact_) f.setPointSizeF(f.pointSizeF() * 0.9);
         p.setFont(f);
         p.setPen(fg);
-        p.drawText(QRect(0, compact_ ? 1 : 4, width(), compact_ ? 16 : 22), Qt::AlignHCenter | Qt::AlignVCenter, title_);
+        p.drawText(QRect(0, compact_ ? 1 : 4, width(), compact_ ? 16 : 22), Qt::AlignHCenter | Qt::AlignVCenter,
+                   title_);
         p.setFont(font());
     }
     if (!message_.isEmpty()) {
@@ -205,8 +207,8 @@ namespace {
 // int, and a particle or mode at 1e300 (a model of extreme numbers) crashed it. Nothing this far
 // outside the plot is visible anyway.
 bool paintable(const QPointF& w, const QRect& plot, double margin) {
-    return std::isfinite(w.x()) && std::isfinite(w.y()) && w.x() > plot.left() - margin && w.x() < plot.right() + margin &&
-           w.y() > plot.top() - margin && w.y() < plot.bottom() + margin;
+    return std::isfinite(w.x()) && std::isfinite(w.y()) && w.x() > plot.left() - margin &&
+           w.x() < plot.right() + margin && w.y() > plot.top() - margin && w.y() < plot.bottom() + margin;
 }
 }  // namespace
 
@@ -237,7 +239,8 @@ void HeatmapView::paintOverlays(QPainter& p, const QRect& plot) {
                 spriteRadius_ = r;
             }
             for (const auto& pt : particles_)
-                if (const QPointF w = toWidget(pt); paintable(w, plot, d)) p.drawImage(w - QPointF(d / 2.0, d / 2.0), sprite_);
+                if (const QPointF w = toWidget(pt); paintable(w, plot, d))
+                    p.drawImage(w - QPointF(d / 2.0, d / 2.0), sprite_);
         }
     }
     for (const auto& m : markers_) {
@@ -284,7 +287,6 @@ void HeatmapView::paintOverlays(QPainter& p, const QRect& plot) {
         p.setFont(font());
     }
     p.restore();
-
 }
 
 void HeatmapView::mousePressEvent(QMouseEvent* e) {

@@ -48,7 +48,7 @@ public:
 
     QRectF domain() const { return domain_; }
     const QImage& image() const { return image_; }
-    QRect plotRect() const;                     // where the image is drawn
+    QRect plotRect() const;  // where the image is drawn
     QPointF toWidget(const QPointF& model) const;
     QPointF toModel(const QPointF& widget) const;
 

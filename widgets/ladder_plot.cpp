@@ -13,8 +13,9 @@ constexpr double kMinGap = 1e-3;  // dragged rungs keep at least this distance f
 
 LadderPlot::LadderPlot(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
-    setToolTip(tr("Bars: swap acceptance of each pair of neighbouring rungs. Curve: local barrier λ(β). "
-                  "Ticks: the rungs (drag them when the ladder is not adaptive)."));
+    setToolTip(
+        tr("Bars: swap acceptance of each pair of neighbouring rungs. Curve: local barrier λ(β). "
+           "Ticks: the rungs (drag them when the ladder is not adaptive)."));
 }
 
 void LadderPlot::setLadder(const std::vector<double>& betas) {
@@ -78,8 +79,7 @@ void LadderPlot::paintEvent(QPaintEvent*) {
         p.drawText(QRectF(0, y - fm.height() / 2.0, plot.left() - 4, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
                    QString::number(a, 'f', 1));
     }
-    p.drawText(QRect(plot.left(), 2, plot.width(), fm.height()), Qt::AlignLeft,
-               tr("swap acceptance per pair (bars)"));
+    p.drawText(QRect(plot.left(), 2, plot.width(), fm.height()), Qt::AlignLeft, tr("swap acceptance per pair (bars)"));
     p.setPen(QColor(200, 90, 30));
     p.drawText(QRect(plot.left(), 2, plot.width(), fm.height()), Qt::AlignRight, tr("local barrier λ(β) (curve)"));
 

@@ -13,7 +13,7 @@ class LadderPlot : public QWidget {
 public:
     explicit LadderPlot(QWidget* parent = nullptr);
 
-    void setLadder(const std::vector<double>& betas);  // clears acceptance and barrier
+    void setLadder(const std::vector<double>& betas);           // clears acceptance and barrier
     void setAcceptance(const std::vector<double>& acceptance);  // one per pair
     // Local barrier lambda(beta) sampled at the given betas (same length).
     void setBarrierCurve(const std::vector<double>& betas, const std::vector<double>& lambda);

@@ -77,7 +77,8 @@ QGroupBox* ParameterPanel::buildModelGroup() {
     mv->addWidget(open);
     mv->addWidget(summary_);
     mv->addWidget(editor_);
-    connect(presetBox_, &QComboBox::activated, this, [this](int i) { Q_EMIT presetChosen(presetBox_->itemData(i).toString()); });
+    connect(presetBox_, &QComboBox::activated, this,
+            [this](int i) { Q_EMIT presetChosen(presetBox_->itemData(i).toString()); });
     connect(open, &QPushButton::clicked, this, &ParameterPanel::openFileRequested);
     return modelGroup;
 }
@@ -90,8 +91,9 @@ QGroupBox* ParameterPanel::buildPathGroup() {
     leakyBox_ = new QComboBox(pathGroup);
     leakyBox_->addItem(tr("exact (Gibbs proposal + MH)"), int(rbm::LeakyKernel::ExactMH));
     leakyBox_->addItem(tr("paper's Gibbs (approximate)"), int(rbm::LeakyKernel::PaperGibbs));
-    leakyBox_->setToolTip(tr("SPEC §1.3: the paper's Gibbs conditionals sample a slightly different distribution "
-                             "for leakiness < 1; the MH correction makes the kernel exact."));
+    leakyBox_->setToolTip(
+        tr("SPEC §1.3: the paper's Gibbs conditionals sample a slightly different distribution "
+           "for leakiness < 1; the MH correction makes the kernel exact."));
     pathStatus_ = smallLabel(pathGroup, kNoteStyle);
     pf->addRow(tr("Path"), pathBox_);
     pf->addRow(tr("Base"), baseBox_);
@@ -112,23 +114,22 @@ QGroupBox* ParameterPanel::buildScheduleGroup() {
     auto* schedGroup = new QGroupBox(tr("Schedule"), this);
     auto* sf = new QFormLayout(schedGroup);
     scheduleBox_ = new QComboBox(schedGroup);
-    const std::vector<std::pair<QString, QString>> kinds{
-        {"linear", tr("linear")},
-        {"sigmoid", tr("sigmoid (Grosse et al.)")},
-        {"four-period", tr("four-period (Kiwaki & Aihara)")},
-        {"piecewise", tr("piecewise (Salakhutdinov & Murray)")},
-        {"geometric", tr("geometric in β")},
-        {"binned", tr("optimal binned (MAS knots)")}};
+    const std::vector<std::pair<QString, QString>> kinds{{"linear", tr("linear")},
+                                                         {"sigmoid", tr("sigmoid (Grosse et al.)")},
+                                                         {"four-period", tr("four-period (Kiwaki & Aihara)")},
+                                                         {"piecewise", tr("piecewise (Salakhutdinov & Murray)")},
+                                                         {"geometric", tr("geometric in β")},
+                                                         {"binned", tr("optimal binned (MAS knots)")}};
     for (const auto& [key, label] : kinds) scheduleBox_->addItem(label, key);
-    steps_ = new ValidatedField(QStringLiteral("100"), [](const QString& t) {
-        return checkInteger(t, 1, kMaxSteps, QObject::tr("K (steps)"));
-    }, schedGroup);
-    start_ = new ValidatedField(QStringLiteral("0.0001"), [](const QString& t) {
-        return checkReal(t, 0, 1, true, true, QObject::tr("first β"));
-    }, schedGroup);
-    delta_ = new ValidatedField(QStringLiteral("4"), [](const QString& t) {
-        return checkReal(t, 0, 50, true, false, QObject::tr("δ"));
-    }, schedGroup);
+    steps_ = new ValidatedField(
+        QStringLiteral("100"), [](const QString& t) { return checkInteger(t, 1, kMaxSteps, QObject::tr("K (steps)")); },
+        schedGroup);
+    start_ = new ValidatedField(
+        QStringLiteral("0.0001"),
+        [](const QString& t) { return checkReal(t, 0, 1, true, true, QObject::tr("first β")); }, schedGroup);
+    delta_ = new ValidatedField(
+        QStringLiteral("4"), [](const QString& t) { return checkReal(t, 0, 50, true, false, QObject::tr("δ")); },
+        schedGroup);
     plot_ = new SchedulePlot(schedGroup);
     scheduleReason_ = smallLabel(schedGroup, kReasonStyle);
     sf->addRow(tr("Kind"), scheduleBox_);
@@ -155,23 +156,26 @@ QGroupBox* ParameterPanel::buildScheduleGroup() {
 QGroupBox* ParameterPanel::buildChainGroup() {
     auto* chainGroup = new QGroupBox(tr("Chains"), this);
     auto* cf = new QFormLayout(chainGroup);
-    chains_ = new ValidatedField(QStringLiteral("1000"), [](const QString& t) {
-        return checkInteger(t, 1, kMaxChains, QObject::tr("number of chains"));
-    }, chainGroup);
-    seed_ = new ValidatedField(QStringLiteral("1"), [](const QString& t) { return checkUnsigned64(t, QObject::tr("seed")); },
-                               chainGroup);
-    threads_ = new ValidatedField(QStringLiteral("0"), [](const QString& t) {
-        return checkInteger(t, 0, kMaxThreads, QObject::tr("threads (0 = all cores)"));
-    }, chainGroup);
+    chains_ = new ValidatedField(
+        QStringLiteral("1000"),
+        [](const QString& t) { return checkInteger(t, 1, kMaxChains, QObject::tr("number of chains")); }, chainGroup);
+    seed_ = new ValidatedField(
+        QStringLiteral("1"), [](const QString& t) { return checkUnsigned64(t, QObject::tr("seed")); }, chainGroup);
+    threads_ = new ValidatedField(
+        QStringLiteral("0"),
+        [](const QString& t) { return checkInteger(t, 0, kMaxThreads, QObject::tr("threads (0 = all cores)")); },
+        chainGroup);
     threads_->lineEdit()->setToolTip(tr("0 uses every core; results are identical for any number of threads"));
     kernelBox_ = new QComboBox(chainGroup);
     kernelBox_->addItem(tr("Markov kernel (Gibbs)"), false);
     kernelBox_->addItem(tr("perfect (exact draws from p_β)"), true);
-    kernelBox_->setToolTip(tr("Perfect transitions replace each kernel step by an exact sample of p_β: "
-                              "they separate the quality of the path from the mixing of the kernel (SPEC §4)."));
+    kernelBox_->setToolTip(
+        tr("Perfect transitions replace each kernel step by an exact sample of p_β: "
+           "they separate the quality of the path from the mixing of the kernel (SPEC §4)."));
     reverseBox_ = new QCheckBox(tr("also run reverse AIS (upper bound)"), chainGroup);
-    reverseBox_->setToolTip(tr("Bidirectional Monte Carlo: start from exact target samples and anneal back; "
-                               "forward and reverse estimates sandwich log Z."));
+    reverseBox_->setToolTip(
+        tr("Bidirectional Monte Carlo: start from exact target samples and anneal back; "
+           "forward and reverse estimates sandwich log Z."));
     exactReasonLabel_ = smallLabel(chainGroup, kReasonStyle);
     cf->addRow(tr("Chains N"), chains_);
     cf->addRow(tr("Seed"), seed_);
@@ -196,9 +200,9 @@ QGroupBox* ParameterPanel::buildCompareGroup() {
     auto* cmpLabel = new QLabel(tr("Also run (same model, same seed):"), cmpGroup);
     compareList_ = new QListWidget(cmpGroup);
     compareList_->setMaximumHeight(110);
-    sweep_ = new ValidatedField(QStringLiteral("10, 30, 100, 300, 1000"), [](const QString& t) {
-        return checkIntegerList(t, 1, kMaxSteps, QObject::tr("sweep K values"));
-    }, cmpGroup);
+    sweep_ = new ValidatedField(
+        QStringLiteral("10, 30, 100, 300, 1000"),
+        [](const QString& t) { return checkIntegerList(t, 1, kMaxSteps, QObject::tr("sweep K values")); }, cmpGroup);
     cv->addWidget(cmpLabel);
     cv->addWidget(compareList_);
     cv->addWidget(new QLabel(tr("K values of a sweep (Estimates view):"), cmpGroup));
@@ -287,8 +291,10 @@ void ParameterPanel::fillCompare() {
     compareList_->clear();
     for (const MethodSpec& m : methodCatalogue(traits_)) {
         auto* item = new QListWidgetItem(methodLabel(m, traits_.kind), compareList_);
-        item->setData(Qt::UserRole, QStringLiteral("%1:%2").arg(QString::fromStdString(m.path), QString::fromStdString(m.base)));
-        item->setToolTip(QStringLiteral("path %1, base %2").arg(QString::fromStdString(m.path), QString::fromStdString(m.base)));
+        item->setData(Qt::UserRole,
+                      QStringLiteral("%1:%2").arg(QString::fromStdString(m.path), QString::fromStdString(m.base)));
+        item->setToolTip(
+            QStringLiteral("path %1, base %2").arg(QString::fromStdString(m.path), QString::fromStdString(m.base)));
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
     }
@@ -377,8 +383,9 @@ void ParameterPanel::updateScheduleFields() {
     const bool knots = currentKey(pathBox_) == "moments" && traits_.kind != rbm::ModelKind::Gaussian;
     if (model && binned >= 0) {
         model->item(binned)->setEnabled(knots);
-        scheduleBox_->setItemData(binned, knots ? QString() : tr("needs the knots of the moment-averaged spline (path: moment averaging)"),
-                                  Qt::ToolTipRole);
+        scheduleBox_->setItemData(
+            binned, knots ? QString() : tr("needs the knots of the moment-averaged spline (path: moment averaging)"),
+            Qt::ToolTipRole);
     }
     const bool geo = kind == "geometric", sig = kind == "sigmoid";
     startLabel_->setVisible(geo);
@@ -397,7 +404,8 @@ void ParameterPanel::refreshSchedulePreview() {
         return;
     }
     if (s.schedule.kind == "binned") {
-        if (s.method.path != "moments") scheduleProblem_ = tr("the optimal binned schedule needs the moment-averaging path's knots");
+        if (s.method.path != "moments")
+            scheduleProblem_ = tr("the optimal binned schedule needs the moment-averaging path's knots");
         plot_->setMessage(tr("computed from the path's knots once it is built"));
         return;
     }
@@ -467,7 +475,8 @@ void ParameterPanel::refreshValidity() {
     // Only when the run asks for exact samples (perfect transitions or reverse AIS).
     const RunSettings current = settings();
     const bool asked = current.perfect || current.reverse;
-    exactReasonLabel_->setText(exactAvailable_ || !asked ? QString() : tr("exact samples unavailable: %1").arg(exactReason_));
+    exactReasonLabel_->setText(exactAvailable_ || !asked ? QString()
+                                                         : tr("exact samples unavailable: %1").arg(exactReason_));
     exactReasonLabel_->setVisible(!exactAvailable_ && asked);
     runButton_->setEnabled(valid);
     sweepButton_->setEnabled(valid);

@@ -88,7 +88,7 @@ private:
     void updateScheduleFields();
     void refreshSchedulePreview();
     void refreshValidity();
-    void userTyping();   // a field is being edited: validity and previews only
+    void userTyping();  // a field is being edited: validity and previews only
     void userChanged();
     std::string currentKey(QComboBox* box) const;
     void selectKey(QComboBox* box, const std::string& key);

@@ -187,8 +187,8 @@ QStringList RunCurves::tickLabels(Qt::Orientation o) const {
     const double step = axis->tickInterval();
     if (axis->tickType() != QValueAxis::TicksDynamic || !(step > 0)) return out;
     const QByteArray format = axis->labelFormat().toLatin1();
-    for (double v = std::ceil((axis->min() - axis->tickAnchor()) / step) * step + axis->tickAnchor(); v <= axis->max() + 1e-12;
-         v += step)
+    for (double v = std::ceil((axis->min() - axis->tickAnchor()) / step) * step + axis->tickAnchor();
+         v <= axis->max() + 1e-12; v += step)
         out << QString::asprintf(format.constData(), v);
     return out;
 }
@@ -221,7 +221,8 @@ void RunCurves::hovered(int key, const QPointF& point, bool state) {
             best = i;
         }
     if (best >= 0 && static_cast<std::size_t>(best) < c.low.size())
-        text += QStringLiteral("\ninterval [%1, %2]").arg(c.low[static_cast<std::size_t>(best)], 0, 'g', 6)
+        text += QStringLiteral("\ninterval [%1, %2]")
+                    .arg(c.low[static_cast<std::size_t>(best)], 0, 'g', 6)
                     .arg(c.high[static_cast<std::size_t>(best)], 0, 'g', 6);
     QToolTip::showText(QCursor::pos(), text, this);
 }

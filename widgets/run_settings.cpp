@@ -21,26 +21,29 @@ bool ownsStart(const ModelTraits& t, const std::string& path) {
 QString pathReason(const ModelTraits& t, const std::string& path) {
     const bool leakyPath = path == "leaky" || path == "energy";
     switch (t.kind) {
-    case ModelKind::Leaky:
-        if (path == "geometric") return QStringLiteral("on a leaky RBM the geometric path is AIS-Energy: choose energy");
-        if (!leakyPath) return QStringLiteral("is for GRBMs%1; a leaky RBM takes leakiness or energy")
-                                   .arg(path == "cov" ? QString() : QStringLiteral(" and BRBMs"));
-        return {};
-    case ModelKind::Gaussian:
-        if (!t.hasStart) return QStringLiteral("a gaussian target needs a start distribution ('anneal_from' in the model file)");
-        if (path == "cov") return QStringLiteral("AISC needs a GRBM target");
-        if (leakyPath) return QStringLiteral("needs a leaky-ReLU RBM");
-        return {};
-    case ModelKind::Brbm:
-        if (path == "cov") return QStringLiteral("AISC needs a GRBM target");
-        if (leakyPath) return QStringLiteral("needs a leaky-ReLU RBM");
-        if (path == "moments" && t.hasStart) return QStringLiteral("MAS anneals within one model family");
-        return {};
-    case ModelKind::Grbm:
-        if (leakyPath) return QStringLiteral("needs a leaky-ReLU RBM");
-        if (path == "moments" && t.hasStart)
-            return QStringLiteral("MAS anneals within one model family, but the stored start is a Gaussian");
-        return {};
+        case ModelKind::Leaky:
+            if (path == "geometric")
+                return QStringLiteral("on a leaky RBM the geometric path is AIS-Energy: choose energy");
+            if (!leakyPath)
+                return QStringLiteral("is for GRBMs%1; a leaky RBM takes leakiness or energy")
+                    .arg(path == "cov" ? QString() : QStringLiteral(" and BRBMs"));
+            return {};
+        case ModelKind::Gaussian:
+            if (!t.hasStart)
+                return QStringLiteral("a gaussian target needs a start distribution ('anneal_from' in the model file)");
+            if (path == "cov") return QStringLiteral("AISC needs a GRBM target");
+            if (leakyPath) return QStringLiteral("needs a leaky-ReLU RBM");
+            return {};
+        case ModelKind::Brbm:
+            if (path == "cov") return QStringLiteral("AISC needs a GRBM target");
+            if (leakyPath) return QStringLiteral("needs a leaky-ReLU RBM");
+            if (path == "moments" && t.hasStart) return QStringLiteral("MAS anneals within one model family");
+            return {};
+        case ModelKind::Grbm:
+            if (leakyPath) return QStringLiteral("needs a leaky-ReLU RBM");
+            if (path == "moments" && t.hasStart)
+                return QStringLiteral("MAS anneals within one model family, but the stored start is a Gaussian");
+            return {};
     }
     return {};
 }
@@ -48,11 +51,13 @@ QString pathReason(const ModelTraits& t, const std::string& path) {
 QString baseReason(const ModelTraits& t, const std::string& path, const std::string& base) {
     if (base == "data" && !t.hasData) return kDataReason;
     if (t.kind == ModelKind::Brbm) {
-        if (base == "sigma") return QStringLiteral("σ-base (AISM) is for GRBMs; a BRBM takes uniform or moment (base rate)");
+        if (base == "sigma")
+            return QStringLiteral("σ-base (AISM) is for GRBMs; a BRBM takes uniform or moment (base rate)");
         return {};
     }
     // GRBM
-    if (base == "uniform") return QStringLiteral("is for Bernoulli RBMs; a GRBM needs a Gaussian base: moment or sigma");
+    if (base == "uniform")
+        return QStringLiteral("is for Bernoulli RBMs; a GRBM needs a Gaussian base: moment or sigma");
     if (path == "cov" && base != "moment")
         return QStringLiteral("AISC matches the target's mean and covariance, so its base is moment-matched");
     if (path == "moments" && base != "moment")
@@ -71,19 +76,18 @@ QString baseLabel(const std::string& base) {
 
 QString methodLabel(const MethodSpec& m, rbm::ModelKind kind) {
     switch (kind) {
-    case ModelKind::Gaussian:
-        return m.path == "moments" ? QStringLiteral("moment averages") : QStringLiteral("geometric averages");
-    case ModelKind::Leaky:
-        return m.path == "leaky" ? QStringLiteral("AIS-Leaky") : QStringLiteral("AIS-Energy");
-    case ModelKind::Brbm: {
-        const QString b = m.base == "uniform" ? QStringLiteral("uniform base") : QStringLiteral("base-rate base");
-        return (m.path == "moments" ? QStringLiteral("MAS, ") : QStringLiteral("AIS, ")) + b;
-    }
-    case ModelKind::Grbm:
-        if (m.path == "cov") return QStringLiteral("AISC");
-        if (m.path == "moments") return QStringLiteral("MAS");
-        if (m.path == "geometric") return m.base == "sigma" ? QStringLiteral("AISM") : QStringLiteral("AIS");
-        return QString::fromStdString(m.path);
+        case ModelKind::Gaussian:
+            return m.path == "moments" ? QStringLiteral("moment averages") : QStringLiteral("geometric averages");
+        case ModelKind::Leaky: return m.path == "leaky" ? QStringLiteral("AIS-Leaky") : QStringLiteral("AIS-Energy");
+        case ModelKind::Brbm: {
+            const QString b = m.base == "uniform" ? QStringLiteral("uniform base") : QStringLiteral("base-rate base");
+            return (m.path == "moments" ? QStringLiteral("MAS, ") : QStringLiteral("AIS, ")) + b;
+        }
+        case ModelKind::Grbm:
+            if (m.path == "cov") return QStringLiteral("AISC");
+            if (m.path == "moments") return QStringLiteral("MAS");
+            if (m.path == "geometric") return m.base == "sigma" ? QStringLiteral("AISM") : QStringLiteral("AIS");
+            return QString::fromStdString(m.path);
     }
     return QString::fromStdString(m.path);
 }
@@ -107,12 +111,11 @@ ModelTraits traitsOf(const rbm::Model& m) {
 }
 
 std::vector<Choice> pathChoices(const ModelTraits& t) {
-    const std::vector<std::pair<std::string, QString>> all{
-        {"geometric", QStringLiteral("geometric (joint energy)")},
-        {"cov", QStringLiteral("covariance base (AISC)")},
-        {"moments", QStringLiteral("moment averaging")},
-        {"leaky", QStringLiteral("leakiness (AIS-Leaky)")},
-        {"energy", QStringLiteral("energy (AIS-Energy)")}};
+    const std::vector<std::pair<std::string, QString>> all{{"geometric", QStringLiteral("geometric (joint energy)")},
+                                                           {"cov", QStringLiteral("covariance base (AISC)")},
+                                                           {"moments", QStringLiteral("moment averaging")},
+                                                           {"leaky", QStringLiteral("leakiness (AIS-Leaky)")},
+                                                           {"energy", QStringLiteral("energy (AIS-Energy)")}};
     std::vector<Choice> out;
     for (const auto& [key, label] : all) {
         const QString why = pathReason(t, key);
@@ -130,8 +133,7 @@ std::vector<Choice> baseChoices(const ModelTraits& t, const std::string& path) {
             why = t.hasStart && path != "leaky" && path != "energy"
                       ? QStringLiteral("the model's stored start distribution is the base")
                       : QStringLiteral("this path has its own start distribution");
-        else
-            why = baseReason(t, path, base);
+        else why = baseReason(t, path, base);
         out.push_back({base, baseLabel(base), why.isEmpty(), why});
     }
     return out;
@@ -176,35 +178,35 @@ RunSettings defaultSettings(const ModelTraits& t) {
     RunSettings s;
     s.schedule.kind = "linear";
     switch (t.kind) {
-    case ModelKind::Grbm:
-        // Kiwaki & Aihara's comparison: moment-matched diagonal base vs full covariance.
-        s.method = {"geometric", "moment"};
-        s.compare = {{"cov", "moment"}};
-        if (t.hasStart) s.compare.clear();
-        s.schedule.steps = 100;
-        break;
-    case ModelKind::Brbm:
-        // (The base-rate base equals the uniform one when every visible mean is 1/2, as on bars-and-stripes; the user
-        // adds comparisons that differ for the model at hand.) A trained BRBM with its data: the data's base rate
-        // (Salakhutdinov & Murray, docs/methods/annealing-paths.md#geometric-brbm).
-        s.method = {"geometric", t.hasData ? "data" : "uniform"};
-        s.compare.clear();
-        s.schedule.steps = 1000;
-        s.chains = 500;
-        break;
-    case ModelKind::Leaky:
-        s.method = {"leaky", "moment"};
-        s.compare = {{"energy", "moment"}};
-        s.schedule.steps = 200;
-        break;
-    case ModelKind::Gaussian:
-        // Grosse et al. section 5.1: perfect transitions, K = 25 intermediate distributions.
-        s.method = {"geometric", "moment"};
-        s.compare = {{"moments", "moment"}};
-        s.schedule.steps = 25;
-        s.perfect = true;
-        s.sweepSteps = {5, 10, 25, 50, 100, 250};
-        break;
+        case ModelKind::Grbm:
+            // Kiwaki & Aihara's comparison: moment-matched diagonal base vs full covariance.
+            s.method = {"geometric", "moment"};
+            s.compare = {{"cov", "moment"}};
+            if (t.hasStart) s.compare.clear();
+            s.schedule.steps = 100;
+            break;
+        case ModelKind::Brbm:
+            // (The base-rate base equals the uniform one when every visible mean is 1/2, as on bars-and-stripes; the
+            // user adds comparisons that differ for the model at hand.) A trained BRBM with its data: the data's base
+            // rate (Salakhutdinov & Murray, docs/methods/annealing-paths.md#geometric-brbm).
+            s.method = {"geometric", t.hasData ? "data" : "uniform"};
+            s.compare.clear();
+            s.schedule.steps = 1000;
+            s.chains = 500;
+            break;
+        case ModelKind::Leaky:
+            s.method = {"leaky", "moment"};
+            s.compare = {{"energy", "moment"}};
+            s.schedule.steps = 200;
+            break;
+        case ModelKind::Gaussian:
+            // Grosse et al. section 5.1: perfect transitions, K = 25 intermediate distributions.
+            s.method = {"geometric", "moment"};
+            s.compare = {{"moments", "moment"}};
+            s.schedule.steps = 25;
+            s.perfect = true;
+            s.sweepSteps = {5, 10, 25, 50, 100, 250};
+            break;
     }
     return s;
 }

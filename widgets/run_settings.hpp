@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/kernels/gibbs.hpp"
-#include "core/models/models.hpp"
 #include "core/ais/schedules.hpp"
 #include "core/io/session_io.hpp"
+#include "core/kernels/gibbs.hpp"
+#include "core/models/models.hpp"
 
 namespace rbmscope {
 
@@ -33,7 +33,7 @@ struct ModelTraits {
     rbm::ModelKind kind = rbm::ModelKind::Grbm;
     bool hasStart = false;  // the model stores an "anneal_from" start distribution
     int nVisible = 2;
-    bool hasData = false;   // the model carries its training data ("training"): a BRBM's AIS defaults to its base rate
+    bool hasData = false;  // the model carries its training data ("training"): a BRBM's AIS defaults to its base rate
 };
 ModelTraits traitsOf(const rbm::Model& m);
 
@@ -56,16 +56,16 @@ MethodSpec canonicalMethod(const ModelTraits& t, MethodSpec m);
 
 struct RunSettings {
     MethodSpec method;
-    std::vector<MethodSpec> compare;    // further methods for the comparison and the sweep
-    rbm::ScheduleRequest schedule;      // kind, steps K, geometric start, sigmoid delta
+    std::vector<MethodSpec> compare;  // further methods for the comparison and the sweep
+    rbm::ScheduleRequest schedule;    // kind, steps K, geometric start, sigmoid delta
     rbm::Index chains = 1000;
     std::uint64_t seed = 1;
-    int threads = 0;                    // 0 = all cores
-    bool perfect = false;               // exact draws from p_beta instead of the kernel
-    bool reverse = false;               // reverse AIS from exact target samples
+    int threads = 0;       // 0 = all cores
+    bool perfect = false;  // exact draws from p_beta instead of the kernel
+    bool reverse = false;  // reverse AIS from exact target samples
     rbm::LeakyKernel leakyKernel = rbm::LeakyKernel::ExactMH;
     std::vector<rbm::Index> sweepSteps{10, 30, 100, 300, 1000};
-    bool autoRun = true;                // rerun the annealing when anything changes
+    bool autoRun = true;  // rerun the annealing when anything changes
 
     // The primary method followed by the comparison methods, without repeats.
     std::vector<MethodSpec> methods() const;

@@ -71,7 +71,9 @@ QString settingsFromMap(const Map& map, const ModelTraits& traits, const RunSett
                                     ? parseMethod(QString::fromStdString(*text), m)
                                     : methodProblem(traits, m);
             if (!why.isEmpty())
-                return QStringLiteral("setting 'compare'[%1] (%2) cannot be used: %3").arg(i).arg(got(v->items[i]), why);
+                return QStringLiteral("setting 'compare'[%1] (%2) cannot be used: %3")
+                    .arg(i)
+                    .arg(got(v->items[i]), why);
             s.compare.push_back(canonicalMethod(traits, m));
         }
     }

@@ -20,9 +20,7 @@ QSize squareShape(rbm::Index n) {
     return r > 0 && static_cast<rbm::Index>(r) * r == n ? QSize(r, r) : QSize(0, 0);
 }
 
-SampleGrid::SampleGrid(QWidget* parent) : QWidget(parent) {
-    setAttribute(Qt::WA_OpaquePaintEvent);
-}
+SampleGrid::SampleGrid(QWidget* parent) : QWidget(parent) { setAttribute(Qt::WA_OpaquePaintEvent); }
 
 void SampleGrid::setSamples(const rbm::RowMat& X, int imageRows, int imageCols) {
     message_.clear();
@@ -35,7 +33,8 @@ void SampleGrid::setSamples(const rbm::RowMat& X, int imageRows, int imageCols) 
         data_.resize(0, 0);
         tiles_ = 0;
         image_ = QImage();
-        message_ = tr("%1 values per example do not make a %2 image").arg(X.cols())
+        message_ = tr("%1 values per example do not make a %2 image")
+                       .arg(X.cols())
                        .arg(imageRows > 0 ? QStringLiteral("%1×%2").arg(imageRows).arg(imageCols) : tr("square"));
         update();
         Q_EMIT updated();
@@ -163,7 +162,8 @@ SampleGrid::Layout SampleGrid::layout() const {
     L.scale = s;
     const double gw = L.columns * cols_ * s + L.gap * (L.columns - 1);
     const double gh = L.gridRows * (rows_ * s + L.caption) + L.gap * (L.gridRows - 1);
-    L.origin = QPoint(static_cast<int>((width() - gw) / 2), L.titleH + 2 + static_cast<int>(std::max(0.0, (H - gh) / 2)));
+    L.origin =
+        QPoint(static_cast<int>((width() - gw) / 2), L.titleH + 2 + static_cast<int>(std::max(0.0, (H - gh) / 2)));
     return L;
 }
 
@@ -206,7 +206,8 @@ void SampleGrid::paintEvent(QPaintEvent*) {
             // Too narrow for the whole caption: its first word (e.g. the unit's name).
             QString text = captions_[i];
             if (p.fontMetrics().horizontalAdvance(text) > cr.width()) text = text.section(QLatin1Char(' '), 0, 0);
-            p.drawText(cr, Qt::AlignHCenter | Qt::AlignTop, p.fontMetrics().elidedText(text, Qt::ElideRight, cr.width()));
+            p.drawText(cr, Qt::AlignHCenter | Qt::AlignTop,
+                       p.fontMetrics().elidedText(text, Qt::ElideRight, cr.width()));
         }
     }
 }

@@ -25,8 +25,8 @@ void SchedulePlot::paintEvent(QPaintEvent*) {
     p.setRenderHint(QPainter::Antialiasing, true);
     const QColor fg = palette().windowText().color();
     const QFontMetrics fm(font());
-    const QRectF plot(fm.horizontalAdvance(QStringLiteral("0.5")) + 10, 6, width() - fm.horizontalAdvance(QStringLiteral("0.5")) - 18,
-                      height() - fm.height() - 14);
+    const QRectF plot(fm.horizontalAdvance(QStringLiteral("0.5")) + 10, 6,
+                      width() - fm.horizontalAdvance(QStringLiteral("0.5")) - 18, height() - fm.height() - 14);
     p.fillRect(plot, palette().base());
     p.setPen(QPen(fg, 1));
     p.drawRect(plot);
@@ -46,16 +46,20 @@ void SchedulePlot::paintEvent(QPaintEvent*) {
         return;
     }
     const double k = static_cast<double>(betas_.size() - 1);
-    p.drawText(QRectF(plot.left(), plot.bottom() + 2, plot.width(), fm.height() + 4), Qt::AlignLeft, QStringLiteral("0"));
+    p.drawText(QRectF(plot.left(), plot.bottom() + 2, plot.width(), fm.height() + 4), Qt::AlignLeft,
+               QStringLiteral("0"));
     p.drawText(QRectF(plot.left(), plot.bottom() + 2, plot.width(), fm.height() + 4), Qt::AlignRight,
                QStringLiteral("K = %1").arg(betas_.size() - 1));
-    p.drawText(QRectF(plot.left(), plot.bottom() + 2, plot.width(), fm.height() + 4), Qt::AlignHCenter, tr("step k → β_k"));
+    p.drawText(QRectF(plot.left(), plot.bottom() + 2, plot.width(), fm.height() + 4), Qt::AlignHCenter,
+               tr("step k → β_k"));
     // At most ~2 points per pixel column: long schedules are drawn from a strided subset
     // (always including both ends).
-    const std::size_t stride = std::max<std::size_t>(1, betas_.size() / static_cast<std::size_t>(std::max(1.0, 2 * plot.width())));
+    const std::size_t stride =
+        std::max<std::size_t>(1, betas_.size() / static_cast<std::size_t>(std::max(1.0, 2 * plot.width())));
     QPainterPath path;
     for (std::size_t i = 0; i < betas_.size(); i += stride) {
-        const QPointF pt(plot.left() + static_cast<double>(i) / k * plot.width(), plot.bottom() - betas_[i] * plot.height());
+        const QPointF pt(plot.left() + static_cast<double>(i) / k * plot.width(),
+                         plot.bottom() - betas_[i] * plot.height());
         if (i == 0) path.moveTo(pt);
         else path.lineTo(pt);
     }
@@ -66,7 +70,8 @@ void SchedulePlot::paintEvent(QPaintEvent*) {
         p.setBrush(QColor(31, 119, 180));
         p.setPen(Qt::NoPen);
         for (std::size_t i = 0; i < betas_.size(); ++i)
-            p.drawEllipse(QPointF(plot.left() + static_cast<double>(i) / k * plot.width(), plot.bottom() - betas_[i] * plot.height()),
+            p.drawEllipse(QPointF(plot.left() + static_cast<double>(i) / k * plot.width(),
+                                  plot.bottom() - betas_[i] * plot.height()),
                           2.0, 2.0);
     }
 }

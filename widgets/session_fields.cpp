@@ -25,23 +25,25 @@ Overloaded(Ts...) -> Overloaded<Ts...>;
 std::map<std::string, SessionValue> fieldsToMap(const std::vector<SessionField>& fields) {
     std::map<std::string, SessionValue> m;
     for (const SessionField& f : fields) {
-        m[f.key] = std::visit(
-            Overloaded{[](QSpinBox* w) { return SessionValue::scalar(std::int64_t{w->value()}); },
-                       [](QDoubleSpinBox* w) { return SessionValue::scalar(w->value()); },
-                       [](QCheckBox* w) { return SessionValue::scalar(w->isChecked()); },
-                       [&f](QComboBox* w) {
-                           const int i = w->currentIndex();
-                           return SessionValue::scalar(i >= 0 && i < static_cast<int>(f.names.size()) ? f.names[static_cast<std::size_t>(i)]
-                                                                                                   : std::string());
-                       },
-                       [](ValidatedField* w) { return SessionValue::scalar(w->text().toStdString()); },
-                       [](QLineEdit* w) { return SessionValue::scalar(w->text().toStdString()); }},
-            f.widget);
+        m[f.key] =
+            std::visit(Overloaded{[](QSpinBox* w) { return SessionValue::scalar(std::int64_t{w->value()}); },
+                                  [](QDoubleSpinBox* w) { return SessionValue::scalar(w->value()); },
+                                  [](QCheckBox* w) { return SessionValue::scalar(w->isChecked()); },
+                                  [&f](QComboBox* w) {
+                                      const int i = w->currentIndex();
+                                      return SessionValue::scalar(i >= 0 && i < static_cast<int>(f.names.size())
+                                                                      ? f.names[static_cast<std::size_t>(i)]
+                                                                      : std::string());
+                                  },
+                                  [](ValidatedField* w) { return SessionValue::scalar(w->text().toStdString()); },
+                                  [](QLineEdit* w) { return SessionValue::scalar(w->text().toStdString()); }},
+                       f.widget);
     }
     return m;
 }
 
-QString checkFields(const std::map<std::string, SessionValue>& map, const std::vector<SessionField>& fields, const std::string& prefix) {
+QString checkFields(const std::map<std::string, SessionValue>& map, const std::vector<SessionField>& fields,
+                    const std::string& prefix) {
     SessionSettingsReader r(map, prefix);
     for (const SessionField& f : fields) {
         if (!r.has(f.key)) continue;

@@ -16,8 +16,9 @@ QColor replicaColor(int i, int n) {
 
 TrajectoryChart::TrajectoryChart(QWidget* parent) : QWidget(parent) {
     setAttribute(Qt::WA_OpaquePaintEvent);
-    setToolTip(tr("Each line is one replica (a state travelling along the ladder): its rung over the last scans. "
-                  "Top: β = 1 (the target); bottom: the reference."));
+    setToolTip(
+        tr("Each line is one replica (a state travelling along the ladder): its rung over the last scans. "
+           "Top: β = 1 (the target); bottom: the reference."));
 }
 
 void TrajectoryChart::setIndexProcess(const std::vector<std::uint16_t>& replicaAt, int rungs, long long firstScan) {
@@ -75,9 +76,7 @@ void TrajectoryChart::paintEvent(QPaintEvent*) {
                    message_.isEmpty() ? tr("Press Run to see the replicas travel along the ladder") : message_);
         return;
     }
-    const auto xOf = [&](int s) {
-        return plot.left() + (scans_ > 1 ? plot.width() * double(s) / (scans_ - 1) : 0.0);
-    };
+    const auto xOf = [&](int s) { return plot.left() + (scans_ > 1 ? plot.width() * double(s) / (scans_ - 1) : 0.0); };
     const auto yOf = [&](int k) { return plot.bottom() - plot.height() * double(k) / (rungs_ - 1); };
 
     // Rung grid and labels (thinned when there are many rungs).

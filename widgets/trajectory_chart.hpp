@@ -22,7 +22,7 @@ public:
     void setHighlight(int replica);
     void setBetas(const std::vector<double>& betas);  // right-axis labels (optional)
     const std::vector<double>& betas() const { return betas_; }
-    void setMessage(const QString& text);             // shown instead of the lines
+    void setMessage(const QString& text);  // shown instead of the lines
     void clear();
 
     int lineCount() const { return rungs_ > 0 && scans_ > 0 ? rungs_ : 0; }

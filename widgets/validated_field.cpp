@@ -64,7 +64,8 @@ void ValidatedField::apply(const QString& reason) {
 QString checkInteger(const QString& text, long long lo, long long hi, const QString& what) {
     bool ok = false;
     const long long v = text.trimmed().toLongLong(&ok);
-    if (text.trimmed().isEmpty()) return QStringLiteral("%1 is empty: enter a whole number from %2 to %3").arg(what).arg(lo).arg(hi);
+    if (text.trimmed().isEmpty())
+        return QStringLiteral("%1 is empty: enter a whole number from %2 to %3").arg(what).arg(lo).arg(hi);
     if (!ok) return QStringLiteral("%1 must be a whole number, not '%2'").arg(what, text.trimmed());
     if (v < lo || v > hi) return QStringLiteral("%1 must be between %2 and %3").arg(what).arg(lo).arg(hi);
     return {};
@@ -89,13 +90,15 @@ QString checkReal(const QString& text, double lo, double hi, bool openLo, bool o
 
 std::vector<long long> parseIntegerList(const QString& text) {
     std::vector<long long> out;
-    for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) out.push_back(part.trimmed().toLongLong());
+    for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
+        out.push_back(part.trimmed().toLongLong());
     return out;
 }
 
 std::vector<double> parseRealList(const QString& text) {
     std::vector<double> out;
-    for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) out.push_back(part.trimmed().toDouble());
+    for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
+        out.push_back(part.trimmed().toDouble());
     return out;
 }
 
@@ -119,7 +122,8 @@ QString checkUnitList(const QString& text, const QString& what) {
     for (const QString& p : parts) {
         bool ok = false;
         const double v = p.trimmed().toDouble(&ok);
-        if (!ok || !(v >= 0.0 && v <= 1.0)) return QStringLiteral("%1: '%2' is not a β in [0, 1]").arg(what, p.trimmed());
+        if (!ok || !(v >= 0.0 && v <= 1.0))
+            return QStringLiteral("%1: '%2' is not a β in [0, 1]").arg(what, p.trimmed());
     }
     return {};
 }

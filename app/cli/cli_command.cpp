@@ -35,14 +35,14 @@ std::vector<std::string>& load_warnings() {
 
 Args::Args(std::string command, std::vector<std::string> positional_names, std::vector<Option> options,
            std::string summary)
-    : command_(std::move(command)),
-      summary_(std::move(summary)),
-      positional_names_(std::move(positional_names)),
+    : command_(std::move(command)), summary_(std::move(summary)), positional_names_(std::move(positional_names)),
       options_(std::move(options)) {
     // Every command loads or allocates something: the memory budget (core/numerics/memory_budget.hpp).
-    options_.push_back({"max-memory", "SIZE",
-                        "memory budget for what a file, a data spec or a run may allocate, e.g. 4G or 512M (default: a quarter "
-                        "of this machine's memory, from 1G to 2G; now " + bytes_text(static_cast<double>(memory_budget())) + ")"});
+    options_.push_back(
+        {"max-memory", "SIZE",
+         "memory budget for what a file, a data spec or a run may allocate, e.g. 4G or 512M (default: a quarter "
+         "of this machine's memory, from 1G to 2G; now " +
+             bytes_text(static_cast<double>(memory_budget())) + ")"});
     // Every command reading a model file takes --map (docs/reference/model-files.md), declared here once.
     for (const auto& p : positional_names_)
         if (p == "MODEL" || p == "IN") {
@@ -121,7 +121,8 @@ void Args::parse(const std::vector<std::string>& argv) {
     }
     if (auto m = get("max-memory")) {
         const std::uint64_t bytes = parse_memory_size(*m);
-        if (bytes == 0) throw InputError("--max-memory expects a size of at least 1M such as 4G, 512M or 1.5G, got '" + *m + "'");
+        if (bytes == 0)
+            throw InputError("--max-memory expects a size of at least 1M such as 4G, 512M or 1.5G, got '" + *m + "'");
         set_memory_budget(bytes);
     }
     if (positional_values_.size() < positional_names_.size())

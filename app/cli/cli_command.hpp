@@ -89,4 +89,5 @@ json to_json(const RowMat& m);
 
 #define RBM_CLI_CAT2(a, b) a##b
 #define RBM_CLI_CAT(a, b) RBM_CLI_CAT2(a, b)
-#define REGISTER_COMMAND(...) static ::rbm::cli::Registrar RBM_CLI_CAT(rbm_cli_registrar_, __LINE__)(::rbm::cli::Command{__VA_ARGS__})
+#define REGISTER_COMMAND(...) \
+    static ::rbm::cli::Registrar RBM_CLI_CAT(rbm_cli_registrar_, __LINE__)(::rbm::cli::Command{__VA_ARGS__})

@@ -5,29 +5,32 @@
 #include <sstream>
 
 #include "ais_cli.hpp"
-#include "data_args.hpp"
-#include "interrupt.hpp"
-#include "progress.hpp"
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
+#include "core/io/presets.hpp"
 #include "core/numerics/memory_budget.hpp"
 #include "core/numerics/parallel.hpp"
-#include "core/io/presets.hpp"
+#include "data_args.hpp"
+#include "interrupt.hpp"
 #include "mpi/distributed_ais.hpp"
+#include "progress.hpp"
 
 namespace rbm::cli {
 
 std::vector<Args::Option> ais_path_options() {
-    std::vector<Args::Option> opts{{"from", "BASE_MODEL", "explicit start distribution (model file or preset), e.g. one gaussian annealed into another"},
-            {"data", "SPEC", "data for the target moments / base rate: a CSV of visible vectors (one per row), or a data spec\n"
-                             "      as for train (bars:D, digits, FILE.csv[.gz], FILE-idx3-ubyte) with its transforms (--binarize T ...);\n"
-                             "      default: the data recorded in the model file by train (key \"training\"), used by --base data"},
-            {"moments", "auto|exact|gibbs", "where target moments come from (default auto: exact when enumerable)"},
-            {"moment-chains", "N", "Gibbs chains for target moments (default 100)"},
-            {"moment-steps", "T", "Gibbs steps after burn-in for target moments (default 5000)"},
-            {"moment-burn-in", "B", "Gibbs burn-in for target moments (default 100)"},
-            {"kernel", "exact-mh|paper-gibbs", "transition kernel of the leaky paths (default exact-mh)"},
-            {"knots", "b1,b2,...", "MAS knots strictly inside (0,1) (--path moments; default 0.1,...,0.9)"}};
+    std::vector<Args::Option> opts{
+        {"from", "BASE_MODEL",
+         "explicit start distribution (model file or preset), e.g. one gaussian annealed into another"},
+        {"data", "SPEC",
+         "data for the target moments / base rate: a CSV of visible vectors (one per row), or a data spec\n"
+         "      as for train (bars:D, digits, FILE.csv[.gz], FILE-idx3-ubyte) with its transforms (--binarize T ...);\n"
+         "      default: the data recorded in the model file by train (key \"training\"), used by --base data"},
+        {"moments", "auto|exact|gibbs", "where target moments come from (default auto: exact when enumerable)"},
+        {"moment-chains", "N", "Gibbs chains for target moments (default 100)"},
+        {"moment-steps", "T", "Gibbs steps after burn-in for target moments (default 5000)"},
+        {"moment-burn-in", "B", "Gibbs burn-in for target moments (default 100)"},
+        {"kernel", "exact-mh|paper-gibbs", "transition kernel of the leaky paths (default exact-mh)"},
+        {"knots", "b1,b2,...", "MAS knots strictly inside (0,1) (--path moments; default 0.1,...,0.9)"}};
     for (const auto& o : data_options()) opts.push_back(o);
     return opts;
 }
@@ -66,12 +69,15 @@ RowMat read_data_rows(const std::string& file, Index n_visible, bool binary) {
             first = false;
             continue;
         }
-        if (!numeric) throw InputError("data file '" + file + "' line " + std::to_string(lineno) + ": '" + tok + "' is not a number");
+        if (!numeric)
+            throw InputError("data file '" + file + "' line " + std::to_string(lineno) + ": '" + tok +
+                             "' is not a number");
         if (row.empty()) continue;
         first = false;
         if (static_cast<Index>(row.size()) != n_visible)
-            throw InputError("data file '" + file + "' line " + std::to_string(lineno) + " has " + std::to_string(row.size()) +
-                             " values, the model " + std::to_string(n_visible) + " visible units");
+            throw InputError("data file '" + file + "' line " + std::to_string(lineno) + " has " +
+                             std::to_string(row.size()) + " values, the model " + std::to_string(n_visible) +
+                             " visible units");
         if (binary)
             for (std::size_t i = 0; i < row.size(); ++i)
                 if (row[i] != 0.0 && row[i] != 1.0) {
@@ -95,7 +101,8 @@ static bool is_rows_file(const Args& a, const std::string& d) {
     const auto ends = [&](const std::string& suffix) {
         return d.size() >= suffix.size() && d.compare(d.size() - suffix.size(), suffix.size(), suffix) == 0;
     };
-    return !(has_data_transform(a) || d == "digits" || d.rfind("bars:", 0) == 0 || ends(".csv.gz") || ends("idx3-ubyte"));
+    return !(has_data_transform(a) || d == "digits" || d.rfind("bars:", 0) == 0 || ends(".csv.gz") ||
+             ends("idx3-ubyte"));
 }
 
 std::string default_ais_base(const Args& a, const Model& model) {
@@ -109,7 +116,7 @@ PathRequest ais_path_request(const Args& a, const Model& target, const std::stri
     req.base = base;
     if (auto f = a.get("from")) req.from = resolve_model_argument(*f);
     const std::string src = a.get_choice("moments", "auto", {"auto", "exact", "gibbs"});
-    req.moments.kind = src == "exact" ? MomentSource::Kind::Exact
+    req.moments.kind = src == "exact"   ? MomentSource::Kind::Exact
                        : src == "gibbs" ? MomentSource::Kind::Gibbs
                                         : MomentSource::Kind::Auto;
     req.moments.gibbs_chains = a.get_int("moment-chains", 100, 1, 1'000'000);
@@ -121,12 +128,14 @@ PathRequest ais_path_request(const Args& a, const Model& target, const std::stri
         check_memory_budget(static_cast<double>(req.moments.gibbs_chains) *
                                 (8.0 * static_cast<double>(target.n_visible() + target.n_hidden() + 2) + sizeof(Rng)),
                             "Gibbs target moments with " + std::to_string(req.moments.gibbs_chains) + " chains of " +
-                                std::to_string(target.n_visible()) + " + " + std::to_string(target.n_hidden()) + " units");
+                                std::to_string(target.n_visible()) + " + " + std::to_string(target.n_hidden()) +
+                                " units");
     if (auto d = a.get("data")) {
         if (a.has("moments"))
             throw InputError("--data and --moments both say where the target moments come from; give one");
         req.moments.kind = MomentSource::Kind::Data;
-        if (is_rows_file(a, *d)) req.moments.data = read_data_rows(*d, target.n_visible(), target.kind() == ModelKind::Brbm);
+        if (is_rows_file(a, *d))
+            req.moments.data = read_data_rows(*d, target.n_visible(), target.kind() == ModelKind::Brbm);
         else req.moments.data = inspection_data(a, target, a.positional(0))->data.X;
     } else if (base == "data" && target.training) {
         // The data the model was trained on, as recorded by train: the base rate only (the
@@ -149,8 +158,8 @@ PathRequest ais_path_request(const Args& a, const Model& target, const std::stri
         for (std::size_t i = 0; i < req.mas.knots.size(); ++i) {
             const double k = req.mas.knots[i];
             if (!(k > prev && k < 1))
-                throw InputError("--knots must increase strictly inside (0, 1); knot " + std::to_string(i + 1) + " is " +
-                                 std::to_string(k));
+                throw InputError("--knots must increase strictly inside (0, 1); knot " + std::to_string(i + 1) +
+                                 " is " + std::to_string(k));
             prev = k;
         }
     }
@@ -158,12 +167,10 @@ PathRequest ais_path_request(const Args& a, const Model& target, const std::stri
 }
 
 AisWork::AisWork(Progress& progress, Index chains, Index steps_guess, bool reverse, double lo, double hi)
-    : progress_(progress),
-      chains_(chains),
-      anneal_work_(static_cast<double>(chains) * static_cast<double>(std::max<Index>(steps_guess, 1)) * (reverse ? 2 : 1)),
-      phases_(reverse ? 2 : 1),
-      lo_(lo),
-      hi_(hi) {}
+    : progress_(progress), chains_(chains),
+      anneal_work_(static_cast<double>(chains) * static_cast<double>(std::max<Index>(steps_guess, 1)) *
+                   (reverse ? 2 : 1)),
+      phases_(reverse ? 2 : 1), lo_(lo), hi_(hi) {}
 
 double AisWork::map(double done_work, double all_work) const {
     return lo_ + (hi_ - lo_) * (all_work > 0 ? done_work / all_work : 0.0);
@@ -243,8 +250,10 @@ AisRequest read_ais_request(const Args& a) {
     const std::string kind = a.get("schedule", a.has("betas") ? "list" : "linear");
     ScheduleRequest& sreq = q.schedule;
     sreq.kind = kind;
-    sreq.steps = a.get_int("steps", kind == "piecewise" || kind == "list" ? 0 : 1000, kind == "list" ? 0 : 1, 1LL << 40);
-    if (a.has("betas") && kind != "list") throw InputError("--betas is the schedule itself: use it with --schedule list");
+    sreq.steps =
+        a.get_int("steps", kind == "piecewise" || kind == "list" ? 0 : 1000, kind == "list" ? 0 : 1, 1LL << 40);
+    if (a.has("betas") && kind != "list")
+        throw InputError("--betas is the schedule itself: use it with --schedule list");
     if (kind == "list") {
         if (!a.has("betas")) throw InputError("--schedule list needs --betas b0,b1,...");
         sreq.list = a.get_doubles("betas");
@@ -289,7 +298,8 @@ json reverse_json(const ReverseAisResult& v, const AisEstimate& forward) {
     return rj;
 }
 
-json ais_result_json(const Args& a, const Model& model, const AisRequest& q, const std::string& base, const AisResult& r) {
+json ais_result_json(const Args& a, const Model& model, const AisRequest& q, const std::string& base,
+                     const AisResult& r) {
     const AisEstimate& e = r.estimate;
     json j;
     j["log_z"] = e.log_z;
@@ -366,23 +376,31 @@ json run_ais_command(const std::vector<std::string>& argv) {
     check_ais_memory(o.chains, model.n_visible());
     PathRequest preq = ais_path_request(a, model, q.path, base, o.seed);
     preq.float32 = q.precision == "float32";
-    AisWork work(progress, o.chains, q.schedule.steps > 0 ? q.schedule.steps : static_cast<Index>(q.schedule.list.size()), o.reverse);
+    AisWork work(progress, o.chains,
+                 q.schedule.steps > 0 ? q.schedule.steps : static_cast<Index>(q.schedule.list.size()), o.reverse);
     work.watch_moments(preq.moments);
     PathPtr p;
     try {
         p = build_path(model, preq);
     } catch (const Cancelled&) {
         progress.finish(false);
-        return {{"complete", false}, {"phase", "moments"}, {"moment_sweeps_done", work.moment_sweeps_done()},
-                {"moment_sweeps", work.moment_sweeps()}, {"moment_chains", preq.moments.gibbs_chains},
-                {"path", q.path}, {"base", base}, {"chains", o.chains}, {"seed", o.seed}};
+        return {{"complete", false},
+                {"phase", "moments"},
+                {"moment_sweeps_done", work.moment_sweeps_done()},
+                {"moment_sweeps", work.moment_sweeps()},
+                {"moment_chains", preq.moments.gibbs_chains},
+                {"path", q.path},
+                {"base", base},
+                {"chains", o.chains},
+                {"seed", o.seed}};
     }
     const Schedule schedule = make_schedule(q.schedule, p.get());
     // One process: run_ais; under mpirun each rank runs its share of the chains (app/cli/mpi/).
     const AisResult r = mpi::run_ais_on_world(*p, schedule, o, work.control(static_cast<Index>(schedule.size()) - 1));
     const AisEstimate& e = r.estimate;
-    progress.finish(r.complete, r.complete ? json{{"log_z", e.log_z}, {"ci95_low", e.ci95_low}, {"ci95_high", e.ci95_high}}
-                                           : json{{"beta_reached", r.beta_reached}});
+    progress.finish(r.complete, r.complete
+                                    ? json{{"log_z", e.log_z}, {"ci95_low", e.ci95_low}, {"ci95_high", e.ci95_high}}
+                                    : json{{"beta_reached", r.beta_reached}});
     return ais_result_json(a, model, q, base, r);
 }
 

@@ -11,15 +11,15 @@
 #include <tuple>
 
 #include "ais_cli.hpp"
-#include "interrupt.hpp"
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/model_io.hpp"
-#include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/sweep_checkpoint.hpp"
+#include "core/numerics/parallel.hpp"
+#include "interrupt.hpp"
 #include "mpi/distributed_ais.hpp"
 #include "mpi/world.hpp"
-#include "core/io/sweep_checkpoint.hpp"
 
 namespace rbm::cli {
 namespace {
@@ -45,7 +45,8 @@ std::vector<Method> parse_methods(const std::string& list) {
             throw InputError("--methods: unknown path '" + m.path + "' in '" + item +
                              "' (expected geometric|cov|moments|leaky|energy, optionally :base)");
         if (std::find(bases.begin(), bases.end(), m.base) == bases.end())
-            throw InputError("--methods: unknown base '" + m.base + "' in '" + item + "' (expected moment|sigma|uniform|data)");
+            throw InputError("--methods: unknown base '" + m.base + "' in '" + item +
+                             "' (expected moment|sigma|uniform|data)");
         out.push_back(m);
     }
     return out;
@@ -54,7 +55,8 @@ std::vector<Method> parse_methods(const std::string& list) {
 struct Row {
     std::string method, path, base, path_name;
     Index steps = 0;
-    double log_z_mean = 0, log_z_sd = 0, ci_low = 0, ci_high = 0, ess = 0, ess_fraction = 0, log_w_mean = 0, seconds = 0;
+    double log_z_mean = 0, log_z_sd = 0, ci_low = 0, ci_high = 0, ess = 0, ess_fraction = 0, log_w_mean = 0,
+           seconds = 0;
     double upper_mean = NAN, upper_sd = NAN;
 };
 
@@ -110,23 +112,25 @@ Checkpoint load_checkpoint(const std::string& file, const json& options) {
 
 // The sweep's own options; ais_path_options() follow them.
 std::vector<Args::Option> sweep_options() {
-    return {
-        {"methods", "LIST", "comma-separated path[:base], e.g. geometric:moment,geometric:sigma,cov (default geometric:moment)"},
-        {"steps", "K1,K2,...", "numbers of steps (default 10,30,100,300,1000)"},
-        {"chains", "N", "AIS chains per run (default 100)"},
-        {"repeats", "R", "independent runs per method and K (default 10); run r uses seed S + r"},
-        {"seed", "S", "seed (default 1)"},
-        {"schedule", "S", "linear (default) | sigmoid | four-period | piecewise | binned | geometric"},
-        {"perfect", "", "perfect transitions"},
-        {"reverse", "", "also run reverse AIS (upper estimates)"},
-        {"format", "json|csv", "output format (default json)"},
-        {"threads", "T", "worker threads"},
-        {"checkpoint", "FILE", "save the finished runs to FILE (atomically) every --checkpoint-every runs and at the end"},
-        {"checkpoint-every", "N", "finished runs between checkpoints (default 1)"},
-        {"resume", "FILE", "continue from a checkpoint: same MODEL and options; runs only the missing ones "
-                           "(and keeps saving to FILE unless --checkpoint is given)"},
-        {"stop-after", "N", "(for tests) stop after N runs of this invocation, as an interrupted sweep would"},
-        Progress::option()};
+    return {{"methods", "LIST",
+             "comma-separated path[:base], e.g. geometric:moment,geometric:sigma,cov (default geometric:moment)"},
+            {"steps", "K1,K2,...", "numbers of steps (default 10,30,100,300,1000)"},
+            {"chains", "N", "AIS chains per run (default 100)"},
+            {"repeats", "R", "independent runs per method and K (default 10); run r uses seed S + r"},
+            {"seed", "S", "seed (default 1)"},
+            {"schedule", "S", "linear (default) | sigmoid | four-period | piecewise | binned | geometric"},
+            {"perfect", "", "perfect transitions"},
+            {"reverse", "", "also run reverse AIS (upper estimates)"},
+            {"format", "json|csv", "output format (default json)"},
+            {"threads", "T", "worker threads"},
+            {"checkpoint", "FILE",
+             "save the finished runs to FILE (atomically) every --checkpoint-every runs and at the end"},
+            {"checkpoint-every", "N", "finished runs between checkpoints (default 1)"},
+            {"resume", "FILE",
+             "continue from a checkpoint: same MODEL and options; runs only the missing ones "
+             "(and keeps saving to FILE unless --checkpoint is given)"},
+            {"stop-after", "N", "(for tests) stop after N runs of this invocation, as an interrupted sweep would"},
+            Progress::option()};
 }
 
 Args ais_sweep_args(const std::vector<Args::Option>& opts) {
@@ -170,7 +174,8 @@ SweepRequest read_sweep_request(const Args& a) {
     q.chains = a.get_int("chains", 100, 1, 1LL << 31);
     q.repeats = static_cast<int>(a.get_int("repeats", 10, 1, 1'000'000));
     q.seed = a.get_seed("seed", 1);
-    q.schedule = a.get_choice("schedule", "linear", {"linear", "sigmoid", "four-period", "piecewise", "binned", "geometric"});
+    q.schedule =
+        a.get_choice("schedule", "linear", {"linear", "sigmoid", "four-period", "piecewise", "binned", "geometric"});
     q.format = a.get_choice("format", "json", {"json", "csv"});
     q.perfect = a.flag("perfect");
     q.reverse = a.flag("reverse");
@@ -189,9 +194,11 @@ SweepFiles read_sweep_files(const Args& a) {
     f.checkpoint = a.get("checkpoint", f.resume);
     f.every = a.get_int("checkpoint-every", 1, 1);
     f.stop_after = a.get_int("stop-after", 0, 1);
-    if (a.has("checkpoint-every") && f.checkpoint.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
+    if (a.has("checkpoint-every") && f.checkpoint.empty())
+        throw InputError("--checkpoint-every needs --checkpoint FILE");
     if (a.has("stop-after") && f.checkpoint.empty()) throw InputError("--stop-after needs --checkpoint FILE");
-    if (!f.checkpoint.empty()) check_writable(f.checkpoint, a.has("checkpoint") ? "--checkpoint" : "--resume");  // before any run
+    if (!f.checkpoint.empty())
+        check_writable(f.checkpoint, a.has("checkpoint") ? "--checkpoint" : "--resume");  // before any run
     return f;
 }
 
@@ -201,7 +208,8 @@ SweepFiles read_sweep_files(const Args& a) {
 // the sweep before its (N+1)th run of this invocation (stopped()).
 class SweepRuns {
 public:
-    SweepRuns(const Args& a, const Model& model, const SweepRequest& q, const SweepFiles& files, Checkpoint& ck, Progress& progress)
+    SweepRuns(const Args& a, const Model& model, const SweepRequest& q, const SweepFiles& files, Checkpoint& ck,
+              Progress& progress)
         : a_(a), model_(model), q_(q), files_(files), ck_(ck), progress_(progress),
           runs_total_(static_cast<Index>(q.methods.size() * q.ks.size()) * q.repeats) {}
 
@@ -221,8 +229,8 @@ public:
 
     bool interrupted() const { return interrupted_; }
     bool stopped() const { return stopped_; }
-    Index ran() const { return ran_; }                // runs done by this invocation
-    Index runs_seen() const { return runs_seen_; }    // runs finished, from the checkpoint or here
+    Index ran() const { return ran_; }              // runs done by this invocation
+    Index runs_seen() const { return runs_seen_; }  // runs finished, from the checkpoint or here
     Index runs_total() const { return runs_total_; }
 
 private:
@@ -236,9 +244,16 @@ private:
             if (!x) return std::nullopt;
             ++runs_seen_;
             // Each finished run as it comes (a follower shows the estimates live).
-            progress_.result("sweep", {{"point", {{"method", m.spec}, {"k", k}, {"repeat", r}, {"log_z", x->log_z},
-                                                  {"ci95_low", x->ci_low}, {"ci95_high", x->ci_high}, {"ess", x->ess}}},
-                                       {"runs_done", runs_seen_}, {"runs", runs_total_}});
+            progress_.result("sweep", {{"point",
+                                        {{"method", m.spec},
+                                         {"k", k},
+                                         {"repeat", r},
+                                         {"log_z", x->log_z},
+                                         {"ci95_low", x->ci_low},
+                                         {"ci95_high", x->ci_high},
+                                         {"ess", x->ess}}},
+                                       {"runs_done", runs_seen_},
+                                       {"runs", runs_total_}});
             path_name = x->path_name;
             lz.push_back(x->log_z);
             lo.push_back(x->ci_low);
@@ -249,8 +264,8 @@ private:
             if (x->upper) up.push_back(*x->upper);
             secs += x->seconds;
         }
-        Row row{m.spec, m.path, m.base, path_name, static_cast<Index>(k), mean_of(lz), sd_of(lz), mean_of(lo),
-                mean_of(hi), mean_of(ess), mean_of(essf), mean_of(lwm), secs};
+        Row row{m.spec,      m.path,      m.base,       path_name,     static_cast<Index>(k), mean_of(lz), sd_of(lz),
+                mean_of(lo), mean_of(hi), mean_of(ess), mean_of(essf), mean_of(lwm),          secs};
         if (!up.empty()) {
             row.upper_mean = mean_of(up);
             row.upper_sd = sd_of(up);
@@ -292,13 +307,21 @@ private:
         o.perfect = q_.perfect;
         o.reverse = q_.reverse;
         o.checkpoints = 1;
-        const AisResult res = mpi::run_ais_on_world(*p, *schedule, o, work.control(static_cast<Index>(schedule->size()) - 1));
+        const AisResult res =
+            mpi::run_ais_on_world(*p, *schedule, o, work.control(static_cast<Index>(schedule->size()) - 1));
         if (!res.complete) {  // interrupted: this run is dropped, the finished ones kept
             interrupted_ = true;
             return nullptr;
         }
-        RunResult x{p->name(),         res.estimate.log_z, res.estimate.ci95_low,   res.estimate.ci95_high,
-                    res.estimate.ess, res.estimate.ess_fraction, res.estimate.log_w_mean, res.seconds, {}};
+        RunResult x{p->name(),
+                    res.estimate.log_z,
+                    res.estimate.ci95_low,
+                    res.estimate.ci95_high,
+                    res.estimate.ess,
+                    res.estimate.ess_fraction,
+                    res.estimate.log_w_mean,
+                    res.seconds,
+                    {}};
         if (res.reverse && res.reverse->log_z_upper) x.upper = *res.reverse->log_z_upper;
         const auto it = ck_.runs.emplace(key, x).first;
         if (++ran_ % files_.every == 0 && !files_.checkpoint.empty()) save_checkpoint(files_.checkpoint, ck_);
@@ -320,15 +343,15 @@ void print_sweep_csv(const std::vector<Row>& rows, const SweepRequest& q, double
     std::cout << "method,path,base,steps,chains,repeats,log_z_mean,log_z_sd,ci95_low_mean,ci95_high_mean,ess_mean,"
                  "ess_fraction_mean,log_w_mean,log_z_upper_mean,log_z_upper_sd,exact_log_z,seconds\n";
     for (const Row& r : rows)
-        std::cout << r.method << ',' << r.path << ',' << r.base << ',' << r.steps << ',' << q.chains << ',' << q.repeats << ','
-                  << csv_number(r.log_z_mean) << ',' << csv_number(r.log_z_sd) << ',' << csv_number(r.ci_low) << ','
-                  << csv_number(r.ci_high) << ',' << csv_number(r.ess) << ',' << csv_number(r.ess_fraction) << ','
-                  << csv_number(r.log_w_mean) << ',' << csv_number(r.upper_mean) << ',' << csv_number(r.upper_sd) << ','
-                  << csv_number(exact) << ',' << csv_number(r.seconds) << '\n';
+        std::cout << r.method << ',' << r.path << ',' << r.base << ',' << r.steps << ',' << q.chains << ',' << q.repeats
+                  << ',' << csv_number(r.log_z_mean) << ',' << csv_number(r.log_z_sd) << ',' << csv_number(r.ci_low)
+                  << ',' << csv_number(r.ci_high) << ',' << csv_number(r.ess) << ',' << csv_number(r.ess_fraction)
+                  << ',' << csv_number(r.log_w_mean) << ',' << csv_number(r.upper_mean) << ',' << csv_number(r.upper_sd)
+                  << ',' << csv_number(exact) << ',' << csv_number(r.seconds) << '\n';
 }
 
-json ais_sweep_json(const std::string& model_name, const std::vector<Row>& rows, const SweepRequest& q, const SweepRuns& sweep,
-                std::optional<double> exact) {
+json ais_sweep_json(const std::string& model_name, const std::vector<Row>& rows, const SweepRequest& q,
+                    const SweepRuns& sweep, std::optional<double> exact) {
     json j;
     j["model"] = model_name;
     if (exact) j["exact_log_z"] = *exact;
@@ -339,18 +362,27 @@ json ais_sweep_json(const std::string& model_name, const std::vector<Row>& rows,
     j["perfect"] = q.perfect;
     json results = json::array(), warnings = json::array();
     for (const Row& r : rows) {
-        json x{{"method", r.method},         {"path", r.path},           {"base", r.base},
-               {"path_name", r.path_name},   {"steps", r.steps},         {"log_z_mean", r.log_z_mean},
-               {"log_z_sd", r.log_z_sd},     {"ci95_low_mean", r.ci_low}, {"ci95_high_mean", r.ci_high},
-               {"ess_mean", r.ess},          {"ess_fraction_mean", r.ess_fraction},
-               {"log_w_mean", r.log_w_mean}, {"seconds", r.seconds}};
+        json x{{"method", r.method},
+               {"path", r.path},
+               {"base", r.base},
+               {"path_name", r.path_name},
+               {"steps", r.steps},
+               {"log_z_mean", r.log_z_mean},
+               {"log_z_sd", r.log_z_sd},
+               {"ci95_low_mean", r.ci_low},
+               {"ci95_high_mean", r.ci_high},
+               {"ess_mean", r.ess},
+               {"ess_fraction_mean", r.ess_fraction},
+               {"log_w_mean", r.log_w_mean},
+               {"seconds", r.seconds}};
         if (std::isfinite(r.upper_mean)) {
             x["log_z_upper_mean"] = r.upper_mean;
             x["log_z_upper_sd"] = r.upper_sd;
         }
         results.push_back(x);
         // docs/methods/ais-estimates.md#interval-warnings: the rows whose (mean) ESS is too small for their interval.
-        if (const std::string w = ess_warning(r.ess, "log Z for " + r.method + " at K = " + std::to_string(r.steps)); !w.empty())
+        if (const std::string w = ess_warning(r.ess, "log Z for " + r.method + " at K = " + std::to_string(r.steps));
+            !w.empty())
             warnings.push_back(w);
     }
     j["results"] = results;
@@ -390,10 +422,12 @@ json run_ais_sweep(const std::vector<std::string>& argv) {
         save_checkpoint(files.checkpoint, ck);
         return {{"stopped_after", sweep.ran()}, {"runs_done", ck.runs.size()}, {"checkpoint", files.checkpoint}};
     }
-    if (!files.checkpoint.empty() && (sweep.ran() == 0 ? files.resume != files.checkpoint : sweep.ran() % files.every != 0))
+    if (!files.checkpoint.empty() &&
+        (sweep.ran() == 0 ? files.resume != files.checkpoint : sweep.ran() % files.every != 0))
         save_checkpoint(files.checkpoint, ck);  // the complete sweep (or the runs finished before Ctrl-C)
     progress.finish(!sweep.interrupted(), {{"runs_done", sweep.runs_seen()}, {"runs", sweep.runs_total()}});
-    const std::optional<double> exact = has_exact_log_z(model) ? std::optional<double>(exact_log_z(model)) : std::nullopt;
+    const std::optional<double> exact =
+        has_exact_log_z(model) ? std::optional<double>(exact_log_z(model)) : std::nullopt;
     if (q.format == "csv") {
         print_sweep_csv(rows, q, exact.value_or(NAN));
         return nullptr;
@@ -403,6 +437,7 @@ json run_ais_sweep(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-REGISTER_COMMAND("ais-sweep", "AIS log Z and ESS vs number of steps K for several methods (repeated runs)", run_ais_sweep);
+REGISTER_COMMAND("ais-sweep", "AIS log Z and ESS vs number of steps K for several methods (repeated runs)",
+                 run_ais_sweep);
 
 }  // namespace rbm::cli

@@ -14,9 +14,9 @@
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
 #include "core/io/model_io.hpp"
-#include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
 #include "core/kernels/simd.hpp"
+#include "core/numerics/parallel.hpp"
 
 namespace rbm::cli {
 
@@ -51,8 +51,9 @@ Brbm bench_brbm(const std::string& file) {
     if (!file.empty()) {
         const Model m = load_model(file);
         const Brbm* b = m.as<Brbm>();
-        if (!b) throw InputError("--model: the BRBM benchmark needs a brbm model file, '" + file + "' holds a " +
-                                 kind_name(m.kind()));
+        if (!b)
+            throw InputError("--model: the BRBM benchmark needs a brbm model file, '" + file + "' holds a " +
+                             kind_name(m.kind()));
         return *b;
     }
     ChainRngs rngs(8, 1, StreamPurpose::Misc);
@@ -138,8 +139,10 @@ const std::vector<std::string> kCases = {"brbm-784x500", "grbm-108x200", "leaky-
 
 Args bench_args() {
     return Args("bench", {},
-                {{"case", "NAME|all", "brbm-784x500 | grbm-108x200 | leaky-3072x30 | four-mode | two-gaussians | all (default)"},
-                 {"precision", "float32|float64|both", "scalar type of the products (default both; leaky and the 2-D toys: float64)"},
+                {{"case", "NAME|all",
+                  "brbm-784x500 | grbm-108x200 | leaky-3072x30 | four-mode | two-gaussians | all (default)"},
+                 {"precision", "float32|float64|both",
+                  "scalar type of the products (default both; leaky and the 2-D toys: float64)"},
                  {"threads", "T", "worker threads (default: all cores)"},
                  {"chains", "N", "chains (default 1000; 2-D toys 100000)"},
                  {"steps", "K", "annealing steps per timed run (default per case, ~1-3 s each)"},
@@ -180,7 +183,8 @@ BenchRequest read_bench_request(const Args& a) {
 Case make_case(const Args& a, const BenchRequest& q, const std::string& name, bool f32) {
     const double scale = q.quick ? 0.05 : 1.0;
     auto steps_for = [&](Index full) {
-        return a.has("steps") ? static_cast<Index>(a.get_int("steps", 1, 1)) : std::max<Index>(2, static_cast<Index>(full * scale));
+        return a.has("steps") ? static_cast<Index>(a.get_int("steps", 1, 1))
+                              : std::max<Index>(2, static_cast<Index>(full * scale));
     };
     auto chains_for = [&](Index dflt) { return static_cast<Index>(a.get_int("chains", dflt, 1, 1LL << 31)); };
     Case c;
@@ -242,7 +246,8 @@ json run(const std::vector<std::string>& argv) {
         const bool toy = name == "four-mode" || name == "two-gaussians" || name == "leaky-3072x30";
         for (const std::string& p : precisions) {
             if (toy && p == "float32" && q.precision == "both") continue;
-            emit(run_case(make_case(a, q, name, p == "float32"), toy ? "float64" : p, q.threads, q.repeats, gemm_seconds));
+            emit(run_case(make_case(a, q, name, p == "float32"), toy ? "float64" : p, q.threads, q.repeats,
+                          gemm_seconds));
         }
     }
     if (q.jsonl) return nullptr;

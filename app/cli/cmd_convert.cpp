@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "cli_command.hpp"
-#include "data_args.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
 #include "core/io/presets.hpp"
+#include "data_args.hpp"
 
 namespace rbm::cli {
 namespace {
@@ -14,8 +14,9 @@ namespace {
 json run_convert(const std::vector<std::string>& argv) {
     std::vector<Args::Option> opts{
         {"mat-version", "V", "for a .mat OUT: 5 (default) or 7.3 (MATLAB's HDF5-based format)"},
-        {"data", "SPEC", "attach the data set the model was trained on (bars:D, digits, FILE.csv[.gz], FILE-idx3-ubyte)\n"
-                         "      with its preprocessing (the transforms below): OUT records it under \"training\" (.json, .npz)"}};
+        {"data", "SPEC",
+         "attach the data set the model was trained on (bars:D, digits, FILE.csv[.gz], FILE-idx3-ubyte)\n"
+         "      with its preprocessing (the transforms below): OUT records it under \"training\" (.json, .npz)"}};
     for (const auto& o : data_options()) opts.push_back(o);
     Args a("convert", {"IN", "OUT"}, opts,
            "Read a model (.json, .npz, a lone .npy holding W, .mat, .h5, or a preset name) and write it\n"
@@ -55,12 +56,8 @@ json run_convert(const std::vector<std::string>& argv) {
     }
     std::error_code ec;
     const auto bytes = std::filesystem::file_size(out, ec);
-    json j{{"input", a.positional(0)},
-                {"output", out.string()},
-                {"kind", kind_name(m.kind())},
-                {"n_visible", m.n_visible()},
-                {"n_hidden", m.n_hidden()},
-                {"bytes", ec ? json(nullptr) : json(bytes)}};
+    json j{{"input", a.positional(0)},   {"output", out.string()},   {"kind", kind_name(m.kind())},
+           {"n_visible", m.n_visible()}, {"n_hidden", m.n_hidden()}, {"bytes", ec ? json(nullptr) : json(bytes)}};
     if (m.training) j["training"] = describe(*m.training);
     return j;
 }

@@ -14,12 +14,12 @@
 
 #include "ais_cli.hpp"
 #include "cli_command.hpp"
-#include "interrupt.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
+#include "core/ais/schedules.hpp"
 #include "core/exact/exact.hpp"
 #include "core/numerics/parallel.hpp"
-#include "core/ais/schedules.hpp"
+#include "interrupt.hpp"
 
 namespace rbm::cli {
 namespace {
@@ -92,13 +92,16 @@ TableRequest read_table_request(const Args& a) {
     q.cl = a.get_double("leakiness", 0.01);
     q.norm = a.get_double("norm", 0.9);
     q.seed = a.get_seed("seed", 1);
-    q.kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs" ? LeakyKernel::PaperGibbs
-                                                                                              : LeakyKernel::ExactMH;
-    if (!(q.cl > 0 && q.cl <= 1)) throw InputError("--leakiness expects a number in (0, 1], got " + a.get("leakiness", ""));
+    q.kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs"
+                   ? LeakyKernel::PaperGibbs
+                   : LeakyKernel::ExactMH;
+    if (!(q.cl > 0 && q.cl <= 1))
+        throw InputError("--leakiness expects a number in (0, 1], got " + a.get("leakiness", ""));
     if (!(q.norm > 0 && q.norm < 1)) throw InputError("--norm expects a number in (0, 1), got " + a.get("norm", ""));
     for (long long m : q.ms)
-        if (m > q.n) throw InputError("--m " + std::to_string(m) + " exceeds --n " + std::to_string(q.n) +
-                                      ": orthogonal columns need m <= n");
+        if (m > q.n)
+            throw InputError("--m " + std::to_string(m) + " exceeds --n " + std::to_string(q.n) +
+                             ": orthogonal columns need m <= n");
     return q;
 }
 
@@ -107,17 +110,20 @@ TableRequest read_table_request(const Args& a) {
 // lc x lk + ec x ek.
 json table_row(const TableRequest& q, std::size_t row, Progress& progress) {
     const long long m = q.ms[row];
-    const double per_row = static_cast<double>(q.lc) * static_cast<double>(q.lk) + static_cast<double>(q.ec) * static_cast<double>(q.ek);
+    const double per_row =
+        static_cast<double>(q.lc) * static_cast<double>(q.lk) + static_cast<double>(q.ec) * static_cast<double>(q.ek);
     const double all = per_row * static_cast<double>(q.ms.size());
-    const double at = per_row * static_cast<double>(row), mid = at + static_cast<double>(q.lc) * static_cast<double>(q.lk);
-    AisWork leaky_work(progress, q.lc, q.lk, false, at / all, mid / all), energy_work(progress, q.ec, q.ek, false, mid / all,
-                                                                                       (at + per_row) / all);
+    const double at = per_row * static_cast<double>(row),
+                 mid = at + static_cast<double>(q.lc) * static_cast<double>(q.lk);
+    AisWork leaky_work(progress, q.lc, q.lk, false, at / all, mid / all),
+        energy_work(progress, q.ec, q.ek, false, mid / all, (at + per_row) / all);
     const auto t0 = std::chrono::steady_clock::now();
     const Leaky model = orthogonal_leaky(q.n, m, q.norm, q.cl, q.seed);
     const double truth = leaky_log_z_orthogonal(model);
     const json leaky = run_one(*make_leaky_leakiness_path(model, q.kernel), q.lc, q.lk, q.seed, truth, leaky_work);
-    const json energy =
-        leaky.is_null() ? json() : run_one(*make_leaky_energy_path(model, q.kernel), q.ec, q.ek, q.seed, truth, energy_work);
+    const json energy = leaky.is_null()
+                            ? json()
+                            : run_one(*make_leaky_energy_path(model, q.kernel), q.ec, q.ek, q.seed, truth, energy_work);
     if (energy.is_null()) return nullptr;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return {{"m", m},

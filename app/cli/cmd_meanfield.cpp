@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "cli_command.hpp"
+#include "core/io/presets.hpp"
 #include "core/meanfield/meanfield.hpp"
 #include "core/numerics/parallel.hpp"
-#include "core/io/presets.hpp"
 
 namespace rbm::cli {
 namespace {
@@ -20,7 +20,8 @@ const char* method_label(MeanFieldType t) {
 
 Args meanfield_args() {
     return Args("meanfield", {"MODEL"},
-                {{"type", "1|2|tap", "1: factorize v and h; 2: integrate v, factorize h (default); tap: 2 plus the Onsager term"},
+                {{"type", "1|2|tap",
+                  "1: factorize v and h; 2: integrate v, factorize h (default); tap: 2 plus the Onsager term"},
                  {"damping", "D", "mu <- (1-D) mu + D f(mu), D in (0,1] (default 1)"},
                  {"update", "U", "sequential (default) or parallel"},
                  {"restarts", "R", "restarts (default 10): the first from the uncoupled solution, the rest random"},
@@ -28,7 +29,8 @@ Args meanfield_args() {
                  {"max-iterations", "I", "sweeps per restart before giving up (default 10000)"},
                  {"seed", "S", "seed of the random restarts (default 1)"},
                  {"max-configurations", "N", "compare with exact answers when |X|^m <= N (default 16777216 = 2^24)"},
-                 {"trace", "", "add \"trace\": free energy, residual and largest move after each sweep of the reported restart"},
+                 {"trace", "",
+                  "add \"trace\": free energy, residual and largest move after each sweep of the reported restart"},
                  {"threads", "T", "worker threads; results do not depend on it"}},
                 "Naive mean field for a Gaussian RBM (kind grbm). Prints the best (lowest free energy)\n"
                 "converged fixed point, every distinct end point of the restarts, and, when the hidden\n"
@@ -64,7 +66,8 @@ json meanfield_json(const Model& m, const MeanFieldOptions& o, const MeanFieldRe
     j["free_energy"] = r.free_energy;
     j["free_energy_is_bound"] = r.type != MeanFieldType::Tap;
     if (r.type == MeanFieldType::Tap)
-        j["note"] = "the TAP free energy is a truncated Plefka series, not a variational bound: it may lie below -log Z";
+        j["note"] =
+            "the TAP free energy is a truncated Plefka series, not a variational bound: it may lie below -log Z";
     j["mean_v"] = to_json(r.mean_v);
     j["mean_h"] = to_json(r.mean_h);
     j["mean_h2"] = to_json(r.mean_h2);

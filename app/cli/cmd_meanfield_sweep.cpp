@@ -7,30 +7,32 @@
 #include <string>
 
 #include "cli_command.hpp"
-#include "interrupt.hpp"
-#include "progress.hpp"
 #include "core/meanfield/meanfield.hpp"
 #include "core/numerics/parallel.hpp"
+#include "interrupt.hpp"
+#include "progress.hpp"
 
 namespace rbm::cli {
 namespace {
 
 json method_json(const MeanFieldSweepMethod& m) {
-    return {{"free_energy", m.free_energy}, {"gap", m.gap},     {"gap_se", m.gap_se},
-            {"mse_h", m.mse_h},             {"mse_h_se", m.mse_h_se}, {"mse_v", m.mse_v},
+    return {{"free_energy", m.free_energy}, {"gap", m.gap},
+            {"gap_se", m.gap_se},           {"mse_h", m.mse_h},
+            {"mse_h_se", m.mse_h_se},       {"mse_v", m.mse_v},
             {"mse_v_se", m.mse_v_se},       {"converged_fraction", m.converged_fraction}};
 }
 
 Args meanfield_sweep_args() {
     const std::string help =
-        std::string("Random GRBMs (default: the paper's 24 visible, 12 hidden units; 2^12 hidden\n"
-                    "configurations, so exact answers are cheap). For each coupling scale, averaged over\n"
-                    "trials: the true free energy -log Z, F_I, F_II, F_TAP, their gaps F - (-log Z) with\n"
-                    "standard errors, and the mean squared errors of <h> and <v> for each method.\n"
-                    "Each method keeps its lowest converged fixed point over the restarts; a model on which\n"
-                    "no restart converged contributes its lowest end point and lowers converged_fraction.\n"
-                    "F_I and F_II are upper bounds on -log Z; F_TAP is a truncated series, not a bound.\n"
-                    "Model distribution (the paper's was lost; this is ours): ") +
+        std::string(
+            "Random GRBMs (default: the paper's 24 visible, 12 hidden units; 2^12 hidden\n"
+            "configurations, so exact answers are cheap). For each coupling scale, averaged over\n"
+            "trials: the true free energy -log Z, F_I, F_II, F_TAP, their gaps F - (-log Z) with\n"
+            "standard errors, and the mean squared errors of <h> and <v> for each method.\n"
+            "Each method keeps its lowest converged fixed point over the restarts; a model on which\n"
+            "no restart converged contributes its lowest end point and lowers converged_fraction.\n"
+            "F_I and F_II are upper bounds on -log Z; F_TAP is a truncated series, not a bound.\n"
+            "Model distribution (the paper's was lost; this is ours): ") +
         kMeanFieldSweepDistribution + ".";
     return Args("meanfield-sweep", {},
                 {{"visible", "N", "visible units (default 24)"},
@@ -59,7 +61,8 @@ MeanFieldSweepOptions read_meanfield_sweep_options(const Args& a) {
     if (a.has("hidden-values")) {
         o.hidden_values = a.get_doubles("hidden-values");
         if (o.hidden_values.size() < 2)
-            throw InputError("--hidden-values needs at least two distinct values, got '" + a.get("hidden-values", "") + "'");
+            throw InputError("--hidden-values needs at least two distinct values, got '" + a.get("hidden-values", "") +
+                             "'");
         for (std::size_t p = 0; p < o.hidden_values.size(); ++p)
             for (std::size_t q = p + 1; q < o.hidden_values.size(); ++q)
                 if (o.hidden_values[p] == o.hidden_values[q])

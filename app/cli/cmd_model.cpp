@@ -3,16 +3,16 @@
 #include <iostream>
 
 #include "cli_command.hpp"
-#include "data_args.hpp"
-#include "interrupt.hpp"
-#include "progress.hpp"
 #include "core/exact/exact.hpp"
+#include "core/io/presets.hpp"
 #include "core/kernels/gibbs.hpp"
-#include "core/sampling/runner.hpp"
 #include "core/kernels/simd.hpp"
 #include "core/numerics/memory_budget.hpp"
 #include "core/numerics/parallel.hpp"
-#include "core/io/presets.hpp"
+#include "core/sampling/runner.hpp"
+#include "data_args.hpp"
+#include "interrupt.hpp"
+#include "progress.hpp"
 
 namespace rbm::cli {
 namespace {
@@ -91,18 +91,19 @@ json run_exact(const std::vector<std::string>& argv) {
 
 Args sample_args() {
     std::vector<Args::Option> opts{
-            {"chains", "N", "independent chains (default 10)"},
-            {"sweeps", "T", "block-Gibbs sweeps per chain (default 1000); 0 with --exact"},
-            {"seed", "S", "random seed (default 1)"},
-            {"threads", "T", "worker threads; results do not depend on it"},
-            {"kernel", "K", "leaky RBMs: exact-mh (default, exact for p*(v)) or paper-gibbs (the paper's kernel)"},
-            {"precision", "float64|float32", "BRBMs: products with W in double (default) or single precision"},
-            {"exact", "", "draw exact samples instead of running chains (small models)"},
-            {"format", "F", "json (default) or csv (one row per chain, no header)"},
-            {"data", "SPEC", "data shown next to the samples (\"data\": as many examples as chains), preprocessed with the\n"
-                             "      transforms below: bars:D, digits, FILE.csv[.gz], FILE-idx3-ubyte; default: the data the\n"
-                             "      model file records (key \"training\", written by train)"},
-            Progress::option()};
+        {"chains", "N", "independent chains (default 10)"},
+        {"sweeps", "T", "block-Gibbs sweeps per chain (default 1000); 0 with --exact"},
+        {"seed", "S", "random seed (default 1)"},
+        {"threads", "T", "worker threads; results do not depend on it"},
+        {"kernel", "K", "leaky RBMs: exact-mh (default, exact for p*(v)) or paper-gibbs (the paper's kernel)"},
+        {"precision", "float64|float32", "BRBMs: products with W in double (default) or single precision"},
+        {"exact", "", "draw exact samples instead of running chains (small models)"},
+        {"format", "F", "json (default) or csv (one row per chain, no header)"},
+        {"data", "SPEC",
+         "data shown next to the samples (\"data\": as many examples as chains), preprocessed with the\n"
+         "      transforms below: bars:D, digits, FILE.csv[.gz], FILE-idx3-ubyte; default: the data the\n"
+         "      model file records (key \"training\", written by train)"},
+        Progress::option()};
     for (const auto& o : data_options()) opts.push_back(o);
     return Args("sample", {"MODEL"}, opts,
                 "Samples of v: the final state of each chain after T sweeps from the model's reference\n"
@@ -125,8 +126,8 @@ std::optional<InspectionData> data_beside_samples(const Args& a, const Model& m,
 // T block-Gibbs sweeps of every chain from the model's reference distribution (fewer after
 // Ctrl-C), by the sampling engine (sampling/runner.hpp); adds the method, the sweeps and, for leaky
 // RBMs, the kernel and its acceptance to `j`. Returns whether every sweep was done.
-bool run_chains(const Args& a, const Model& m, Index chains, long long sweeps, std::uint64_t seed, const std::string& kernel,
-                bool float32, RowMat& V, json& j) {
+bool run_chains(const Args& a, const Model& m, Index chains, long long sweeps, std::uint64_t seed,
+                const std::string& kernel, bool float32, RowMat& V, json& j) {
     interrupt::watch();
     Progress progress(a);
     progress.update("sampling", 0, 0);
@@ -185,10 +186,11 @@ json run_sample(const std::vector<std::string>& argv) {
         throw InputError("--chains " + std::to_string(chains) + " x " + std::to_string(m.n_visible()) +
                          " visible units is too many values to print");
     // The chains' states and random streams, and the samples as JSON (about 16 bytes a number).
-    check_memory_budget(static_cast<double>(chains) * (8.0 * static_cast<double>(m.n_visible() + m.n_hidden() + 2) + sizeof(Rng) +
-                                                       (format == "json" ? 16.0 * static_cast<double>(m.n_visible()) : 0.0)),
-                        "sampling " + std::to_string(chains) + " chains of " + std::to_string(m.n_visible()) + " + " +
-                            std::to_string(m.n_hidden()) + " units");
+    check_memory_budget(
+        static_cast<double>(chains) * (8.0 * static_cast<double>(m.n_visible() + m.n_hidden() + 2) + sizeof(Rng) +
+                                       (format == "json" ? 16.0 * static_cast<double>(m.n_visible()) : 0.0)),
+        "sampling " + std::to_string(chains) + " chains of " + std::to_string(m.n_visible()) + " + " +
+            std::to_string(m.n_hidden()) + " units");
     RowMat V;
     json j = model_summary(m);
     bool complete = true;
@@ -207,7 +209,9 @@ json run_sample(const std::vector<std::string>& argv) {
     j["samples"] = to_json(V);
     if (inspect) {  // the data in the model's preprocessing, for comparison with the samples
         const RowMat X = inspect->data.X.topRows(std::min<Index>(chains, inspect->data.size()));
-        j["data"] = {{"name", inspect->data.name}, {"spec", describe(inspect->spec)}, {"attached", inspect->attached},
+        j["data"] = {{"name", inspect->data.name},
+                     {"spec", describe(inspect->spec)},
+                     {"attached", inspect->attached},
                      {"examples", to_json(X)}};
     }
     if (!warnings.empty()) j["warnings"] = warnings;

@@ -5,14 +5,14 @@
 #include <sstream>
 
 #include "cli_command.hpp"
-#include "interrupt.hpp"
-#include "progress.hpp"
 #include "core/io/model_io.hpp"
-#include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
+#include "core/numerics/parallel.hpp"
 #include "core/tempering/pt.hpp"
+#include "interrupt.hpp"
 #include "mpi/pt_exchange.hpp"
 #include "mpi/world.hpp"
+#include "progress.hpp"
 
 namespace rbm::cli {
 namespace {
@@ -31,8 +31,7 @@ const char* prediction_formula(PtScheme s) {
 std::vector<double> ladder_from_args(const Args& a) {
     if (a.has("betas")) {
         for (const char* other : {"ladder", "replicas", "gamma", "beta-min"})
-            if (a.has(other))
-                throw InputError(std::string("--betas gives the ladder itself; drop --") + other);
+            if (a.has(other)) throw InputError(std::string("--betas gives the ladder itself; drop --") + other);
         const std::vector<double> b = a.get_doubles("betas");
         validate_ladder(b);
         return b;
@@ -40,7 +39,8 @@ std::vector<double> ladder_from_args(const Args& a) {
     const std::string kind = a.get_choice("ladder", "geometric", {"geometric", "linear"});
     const Index replicas = a.get_int("replicas", 7, 2, 65535);
     if (kind == "geometric") {
-        if (a.has("beta-min")) throw InputError("--beta-min applies to --ladder linear; the geometric ladder starts at gamma^N");
+        if (a.has("beta-min"))
+            throw InputError("--beta-min applies to --ladder linear; the geometric ladder starts at gamma^N");
         return geometric_ladder(replicas, a.get_double("gamma", 0.7));
     }
     if (a.has("gamma")) throw InputError("--gamma applies to --ladder geometric only");
@@ -62,48 +62,49 @@ std::string trajectory_csv(const IndexHistory& h) {
 }
 
 Args pt_args() {
-    return Args("pt", {"MODEL"},
-                {{"scheme", "S", "reversible | single | deo (default) | lifted (see below)"},
-                 {"chains", "N", "independent PT runs, each a full ladder; statistics are pooled (default 8)"},
-                 {"sweeps", "T", "scans of the (final) run: one Gibbs sweep per replica + one swap step (default 2000)"},
-                 {"seed", "S", "random seed (default 1)"},
-                 {"betas", "LIST", "the ladder itself: comma-separated, strictly increasing, ending at 1"},
-                 {"ladder", "L", "geometric (default: beta_k = gamma^(N-k), beta_0 = gamma^N) or linear"},
-                 {"replicas", "R", "replicas = ladder points beta_0..beta_N, R = N + 1 (default 7: the paper's N = 6)"},
-                 {"gamma", "G", "ratio of the geometric ladder, 0 < G < 1 (default 0.7)"},
-                 {"beta-min", "B", "first beta of the linear ladder (default 0: the reference itself)"},
-                 {"adaptive", "ROUNDS", "tune the ladder in ROUNDS rounds first (see below)"},
-                 {"kernel", "K", "leaky RBMs: exact-mh (default) or paper-gibbs (not exact for p*(v), SPEC 1.3)"},
-                 {"reference-scale", "S", "GRBM: multiply the reference standard deviations by S (default 1)"},
-                 {"precision", "float64|float32", "BRBMs: products with W in double (default) or single precision"},
-                 {"trajectory", "FILE", "write the replica index process as CSV (see below)"},
-                 {"trajectory-chains", "K", "chains written to --trajectory (default: all, at most 16)"},
-                 {"threads", "T", "worker threads; results do not depend on it"},
-                 Progress::option()},
-                "Parallel tempering between a tractable reference (beta = 0) and the model (beta = 1) on the\n"
-                "joint (v,h), p_beta ∝ f_ref^(1-beta) f_model^beta (SPEC 2.5, 6). References: GRBM a diagonal\n"
-                "Gaussian matched to the model with uniform hidden units; BRBM zero weights and biases (beta\n"
-                "scales W, b, c); leaky N(b, I) (swaps on the v-marginal); gaussian its anneal_from Gaussian,\n"
-                "else N(0, 25 I), with exact draws as local moves.\n"
-                "Prints per pair the swap acceptance 1 - r_k (r_k = mean rejection probability, evaluated for\n"
-                "every pair at every swap step), round trips (reference -> target -> reference) and restarts\n"
-                "(reference -> target) of all replicas and chains, the measured round-trip rate (all replicas\n"
-                "together, per scan and chain) next to the theory for the scheme, the barrier Lambda = sum r_k,\n"
-                "the local barrier lambda(beta) (derivative of the monotone-cubic cumulative barrier) and the\n"
-                "recommended N = ceil(2 Lambda).\n"
-                "\n"
-                "Schemes: reversible = stochastic even-odd (each swap step proposes all even or all odd pairs,\n"
-                "drawn at random); single = one pair drawn at random per step; deo = deterministic even-odd\n"
-                "(even pairs at even scans, odd at odd); lifted = one lifted replica (the one starting at the\n"
-                "reference) proposes a swap in its direction, keeps it on acceptance and turns on rejection or\n"
-                "at an end; the other replicas move only when it passes them (Kadan et al. 4.2.2).\n"
-                "--adaptive R: R tuning rounds of doubling length (ceil(T/2^R) ... ceil(T/2) scans), each\n"
-                "re-placing the betas at equal steps of the cumulative barrier (same number of replicas, same\n"
-                "ends); every statistic then comes from a final run of T scans on the tuned ladder.\n"
-                "--trajectory FILE: CSV with columns scan,chain,rung_0..rung_N; rung_k holds the id of the\n"
-                "replica at beta_k after that scan (replica i starts at rung i; scans count from 1 over all\n"
-                "rounds). Long runs keep every 2^j-th scan so that the record stays under 32 MB.\n"
-                "Ctrl-C: the statistics of the scans so far (scans_done of all rounds), \"complete\": false, exit 130.");
+    return Args(
+        "pt", {"MODEL"},
+        {{"scheme", "S", "reversible | single | deo (default) | lifted (see below)"},
+         {"chains", "N", "independent PT runs, each a full ladder; statistics are pooled (default 8)"},
+         {"sweeps", "T", "scans of the (final) run: one Gibbs sweep per replica + one swap step (default 2000)"},
+         {"seed", "S", "random seed (default 1)"},
+         {"betas", "LIST", "the ladder itself: comma-separated, strictly increasing, ending at 1"},
+         {"ladder", "L", "geometric (default: beta_k = gamma^(N-k), beta_0 = gamma^N) or linear"},
+         {"replicas", "R", "replicas = ladder points beta_0..beta_N, R = N + 1 (default 7: the paper's N = 6)"},
+         {"gamma", "G", "ratio of the geometric ladder, 0 < G < 1 (default 0.7)"},
+         {"beta-min", "B", "first beta of the linear ladder (default 0: the reference itself)"},
+         {"adaptive", "ROUNDS", "tune the ladder in ROUNDS rounds first (see below)"},
+         {"kernel", "K", "leaky RBMs: exact-mh (default) or paper-gibbs (not exact for p*(v), SPEC 1.3)"},
+         {"reference-scale", "S", "GRBM: multiply the reference standard deviations by S (default 1)"},
+         {"precision", "float64|float32", "BRBMs: products with W in double (default) or single precision"},
+         {"trajectory", "FILE", "write the replica index process as CSV (see below)"},
+         {"trajectory-chains", "K", "chains written to --trajectory (default: all, at most 16)"},
+         {"threads", "T", "worker threads; results do not depend on it"},
+         Progress::option()},
+        "Parallel tempering between a tractable reference (beta = 0) and the model (beta = 1) on the\n"
+        "joint (v,h), p_beta ∝ f_ref^(1-beta) f_model^beta (SPEC 2.5, 6). References: GRBM a diagonal\n"
+        "Gaussian matched to the model with uniform hidden units; BRBM zero weights and biases (beta\n"
+        "scales W, b, c); leaky N(b, I) (swaps on the v-marginal); gaussian its anneal_from Gaussian,\n"
+        "else N(0, 25 I), with exact draws as local moves.\n"
+        "Prints per pair the swap acceptance 1 - r_k (r_k = mean rejection probability, evaluated for\n"
+        "every pair at every swap step), round trips (reference -> target -> reference) and restarts\n"
+        "(reference -> target) of all replicas and chains, the measured round-trip rate (all replicas\n"
+        "together, per scan and chain) next to the theory for the scheme, the barrier Lambda = sum r_k,\n"
+        "the local barrier lambda(beta) (derivative of the monotone-cubic cumulative barrier) and the\n"
+        "recommended N = ceil(2 Lambda).\n"
+        "\n"
+        "Schemes: reversible = stochastic even-odd (each swap step proposes all even or all odd pairs,\n"
+        "drawn at random); single = one pair drawn at random per step; deo = deterministic even-odd\n"
+        "(even pairs at even scans, odd at odd); lifted = one lifted replica (the one starting at the\n"
+        "reference) proposes a swap in its direction, keeps it on acceptance and turns on rejection or\n"
+        "at an end; the other replicas move only when it passes them (Kadan et al. 4.2.2).\n"
+        "--adaptive R: R tuning rounds of doubling length (ceil(T/2^R) ... ceil(T/2) scans), each\n"
+        "re-placing the betas at equal steps of the cumulative barrier (same number of replicas, same\n"
+        "ends); every statistic then comes from a final run of T scans on the tuned ladder.\n"
+        "--trajectory FILE: CSV with columns scan,chain,rung_0..rung_N; rung_k holds the id of the\n"
+        "replica at beta_k after that scan (replica i starts at rung i; scans count from 1 over all\n"
+        "rounds). Long runs keep every 2^j-th scan so that the record stays under 32 MB.\n"
+        "Ctrl-C: the statistics of the scans so far (scans_done of all rounds), \"complete\": false, exit 130.");
 }
 
 struct PtRequest {
@@ -121,11 +122,12 @@ PtRequest read_pt_request(const Args& a) {
     o.betas = ladder_from_args(a);
     o.adaptive_rounds = static_cast<int>(a.get_int("adaptive", 0, 0, 30));
     o.reference.grbm_scale = a.get_double("reference-scale", 1.0);
-    if (!(o.reference.grbm_scale > 0)) throw InputError("--reference-scale must be > 0, got " + a.get("reference-scale", ""));
+    if (!(o.reference.grbm_scale > 0))
+        throw InputError("--reference-scale must be > 0, got " + a.get("reference-scale", ""));
     o.reference.brbm_float32 = a.get_choice("precision", "float64", {"float64", "float32"}) == "float32";
-    o.reference.leaky_kernel =
-        a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs" ? LeakyKernel::PaperGibbs
-                                                                                        : LeakyKernel::ExactMH;
+    o.reference.leaky_kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs"
+                                   ? LeakyKernel::PaperGibbs
+                                   : LeakyKernel::ExactMH;
     q.trajectory = a.get("trajectory");
     if (q.trajectory && q.trajectory->empty()) throw InputError("--trajectory needs a file name");
     if (q.trajectory) check_writable(*q.trajectory, "--trajectory");  // before the run, not after it
@@ -147,7 +149,8 @@ PtControl pt_control(const PtOptions& o, Progress& progress, mpi::WorldPtExchang
         const Index replicas = static_cast<Index>(o.betas.size());
         if (world.size() > replicas)
             throw InputError("mpirun -np " + std::to_string(world.size()) + ": more ranks than the " +
-                             std::to_string(replicas) + " replicas of the ladder (each rank runs whole rungs); use at most " +
+                             std::to_string(replicas) +
+                             " replicas of the ladder (each rank runs whole rungs); use at most " +
                              std::to_string(replicas) + " ranks or more --replicas");
         control.exchange = &exchange;
         control.gather_states = false;  // the JSON has no states: nothing model-sized is ever sent
@@ -155,10 +158,12 @@ PtControl pt_control(const PtOptions& o, Progress& progress, mpi::WorldPtExchang
     if (progress.mode() != Progress::Mode::Off && world.root()) {
         const double per_scan = static_cast<double>(o.chains) * static_cast<double>(o.betas.size());
         progress.update("tempering", 0, 0);
-        control.on_progress = [&progress, per_scan](const PtSnapshot& s) {  // per_scan by value: it ends with this block
-            progress.update("tempering", static_cast<double>(s.scans_done) / static_cast<double>(s.scans_total),
-                            per_scan * static_cast<double>(s.scans_done),
-                            {{"scans_done", s.scans_done}, {"scans", s.scans_total}, {"round", s.round}, {"rounds", s.rounds}});
+        control.on_progress = [&progress,
+                               per_scan](const PtSnapshot& s) {  // per_scan by value: it ends with this block
+            progress.update(
+                "tempering", static_cast<double>(s.scans_done) / static_cast<double>(s.scans_total),
+                per_scan * static_cast<double>(s.scans_done),
+                {{"scans_done", s.scans_done}, {"scans", s.scans_total}, {"round", s.round}, {"rounds", s.rounds}});
         };
     }
     return control;
@@ -213,7 +218,8 @@ json pt_stats_json(const PtOptions& o, const Model& m, const PtResult& r) {
     if (o.adaptive_rounds > 0) {
         json rounds = json::array();
         for (const auto& rd : r.rounds)
-            rounds.push_back({{"betas", rd.betas}, {"rejection", rd.rejection}, {"barrier", rd.barrier}, {"sweeps", rd.scans}});
+            rounds.push_back(
+                {{"betas", rd.betas}, {"rejection", rd.rejection}, {"barrier", rd.barrier}, {"sweeps", rd.scans}});
         j["adaptive_rounds"] = rounds;
     }
     return j;

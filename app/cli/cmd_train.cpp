@@ -4,16 +4,16 @@
 #include <iostream>
 
 #include "cli_command.hpp"
-#include "data_args.hpp"
-#include "interrupt.hpp"
-#include "progress.hpp"
 #include "core/data/datasets.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/model_io.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/training/training.hpp"
+#include "data_args.hpp"
+#include "interrupt.hpp"
 #include "mpi/pt_exchange.hpp"
 #include "mpi/world.hpp"
+#include "progress.hpp"
 
 namespace rbm::cli {
 namespace {
@@ -58,13 +58,15 @@ json record_summary(const TrainRecord& r) {
 
 Args train_args() {
     std::vector<Args::Option> options{
-        {"data", "SPEC", "bars:D (all 2^(D+1)-2 patterns), bars:D:COUNT[:SEED] (sampled), digits (8x8, shipped),\n"
-                         "      fashion-mnist[:test] (apt-get install dataset-fashion-mnist), FILE.csv, FILE.csv.gz (digits format)\n"
-                         "      or FILE-idx3-ubyte[.gz] (labels read from the idx1 file beside it)"},
+        {"data", "SPEC",
+         "bars:D (all 2^(D+1)-2 patterns), bars:D:COUNT[:SEED] (sampled), digits (8x8, shipped),\n"
+         "      fashion-mnist[:test] (apt-get install dataset-fashion-mnist), FILE.csv, FILE.csv.gz (digits format)\n"
+         "      or FILE-idx3-ubyte[.gz] (labels read from the idx1 file beside it)"},
         {"kind", "K", "brbm (default; needs 0/1 data), grbm or leaky"},
         {"hidden", "M", "hidden units (default 16)"},
         {"method", "M", "cd | pcd (default) | pt | lpt | deo | leaky | mix (leaky/mix: --kind leaky)"},
-        {"k", "K", "sweeps per update (cd, pcd), scans per update (pt, lpt, deo), annealing steps (leaky, mix); default 1"},
+        {"k", "K",
+         "sweeps per update (cd, pcd), scans per update (pt, lpt, deo), annealing steps (leaky, mix); default 1"},
         {"epochs", "E", "passes over the data (updates = E x ceil(examples / batch))"},
         {"updates", "U", "parameter updates (default 1000); on --resume: the new total"},
         {"batch", "B", "examples per update (default 10)"},
@@ -82,10 +84,12 @@ Args train_args() {
         {"learn-sigma", "", "grbm: learn sigma as well"},
         {"leakiness", "C", "leaky: c_L in (0,1] (default 0.01)"},
         {"no-projection", "", "leaky: skip the projection step (the run is stopped when W leaves the valid region)"},
-        {"projection-limit", "S|auto", "leaky: clip W's singular values to S < 1; auto (default): the model's variance at c_L = 1\n"
-                                       "      stays within 10x the data's largest variance (so a fit is never cut off)"},
+        {"projection-limit", "S|auto",
+         "leaky: clip W's singular values to S < 1; auto (default): the model's variance at c_L = 1\n"
+         "      stays within 10x the data's largest variance (so a fit is never cut off)"},
         {"kernel", "K", "leaky: exact-mh (default) or paper-gibbs sweeps in the negative phase"},
-        {"monitor-every", "U", "log a record every U updates (default: about 20 records per run; 0: start and end only)"},
+        {"monitor-every", "U",
+         "log a record every U updates (default: about 20 records per run; 0: start and end only)"},
         {"monitor-examples", "N", "rows used for the log-likelihood and reconstruction (default: all)"},
         {"ais-chains", "N", "AIS chains for the log-likelihood when log Z is not enumerable (default 100)"},
         {"ais-steps", "K", "AIS steps (linear schedule, default 1000)"},
@@ -137,7 +141,8 @@ TrainFiles read_output_files(const Args& a) {
     check_writable(f.model, "--out");
     if (!f.log.empty()) check_writable(f.log, "--log");
     if (auto c = a.get("checkpoint"); c && !c->empty()) check_writable(*c, "--checkpoint");
-    if (!a.has("data")) throw InputError("--data is required: bars:D, digits, fashion-mnist, FILE.csv or FILE-idx3-ubyte");
+    if (!a.has("data"))
+        throw InputError("--data is required: bars:D, digits, fashion-mnist, FILE.csv or FILE-idx3-ubyte");
     if (a.has("epochs") && a.has("updates")) throw InputError("give --epochs or --updates, not both");
     return f;
 }
@@ -152,12 +157,14 @@ TrainOptions read_train_options(const Args& a, const Dataset& data) {
     o.k = static_cast<int>(a.get_int("k", 1, 1, 100000));
     o.batch = a.get_int("batch", 10, 1);
     if (o.batch > data.size())
-        throw InputError("--batch " + std::to_string(o.batch) + " exceeds the " + std::to_string(data.size()) + " examples");
+        throw InputError("--batch " + std::to_string(o.batch) + " exceeds the " + std::to_string(data.size()) +
+                         " examples");
     const Index per_epoch = (data.size() + o.batch - 1) / o.batch;
     o.updates = a.has("epochs") ? a.get_int("epochs", 1, 1, 1000000) * per_epoch : a.get_int("updates", 1000, 1);
     o.learning_rate = a.get_double("lr", 0.01);
-    o.schedule = a.get_choice("lr-schedule", "constant", {"constant", "linear"}) == "linear" ? LearningRateSchedule::Linear
-                                                                                            : LearningRateSchedule::Constant;
+    o.schedule = a.get_choice("lr-schedule", "constant", {"constant", "linear"}) == "linear"
+                     ? LearningRateSchedule::Linear
+                     : LearningRateSchedule::Constant;
     o.momentum = a.get_double("momentum", 0.0);
     o.weight_decay = a.get_double("weight-decay", 0.0);
     o.gamma = a.get_double("gamma", 0.7);
@@ -173,8 +180,9 @@ TrainOptions read_train_options(const Args& a, const Dataset& data) {
         if (!o.projection) throw InputError("--projection-limit and --no-projection contradict each other");
         o.projection_limit = a.get_double("projection-limit", 0.0);
     }
-    o.leaky_kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs" ? LeakyKernel::PaperGibbs
-                                                                                                    : LeakyKernel::ExactMH;
+    o.leaky_kernel = a.get_choice("kernel", "exact-mh", {"exact-mh", "paper-gibbs"}) == "paper-gibbs"
+                         ? LeakyKernel::PaperGibbs
+                         : LeakyKernel::ExactMH;
     o.monitor_every = a.get_int("monitor-every", std::max<Index>(1, o.updates / 20), 0);
     o.monitor_examples = a.get_int("monitor-examples", 0, 0);
     o.ais_chains = a.get_int("ais-chains", 100, 1, 1000000);
@@ -197,11 +205,36 @@ Trainer make_trainer(const Args& a, Dataset data) {
         const TrainOptions o = read_train_options(a, data);  // before `data` moves into the trainer
         return Trainer(o, std::move(data));
     }
-    for (const char* o : {"kind", "hidden", "method", "k", "batch", "lr", "lr-schedule", "momentum", "weight-decay",
-                          "gamma", "rungs", "chains", "seed", "init-scale", "sigma", "learn-sigma", "leakiness",
-                          "no-projection", "projection-limit", "kernel", "monitor-every", "monitor-examples", "ais-chains", "ais-steps",
-                          "exact-limit", "epochs", "float32"})
-        if (a.has(o)) throw InputError(std::string("--") + o + " cannot change on --resume (the checkpoint holds it); only --updates can");
+    for (const char* o : {"kind",
+                          "hidden",
+                          "method",
+                          "k",
+                          "batch",
+                          "lr",
+                          "lr-schedule",
+                          "momentum",
+                          "weight-decay",
+                          "gamma",
+                          "rungs",
+                          "chains",
+                          "seed",
+                          "init-scale",
+                          "sigma",
+                          "learn-sigma",
+                          "leakiness",
+                          "no-projection",
+                          "projection-limit",
+                          "kernel",
+                          "monitor-every",
+                          "monitor-examples",
+                          "ais-chains",
+                          "ais-steps",
+                          "exact-limit",
+                          "epochs",
+                          "float32"})
+        if (a.has(o))
+            throw InputError(std::string("--") + o +
+                             " cannot change on --resume (the checkpoint holds it); only --updates can");
     Trainer t = Trainer::load_checkpoint(a.get("resume", ""), std::move(data));
     if (a.has("updates")) t.set_total_updates(a.get_int("updates", 0, 0));
     return t;
@@ -218,7 +251,8 @@ void read_checkpointing(const Args& a, TrainFiles& f) {
 // (Trainer::set_exchange): each sums the scores of its gradient tiles and, for cd and pcd, runs
 // only its chains; every rank then holds the same parameters, and rank 0 alone writes files and
 // reports progress. Returns the bytes every rank handed to MPI, summed on rank 0.
-std::vector<double> train(const Args& a, Trainer& t, const TrainFiles& f, mpi::WorldPtExchange& exchange, Index first_update) {
+std::vector<double> train(const Args& a, Trainer& t, const TrainFiles& f, mpi::WorldPtExchange& exchange,
+                          Index first_update) {
     mpi::World& world = mpi::world();
     // More ranks than tiles: the extra ranks idle (train_result says which), with the same bits.
     if (world.distributed()) t.set_exchange(&exchange, /*allow_idle=*/true);
@@ -228,7 +262,8 @@ std::vector<double> train(const Args& a, Trainer& t, const TrainFiles& f, mpi::W
     if (world.root()) progress.update("training", static_cast<double>(first_update) / total_updates, 0);
     world.agree(0, /*start_work=*/true);
     while (t.status() == TrainStatus::Running) {
-        const Index chunk = f.checkpoint_every > 0 ? f.checkpoint_every - t.updates_done() % f.checkpoint_every : t.options().updates;
+        const Index chunk =
+            f.checkpoint_every > 0 ? f.checkpoint_every - t.updates_done() % f.checkpoint_every : t.options().updates;
         // One update at a time for the progress line; step(1) n times is step(n) (same numbers).
         for (Index i = 0; i < chunk && t.status() == TrainStatus::Running; ++i) {
             t.step(1, &interrupt::flag());
@@ -278,7 +313,8 @@ json train_result(const Trainer& t, const TrainFiles& f, const std::vector<doubl
            {"data", t.data().name},
            {"examples", t.data().size()},
            {"updates", t.updates_done()},
-           {"epochs", static_cast<double>(t.updates_done()) * static_cast<double>(o.batch) / static_cast<double>(t.data().size())},
+           {"epochs", static_cast<double>(t.updates_done()) * static_cast<double>(o.batch) /
+                          static_cast<double>(t.data().size())},
            {"seed", o.seed},
            {"final", t.log().empty() ? json(nullptr) : record_summary(t.log().back())},
            {"records", t.log().size()}};
@@ -311,7 +347,8 @@ json train_result(const Trainer& t, const TrainFiles& f, const std::vector<doubl
         const std::vector<Index> idle = t.idle_parts(world.size());
         j["mpi"]["idle_ranks"] = idle;
         if (!idle.empty()) {
-            const Index neg = t.options().chains > 0 && t.options().method != TrainMethod::Cd ? t.options().chains : o.batch;
+            const Index neg =
+                t.options().chains > 0 && t.options().method != TrainMethod::Cd ? t.options().chains : o.batch;
             j["mpi"]["note"] = std::to_string(idle.size()) + " of " + std::to_string(world.size()) +
                                " ranks idle: the batch and the " + std::to_string(neg) + " negative-phase rows make " +
                                std::to_string(gradient_tiles(neg)) + " tile(s) of " + std::to_string(kGradientTile) +
@@ -345,7 +382,8 @@ json run_train(const std::vector<std::string>& argv) {
 json run_data_info(const std::vector<std::string>& argv) {
     Args a("data-info", {"DATA"}, data_options(),
            "What a data spec loads to: examples, dimension, image shape, labels, value range.\n"
-           "DATA: bars:D, bars:D:COUNT[:SEED], digits, fashion-mnist[:test], FILE.csv, FILE.csv.gz or FILE-idx3-ubyte[.gz].");
+           "DATA: bars:D, bars:D:COUNT[:SEED], digits, fashion-mnist[:test], FILE.csv, FILE.csv.gz or "
+           "FILE-idx3-ubyte[.gz].");
     a.parse(argv);
     if (a.help_requested()) {
         std::cout << a.usage();

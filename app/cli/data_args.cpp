@@ -26,7 +26,9 @@ TrainingData training_data_from_args(const Args& a, const std::string& spec) {
     TrainingData t;
     t.data = spec;
     const std::string header = a.get_choice("csv-header", "auto", {"yes", "no", "auto"});
-    t.csv_header = header == "yes" ? TrainingData::CsvHeader::Yes : header == "no" ? TrainingData::CsvHeader::No : TrainingData::CsvHeader::Auto;
+    t.csv_header = header == "yes"  ? TrainingData::CsvHeader::Yes
+                   : header == "no" ? TrainingData::CsvHeader::No
+                                    : TrainingData::CsvHeader::Auto;
     if (a.has("csv-label")) {
         const std::string l = a.get("csv-label", "");
         t.csv_label = l == "last" ? -2 : static_cast<int>(a.get_int("csv-label", 0, 1, 1 << 20)) - 1;
@@ -49,29 +51,34 @@ std::optional<InspectionData> inspection_data(const Args& a, const Model& model,
         out.data = load_training_data(out.spec);
     } else if (model.training) {
         if (has_data_transform(a))
-            throw InputError("--binarize, --scale, --standardize, --shifts, --limit and --csv-* describe --data SPEC; "
-                             "the model's recorded training data has its own preprocessing");
+            throw InputError(
+                "--binarize, --scale, --standardize, --shifts, --limit and --csv-* describe --data SPEC; "
+                "the model's recorded training data has its own preprocessing");
         out.spec = *model.training;
         std::error_code ec;
         const std::filesystem::path dir = std::filesystem::path(model_path).parent_path();
         try {
-            out.data = load_training_data(out.spec, std::filesystem::is_directory(dir, ec) ? dir : std::filesystem::path());
+            out.data =
+                load_training_data(out.spec, std::filesystem::is_directory(dir, ec) ? dir : std::filesystem::path());
         } catch (const InputError& e) {
-            throw InputError(std::string("the model's training data (file key 'training') cannot be loaded: ") + e.what() +
-                             "; give --data SPEC instead");
+            throw InputError(std::string("the model's training data (file key 'training') cannot be loaded: ") +
+                             e.what() + "; give --data SPEC instead");
         }
     } else {
-        if (has_data_transform(a)) throw InputError("--binarize, --scale, --standardize, --shifts, --limit and --csv-* need --data SPEC");
+        if (has_data_transform(a))
+            throw InputError("--binarize, --scale, --standardize, --shifts, --limit and --csv-* need --data SPEC");
         return std::nullopt;
     }
     const Dataset& d = out.data;
     if (d.dim() != model.n_visible())
-        throw InputError("the data " + d.name + " has " + std::to_string(d.dim()) + " values per example; the model has n = " +
-                         std::to_string(model.n_visible()) + " visible units");
+        throw InputError("the data " + d.name + " has " + std::to_string(d.dim()) +
+                         " values per example; the model has n = " + std::to_string(model.n_visible()) +
+                         " visible units");
     if (d.size() == 0) throw InputError("the data " + d.name + " has no examples");
     if (model.kind() == ModelKind::Brbm && (d.X.minCoeff() < 0 || d.X.maxCoeff() > 1))
-        throw InputError("a BRBM's data must lie in [0, 1]; " + d.name + " has values from " + std::to_string(d.X.minCoeff()) +
-                         " to " + std::to_string(d.X.maxCoeff()) + " (add --binarize T or --scale)");
+        throw InputError("a BRBM's data must lie in [0, 1]; " + d.name + " has values from " +
+                         std::to_string(d.X.minCoeff()) + " to " + std::to_string(d.X.maxCoeff()) +
+                         " (add --binarize T or --scale)");
     return out;
 }
 

@@ -1,7 +1,7 @@
 #include "interrupt.hpp"
 
-#include <csignal>
 #include <cmath>
+#include <csignal>
 
 #include "mpi/world.hpp"
 

@@ -20,7 +20,8 @@ namespace {
 void print_overview() {
     std::cout << "usage: rbmscope-cli COMMAND [arguments] [--help]\n\n"
                  "Samplers, annealers and exact answers for restricted Boltzmann machines.\n"
-                 "MODEL is a model file (.json, .npz, .npy, .mat, .h5, .hdf5) or a preset name (see 'rbmscope-cli presets');\n"
+                 "MODEL is a model file (.json, .npz, .npy, .mat, .h5, .hdf5) or a preset name (see 'rbmscope-cli "
+                 "presets');\n"
                  "--map W=vishid,b=visbiases,c=hidbiases names the arrays of a .npz/.mat/.h5 file.\n\n"
                  "commands:\n";
     for (const auto& [name, cmd] : rbm::cli::commands()) {
@@ -70,7 +71,8 @@ std::string non_finite_at(const nlohmann::json& j, const std::string& at) {
     if (j.is_number_float()) return std::isfinite(j.get<double>()) ? "" : at.empty() ? "(the result)" : at;
     if (j.is_object())
         for (auto it = j.begin(); it != j.end(); ++it)
-            if (std::string w = non_finite_at(it.value(), at.empty() ? it.key() : at + "." + it.key()); !w.empty()) return w;
+            if (std::string w = non_finite_at(it.value(), at.empty() ? it.key() : at + "." + it.key()); !w.empty())
+                return w;
     if (j.is_array())
         for (std::size_t i = 0; i < j.size(); ++i)
             if (std::string w = non_finite_at(j[i], at + "[" + std::to_string(i) + "]"); !w.empty()) return w;
@@ -82,7 +84,8 @@ int run(int argc, char** argv) {
     // The budget every loader and run checks before allocating; --max-memory (any command) sets another.
     rbm::set_memory_budget(rbm::default_memory_budget_for_machine());
     rbm::set_memory_budget_option("--max-memory");
-    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
+        std::string(argv[1]) == "help") {
         print_overview();
         return finish(argc < 2 ? 2 : 0, "", nullptr);
     }
@@ -92,7 +95,7 @@ int run(int argc, char** argv) {
         return finish(2, "unknown command '" + name + "' (run rbmscope-cli --help for the list)", nullptr);
     std::vector<std::string> rest(argv + 2, argv + argc);
     try {
-        rbm::simd_active();  // a bad RBMSCOPE_SIMD fails here, before any work (exit 2)
+        rbm::simd_active();                               // a bad RBMSCOPE_SIMD fails here, before any work (exit 2)
         rbm::cli::install_test_hooks_from_environment();  // RBMSCOPE_TEST_* variables (test_hooks.hpp)
         // Where Debian's dataset-* packages are looked for (--data fashion-mnist); default /usr/share/datasets.
         if (const char* dir = std::getenv("RBMSCOPE_DATASETS_DIR"); dir && *dir) rbm::set_system_datasets_dir(dir);
@@ -121,8 +124,11 @@ int run(int argc, char** argv) {
         // A complete result never prints null for a number with exit 0 (a non-finite value came
         // from input the checks let through: say where, rather than print it).
         if (const std::string at = non_finite_at(out, ""); !at.empty())
-            return finish(2, "the result's " + at + " is not a finite number (the computation overflowed or the input holds "
-                             "one); nothing printed", nullptr);
+            return finish(2,
+                          "the result's " + at +
+                              " is not a finite number (the computation overflowed or the input holds "
+                              "one); nothing printed",
+                          nullptr);
         return finish(0, "", out);
     } catch (const rbm::Cancelled&) {
         // A phase without a partial result of its own (the command did not catch it).

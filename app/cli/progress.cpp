@@ -28,8 +28,9 @@ std::string duration(double s) {
 }  // namespace
 
 Args::Option Progress::option() {
-    return {"progress", "jsonl", "progress as JSON lines on stderr (phase, fraction, eta_s, chain_sweeps_per_s);\n"
-                                 "      without it a terminal gets one updating line, a pipe nothing"};
+    return {"progress", "jsonl",
+            "progress as JSON lines on stderr (phase, fraction, eta_s, chain_sweeps_per_s);\n"
+            "      without it a terminal gets one updating line, a pipe nothing"};
 }
 
 Progress::Progress(const Args& a) : mode_(Mode::Off) {
@@ -45,7 +46,8 @@ Progress::Progress(const Args& a) : mode_(Mode::Off) {
 Progress::Progress(Mode mode) : mode_(mode) {}
 
 Progress::~Progress() {
-    if (mode_ == Mode::Line && emitted_ && !finished_) std::fprintf(stderr, "\r%*s\r", static_cast<int>(line_width_), "");
+    if (mode_ == Mode::Line && emitted_ && !finished_)
+        std::fprintf(stderr, "\r%*s\r", static_cast<int>(line_width_), "");
 }
 
 void Progress::update(const std::string& phase, double fraction, double chain_sweeps, const nlohmann::json& extra) {

@@ -31,7 +31,7 @@ namespace rbm::cli {
 class Progress {
 public:
     enum class Mode { Off, Line, Jsonl };
-    static Args::Option option();  // --progress jsonl
+    static Args::Option option();      // --progress jsonl
     explicit Progress(const Args& a);  // InputError for a value other than jsonl
     explicit Progress(Mode mode);
     ~Progress();  // a terminal line left by a command that threw is erased

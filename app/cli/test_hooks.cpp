@@ -41,14 +41,16 @@ void install_test_hooks_from_environment() {
     const std::string moment = text.substr(0, colon);
     char* end = nullptr;
     const long ms = colon == std::string::npos ? -1 : std::strtol(text.c_str() + colon + 1, &end, 10);
-    if ((moment != "during-write" && moment != "after-rename") || ms < 0 || *end != '\0' || end == text.c_str() + colon + 1)
+    if ((moment != "during-write" && moment != "after-rename") || ms < 0 || *end != '\0' ||
+        end == text.c_str() + colon + 1)
         throw InputError(std::string(kWritePause) + "='" + text + "': expected during-write:MS or after-rename:MS");
     const auto pause = [ms](const std::string& what) {
         announce(what);
         std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     };
     AtomicWriteHooks hooks;
-    if (moment == "during-write") hooks.after_first_chunk = [pause](const std::string& tmp) { pause("writing " + tmp); };
+    if (moment == "during-write")
+        hooks.after_first_chunk = [pause](const std::string& tmp) { pause("writing " + tmp); };
     else hooks.after_rename = [pause](const std::string& target) { pause("renamed " + target); };
     set_atomic_write_hooks_for_testing(std::move(hooks));
 }

@@ -17,67 +17,109 @@ std::optional<QString> valueIfSet(const QCommandLineParser& parser, const QStrin
 void addOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral("See and measure samplers and annealers on RBMs."));
     parser.addHelpOption();
-    QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Open a bundled preset."), QStringLiteral("NAME"),
-                              QString::fromStdString(rbm::default_preset_name()));
+    QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Open a bundled preset."),
+                              QStringLiteral("NAME"), QString::fromStdString(rbm::default_preset_name()));
     QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Open a model file."), QStringLiteral("FILE"));
     // Listed for --help only: takeSessionOption has taken it out of argv.
-    QCommandLineOption sessionOption(QStringLiteral("session"), QStringLiteral("Open a session file (model, parameters and view)."),
+    QCommandLineOption sessionOption(QStringLiteral("session"),
+                                     QStringLiteral("Open a session file (model, parameters and view)."),
                                      QStringLiteral("FILE"));
-    QCommandLineOption view(QStringLiteral("view"), QStringLiteral("View to show: density, annealing, compare, estimates (or another tab by name)."),
-                            QStringLiteral("VIEW"));
-    QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Run the current view's job (AIS for density/annealing/compare, a sweep over K for estimates, PT for tempering) and wait for it."));
-    QCommandLineOption path(QStringLiteral("path"), QStringLiteral("Annealing path: geometric, cov, moments, leaky, energy."),
+    QCommandLineOption view(
+        QStringLiteral("view"),
+        QStringLiteral("View to show: density, annealing, compare, estimates (or another tab by name)."),
+        QStringLiteral("VIEW"));
+    QCommandLineOption run(QStringLiteral("run"),
+                           QStringLiteral("Run the current view's job (AIS for density/annealing/compare, a sweep over "
+                                          "K for estimates, PT for tempering) and wait for it."));
+    QCommandLineOption path(QStringLiteral("path"),
+                            QStringLiteral("Annealing path: geometric, cov, moments, leaky, energy."),
                             QStringLiteral("PATH"));
-    QCommandLineOption base(QStringLiteral("base"), QStringLiteral("Base distribution: moment, sigma, uniform, data."), QStringLiteral("BASE"));
-    QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Further methods, e.g. cov:moment,geometric:sigma."),
+    QCommandLineOption base(QStringLiteral("base"), QStringLiteral("Base distribution: moment, sigma, uniform, data."),
+                            QStringLiteral("BASE"));
+    QCommandLineOption compare(QStringLiteral("compare"),
+                               QStringLiteral("Further methods, e.g. cov:moment,geometric:sigma."),
                                QStringLiteral("LIST"));
-    QCommandLineOption steps(QStringLiteral("steps"), QStringLiteral("K, the number of annealing steps."), QStringLiteral("K"));
+    QCommandLineOption steps(QStringLiteral("steps"), QStringLiteral("K, the number of annealing steps."),
+                             QStringLiteral("K"));
     QCommandLineOption chains(QStringLiteral("chains"), QStringLiteral("Number of chains."), QStringLiteral("N"));
     QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("Seed."), QStringLiteral("S"));
-    QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("K values of a sweep, e.g. 10,30,100."), QStringLiteral("LIST"));
-    QCommandLineOption perfect(QStringLiteral("perfect"), QStringLiteral("Perfect transitions (exact draws from p_beta)."));
+    QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("K values of a sweep, e.g. 10,30,100."),
+                             QStringLiteral("LIST"));
+    QCommandLineOption perfect(QStringLiteral("perfect"),
+                               QStringLiteral("Perfect transitions (exact draws from p_beta)."));
     // Not "--reverse": QApplication takes that as its own switch for right-to-left layout.
     QCommandLineOption reverse(QStringLiteral("reverse-ais"), QStringLiteral("Also run reverse AIS (upper bound)."));
-    QCommandLineOption beta(QStringLiteral("beta"), QStringLiteral("Show the annealing views at this beta."), QStringLiteral("B"));
-    QCommandLineOption scale(QStringLiteral("scale"), QStringLiteral("Colour scale of the comparison: shared or separate."),
+    QCommandLineOption beta(QStringLiteral("beta"), QStringLiteral("Show the annealing views at this beta."),
+                            QStringLiteral("B"));
+    QCommandLineOption scale(QStringLiteral("scale"),
+                             QStringLiteral("Colour scale of the comparison: shared or separate."),
                              QStringLiteral("MODE"), QStringLiteral("shared"));
-    QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render, save a PNG and exit."), QStringLiteral("FILE"));
-    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."), QStringLiteral("WxH"),
-                            QStringLiteral("1280x800"));
-    QCommandLineOption data(QStringLiteral("data"), QStringLiteral("Data set: bars:D, digits, or a CSV / IDX file."), QStringLiteral("SPEC"));
-    QCommandLineOption trainMethod(QStringLiteral("train-method"), QStringLiteral("Train with these methods (cd, pcd, pt, lpt, deo, leaky, mix; comma-separated)."),
-                                   QStringLiteral("LIST"));
-    QCommandLineOption trainKind(QStringLiteral("train-kind"), QStringLiteral("Model kind to train: brbm, grbm, leaky."), QStringLiteral("KIND"));
-    QCommandLineOption trainHidden(QStringLiteral("train-hidden"), QStringLiteral("Hidden units to train."), QStringLiteral("M"));
-    QCommandLineOption trainUpdates(QStringLiteral("train-updates"), QStringLiteral("Updates per training run."), QStringLiteral("U"));
-    QCommandLineOption trainK(QStringLiteral("train-k"), QStringLiteral("Sweeps / scans / annealing steps per update."), QStringLiteral("K"));
-    QCommandLineOption trainBatch(QStringLiteral("train-batch"), QStringLiteral("Mini-batch size."), QStringLiteral("B"));
+    QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render, save a PNG and exit."),
+                            QStringLiteral("FILE"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."),
+                            QStringLiteral("WxH"), QStringLiteral("1280x800"));
+    QCommandLineOption data(QStringLiteral("data"), QStringLiteral("Data set: bars:D, digits, or a CSV / IDX file."),
+                            QStringLiteral("SPEC"));
+    QCommandLineOption trainMethod(
+        QStringLiteral("train-method"),
+        QStringLiteral("Train with these methods (cd, pcd, pt, lpt, deo, leaky, mix; comma-separated)."),
+        QStringLiteral("LIST"));
+    QCommandLineOption trainKind(QStringLiteral("train-kind"),
+                                 QStringLiteral("Model kind to train: brbm, grbm, leaky."), QStringLiteral("KIND"));
+    QCommandLineOption trainHidden(QStringLiteral("train-hidden"), QStringLiteral("Hidden units to train."),
+                                   QStringLiteral("M"));
+    QCommandLineOption trainUpdates(QStringLiteral("train-updates"), QStringLiteral("Updates per training run."),
+                                    QStringLiteral("U"));
+    QCommandLineOption trainK(QStringLiteral("train-k"), QStringLiteral("Sweeps / scans / annealing steps per update."),
+                              QStringLiteral("K"));
+    QCommandLineOption trainBatch(QStringLiteral("train-batch"), QStringLiteral("Mini-batch size."),
+                                  QStringLiteral("B"));
     QCommandLineOption trainLr(QStringLiteral("train-lr"), QStringLiteral("Learning rate."), QStringLiteral("LR"));
-    QCommandLineOption trainInit(QStringLiteral("train-init-scale"), QStringLiteral("Initial weights W_ij ~ N(0, s^2)."), QStringLiteral("S"));
-    QCommandLineOption trainMonitor(QStringLiteral("train-monitor"), QStringLiteral("Log-likelihood record every this many updates."), QStringLiteral("T"));
-    QCommandLineOption trainShifts(QStringLiteral("train-shifts"), QStringLiteral("Grow image data with one-pixel shifts."));
-    QCommandLineOption trainPrep(QStringLiteral("train-prep"), QStringLiteral("Data values: binarize, scale, standardize, raw."), QStringLiteral("P"));
-    QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Write the HTML report (File → Export report) once results are in, and exit."),
-                              QStringLiteral("FILE"));
+    QCommandLineOption trainInit(QStringLiteral("train-init-scale"),
+                                 QStringLiteral("Initial weights W_ij ~ N(0, s^2)."), QStringLiteral("S"));
+    QCommandLineOption trainMonitor(QStringLiteral("train-monitor"),
+                                    QStringLiteral("Log-likelihood record every this many updates."),
+                                    QStringLiteral("T"));
+    QCommandLineOption trainShifts(QStringLiteral("train-shifts"),
+                                   QStringLiteral("Grow image data with one-pixel shifts."));
+    QCommandLineOption trainPrep(QStringLiteral("train-prep"),
+                                 QStringLiteral("Data values: binarize, scale, standardize, raw."),
+                                 QStringLiteral("P"));
+    QCommandLineOption report(
+        QStringLiteral("report"),
+        QStringLiteral("Write the HTML report (File → Export report) once results are in, and exit."),
+        QStringLiteral("FILE"));
     QCommandLineOption playbackFrames(QStringLiteral("playback-frames"),
-                                      QStringLiteral("Export the playback of the Annealing/Compare/Tempering view as DIR/frame-0001.png … once the run is in, and exit."),
+                                      QStringLiteral("Export the playback of the Annealing/Compare/Tempering view as "
+                                                     "DIR/frame-0001.png … once the run is in, and exit."),
                                       QStringLiteral("DIR"));
-    QCommandLineOption frameCount(QStringLiteral("frames"), QStringLiteral("Frames of --playback-frames (default 60)."), QStringLiteral("N"),
-                                  QStringLiteral("60"));
-    QCommandLineOption dpiOption(QStringLiteral("dpi"), QStringLiteral("Resolution of --playback-frames (default 96)."), QStringLiteral("D"),
-                                 QStringLiteral("96"));
-    QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("Seconds --screenshot waits for results (default 120)."), QStringLiteral("S"));
-    QCommandLineOption sampler(QStringLiteral("sampler"), QStringLiteral("Samples view sampler: gibbs, pt, anneal."), QStringLiteral("S"));
-    QCommandLineOption sampleSweeps(QStringLiteral("sample-sweeps"), QStringLiteral("Samples view: sweeps (scans, annealing steps)."), QStringLiteral("N"));
-    QCommandLineOption maxMemory(QStringLiteral("max-memory"),
-                                 QStringLiteral("Memory budget for what a file, a data set or a run may allocate, e.g. 4G "
-                                                "(default: a quarter of this machine's memory, from 1G to 2G)."),
-                                 QStringLiteral("SIZE"));
-    parser.addOptions({maxMemory, preset, model, sessionOption, view, run, path, base, compare, steps, chains, seed, sweep, perfect, reverse, beta, scale, shot, size,
-                       data, trainMethod, trainKind, trainHidden, trainUpdates, trainK, trainBatch, trainLr, trainMonitor, trainInit, trainShifts,
-                       trainPrep, sampler, sampleSweeps, report, playbackFrames, frameCount, dpiOption, timeout});
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A model file, or a result JSON of rbmscope-cli to reopen (as --model)."),
-                                 QStringLiteral("[FILE]"));
+    QCommandLineOption frameCount(QStringLiteral("frames"), QStringLiteral("Frames of --playback-frames (default 60)."),
+                                  QStringLiteral("N"), QStringLiteral("60"));
+    QCommandLineOption dpiOption(QStringLiteral("dpi"), QStringLiteral("Resolution of --playback-frames (default 96)."),
+                                 QStringLiteral("D"), QStringLiteral("96"));
+    QCommandLineOption timeout(QStringLiteral("timeout"),
+                               QStringLiteral("Seconds --screenshot waits for results (default 120)."),
+                               QStringLiteral("S"));
+    QCommandLineOption sampler(QStringLiteral("sampler"), QStringLiteral("Samples view sampler: gibbs, pt, anneal."),
+                               QStringLiteral("S"));
+    QCommandLineOption sampleSweeps(QStringLiteral("sample-sweeps"),
+                                    QStringLiteral("Samples view: sweeps (scans, annealing steps)."),
+                                    QStringLiteral("N"));
+    QCommandLineOption maxMemory(
+        QStringLiteral("max-memory"),
+        QStringLiteral("Memory budget for what a file, a data set or a run may allocate, e.g. 4G "
+                       "(default: a quarter of this machine's memory, from 1G to 2G)."),
+        QStringLiteral("SIZE"));
+    parser.addOptions({maxMemory,  preset,      model,        sessionOption, view,         run,     path,
+                       base,       compare,     steps,        chains,        seed,         sweep,   perfect,
+                       reverse,    beta,        scale,        shot,          size,         data,    trainMethod,
+                       trainKind,  trainHidden, trainUpdates, trainK,        trainBatch,   trainLr, trainMonitor,
+                       trainInit,  trainShifts, trainPrep,    sampler,       sampleSweeps, report,  playbackFrames,
+                       frameCount, dpiOption,   timeout});
+    parser.addPositionalArgument(
+        QStringLiteral("FILE"),
+        QStringLiteral("A model file, or a result JSON of rbmscope-cli to reopen (as --model)."),
+        QStringLiteral("[FILE]"));
 }
 
 AppOptions readOptions(const QCommandLineParser& parser) {

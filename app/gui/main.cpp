@@ -15,7 +15,8 @@
 //   --data SPEC                      data set: bars:D, digits, a CSV / IDX file (training view, samples view)
 //   --train-method M[,M...]          with --view training: train with M (several: one after another)
 //   --train-kind K --train-hidden H --train-updates U --train-k K --train-batch B --train-lr LR
-//   --train-monitor T --train-init-scale S --train-shifts --train-prep binarize|scale|standardize|raw   training settings
+//   --train-monitor T --train-init-scale S --train-shifts --train-prep binarize|scale|standardize|raw   training
+//   settings
 //   --sampler gibbs|pt|anneal --sample-sweeps N   samples view (with --run: draw and wait)
 //   --screenshot FILE.png [--size WxH] [--timeout S]  render the window once results are in, save it, exit
 //   --report FILE.html               as --screenshot, but File → Export report (both may be given)
@@ -33,16 +34,16 @@
 #include <vector>
 
 #include "app_options.hpp"
+#include "core/io/presets.hpp"
+#include "core/numerics/memory_budget.hpp"
 #include "main_window/main_window.hpp"
 #include "main_window/quit_signals.hpp"
+#include "validated_field.hpp"
 #include "views/annealing/annealing_view.hpp"
 #include "views/meanfield/meanfield_view.hpp"
 #include "views/samples/samples_view.hpp"
 #include "views/tempering/tempering_view.hpp"
 #include "views/training/training_view.hpp"
-#include "core/io/presets.hpp"
-#include "core/numerics/memory_budget.hpp"
-#include "validated_field.hpp"
 
 namespace {
 
@@ -94,7 +95,8 @@ QString applyMethods(const MainWindow& w, const AppOptions& o, rbmscope::RunSett
         s.compare.clear();
         for (const QString& item : o.compare->split(QLatin1Char(','), Qt::SkipEmptyParts)) {
             rbmscope::MethodSpec m;
-            if (const QString err = rbmscope::parseMethod(item, m); !err.isEmpty()) return QStringLiteral("--compare: ") + err;
+            if (const QString err = rbmscope::parseMethod(item, m); !err.isEmpty())
+                return QStringLiteral("--compare: ") + err;
             if (const QString err = rbmscope::methodProblem(traits, m); !err.isEmpty())
                 return QStringLiteral("--compare %1: %2").arg(item, err);
             s.compare.push_back(rbmscope::canonicalMethod(traits, m));
@@ -110,21 +112,25 @@ QString applyRunSettings(MainWindow& w, const AppOptions& o, bool sessionOpened)
     rbmscope::RunSettings s = w.settings();
     if (const QString err = applyMethods(w, o, s); !err.isEmpty()) return err;
     long long k = s.schedule.steps, n = s.chains, sd = static_cast<long long>(s.seed);
-    for (const QString& err : {readInteger(o.steps, "steps", 1, 1000000, k), readInteger(o.chains, "chains", 1, 1000000, n),
-                               readInteger(o.seed, "seed", 0, 1LL << 62, sd)})
+    for (const QString& err :
+         {readInteger(o.steps, "steps", 1, 1000000, k), readInteger(o.chains, "chains", 1, 1000000, n),
+          readInteger(o.seed, "seed", 0, 1LL << 62, sd)})
         if (!err.isEmpty()) return err;
     s.schedule.steps = k;
     s.chains = n;
     s.seed = static_cast<std::uint64_t>(sd);
     if (o.sweep) {
-        if (const QString err = rbmscope::checkIntegerList(*o.sweep, 1, 1000000, QStringLiteral("--sweep")); !err.isEmpty()) return err;
+        if (const QString err = rbmscope::checkIntegerList(*o.sweep, 1, 1000000, QStringLiteral("--sweep"));
+            !err.isEmpty())
+            return err;
         s.sweepSteps.clear();
         for (long long v : rbmscope::parseIntegerList(*o.sweep)) s.sweepSteps.push_back(v);
     }
     if (o.perfect) s.perfect = true;
     if (o.reverseAis) s.reverse = true;
     // These views run their own job on --run; the AIS run starts by itself only for the others.
-    const QStringList ownRunViews{QStringLiteral("estimates"), QStringLiteral("samples"), QStringLiteral("filters"), QStringLiteral("training"),
+    const QStringList ownRunViews{QStringLiteral("estimates"), QStringLiteral("samples"),
+                                  QStringLiteral("filters"),   QStringLiteral("training"),
                                   QStringLiteral("meanfield"), QStringLiteral("tempering")};
     if (o.run || !sessionOpened) s.autoRun = o.run && !ownRunViews.contains(o.view.value_or(QString()));
     w.applySettings(s);
@@ -133,7 +139,8 @@ QString applyRunSettings(MainWindow& w, const AppOptions& o, bool sessionOpened)
 
 QString showView(MainWindow& w, const AppOptions& o) {
     if (o.view && !w.setCurrentView(*o.view))
-        return QStringLiteral("--view must be one of %1, not '%2'").arg(w.viewNames().join(QStringLiteral(", ")), *o.view);
+        return QStringLiteral("--view must be one of %1, not '%2'")
+            .arg(w.viewNames().join(QStringLiteral(", ")), *o.view);
     if (o.run && viewIs(o, "estimates")) {
         w.startSweep();
         w.startRun();  // the current run's histogram and running estimate, too
@@ -144,7 +151,8 @@ QString showView(MainWindow& w, const AppOptions& o) {
 // Samples view: data beside the samples, the sampler, and --run to draw.
 QString configureSamplesView(MainWindow& w, const AppOptions& o) {
     rbmscope::SamplesView* view = w.viewWidget<rbmscope::SamplesView>(QStringLiteral("samples"));
-    if (o.data && !view->setDataSpec(*o.data) && viewIs(o, "samples")) return QStringLiteral("--data: ") + view->dataMessage();
+    if (o.data && !view->setDataSpec(*o.data) && viewIs(o, "samples"))
+        return QStringLiteral("--data: ") + view->dataMessage();
     rbmscope::SamplesSettings ss = view->settings();
     if (o.sampler) {
         const QString& v = *o.sampler;
@@ -167,7 +175,8 @@ void startMeanFieldOrTempering(MainWindow& w, const AppOptions& o) {
     if (o.run && viewIs(o, "meanfield")) w.viewWidget<rbmscope::MeanFieldView>(QStringLiteral("meanfield"))->run();
     if (o.run && viewIs(o, "tempering")) {
         if (o.headless()) {
-            rbmscope::TemperingSettings ts = w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering"))->settings();
+            rbmscope::TemperingSettings ts =
+                w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering"))->settings();
             ts.scansPerSecond = 0;
             w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering"))->setSettings(ts);
         }
@@ -211,9 +220,11 @@ QString startTraining(rbmscope::TrainingView* tv, const AppOptions& o) {
     }
     if (methods.empty()) return QStringLiteral("--train-method needs at least one method");
     long long hid = t.hidden, upd = t.updates, kk = t.k, bat = t.batch, mon = t.monitor_every;
-    for (const QString& err : {readInteger(o.trainHidden, "train-hidden", 1, 4096, hid), readInteger(o.trainUpdates, "train-updates", 1, 100000000, upd),
-                               readInteger(o.trainK, "train-k", 1, 100000, kk), readInteger(o.trainBatch, "train-batch", 1, 100000, bat),
-                               readInteger(o.trainMonitor, "train-monitor", 0, 1000000, mon)})
+    for (const QString& err :
+         {readInteger(o.trainHidden, "train-hidden", 1, 4096, hid),
+          readInteger(o.trainUpdates, "train-updates", 1, 100000000, upd),
+          readInteger(o.trainK, "train-k", 1, 100000, kk), readInteger(o.trainBatch, "train-batch", 1, 100000, bat),
+          readInteger(o.trainMonitor, "train-monitor", 0, 1000000, mon)})
         if (!err.isEmpty()) return err;
     t.hidden = hid;
     t.updates = upd;
@@ -221,11 +232,15 @@ QString startTraining(rbmscope::TrainingView* tv, const AppOptions& o) {
     t.batch = bat;
     t.monitor_every = mon;
     if (o.trainLr) {
-        if (const QString err = rbmscope::checkReal(*o.trainLr, 0, 10, true, false, QStringLiteral("--train-lr")); !err.isEmpty()) return err;
+        if (const QString err = rbmscope::checkReal(*o.trainLr, 0, 10, true, false, QStringLiteral("--train-lr"));
+            !err.isEmpty())
+            return err;
         t.learning_rate = o.trainLr->toDouble();
     }
     if (o.trainInitScale) {
-        if (const QString err = rbmscope::checkReal(*o.trainInitScale, 0, 10, false, false, QStringLiteral("--train-init-scale")); !err.isEmpty())
+        if (const QString err =
+                rbmscope::checkReal(*o.trainInitScale, 0, 10, false, false, QStringLiteral("--train-init-scale"));
+            !err.isEmpty())
             return err;
         t.init_scale = o.trainInitScale->toDouble();
     }
@@ -239,13 +254,15 @@ QString startTraining(rbmscope::TrainingView* tv, const AppOptions& o) {
 QString applyCompareScale(MainWindow& w, const AppOptions& o) {
     if (o.scale != QLatin1String("shared") && o.scale != QLatin1String("separate"))
         return QStringLiteral("--scale must be shared or separate, not '%1'").arg(o.scale);
-    w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("compare"))->setSharedScale(o.scale == QLatin1String("shared"));
+    w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("compare"))
+        ->setSharedScale(o.scale == QLatin1String("shared"));
     return {};
 }
 
 QString readBeta(const AppOptions& o, std::optional<double>& showBeta) {
     if (!o.beta) return {};
-    if (const QString err = rbmscope::checkReal(*o.beta, 0, 1, false, false, QStringLiteral("--beta")); !err.isEmpty()) return err;
+    if (const QString err = rbmscope::checkReal(*o.beta, 0, 1, false, false, QStringLiteral("--beta")); !err.isEmpty())
+        return err;
     showBeta = o.beta->toDouble();
     return {};
 }
@@ -258,8 +275,13 @@ QString configureViews(MainWindow& w, const AppOptions& o, bool sessionOpened, s
     if (const QString err = configureSamplesView(w, o); !err.isEmpty()) return err;
     startMeanFieldOrTempering(w, o);
     if (o.trainMethod) {
-        if (const QString err = configureTrainingData(w.viewWidget<rbmscope::TrainingView>(QStringLiteral("training")), o); !err.isEmpty()) return err;
-        if (const QString err = startTraining(w.viewWidget<rbmscope::TrainingView>(QStringLiteral("training")), o); !err.isEmpty()) return err;
+        if (const QString err =
+                configureTrainingData(w.viewWidget<rbmscope::TrainingView>(QStringLiteral("training")), o);
+            !err.isEmpty())
+            return err;
+        if (const QString err = startTraining(w.viewWidget<rbmscope::TrainingView>(QStringLiteral("training")), o);
+            !err.isEmpty())
+            return err;
     }
     if (const QString err = applyCompareScale(w, o); !err.isEmpty()) return err;
     return readBeta(o, showBeta);
@@ -272,7 +294,8 @@ QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional
     const QString file = o.screenshot.value_or(QString()), reportFile = o.report.value_or(QString()),
                   framesDir = o.playbackFrames.value_or(QString());
     long long frames = 60, dpi = 96;
-    for (const QString& err : {readInteger(o.frames, "frames", 2, 10000, frames), readInteger(o.dpi, "dpi", 24, 1200, dpi)})
+    for (const QString& err :
+         {readInteger(o.frames, "frames", 2, 10000, frames), readInteger(o.dpi, "dpi", 24, 1200, dpi)})
         if (!err.isEmpty()) return err;
     long long timeoutSeconds = 120;
     if (const QString err = readInteger(o.timeout, "timeout", 1, 86400, timeoutSeconds); !err.isEmpty()) return err;
@@ -283,42 +306,47 @@ QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional
         else std::cout << "rbmscope: wrote the playback frames into " << framesDir.toStdString() << std::endl;
         QApplication::exit(err.isEmpty() ? 0 : 2);
     });
-    QObject::connect(poll, &QTimer::timeout, &w, [&w, file, reportFile, framesDir, frames, dpi, poll, showBeta, betaApplied = !showBeta]() mutable {
-        if (!w.idle()) return;
-        if (const rbmscope::TemperingView* tv = w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering")); tv->running() || tv->jobs()->isRunning(tv->heatChannel())) return;
-        if (!betaApplied) {
-            // Scrub to the asked beta once the run is in: particles from the nearest checkpoint.
-            betaApplied = true;
-            w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("annealing"))->setBeta(*showBeta);
-            return;
-        }
-        poll->stop();
-        QApplication::processEvents();
-        if (!reportFile.isEmpty()) {
-            if (const QString err = w.exportReport(reportFile); !err.isEmpty()) {
-                std::cerr << "rbmscope: " << err.toStdString() << std::endl;
-                QApplication::exit(2);
+    QObject::connect(
+        poll, &QTimer::timeout, &w,
+        [&w, file, reportFile, framesDir, frames, dpi, poll, showBeta, betaApplied = !showBeta]() mutable {
+            if (!w.idle()) return;
+            if (const rbmscope::TemperingView* tv = w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering"));
+                tv->running() || tv->jobs()->isRunning(tv->heatChannel()))
+                return;
+            if (!betaApplied) {
+                // Scrub to the asked beta once the run is in: particles from the nearest checkpoint.
+                betaApplied = true;
+                w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("annealing"))->setBeta(*showBeta);
                 return;
             }
-            std::cout << "rbmscope: wrote " << reportFile.toStdString() << std::endl;
-        }
-        if (!file.isEmpty()) {
-            if (!w.grab().save(file)) {
-                std::cerr << "rbmscope: cannot write " << file.toStdString() << std::endl;
-                QApplication::exit(2);
+            poll->stop();
+            QApplication::processEvents();
+            if (!reportFile.isEmpty()) {
+                if (const QString err = w.exportReport(reportFile); !err.isEmpty()) {
+                    std::cerr << "rbmscope: " << err.toStdString() << std::endl;
+                    QApplication::exit(2);
+                    return;
+                }
+                std::cout << "rbmscope: wrote " << reportFile.toStdString() << std::endl;
+            }
+            if (!file.isEmpty()) {
+                if (!w.grab().save(file)) {
+                    std::cerr << "rbmscope: cannot write " << file.toStdString() << std::endl;
+                    QApplication::exit(2);
+                    return;
+                }
+                std::cout << "rbmscope: wrote " << file.toStdString() << std::endl;
+            }
+            if (!framesDir.isEmpty()) {  // exits when the last frame is written (playbackExported)
+                if (const QString err = w.exportPlayback(framesDir, static_cast<int>(frames), static_cast<double>(dpi));
+                    !err.isEmpty()) {
+                    std::cerr << "rbmscope: " << err.toStdString() << std::endl;
+                    QApplication::exit(2);
+                }
                 return;
             }
-            std::cout << "rbmscope: wrote " << file.toStdString() << std::endl;
-        }
-        if (!framesDir.isEmpty()) {  // exits when the last frame is written (playbackExported)
-            if (const QString err = w.exportPlayback(framesDir, static_cast<int>(frames), static_cast<double>(dpi)); !err.isEmpty()) {
-                std::cerr << "rbmscope: " << err.toStdString() << std::endl;
-                QApplication::exit(2);
-            }
-            return;
-        }
-        QApplication::exit(0);
-    });
+            QApplication::exit(0);
+        });
     poll->start(50);
     QTimer::singleShot(timeoutMs, &w, [] {
         std::cerr << "rbmscope: timed out waiting for results" << std::endl;
@@ -342,7 +370,9 @@ int main(int argc, char** argv) {
     rbm::set_memory_budget_option("rbmscope --max-memory");
     if (o.maxMemory) {
         const std::uint64_t bytes = rbm::parse_memory_size(o.maxMemory->toStdString());
-        if (bytes == 0) return fail(QStringLiteral("--max-memory expects a size of at least 1M such as 4G, 512M or 1.5G, not '%1'").arg(*o.maxMemory));
+        if (bytes == 0)
+            return fail(QStringLiteral("--max-memory expects a size of at least 1M such as 4G, 512M or 1.5G, not '%1'")
+                            .arg(*o.maxMemory));
         rbm::set_memory_budget(bytes);
     }
 
@@ -360,7 +390,10 @@ int main(int argc, char** argv) {
     if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0) w.resize(wh[0].toInt(), wh[1].toInt());
     w.show();
     if (!o.headless()) {
-        if (showBeta) QTimer::singleShot(0, &w, [&w, showBeta] { w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("annealing"))->setBeta(*showBeta); });
+        if (showBeta)
+            QTimer::singleShot(0, &w, [&w, showBeta] {
+                w.viewWidget<rbmscope::AnnealingView>(QStringLiteral("annealing"))->setBeta(*showBeta);
+            });
         return app.exec();
     }
     if (const QString err = exportWhenResultsAreIn(w, o, showBeta); !err.isEmpty()) return fail(err);

@@ -26,7 +26,9 @@ public:
     bool log_f_on_visible() const override { return inner_->log_f_on_visible(); }
     double log_z0() const override { return inner_->log_z0(); }
     void sample_base(RowMat& X, Index b, Index e, ChainRngs& r) const override { inner_->sample_base(X, b, e, r); }
-    void log_f(double beta, const RowMat& X, Index b, Index e, Vec& out) const override { inner_->log_f(beta, X, b, e, out); }
+    void log_f(double beta, const RowMat& X, Index b, Index e, Vec& out) const override {
+        inner_->log_f(beta, X, b, e, out);
+    }
     void transition(double beta, RowMat& X, Index b, Index e, ChainRngs& r) const override {
         inner_->transition(beta, X, b, e, r);
     }
@@ -77,15 +79,17 @@ PathPtr grbm_geometric(const Grbm& g, const Model& target, const PathRequest& re
             throw InputError("a GRBM anneals from a Gaussian base, but " + from_label + " is a " + kind_of(*from) +
                              " model");
         if (!is_diagonal(base->cov) && req.float32)
-            throw InputError("--precision float32 is available for the geometric GRBM/BRBM paths with a diagonal base only; " +
-                             from_label + " has a full covariance (the AISC construction)");
+            throw InputError(
+                "--precision float32 is available for the geometric GRBM/BRBM paths with a diagonal base only; " +
+                from_label + " has a full covariance (the AISC construction)");
         if (is_diagonal(base->cov)) {
             DiagGaussianBase d{base->mean, base->cov.diagonal().cwiseSqrt()};
             return make_grbm_geometric_path(g, d, "given diagonal Gaussian base", req.float32);
         }
         return with_note(make_grbm_cov_path(g, base->mean, base->cov, req.cov_floor_scale),
-                         from_label + " has a full covariance, so this is the full-covariance (AISC) construction "
-                                      "annealing from that Gaussian");
+                         from_label +
+                             " has a full covariance, so this is the full-covariance (AISC) construction "
+                             "annealing from that Gaussian");
     }
     if (req.base == "uniform")
         throw InputError("--base uniform is for BRBMs; a GRBM needs a Gaussian base: moment, sigma or data");
@@ -183,10 +187,11 @@ PathPtr build_path(const Model& target, const PathRequest& req) {
     if (std::find(bases.begin(), bases.end(), req.base) == bases.end())
         throw InputError("unknown base '" + req.base + "': expected " + kBases);
     validate(target);
-    const bool geometric_rbm = req.path == "geometric" && (target.kind() == ModelKind::Grbm || target.kind() == ModelKind::Brbm);
+    const bool geometric_rbm =
+        req.path == "geometric" && (target.kind() == ModelKind::Grbm || target.kind() == ModelKind::Brbm);
     if (req.float32 && !geometric_rbm)
-        throw InputError("--precision float32 is available for the geometric GRBM/BRBM paths only, not --path " + req.path +
-                         " on a " + kind_name(target.kind()) + " model");
+        throw InputError("--precision float32 is available for the geometric GRBM/BRBM paths only, not --path " +
+                         req.path + " on a " + kind_name(target.kind()) + " model");
 
     const bool leaky_path = req.path == "leaky" || req.path == "energy";
     // Explicit --from wins over the model's stored start distribution; the leaky paths have
@@ -204,8 +209,7 @@ PathPtr build_path(const Model& target, const PathRequest& req) {
         const auto* l = target.as<Leaky>();
         const std::string label = req.path == "leaky" ? "--path leaky (AIS-Leaky)" : "--path energy (AIS-Energy)";
         if (!l) throw InputError(label + " needs a leaky RBM target, but the model is a " + kind_of(target));
-        if (req.from)
-            throw InputError(label + " has its own start distribution and takes no --from model");
+        if (req.from) throw InputError(label + " has its own start distribution and takes no --from model");
         return req.path == "leaky" ? make_leaky_leakiness_path(*l, req.leaky_kernel)
                                    : make_leaky_energy_path(*l, req.leaky_kernel);
     }
@@ -213,18 +217,22 @@ PathPtr build_path(const Model& target, const PathRequest& req) {
     if (const auto* to = target.as<Gaussian>()) {
         if (req.path == "cov") throw InputError("--path cov (AISC) needs a GRBM target, but the model is a gaussian");
         if (!from)
-            throw InputError("annealing into a gaussian needs a start distribution: give --from BASE_MODEL (a gaussian) "
-                             "or store one under 'anneal_from'");
+            throw InputError(
+                "annealing into a gaussian needs a start distribution: give --from BASE_MODEL (a gaussian) "
+                "or store one under 'anneal_from'");
         const auto* g0 = from->as<Gaussian>();
-        if (!g0) throw InputError("a gaussian target anneals from a gaussian, but " + from_label + " is a " + kind_of(*from));
-        return make_gaussian_path(*g0, *to, req.path == "moments" ? GaussianPathKind::MomentAveraging
-                                                                   : GaussianPathKind::Geometric);
+        if (!g0)
+            throw InputError("a gaussian target anneals from a gaussian, but " + from_label + " is a " +
+                             kind_of(*from));
+        return make_gaussian_path(
+            *g0, *to, req.path == "moments" ? GaussianPathKind::MomentAveraging : GaussianPathKind::Geometric);
     }
 
     if (const auto* l = target.as<Leaky>()) {
         if (req.path != "geometric")
             throw InputError("--path " + req.path + " is for GRBMs/BRBMs; a leaky RBM takes --path leaky or energy");
-        if (req.from) throw InputError("a leaky RBM's geometric (AIS-Energy) path starts from N(b, I) and takes no --from model");
+        if (req.from)
+            throw InputError("a leaky RBM's geometric (AIS-Energy) path starts from N(b, I) and takes no --from model");
         return with_note(make_leaky_energy_path(*l, req.leaky_kernel),
                          "the geometric path on a leaky RBM's joint energy is AIS-Energy");
     }
@@ -239,8 +247,8 @@ PathPtr build_path(const Model& target, const PathRequest& req) {
             return make_grbm_cov_path(*g, base->mean, base->cov, req.cov_floor_scale);
         }
         if (req.base != "moment" && req.base != "data")
-            throw InputError("--path cov matches the target's mean and covariance: --base must be moment or data, not " +
-                             req.base);
+            throw InputError(
+                "--path cov matches the target's mean and covariance: --base must be moment or data, not " + req.base);
         const VisibleMoments mom = base_moments(target, req);
         return with_note(make_grbm_cov_path(*g, mom.mean, mom.cov, req.cov_floor_scale),
                          "target moments from " + mom.source);

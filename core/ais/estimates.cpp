@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <vector>
 #include <sstream>
+#include <vector>
 
-#include "core/numerics/scalar.hpp"
-#include "core/numerics/parallel.hpp"
 #include "core/kernels/philox_rows.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
 #include "core/random/rng.hpp"
 
 namespace rbm {
@@ -76,50 +76,54 @@ std::vector<double> bootstrap_replicates(const Vec& log_w, std::uint64_t seed, i
     // the 2-D toys' runs the bootstrap's scalar Philox was 39 % of the instructions); the words,
     // and so the picks, are exactly those of rng.uniform() called pick by pick.
     constexpr std::size_t kPicks = 512;
-    for_each_block(resamples, [&](Index begin, Index end) {
-        const Index rows = end - begin;
-        std::vector<double> sums(static_cast<std::size_t>(rows), 0.0);
-        std::vector<std::uint32_t> words(static_cast<std::size_t>(rows) * 2 * kPicks);
-        for (Index first = 0; first < n; first += static_cast<Index>(kPicks)) {
-            const std::size_t count = static_cast<std::size_t>(std::min<Index>(static_cast<Index>(kPicks), n - first));
-            fill_rows_u32(rngs, begin, rows, 2 * count, words.data());
-            for (Index r = 0; r < rows; ++r) {
-                const std::uint32_t* w = words.data() + static_cast<std::size_t>(r) * 2 * count;
-                double s = sums[static_cast<std::size_t>(r)];
-                for (std::size_t k = 0; k < count; ++k) {
-                    // Rng::below(n) without its 64-bit modulo (a division, ~40 cycles, per pick):
-                    // floor(uniform * n) is at most n, and below maps n to 0.
-                    Index i = static_cast<Index>(Rng::uniform_of(w[2 * k], w[2 * k + 1]) * dn);
-                    i -= static_cast<Index>(i == n) * n;
-                    s += u(i);
+    for_each_block(
+        resamples,
+        [&](Index begin, Index end) {
+            const Index rows = end - begin;
+            std::vector<double> sums(static_cast<std::size_t>(rows), 0.0);
+            std::vector<std::uint32_t> words(static_cast<std::size_t>(rows) * 2 * kPicks);
+            for (Index first = 0; first < n; first += static_cast<Index>(kPicks)) {
+                const std::size_t count =
+                    static_cast<std::size_t>(std::min<Index>(static_cast<Index>(kPicks), n - first));
+                fill_rows_u32(rngs, begin, rows, 2 * count, words.data());
+                for (Index r = 0; r < rows; ++r) {
+                    const std::uint32_t* w = words.data() + static_cast<std::size_t>(r) * 2 * count;
+                    double s = sums[static_cast<std::size_t>(r)];
+                    for (std::size_t k = 0; k < count; ++k) {
+                        // Rng::below(n) without its 64-bit modulo (a division, ~40 cycles, per pick):
+                        // floor(uniform * n) is at most n, and below maps n to 0.
+                        Index i = static_cast<Index>(Rng::uniform_of(w[2 * k], w[2 * k + 1]) * dn);
+                        i -= static_cast<Index>(i == n) * n;
+                        s += u(i);
+                    }
+                    sums[static_cast<std::size_t>(r)] = s;
                 }
-                sums[static_cast<std::size_t>(r)] = s;
             }
-        }
-        for (Index r = 0; r < rows; ++r) {
-            const Index j = begin + r;
-            const double s = sums[static_cast<std::size_t>(r)];
-            if (s > 1e-250) {
-                rep[static_cast<std::size_t>(j)] = mx + std::log(s / static_cast<double>(n));
-                continue;
+            for (Index r = 0; r < rows; ++r) {
+                const Index j = begin + r;
+                const double s = sums[static_cast<std::size_t>(r)];
+                if (s > 1e-250) {
+                    rep[static_cast<std::size_t>(j)] = mx + std::log(s / static_cast<double>(n));
+                    continue;
+                }
+                // The resample missed every chain near the overall maximum and their u underflowed
+                // (log weights spread over more than ~575 nats): shift by this resample's own maximum.
+                // Its picks are drawn again from a fresh copy of its stream (rare; keeps memory O(n)).
+                std::vector<Index> pick(static_cast<std::size_t>(n));
+                ChainRngs fresh(seed, j, 1, StreamPurpose::Bootstrap);
+                Rng& rng = fresh[0];
+                for (auto& i : pick) {
+                    i = static_cast<Index>(rng.uniform() * dn);
+                    i -= static_cast<Index>(i == n) * n;
+                }
+                double m = log_w(pick[0]);
+                for (Index i : pick) m = std::max(m, log_w(i));
+                double t = 0;
+                for (Index i : pick) t += std::exp(log_w(i) - m);
+                rep[static_cast<std::size_t>(j)] = m + std::log(t / static_cast<double>(n));
             }
-            // The resample missed every chain near the overall maximum and their u underflowed
-            // (log weights spread over more than ~575 nats): shift by this resample's own maximum.
-            // Its picks are drawn again from a fresh copy of its stream (rare; keeps memory O(n)).
-            std::vector<Index> pick(static_cast<std::size_t>(n));
-            ChainRngs fresh(seed, j, 1, StreamPurpose::Bootstrap);
-            Rng& rng = fresh[0];
-            for (auto& i : pick) {
-                i = static_cast<Index>(rng.uniform() * dn);
-                i -= static_cast<Index>(i == n) * n;
-            }
-            double m = log_w(pick[0]);
-            for (Index i : pick) m = std::max(m, log_w(i));
-            double t = 0;
-            for (Index i : pick) t += std::exp(log_w(i) - m);
-            rep[static_cast<std::size_t>(j)] = m + std::log(t / static_cast<double>(n));
-        }
-    }, 8);
+        },
+        8);
     return rep;
 }
 
@@ -194,7 +198,8 @@ std::string ess_warning(double ess, const std::string& what) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.1f", ess);
     return "the 95% interval of " + what + " is unreliable: ESS = " + buf +
-           " is under 30 (too few weights carry the estimate: such intervals miss the exact value more often than 95%, mostly low)";
+           " is under 30 (too few weights carry the estimate: such intervals miss the exact value more often than 95%, "
+           "mostly low)";
 }
 
 }  // namespace rbm

@@ -50,7 +50,7 @@ Histogram log_weight_histogram(const Vec& log_w, int bins = 40);
 
 // The full report for one set of weights.
 struct EstimateOptions {
-    std::uint64_t seed = 1;      // bootstrap streams
+    std::uint64_t seed = 1;  // bootstrap streams
     int bootstrap_resamples = 1000;
     int histogram_bins = 40;
     double sigma_k = 3.0;
@@ -58,12 +58,12 @@ struct EstimateOptions {
 struct AisEstimate {
     Index n = 0;
     double log_z0 = 0;
-    double log_z = 0;                 // log Z0 + logmeanexp(l)
-    double log_z_high = 0;            // +3 sigma
-    std::optional<double> log_z_low;  // -3 sigma, absent when it does not exist
+    double log_z = 0;                    // log Z0 + logmeanexp(l)
+    double log_z_high = 0;               // +3 sigma
+    std::optional<double> log_z_low;     // -3 sigma, absent when it does not exist
     double ci95_low = 0, ci95_high = 0;  // bootstrap, log Z0 added
-    double bootstrap_sd = 0;          // sd of the bootstrap replicates of log Zhat
-    int bootstrap_resamples = 0;      // how many replicates the interval used
+    double bootstrap_sd = 0;             // sd of the bootstrap replicates of log Zhat
+    int bootstrap_resamples = 0;         // how many replicates the interval used
     double ess = 0, ess_fraction = 0;
     double log_w_mean = 0, log_w_var = 0;  // of the l_i (variance with divisor N-1; 0 when N = 1)
     Histogram histogram;

@@ -11,8 +11,8 @@
 
 #include "core/ais/path.hpp"
 #include "core/numerics/scalar.hpp"
-#include "core/random/rng.hpp"
 #include "core/numerics/types.hpp"
+#include "core/random/rng.hpp"
 
 namespace rbm::detail {
 

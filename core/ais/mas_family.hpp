@@ -10,8 +10,8 @@
 
 #include "core/ais/exact_table.hpp"
 #include "core/ais/paths.hpp"
-#include "core/numerics/scalar.hpp"
 #include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
 
 namespace rbm::mas {
 
@@ -109,9 +109,7 @@ public:
     Brbm brbm_model(const Params& p) const { return Brbm{p.W, p.b, p.c}; }
 
     // log Z of the exponential-family form minus log Z of the RBM form: sum b^2/(2 sigma^2) (GRBM).
-    double ef_shift(const Params& p) const {
-        return grbm ? 0.5 * p.b.cwiseQuotient(sigma).squaredNorm() : 0.0;
-    }
+    double ef_shift(const Params& p) const { return grbm ? 0.5 * p.b.cwiseQuotient(sigma).squaredNorm() : 0.0; }
     // Configuration idx of the enumerated layer (mixed radix over `values`, unit 0 fastest).
     void decode(Index idx, Eigen::Ref<Vec> out) const {
         const Index r = radix();

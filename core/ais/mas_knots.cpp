@@ -48,7 +48,6 @@ void config_log_weights(const Family& f, const Params& p, const Vec& B, const Ma
     }
 }
 
-
 EnumMoments enumerate_moments(const Family& f, const Params& p) {
     const Index n = f.n, m = f.m, len = f.layer();
     const Index configs = static_cast<Index>(f.configs);
@@ -113,7 +112,8 @@ EnumMoments enumerate_moments(const Family& f, const Params& p) {
     const Vec eh = T.sh / T.z;
     if (f.grbm) {
         const Mat ehh = T.shh / T.z;
-        // v | h ~ N(b + sigma∘(W h), diag sigma^2): E[v] = b + sigma∘(W E[h]), E[v h'] = b E[h]' + diag(sigma) W E[hh'].
+        // v | h ~ N(b + sigma∘(W h), diag sigma^2): E[v] = b + sigma∘(W E[h]), E[v h'] = b E[h]' + diag(sigma) W
+        // E[hh'].
         out.s.head(n) = p.b + f.sigma.cwiseProduct(p.W * eh);
         Eigen::Map<Mat>(out.s.data() + n + m, n, m) = p.b * eh.transpose() + f.sigma.asDiagonal() * p.W * ehh;
         out.log_z = mx + std::log(T.z) + 0.5 * static_cast<double>(n) * kLog2Pi + f.sigma.array().log().sum();
@@ -214,7 +214,6 @@ double preconditioned_max_eigenvalue(const Family& f, const RowMat& V, const Row
 
 // ---------------- moment matching ----------------
 
-
 // Minimize F(eta) = log Z_ef(eta) - eta's (convex), gradient E_eta[g] - s, by L-BFGS with exact
 // moments. The line search brackets the 1-D minimum through the directional derivative (which
 // enumeration gives to full precision) and checks sufficient decrease while F differences are
@@ -303,8 +302,7 @@ FitResult fit_exact(const Family& f, const Vec& s, const Vec& eta0, const MasOpt
 // of the largest eigenvalue of D^{-1/2} G D^{-1/2} (+1 for the h-given-v part the power iteration
 // does not see), which keeps the iteration stable. The rate decays, and the returned eta averages
 // the second half of the iterations.
-FitResult fit_pcd(const Family& f, const Vec& s, const Vec& eta0, const MasOptions& opts, RowMat& V,
-                  ChainRngs& rngs) {
+FitResult fit_pcd(const Family& f, const Vec& s, const Vec& eta0, const MasOptions& opts, RowMat& V, ChainRngs& rngs) {
     FitResult out;
     Vec eta = eta0, avg = Vec::Zero(eta0.size()), var;
     const int T = opts.max_iterations, half = T / 2;

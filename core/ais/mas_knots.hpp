@@ -32,7 +32,6 @@ struct FitResult {
     bool converged = false;
 };
 FitResult fit_exact(const Family& f, const Vec& s, const Vec& eta0, const MasOptions& opts);
-FitResult fit_pcd(const Family& f, const Vec& s, const Vec& eta0, const MasOptions& opts, RowMat& V,
-                  ChainRngs& rngs);
+FitResult fit_pcd(const Family& f, const Vec& s, const Vec& eta0, const MasOptions& opts, RowMat& V, ChainRngs& rngs);
 
 }  // namespace rbm::mas

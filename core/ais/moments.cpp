@@ -27,8 +27,8 @@ VisibleMoments exact_moments(const Model& model) {
 // covariance is not a difference of two large second moments.
 class MomentAccumulator {
 public:
-    explicit MomentAccumulator(const Vec& shift) : shift_(shift), sum_(Vec::Zero(shift.size())),
-                                                   sq_(Mat::Zero(shift.size(), shift.size())) {}
+    explicit MomentAccumulator(const Vec& shift)
+        : shift_(shift), sum_(Vec::Zero(shift.size())), sq_(Mat::Zero(shift.size(), shift.size())) {}
     void add(const RowMat& rows) {
         const RowMat d = rows.rowwise() - shift_.transpose();
         sum_ += d.colwise().sum().transpose();

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/random/rng.hpp"
 #include "core/numerics/types.hpp"
+#include "core/random/rng.hpp"
 
 namespace rbm {
 

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "core/ais/exact_table.hpp"
-#include "core/kernels/brbm_block.hpp"
 #include "core/ais/paths.hpp"
+#include "core/kernels/brbm_block.hpp"
 #include "core/numerics/scalar.hpp"
 
 namespace rbm {
@@ -30,7 +30,8 @@ public:
         enumerate_hidden_ = m_.n_hidden() <= m_.n_visible();
         const Index units = enumerate_hidden_ ? m_.n_hidden() : m_.n_visible();
         configs_ = detail::count_configurations(2, units);
-        if (configs_ <= detail::kPerfectMaxConfigurations) configs_matrix_ = detail::enumerate_configurations({0.0, 1.0}, units);
+        if (configs_ <= detail::kPerfectMaxConfigurations)
+            configs_matrix_ = detail::enumerate_configurations({0.0, 1.0}, units);
     }
 
     std::string name() const override { return "geometric (" + label_ + ")"; }
@@ -100,10 +101,12 @@ private:
     }
     void sample_visible(const RowMat& H, double beta, RowMat& X, Index begin, ChainRngs& rngs) const {
         const Vec vb = visible_bias(beta);
-        const RowMat U = f32_ ? RowMat((H.cast<float>() * wf_.transpose()).cast<double>()) : RowMat(H * m_.W.transpose());
+        const RowMat U =
+            f32_ ? RowMat((H.cast<float>() * wf_.transpose()).cast<double>()) : RowMat(H * m_.W.transpose());
         for (Index r = 0; r < H.rows(); ++r) {
             Rng& rng = rngs[begin + r];
-            for (Index i = 0; i < X.cols(); ++i) X(begin + r, i) = rng.uniform() < sigmoid(beta * U(r, i) + vb(i)) ? 1.0 : 0.0;
+            for (Index i = 0; i < X.cols(); ++i)
+                X(begin + r, i) = rng.uniform() < sigmoid(beta * U(r, i) + vb(i)) ? 1.0 : 0.0;
         }
     }
 
@@ -174,8 +177,8 @@ private:
 PathPtr make_brbm_geometric_path(const Brbm& m, const Vec& base_visible_bias, const std::string& base_label,
                                  bool float32) {
     if (base_visible_bias.size() != m.n_visible())
-        throw InputError("the base visible bias has " + std::to_string(base_visible_bias.size()) + " entries, the BRBM " +
-                         std::to_string(m.n_visible()) + " visible units");
+        throw InputError("the base visible bias has " + std::to_string(base_visible_bias.size()) +
+                         " entries, the BRBM " + std::to_string(m.n_visible()) + " visible units");
     for (Index i = 0; i < base_visible_bias.size(); ++i)
         if (!std::isfinite(base_visible_bias(i)))
             throw InputError("the base visible bias is not finite at unit " + std::to_string(i));

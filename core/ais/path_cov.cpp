@@ -30,8 +30,8 @@ public:
         validate(Model{m, {}, {}, {}, {}});
         const Index n = m.n_visible();
         if (base_mean.size() != n)
-            throw InputError("cov path: the base mean has length " + std::to_string(base_mean.size()) +
-                             ", expected " + std::to_string(n) + " (one per visible unit)");
+            throw InputError("cov path: the base mean has length " + std::to_string(base_mean.size()) + ", expected " +
+                             std::to_string(n) + " (one per visible unit)");
         if (target_cov.rows() != n || target_cov.cols() != n)
             throw InputError("cov path: the target covariance is " + std::to_string(target_cov.rows()) + " x " +
                              std::to_string(target_cov.cols()) + ", expected " + std::to_string(n) + " x " +
@@ -86,8 +86,8 @@ public:
     std::string name() const override { return "geometric, full-covariance base (AISC)"; }
     std::string notes() const override {
         std::ostringstream os;
-        os << "eigenvalues of C - diag(sigma^2) floored at " << floor_ << " (" << floored_ << " of "
-           << m_.n_visible() << ")";
+        os << "eigenvalues of C - diag(sigma^2) floored at " << floor_ << " (" << floored_ << " of " << m_.n_visible()
+           << ")";
         return os.str();
     }
     std::string kernel_name() const override { return "block Gibbs with auxiliary x"; }
@@ -215,9 +215,9 @@ private:
 
     Grbm m_;
     Vec b_a_;
-    Mat prec_a_, chol_a_;             // Sigma_A^{-1} and the Cholesky factor of Sigma_A
-    Mat x_gain_t_, x_noise_t_;        // transposed K Lambda_B and (K^{1/2} factor), for row-major chains
-    Vec x_offset_;                    // K Lambda b_A
+    Mat prec_a_, chol_a_;       // Sigma_A^{-1} and the Cholesky factor of Sigma_A
+    Mat x_gain_t_, x_noise_t_;  // transposed K Lambda_B and (K^{1/2} factor), for row-major chains
+    Vec x_offset_;              // K Lambda b_A
     double log_z0_ = 0, floor_ = 0;
     Index floored_ = 0;
     double configs_ = 0;

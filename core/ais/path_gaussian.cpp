@@ -12,9 +12,9 @@
 #include <mutex>
 #include <vector>
 
+#include "core/ais/paths.hpp"
 #include "core/kernels/philox_rows.hpp"
 #include "core/kernels/vector_math.hpp"
-#include "core/ais/paths.hpp"
 #include "core/numerics/scalar.hpp"
 
 namespace rbm {
@@ -102,7 +102,9 @@ public:
     Index dim() const override { return p0_.mean.size(); }
     double log_z0() const override { return 0.0; }
 
-    void sample_base(RowMat& X, Index begin, Index end, ChainRngs& rngs) const override { draw(p0_, X, begin, end, rngs); }
+    void sample_base(RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
+        draw(p0_, X, begin, end, rngs);
+    }
 
     void log_f(double beta, const RowMat& X, Index begin, Index end, Vec& out) const override {
         if (kind_ == GaussianPathKind::Geometric) {
@@ -115,8 +117,8 @@ public:
     }
 
     // One coordinate-wise Gibbs sweep per chain. Each chain takes 2 ceil(n/2) words of its stream
-    // (Rng::fill_u32, all rows at once: kernels/philox_rows.hpp), turned into its n normals by Box-Muller pairs (kernels/vector_math.hpp) in one flat
-    // loop per block.
+    // (Rng::fill_u32, all rows at once: kernels/philox_rows.hpp), turned into its n normals by Box-Muller pairs
+    // (kernels/vector_math.hpp) in one flat loop per block.
     void transition(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
         const auto g = params(beta);
         const Index n = dim(), rows = end - begin, nz = 2 * ((n + 1) / 2);

@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "core/ais/exact_table.hpp"
-#include "core/kernels/grbm_block.hpp"
 #include "core/ais/paths.hpp"
+#include "core/kernels/grbm_block.hpp"
 #include "core/numerics/scalar.hpp"
 
 namespace rbm {
@@ -77,7 +77,8 @@ public:
         for (Index r = begin; r < end; ++r) {
             // log f_beta - log f_beta_prev = d (Q_A - Q_B) + sum_j [phi(beta l_j) - phi(beta_prev l_j)]
             double s = d * (quad_a(X, r) - quad_b(X, r));
-            for (Index j = 0; j < L.cols(); ++j) s += phi_difference(beta * L(r - begin, j), beta_prev * L(r - begin, j));
+            for (Index j = 0; j < L.cols(); ++j)
+                s += phi_difference(beta * L(r - begin, j), beta_prev * L(r - begin, j));
             lw(r) += s;
         }
         sample_hidden(L, beta, H, rngs, begin);
@@ -134,7 +135,8 @@ private:
     double phi_difference(double x, double y) const { return m_.log_partition_hidden(x) - m_.log_partition_hidden(y); }
 
     void hidden_field(const RowMat& X, Index begin, Index end, RowMat& L) const {
-        const auto scaled_v = (X.middleRows(begin, end - begin).array().rowwise() * inv_s_.transpose().array()).matrix();
+        const auto scaled_v =
+            (X.middleRows(begin, end - begin).array().rowwise() * inv_s_.transpose().array()).matrix();
         if (f32_) L = (RowMatF(scaled_v.cast<float>()) * wf_).cast<double>();
         else L.noalias() = scaled_v * m_.W;
         L.rowwise() += m_.c.transpose();
@@ -149,7 +151,8 @@ private:
     // v_i ~ N(L_i(h) / P_i, 1 / P_i).
     void sample_visible(const RowMat& H, double beta, RowMat& X, Index begin, ChainRngs& rngs) const {
         const Scaled s = scaled(beta);
-        const RowMat U = f32_ ? RowMat((H.cast<float>() * wf_.transpose()).cast<double>()) : RowMat(H * m_.W.transpose());
+        const RowMat U =
+            f32_ ? RowMat((H.cast<float>() * wf_.transpose()).cast<double>()) : RowMat(H * m_.W.transpose());
         for (Index r = 0; r < H.rows(); ++r) {
             Rng& rng = rngs[begin + r];
             for (Index i = 0; i < X.cols(); ++i) {
@@ -183,7 +186,8 @@ private:
         kn.beta = beta;
         kn.eta.resize(2 * n + k + n * k);
         kn.s.resize(kn.eta.size());
-        kn.eta << -0.5 * s.prec, s.lin, beta * m_.c, Eigen::Map<const Vec>(Mat(beta * inv_s_.asDiagonal() * m_.W).data(), n * k);
+        kn.eta << -0.5 * s.prec, s.lin, beta * m_.c,
+            Eigen::Map<const Vec>(Mat(beta * inv_s_.asDiagonal() * m_.W).data(), n * k);
         Vec ev(n), ev2(n);
         Mat evh(n, k);
         for (Index i = 0; i < n; ++i) {

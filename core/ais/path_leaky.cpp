@@ -12,8 +12,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/kernels/gibbs_leaky.hpp"
 #include "core/ais/paths.hpp"
+#include "core/kernels/gibbs_leaky.hpp"
 #include "core/numerics/scalar.hpp"
 
 namespace rbm {

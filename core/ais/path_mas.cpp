@@ -80,7 +80,8 @@ public:
         bool all_converged = true;
         for (double beta : opts.knots) {
             const Vec s = (1.0 - beta) * s_a + beta * s_b;
-            const FitResult fit = fam_.enumerable ? fit_exact(fam_, s, eta, opts) : fit_pcd(fam_, s, eta, opts, V, rngs);
+            const FitResult fit =
+                fam_.enumerable ? fit_exact(fam_, s, eta, opts) : fit_pcd(fam_, s, eta, opts, V, rngs);
             eta = fit.eta;
             worst = std::max(worst, fit.grad_norm);
             iterations += fit.iterations;
@@ -200,7 +201,8 @@ private:
         }
         std::vector<double> lw;
         config_log_weights(fam_, t.p, B, J, 0, static_cast<Index>(fam_.configs), lw);
-        t.dist = detail::CategoricalTable::from_log_weights(Eigen::Map<const Vec>(lw.data(), static_cast<Index>(lw.size())));
+        t.dist =
+            detail::CategoricalTable::from_log_weights(Eigen::Map<const Vec>(lw.data(), static_cast<Index>(lw.size())));
         return t;
     }
 
@@ -285,7 +287,8 @@ private:
         for (Index r = begin; r < end; ++r) {
             Rng& rng = rngs[r];
             for (Index i = 0; i < fam_.n; ++i)
-                X(r, i) = fam_.grbm ? p.b(i) + fam_.sigma(i) * rng.normal() : (rng.uniform() < sigmoid(p.b(i)) ? 1.0 : 0.0);
+                X(r, i) =
+                    fam_.grbm ? p.b(i) + fam_.sigma(i) * rng.normal() : (rng.uniform() < sigmoid(p.b(i)) ? 1.0 : 0.0);
         }
     }
 
@@ -299,8 +302,9 @@ private:
                              " and " + std::to_string(fam_.m) + "; they must match");
         if (const Grbm* g = base.as<Grbm>()) {
             if ((g->sigma - fam_.sigma).cwiseAbs().maxCoeff() > 1e-12 * fam_.sigma.cwiseAbs().maxCoeff())
-                throw InputError("moments path: the base's sigma differs from the target's; a GRBM family has fixed "
-                                 "sigma (use the AISM-type base: b = target mean, sigma = target sigma)");
+                throw InputError(
+                    "moments path: the base's sigma differs from the target's; a GRBM family has fixed "
+                    "sigma (use the AISM-type base: b = target mean, sigma = target sigma)");
             if (g->hidden_values != fam_.values)
                 throw InputError("moments path: the base's hidden_values differ from the target's");
         }

@@ -14,7 +14,7 @@ namespace rbm {
 
 // Where target moments come from (docs/methods/annealing-paths.md#target-moments).
 struct MomentSource {
-    enum class Kind { Auto, Exact, Gibbs, Data } kind = Kind::Auto;  // Auto: exact when enumerable, else Gibbs
+    enum class Kind { Auto, Exact, Gibbs, Data } kind = Kind::Auto;     // Auto: exact when enumerable, else Gibbs
     Index gibbs_chains = 100, gibbs_steps = 5000, gibbs_burn_in = 100;  // Kiwaki's setting
     std::uint64_t seed = 1;
     RowMat data;  // Kind::Data: rows are visible vectors
@@ -51,8 +51,8 @@ PathPtr make_grbm_cov_path(const Grbm& m, const Vec& base_mean, const Mat& targe
 // ---- moment averaging, moments-averaged spline "MAS" (docs/methods/annealing-paths.md#mas) for GRBM and BRBM ----
 struct MasOptions {
     std::vector<double> knots{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
-    int max_iterations = 500;        // moment-matching ascent per knot
-    double tolerance = 1e-8;         // gradient norm
+    int max_iterations = 500;                 // moment-matching ascent per knot
+    double tolerance = 1e-8;                  // gradient norm
     Index pcd_chains = 1000, pcd_steps = 20;  // when moments are not enumerable
     std::uint64_t seed = 1;
     const std::atomic<bool>* cancel = nullptr;  // raised -> throws Cancelled between fits and sweeps
@@ -67,14 +67,14 @@ PathPtr make_leaky_energy_path(const Leaky& m, LeakyKernel kernel);
 
 // ---- the request as the CLI and the GUI state it ----
 struct PathRequest {
-    std::string path = "geometric";   // geometric | cov | moments | leaky | energy
-    std::string base = "moment";      // moment | sigma | uniform | data
-    std::optional<Model> from;        // explicit start model (--from), overrides base/anneal_from
-    MomentSource moments;             // for moment-matched bases and MAS
+    std::string path = "geometric";  // geometric | cov | moments | leaky | energy
+    std::string base = "moment";     // moment | sigma | uniform | data
+    std::optional<Model> from;       // explicit start model (--from), overrides base/anneal_from
+    MomentSource moments;            // for moment-matched bases and MAS
     MasOptions mas;
     LeakyKernel leaky_kernel = LeakyKernel::ExactMH;
     double cov_floor_scale = 1e-3;
-    bool float32 = false;             // --precision float32: geometric GRBM/BRBM paths only
+    bool float32 = false;  // --precision float32: geometric GRBM/BRBM paths only
 };
 // InputError for every combination that makes no sense (e.g. cov on a BRBM), naming it.
 PathPtr build_path(const Model& target, const PathRequest& request);

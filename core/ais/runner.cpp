@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "core/numerics/memory_budget.hpp"
-#include "core/numerics/scalar.hpp"
 #include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
 
 namespace rbm {
 
@@ -66,8 +66,7 @@ public:
     Runner(const AnnealingPath& path, const Schedule& betas, const AisOptions& opt, const AisControl& ctl)
         : path_(path), betas_(betas), opt_(opt), ctl_(ctl),
           n_(is_share(opt) ? opt.chain_end - opt.chain_begin : opt.chains), first_(is_share(opt) ? opt.chain_begin : 0),
-          k_(static_cast<Index>(betas.size()) - 1),
-          block_(opt.block > 0 ? opt.block : ais_block_size(path.dim())),
+          k_(static_cast<Index>(betas.size()) - 1), block_(opt.block > 0 ? opt.block : ais_block_size(path.dim())),
           start_(Clock::now()), last_progress_(start_) {
         const int c = std::max(1, opt.checkpoints);
         for (int i = 1; i <= c; ++i) {
@@ -208,7 +207,8 @@ private:
         ChainRngs rngs = chain_streams(opt_.seed, n_, StreamPurpose::Chains, first_);
         RowMat X;
         prepare(X);
-        for_each_block(n_, [&](Index b, Index e) { path_.sample_base(X, b, e, rngs); }, block_);
+        for_each_block(
+            n_, [&](Index b, Index e) { path_.sample_base(X, b, e, rngs); }, block_);
         Vec lw = Vec::Zero(n_);
         Index done = 0;
         std::size_t next_cp = 0;
@@ -238,7 +238,8 @@ private:
         ChainRngs rngs = chain_streams(opt_.seed, n_, StreamPurpose::Misc, first_);
         RowMat X;
         prepare(X);
-        for_each_block(n_, [&](Index b, Index e) { path_.sample_exact(1.0, X, b, e, rngs); }, block_);
+        for_each_block(
+            n_, [&](Index b, Index e) { path_.sample_exact(1.0, X, b, e, rngs); }, block_);
         Vec lw = Vec::Zero(n_);
         Index done = 0;
         for (Index k = k_; k >= 1; --k) {
@@ -287,13 +288,15 @@ AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const Ais
     validate_schedule(schedule);
     if (options.chains < 1) throw InputError("AIS needs at least one chain, got " + std::to_string(options.chains));
     if (options.snapshot_chains < 0) throw InputError("snapshot_chains must be >= 0");
-    if (is_share(options) && !(options.chain_begin >= 0 && options.chain_begin < options.chain_end &&
-                               options.chain_end <= options.chains))
-        throw InputError("chain range [" + std::to_string(options.chain_begin) + ", " + std::to_string(options.chain_end) +
-                         ") is not a nonempty part of the " + std::to_string(options.chains) + " chains");
+    if (is_share(options) &&
+        !(options.chain_begin >= 0 && options.chain_begin < options.chain_end && options.chain_end <= options.chains))
+        throw InputError("chain range [" + std::to_string(options.chain_begin) + ", " +
+                         std::to_string(options.chain_end) + ") is not a nonempty part of the " +
+                         std::to_string(options.chains) + " chains");
     check_ais_memory(is_share(options) ? options.chain_end - options.chain_begin : options.chains, path.dim());
     if ((options.perfect || options.reverse) && !path.can_sample_exactly())
-        throw InputError(std::string(options.perfect ? "perfect transitions" : "reverse AIS") + " need exact samples from " +
+        throw InputError(std::string(options.perfect ? "perfect transitions" : "reverse AIS") +
+                         " need exact samples from " +
                          (options.perfect ? "every intermediate distribution" : "the target") + ", which the " +
                          path.name() + " path cannot draw (model too large to enumerate, or no exact sampler)");
     return Runner(path, schedule, options, control).run();
@@ -303,8 +306,8 @@ void summarize_ais(AisResult& r, const AisOptions& o) {
     const auto n = static_cast<Index>(o.chains);
     auto check = [&](const Vec& v, const char* what) {
         if (v.size() != n)
-            throw InputError(std::string("summarize_ais: ") + what + " has " + std::to_string(v.size()) + " chains, expected " +
-                             std::to_string(n));
+            throw InputError(std::string("summarize_ais: ") + what + " has " + std::to_string(v.size()) +
+                             " chains, expected " + std::to_string(n));
     };
     check(r.log_weights, "log_weights");
     r.estimate = forward_estimate(r.log_weights, r.log_z0, o, r.steps_done, r.steps);

@@ -38,16 +38,16 @@
 namespace rbm {
 
 struct AisOptions {
-    Index chains = 100;            // N >= 1
-    std::uint64_t seed = 1;        // forward chains: StreamPurpose::Chains; reverse chains:
-                                   // StreamPurpose::Misc; bootstrap: StreamPurpose::Bootstrap
-    bool perfect = false;          // exact draws from p_beta instead of the kernel
-    bool reverse = false;          // also run reverse AIS from exact target samples
-    int checkpoints = 50;          // betas (spread evenly over the steps) at which the running
-                                   // estimate log Zhat(beta) is recorded; the last step always is
-    Index snapshot_chains = 0;     // particle positions handed to on_progress and the result
-    Index block = 0;               // chains per parallel block; 0 = automatic (small enough
-                                   // that one block takes ~20 ms or less on big models)
+    Index chains = 100;              // N >= 1
+    std::uint64_t seed = 1;          // forward chains: StreamPurpose::Chains; reverse chains:
+                                     // StreamPurpose::Misc; bootstrap: StreamPurpose::Bootstrap
+    bool perfect = false;            // exact draws from p_beta instead of the kernel
+    bool reverse = false;            // also run reverse AIS from exact target samples
+    int checkpoints = 50;            // betas (spread evenly over the steps) at which the running
+                                     // estimate log Zhat(beta) is recorded; the last step always is
+    Index snapshot_chains = 0;       // particle positions handed to on_progress and the result
+    Index block = 0;                 // chains per parallel block; 0 = automatic (small enough
+                                     // that one block takes ~20 ms or less on big models)
     int bootstrap_resamples = 1000;  // a cancelled run uses fewer (estimate.bootstrap_resamples says how many)
     int histogram_bins = 40;
     double progress_interval_s = 0.03;  // on_progress at most this often (plus every checkpoint)
@@ -73,19 +73,19 @@ struct RunningPoint {
 // Handed to on_progress (a copy: the receiver may keep it).
 struct AisSnapshot {
     AisPhase phase = AisPhase::Forward;
-    Index step = 0;             // steps done in this phase
-    Index steps = 0;            // K
-    double beta = 0;            // where the chains are (reverse: counts down from 1)
-    double fraction = 0;        // of the whole run (both phases when reverse is on)
-    double elapsed_s = 0;       // excluding paused time
+    Index step = 0;        // steps done in this phase
+    Index steps = 0;       // K
+    double beta = 0;       // where the chains are (reverse: counts down from 1)
+    double fraction = 0;   // of the whole run (both phases when reverse is on)
+    double elapsed_s = 0;  // excluding paused time
     double chain_sweeps_per_s = 0;
     bool at_checkpoint = false;
-    bool held = false;          // sent as the run stops in a pause (AisControl::gate): the state it holds
+    bool held = false;                  // sent as the run stops in a pause (AisControl::gate): the state it holds
     std::vector<RunningPoint> running;  // forward checkpoints reached so far
-    double log_z = 0;           // forward: log Zhat(beta) now; reverse: log Z0 - logmeanexp(r) so far
-    double ess = 0, ess_fraction = 0;  // of the current weights of this phase
+    double log_z = 0;                   // forward: log Zhat(beta) now; reverse: log Z0 - logmeanexp(r) so far
+    double ess = 0, ess_fraction = 0;   // of the current weights of this phase
     double log_w_mean = 0;
-    RowMat particles;           // first snapshot_chains chains, visible units only
+    RowMat particles;  // first snapshot_chains chains, visible units only
 };
 
 struct AisControl {
@@ -108,8 +108,8 @@ struct AisControl {
 struct ReverseAisResult {
     bool complete = false;
     Index steps_done = 0;
-    double beta_reached = 1;     // the reverse chains run from 1 down to 0
-    Vec log_weights;             // r_i (complete or not)
+    double beta_reached = 1;  // the reverse chains run from 1 down to 0
+    Vec log_weights;          // r_i (complete or not)
     // Present only when complete:
     std::optional<double> log_z_upper;
     double ci95_low = 0, ci95_high = 0;  // bootstrap interval of the upper estimate
@@ -118,18 +118,18 @@ struct ReverseAisResult {
 };
 
 struct AisResult {
-    bool complete = false;       // every step of every phase ran (false: cancelled)
-    Index steps = 0;             // K of the schedule
-    Index steps_done = 0;        // forward steps done
-    double beta_reached = 0;     // estimate below is of log Z_{beta_reached}
-    Vec log_weights;             // forward l_i at beta_reached
+    bool complete = false;    // every step of every phase ran (false: cancelled)
+    Index steps = 0;          // K of the schedule
+    Index steps_done = 0;     // forward steps done
+    double beta_reached = 0;  // estimate below is of log Z_{beta_reached}
+    Vec log_weights;          // forward l_i at beta_reached
     AisEstimate estimate;
     std::vector<RunningPoint> running;
     std::optional<ReverseAisResult> reverse;
     std::vector<Vec> running_log_weights;  // forward weights at each running point before the last
                                            // step (chain_end > 0 only; at the last: log_weights)
-    RowMat particles;            // first snapshot_chains final chains (visible units)
-    double seconds = 0;          // wall time, excluding pauses
+    RowMat particles;                      // first snapshot_chains final chains (visible units)
+    double seconds = 0;                    // wall time, excluding pauses
     double chain_sweeps_per_s = 0;
     bool perfect = false;
     std::string path_name, kernel, notes;
@@ -144,8 +144,9 @@ AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const Ais
 
 // Recomputes estimate, running[].log_z/ess and the reverse summary from r.log_weights,
 // r.running_log_weights (running points past its end use r.log_weights) and
-// r.reverse->log_weights, which must now hold all `options.chains` chains in chain order (the shares of a chain_begin/chain_end run gathered): the numbers are
-// then bitwise those of run_ais on the whole run. `options` as given to the shares.
+// r.reverse->log_weights, which must now hold all `options.chains` chains in chain order (the shares of a
+// chain_begin/chain_end run gathered): the numbers are then bitwise those of run_ais on the whole run. `options` as
+// given to the shares.
 void summarize_ais(AisResult& r, const AisOptions& options);
 
 // What run_ais holds for `chains` chains whose states have `dim` values: the states, the log

@@ -14,8 +14,8 @@ namespace {
 
 void require_steps(Index steps, Index min_steps, const std::string& what) {
     if (steps < min_steps)
-        throw InputError("the " + what + " schedule needs at least " + std::to_string(min_steps) +
-                         " steps, got " + std::to_string(steps));
+        throw InputError("the " + what + " schedule needs at least " + std::to_string(min_steps) + " steps, got " +
+                         std::to_string(steps));
 }
 
 // Split `total` steps over pieces in proportion to `weights`, at least one each, by largest
@@ -70,20 +70,23 @@ void validate_schedule(const Schedule& s) {
                          std::to_string(s.size()));
     for (std::size_t k = 0; k < s.size(); ++k)
         if (!std::isfinite(s[k])) throw InputError("schedule has a non-finite beta at step " + std::to_string(k));
-    if (s.front() != 0.0) throw InputError("schedule must start at beta = 0, but starts at " + format_number(s.front()));
+    if (s.front() != 0.0)
+        throw InputError("schedule must start at beta = 0, but starts at " + format_number(s.front()));
     if (s.back() != 1.0) throw InputError("schedule must end at beta = 1, but ends at " + format_number(s.back()));
     for (std::size_t k = 1; k < s.size(); ++k) {
         if (!(s[k] > s[k - 1]))
-            throw InputError("schedule is not increasing at step " + std::to_string(k) + ": " + format_number(s[k - 1]) +
-                             " then " + format_number(s[k]));
-        if (s[k] > 1.0) throw InputError("schedule leaves [0, 1] at step " + std::to_string(k) + ": " + format_number(s[k]));
+            throw InputError("schedule is not increasing at step " + std::to_string(k) + ": " +
+                             format_number(s[k - 1]) + " then " + format_number(s[k]));
+        if (s[k] > 1.0)
+            throw InputError("schedule leaves [0, 1] at step " + std::to_string(k) + ": " + format_number(s[k]));
     }
 }
 
 Schedule linear_schedule(Index steps) {
     require_steps(steps, 1, "linear");
     Schedule s(static_cast<std::size_t>(steps) + 1);
-    for (Index k = 0; k <= steps; ++k) s[static_cast<std::size_t>(k)] = static_cast<double>(k) / static_cast<double>(steps);
+    for (Index k = 0; k <= steps; ++k)
+        s[static_cast<std::size_t>(k)] = static_cast<double>(k) / static_cast<double>(steps);
     s.back() = 1.0;
     return s;
 }
@@ -136,8 +139,9 @@ Schedule piecewise_schedule(Index steps) {
 
 Schedule binned_schedule(const std::vector<AnnealingPath::Knot>& knots, Index steps) {
     if (knots.size() < 2)
-        throw InputError("the binned schedule needs a path with knots (an exponential-family view such as the "
-                         "moments path); this path has none");
+        throw InputError(
+            "the binned schedule needs a path with knots (an exponential-family view such as the "
+            "moments path); this path has none");
     if (knots.front().beta != 0.0 || knots.back().beta != 1.0)
         throw InputError("the binned schedule needs knots from beta = 0 to beta = 1; the path's run from " +
                          format_number(knots.front().beta) + " to " + format_number(knots.back().beta));
@@ -149,7 +153,8 @@ Schedule binned_schedule(const std::vector<AnnealingPath::Knot>& knots, Index st
     for (std::size_t r = 0; r < segments; ++r) {
         const auto& a = knots[r];
         const auto& b = knots[r + 1];
-        if (!(b.beta > a.beta)) throw InputError("the path's knots are not increasing in beta at knot " + std::to_string(r + 1));
+        if (!(b.beta > a.beta))
+            throw InputError("the path's knots are not increasing in beta at knot " + std::to_string(r + 1));
         if (a.eta.size() != b.eta.size() || a.s.size() != b.s.size() || a.eta.size() != a.s.size())
             throw InputError("the path's knots have mismatched natural parameter and moment sizes");
         // (eta_{r+1}-eta_r)'(s_{r+1}-s_r) >= 0 in exact arithmetic (monotone gradient of log Z).
@@ -162,7 +167,8 @@ Schedule binned_schedule(const std::vector<AnnealingPath::Knot>& knots, Index st
 }
 
 const std::vector<std::string>& schedule_kinds() {
-    static const std::vector<std::string> k{"linear", "sigmoid", "four-period", "piecewise", "binned", "geometric", "list"};
+    static const std::vector<std::string> k{"linear", "sigmoid",   "four-period", "piecewise",
+                                            "binned", "geometric", "list"};
     return k;
 }
 

@@ -43,10 +43,10 @@ Schedule binned_schedule(const std::vector<AnnealingPath::Knot>& knots, Index st
 // user's betas, validated; steps must be 0 or equal to list.size() - 1).
 struct ScheduleRequest {
     std::string kind = "linear";
-    Index steps = 1000;                // K; for piecewise 0 means the original 14500
-    double geometric_start = 1e-4;     // first nonzero beta of the geometric schedule
+    Index steps = 1000;             // K; for piecewise 0 means the original 14500
+    double geometric_start = 1e-4;  // first nonzero beta of the geometric schedule
     double sigmoid_delta = 4.0;
-    std::vector<double> list;          // kind == "list"
+    std::vector<double> list;  // kind == "list"
 };
 Schedule make_schedule(const ScheduleRequest& request, const AnnealingPath* path = nullptr);
 const std::vector<std::string>& schedule_kinds();

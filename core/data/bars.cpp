@@ -38,8 +38,8 @@ Dataset bars_and_stripes(int d) {
     Index r = 0;
     for (std::uint32_t mask = 0; mask < lines; ++mask) draw(data.X, r++, d, mask, true);
     for (std::uint32_t mask = 1; mask + 1 < lines; ++mask) draw(data.X, r++, d, mask, false);
-    data.name = "bars-and-stripes " + std::to_string(d) + "x" + std::to_string(d) + " (all " +
-                std::to_string(r) + " patterns)";
+    data.name =
+        "bars-and-stripes " + std::to_string(d) + "x" + std::to_string(d) + " (all " + std::to_string(r) + " patterns)";
     return data;
 }
 
@@ -48,8 +48,9 @@ Dataset bars_and_stripes_sampled(int d, Index count, std::uint64_t seed) {
     if (count < 1) throw InputError("bars-and-stripes sample count must be >= 1, got " + std::to_string(count));
     // COUNT is a number in a spec a model file may record and the app loads by itself (#35):
     // bars:3:40000000 asked for 2.7 GiB.
-    check_memory_budget(static_cast<double>(count) * d * d * sizeof(double),
-                        "bars-and-stripes data of " + std::to_string(count) + " patterns of " + std::to_string(d * d) + " values");
+    check_memory_budget(
+        static_cast<double>(count) * d * d * sizeof(double),
+        "bars-and-stripes data of " + std::to_string(count) + " patterns of " + std::to_string(d * d) + " values");
     Dataset data = empty_grid(d, count);
     Rng rng(seed, static_cast<std::uint64_t>(StreamPurpose::Misc) << 48);
     for (Index r = 0; r < count; ++r) {
@@ -70,8 +71,8 @@ bool is_bars_and_stripes(const double* x, int d) {
         for (int j = 0; j < d; ++j) {
             const double v = x[i * d + j];
             if (v != 0.0 && v != 1.0) return false;
-            if (v != x[i * d]) rows_constant = false;   // bars: every row uniform
-            if (v != x[j]) cols_constant = false;       // stripes: every column uniform
+            if (v != x[i * d]) rows_constant = false;  // bars: every row uniform
+            if (v != x[j]) cols_constant = false;      // stripes: every column uniform
         }
     return rows_constant || cols_constant;
 }

@@ -123,8 +123,8 @@ Dataset parse_csv(const std::string& file_text, const std::string& origin, const
                                  std::string(trim(cells[c])) + "'");
             if (static_cast<int>(c) == label) {
                 if (x != std::floor(x) || std::fabs(x) > 1e9)
-                    throw InputError(where + ", column " + std::to_string(c + 1) + ": a label must be an integer, got '" +
-                                     std::string(trim(cells[c])) + "'");
+                    throw InputError(where + ", column " + std::to_string(c + 1) +
+                                     ": a label must be an integer, got '" + std::string(trim(cells[c])) + "'");
                 d.labels[static_cast<std::size_t>(out_row)] = static_cast<int>(x);
                 continue;
             }

@@ -13,11 +13,11 @@
 namespace rbm {
 
 struct Dataset {
-    RowMat X;                    // one example per row
-    std::vector<int> labels;     // empty, or one per row
+    RowMat X;                              // one example per row
+    std::vector<int> labels;               // empty, or one per row
     Index image_rows = 0, image_cols = 0;  // 0 when the examples are not images
-    double max_value = 1.0;      // largest value the format allows (digits 16, IDX 255)
-    std::string name;            // what it is, for logs ("digits (1797 x 64)")
+    double max_value = 1.0;                // largest value the format allows (digits 16, IDX 255)
+    std::string name;                      // what it is, for logs ("digits (1797 x 64)")
 
     Index size() const { return X.rows(); }
     Index dim() const { return X.cols(); }
@@ -73,7 +73,7 @@ Dataset load_fashion_mnist(const std::string& spec);
 // ---- CSV ----
 struct CsvOptions {
     enum class Header { Auto, Yes, No } header = Header::Auto;  // Auto: a first row that is not all numbers
-    int label_column = -1;    // column index holding an integer label (-1: none; -2: the last column)
+    int label_column = -1;  // column index holding an integer label (-1: none; -2: the last column)
     char delimiter = ',';
 };
 Dataset load_csv(const std::filesystem::path& path, const CsvOptions& options = {});

@@ -19,20 +19,27 @@ namespace {
 std::uint32_t be32(const std::string& b, std::size_t at) {
     return (std::uint32_t(static_cast<unsigned char>(b[at])) << 24) |
            (std::uint32_t(static_cast<unsigned char>(b[at + 1])) << 16) |
-           (std::uint32_t(static_cast<unsigned char>(b[at + 2])) << 8) | std::uint32_t(static_cast<unsigned char>(b[at + 3]));
+           (std::uint32_t(static_cast<unsigned char>(b[at + 2])) << 8) |
+           std::uint32_t(static_cast<unsigned char>(b[at + 3]));
 }
 
 std::size_t header_bytes(int ndim) { return 4 + 4 * static_cast<std::size_t>(ndim); }
 
 // Sizes of an unsigned-byte IDX array with `ndim` dimensions from the header at the start of b
 // (b may hold only the header); `total` receives the number of values they declare.
-std::vector<std::uint32_t> declared_dims(const std::string& b, int ndim, const std::string& origin, std::uint64_t& total_out) {
+std::vector<std::uint32_t> declared_dims(const std::string& b, int ndim, const std::string& origin,
+                                         std::uint64_t& total_out) {
     const std::size_t head = header_bytes(ndim);
-    if (b.size() < 4) throw InputError(origin + ": too short for an IDX header (" + std::to_string(b.size()) + " bytes)");
+    if (b.size() < 4)
+        throw InputError(origin + ": too short for an IDX header (" + std::to_string(b.size()) + " bytes)");
     const std::uint32_t magic = be32(b, 0);
     if ((magic >> 16) != 0 || ((magic >> 8) & 0xff) != 0x08)
         throw InputError(origin + ": not an unsigned-byte IDX file (magic 0x" +
-                         [&] { char s[9]; std::snprintf(s, sizeof s, "%08x", magic); return std::string(s); }() +
+                         [&] {
+                             char s[9];
+                             std::snprintf(s, sizeof s, "%08x", magic);
+                             return std::string(s);
+                         }() +
                          ", expected 0x000008" + std::to_string(ndim) + ")");
     if (static_cast<int>(magic & 0xff) != ndim)
         throw InputError(origin + ": IDX header says " + std::to_string(magic & 0xff) + " dimensions, expected " +
@@ -63,8 +70,8 @@ std::vector<std::uint32_t> header(const std::string& b, int ndim, const std::str
     const std::vector<std::uint32_t> dims = declared_dims(b, ndim, origin, total);
     const std::size_t head = header_bytes(ndim);
     if (b.size() - head != total)
-        throw InputError(origin + ": IDX header claims " + std::to_string(total) +
-                         " values but the file holds " + std::to_string(b.size() - head));
+        throw InputError(origin + ": IDX header claims " + std::to_string(total) + " values but the file holds " +
+                         std::to_string(b.size() - head));
     return dims;
 }
 
@@ -88,7 +95,8 @@ std::string inflate_idx(const std::string& gz, int ndim, const std::string& orig
             if (open) inflateEnd(&zs);
         }
     } s;
-    if (gz.size() > std::numeric_limits<uInt>::max()) throw InputError(origin + ": compressed file too large (4 GiB at most)");
+    if (gz.size() > std::numeric_limits<uInt>::max())
+        throw InputError(origin + ": compressed file too large (4 GiB at most)");
     if (inflateInit2(&s.zs, 15 + 16) != Z_OK) throw InputError(origin + ": cannot start zlib");  // 15 + 16: gzip
     s.open = true;
     s.zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
@@ -104,7 +112,8 @@ std::string inflate_idx(const std::string& gz, int ndim, const std::string& orig
             else if (rc == Z_BUF_ERROR || (rc == Z_OK && s.zs.avail_in == 0 && s.zs.avail_out > 0))
                 throw InputError(origin + ": gzip data ends early (truncated file?)");
             else if (rc != Z_OK)
-                throw InputError(origin + ": not valid gzip data (" + (s.zs.msg ? s.zs.msg : "zlib error " + std::to_string(rc)) + ")");
+                throw InputError(origin + ": not valid gzip data (" +
+                                 (s.zs.msg ? s.zs.msg : "zlib error " + std::to_string(rc)) + ")");
         }
         return want - s.zs.avail_out;
     };
@@ -114,11 +123,13 @@ std::string inflate_idx(const std::string& gz, int ndim, const std::string& orig
     std::uint64_t total = 0;
     declared_dims(out, ndim, origin, total);  // InputError for a short or malformed header
     check_memory_budget(static_cast<double>(total), origin + ": inflating " + std::to_string(total) + " IDX values");
-    if (total > std::numeric_limits<uInt>::max() - head) throw InputError(origin + ": IDX payload too large to inflate");
+    if (total > std::numeric_limits<uInt>::max() - head)
+        throw InputError(origin + ": IDX payload too large to inflate");
     out.resize(head + total);
     const std::size_t got = pump(out.data() + head, total);
     if (got != total)
-        throw InputError(origin + ": IDX header claims " + std::to_string(total) + " values but the file holds " + std::to_string(got));
+        throw InputError(origin + ": IDX header claims " + std::to_string(total) + " values but the file holds " +
+                         std::to_string(got));
     char extra = 0;
     if (pump(&extra, 1) != 0)
         throw InputError(origin + ": IDX header claims " + std::to_string(total) + " values but the file holds more");
@@ -138,8 +149,9 @@ std::string idx_bytes(const std::filesystem::path& path, int ndim) {
 Dataset parse_idx(const std::string& img, const std::string& lab, const std::string& origin) {
     const std::vector<std::uint32_t> dims = header(img, 3, origin);
     const Index count = dims[0], rows = dims[1], cols = dims[2];
-    check_memory_budget(static_cast<double>(count) * static_cast<double>(rows * cols) * sizeof(double),
-                        origin + ": " + std::to_string(count) + " images of " + std::to_string(rows) + " x " + std::to_string(cols));
+    check_memory_budget(
+        static_cast<double>(count) * static_cast<double>(rows * cols) * sizeof(double),
+        origin + ": " + std::to_string(count) + " images of " + std::to_string(rows) + " x " + std::to_string(cols));
     Dataset d;
     d.X.resize(count, rows * cols);
     const auto* p = reinterpret_cast<const unsigned char*>(img.data()) + 16;
@@ -151,11 +163,14 @@ Dataset parse_idx(const std::string& img, const std::string& lab, const std::str
         const std::string lorigin = origin + " labels";
         const std::vector<std::uint32_t> ld = header(lab, 1, lorigin);
         if (static_cast<Index>(ld[0]) != count)
-            throw InputError(lorigin + ": " + std::to_string(ld[0]) + " labels for " + std::to_string(count) + " images");
+            throw InputError(lorigin + ": " + std::to_string(ld[0]) + " labels for " + std::to_string(count) +
+                             " images");
         d.labels.resize(static_cast<std::size_t>(count));
-        for (Index i = 0; i < count; ++i) d.labels[static_cast<std::size_t>(i)] = static_cast<unsigned char>(lab[8 + static_cast<std::size_t>(i)]);
+        for (Index i = 0; i < count; ++i)
+            d.labels[static_cast<std::size_t>(i)] = static_cast<unsigned char>(lab[8 + static_cast<std::size_t>(i)]);
     }
-    d.name = origin + " (" + std::to_string(count) + " images " + std::to_string(rows) + "x" + std::to_string(cols) + ")";
+    d.name =
+        origin + " (" + std::to_string(count) + " images " + std::to_string(rows) + "x" + std::to_string(cols) + ")";
     return d;
 }
 
@@ -201,7 +216,9 @@ void set_system_datasets_dir(const std::filesystem::path& dir) {
     datasets_dir_value() = dir.empty() ? std::filesystem::path(kSystemDatasetsDir) : dir;
 }
 
-bool is_fashion_mnist_spec(const std::string& spec) { return spec == "fashion-mnist" || spec.rfind("fashion-mnist:", 0) == 0; }
+bool is_fashion_mnist_spec(const std::string& spec) {
+    return spec == "fashion-mnist" || spec.rfind("fashion-mnist:", 0) == 0;
+}
 
 Dataset load_fashion_mnist(const std::string& spec) {
     const std::string part = spec == "fashion-mnist" ? "train" : spec.substr(std::string("fashion-mnist:").size());
@@ -214,11 +231,12 @@ Dataset load_fashion_mnist(const std::string& spec) {
         const std::filesystem::path images = dir / (stem + "-images-idx3-ubyte" + suffix);
         if (!std::filesystem::exists(images, ec)) continue;
         Dataset d = load_idx(images, idx_labels_beside(images));
-        d.name = "fashion-mnist " + part + " (" + std::to_string(d.size()) + " images " + std::to_string(d.image_rows) + "x" +
-                 std::to_string(d.image_cols) + ")";
+        d.name = "fashion-mnist " + part + " (" + std::to_string(d.size()) + " images " + std::to_string(d.image_rows) +
+                 "x" + std::to_string(d.image_cols) + ")";
         return d;
     }
-    throw InputError("data '" + spec + "': Fashion-MNIST is not installed (no " + (dir / (stem + "-images-idx3-ubyte.gz")).string() +
+    throw InputError("data '" + spec + "': Fashion-MNIST is not installed (no " +
+                     (dir / (stem + "-images-idx3-ubyte.gz")).string() +
                      "); install it with: apt-get install dataset-fashion-mnist");
 }
 

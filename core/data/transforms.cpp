@@ -9,8 +9,7 @@
 namespace rbm {
 
 Dataset with_shifts(const Dataset& data) {
-    if (!data.has_image_shape())
-        throw InputError("one-pixel shifts need images; " + data.name + " has no image shape");
+    if (!data.has_image_shape()) throw InputError("one-pixel shifts need images; " + data.name + " has no image shape");
     const Index R = data.image_rows, C = data.image_cols, N = data.size();
     check_memory_budget(5.0 * static_cast<double>(N) * static_cast<double>(data.dim()) * sizeof(double),
                         "one-pixel shifts of " + data.name + " (five copies)");
@@ -28,7 +27,8 @@ Dataset with_shifts(const Dataset& data) {
                     if (ti < 0 || ti >= R || tj < 0 || tj >= C) continue;
                     out.X(row, ti * C + tj) = data.X(n, i * C + j);
                 }
-            if (!data.labels.empty()) out.labels[static_cast<std::size_t>(row)] = data.labels[static_cast<std::size_t>(n)];
+            if (!data.labels.empty())
+                out.labels[static_cast<std::size_t>(row)] = data.labels[static_cast<std::size_t>(n)];
         }
     out.name = data.name + " + one-pixel shifts (x5)";
     return out;
@@ -56,7 +56,9 @@ namespace {
 
 // The column means and the divisors standardize uses (sd, or 1 for a constant column).
 void standardization_of(const Dataset& data, Vec& mean, Vec& sd) {
-    if (data.size() < 2) throw InputError("standardizing needs at least 2 examples; " + data.name + " has " + std::to_string(data.size()));
+    if (data.size() < 2)
+        throw InputError("standardizing needs at least 2 examples; " + data.name + " has " +
+                         std::to_string(data.size()));
     mean = data.X.colwise().mean().transpose();
     sd = ((data.X.rowwise() - mean.transpose()).array().square().colwise().sum() / static_cast<double>(data.size() - 1))
              .sqrt()
@@ -76,8 +78,9 @@ void standardize(Dataset& data) {
 
 void standardize_with(Dataset& data, const Vec& mean, const Vec& sd) {
     if (mean.size() != data.dim() || sd.size() != data.dim())
-        throw InputError("the standardization has " + std::to_string(mean.size()) + " means and " + std::to_string(sd.size()) +
-                         " standard deviations; " + data.name + " has " + std::to_string(data.dim()) + " values per example");
+        throw InputError("the standardization has " + std::to_string(mean.size()) + " means and " +
+                         std::to_string(sd.size()) + " standard deviations; " + data.name + " has " +
+                         std::to_string(data.dim()) + " values per example");
     data.X.rowwise() -= mean.transpose();
     for (Index j = 0; j < data.dim(); ++j) data.X.col(j) /= sd(j);
     data.max_value = data.X.size() > 0 ? std::max(1.0, data.X.cwiseAbs().maxCoeff()) : 1.0;
@@ -92,8 +95,9 @@ Dataset load_training_data(TrainingData& t, const std::filesystem::path& model_d
     csv.label_column = t.csv_label;
     std::string spec = t.data;
     std::error_code ec;
-    if (!model_dir.empty() && spec != "digits" && spec.rfind("bars:", 0) != 0 && !is_fashion_mnist_spec(spec) && std::filesystem::path(spec).is_relative() &&
-        !std::filesystem::exists(spec, ec) && std::filesystem::exists(model_dir / spec, ec))
+    if (!model_dir.empty() && spec != "digits" && spec.rfind("bars:", 0) != 0 && !is_fashion_mnist_spec(spec) &&
+        std::filesystem::path(spec).is_relative() && !std::filesystem::exists(spec, ec) &&
+        std::filesystem::exists(model_dir / spec, ec))
         spec = (model_dir / spec).string();
     Dataset d = load_dataset(spec, csv);
     if (t.limit > 0 && t.limit < d.size()) {
@@ -135,7 +139,8 @@ long long parse_int(const std::string& text, const std::string& what, const std:
 }  // namespace
 
 Dataset load_dataset(const std::string& spec, const CsvOptions& csv) {
-    if (spec.empty()) throw InputError("no data given: use bars:D, digits, fashion-mnist, a .csv file or an idx3-ubyte file");
+    if (spec.empty())
+        throw InputError("no data given: use bars:D, digits, fashion-mnist, a .csv file or an idx3-ubyte file");
     if (spec == "digits") return load_digits();
     if (is_fashion_mnist_spec(spec)) return load_fashion_mnist(spec);
     if (spec.rfind("bars:", 0) == 0) {
@@ -165,8 +170,10 @@ Dataset load_dataset(const std::string& spec, const CsvOptions& csv) {
         throw InputError("data '" + spec + "': no such file (and not bars:D, digits or fashion-mnist)");
     if (ends_with(spec, ".csv.gz")) return parse_digits_csv_gz(read_file(path), spec);
     if (ends_with(spec, ".csv")) return load_csv(path, csv);
-    if (ends_with(spec, "idx3-ubyte") || ends_with(spec, "idx3-ubyte.gz")) return load_idx(path, idx_labels_beside(path));
-    throw InputError("data '" + spec + "': unknown format (expected .csv, .csv.gz (digits format), *idx3-ubyte or *idx3-ubyte.gz)");
+    if (ends_with(spec, "idx3-ubyte") || ends_with(spec, "idx3-ubyte.gz"))
+        return load_idx(path, idx_labels_beside(path));
+    throw InputError("data '" + spec +
+                     "': unknown format (expected .csv, .csv.gz (digits format), *idx3-ubyte or *idx3-ubyte.gz)");
 }
 
 }  // namespace rbm

@@ -23,9 +23,7 @@ struct Layers {
     }
     Layers(const Brbm& m, bool visible)
         : space({0.0, 1.0}, visible ? m.n_visible() : m.n_hidden(), chunk_for(visible ? m.n_hidden() : m.n_visible())),
-          e(visible ? m.b : m.c),
-          f(visible ? m.c : m.b),
-          A(visible ? m.W : Mat(m.W.transpose())) {
+          e(visible ? m.b : m.c), f(visible ? m.c : m.b), A(visible ? m.W : Mat(m.W.transpose())) {
         const Index lo = space.low_units();
         LA = space.low() * A.topRows(lo);
         q_lo = space.low() * e.head(lo);
@@ -83,12 +81,16 @@ EnumerationSize brbm_enumeration_size(const Brbm& m, const ExactOptions& opts) {
 double brbm_log_z(const Brbm& m, const ExactOptions& opts) {
     require_size(brbm_enumeration_size(m, opts), opts);
     const Layers lay(m, brbm_enumerates_visible(m, opts));
-    return reduce_chunks(lay.space.chunks(), LogTotal{}, [&](Index c, LogTotal& acc) {
-               Vec lw;
-               RowMat P;
-               lay.chunk(c, lw, P);
-               acc.add(lw);
-           }, opts.cancel).value();
+    return reduce_chunks(
+               lay.space.chunks(), LogTotal{},
+               [&](Index c, LogTotal& acc) {
+                   Vec lw;
+                   RowMat P;
+                   lay.chunk(c, lw, P);
+                   acc.add(lw);
+               },
+               opts.cancel)
+        .value();
 }
 
 Moments brbm_layer_moments(const Brbm& m, bool visible, const ExactOptions& opts) {
@@ -96,20 +98,23 @@ Moments brbm_layer_moments(const Brbm& m, bool visible, const ExactOptions& opts
     const bool enum_visible = brbm_enumerates_visible(m, opts);
     const Layers lay(m, enum_visible);
     if (visible == enum_visible) {
-        const ConfigMomentSums s =
-            reduce_chunks(lay.space.chunks(), ConfigMomentSums(lay.space), [&](Index c, ConfigMomentSums& acc) {
+        const ConfigMomentSums s = reduce_chunks(
+            lay.space.chunks(), ConfigMomentSums(lay.space),
+            [&](Index c, ConfigMomentSums& acc) {
                 Vec lw;
                 RowMat P;
                 lay.chunk(c, lw, P);
                 acc.add(lay.space, c, lw);
-            }, opts.cancel);
+            },
+            opts.cancel);
         Moments out;
         s.finish(lay.space, out.mean, out.cov);
         return out;
     }
     const Index L = lay.other_units();
-    const OtherLayerSums s =
-        reduce_chunks(lay.space.chunks(), OtherLayerSums(L), [&](Index c, OtherLayerSums& acc) {
+    const OtherLayerSums s = reduce_chunks(
+        lay.space.chunks(), OtherLayerSums(L),
+        [&](Index c, OtherLayerSums& acc) {
             Vec lw;
             RowMat P;
             lay.chunk(c, lw, P);
@@ -117,7 +122,8 @@ Moments brbm_layer_moments(const Brbm& m, bool visible, const ExactOptions& opts
             const RowMat D = (S.array() * (1.0 - S.array())).matrix();
             acc.means.add(lw, S);
             acc.variances.add(lw, D);
-        }, opts.cancel);
+        },
+        opts.cancel);
     Moments out;
     out.mean = s.means.mean();
     out.cov = s.means.second_moment() - out.mean * out.mean.transpose();
@@ -134,10 +140,13 @@ RowMat brbm_samples(const Brbm& m, Index count, std::uint64_t seed, const ExactO
     if (count == 0) return V;
     const bool enum_visible = brbm_enumerates_visible(m, opts);
     const Layers lay(m, enum_visible);
-    const ConfigTable table = make_config_table(lay.space, [&](Index c, Vec& lw) {
-        RowMat P;
-        lay.chunk(c, lw, P);
-    }, opts.cancel);
+    const ConfigTable table = make_config_table(
+        lay.space,
+        [&](Index c, Vec& lw) {
+            RowMat P;
+            lay.chunk(c, lw, P);
+        },
+        opts.cancel);
     ChainRngs rngs(seed, count, StreamPurpose::Exact);
     for_each_block(count, [&](Index begin, Index end) {
         for (Index r = begin; r < end; ++r) {

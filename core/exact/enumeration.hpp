@@ -150,10 +150,8 @@ struct ConfigMomentSums {
     Mat hi_hi;  // sum_c (sum w_c) h_hi(c) h_hi(c)'
 
     explicit ConfigMomentSums(const ConfigSpace& space)
-        : w_lo(Vec::Zero(space.chunk_size())),
-          lo_hi(Mat::Zero(space.low_units(), space.high_units())),
-          hi1(Vec::Zero(space.high_units())),
-          hi_hi(Mat::Zero(space.high_units(), space.high_units())) {}
+        : w_lo(Vec::Zero(space.chunk_size())), lo_hi(Mat::Zero(space.low_units(), space.high_units())),
+          hi1(Vec::Zero(space.high_units())), hi_hi(Mat::Zero(space.high_units(), space.high_units())) {}
 
     void add(const ConfigSpace& space, Index chunk, const Vec& log_w) {
         const double cm = log_w.maxCoeff();
@@ -271,12 +269,15 @@ ConfigTable make_config_table(const ConfigSpace& space, F&& chunk_log_w, const s
     ConfigTable t;
     t.cdf.resize(static_cast<std::size_t>(space.size()));
     const Index S = space.chunk_size();
-    const LogTotal total = reduce_chunks(space.chunks(), LogTotal{}, [&](Index c, LogTotal& acc) {
-        Vec lw;
-        chunk_log_w(c, lw);
-        std::copy(lw.data(), lw.data() + S, t.cdf.begin() + c * S);
-        acc.add(lw);
-    }, cancel);
+    const LogTotal total = reduce_chunks(
+        space.chunks(), LogTotal{},
+        [&](Index c, LogTotal& acc) {
+            Vec lw;
+            chunk_log_w(c, lw);
+            std::copy(lw.data(), lw.data() + S, t.cdf.begin() + c * S);
+            acc.add(lw);
+        },
+        cancel);
     t.log_z = total.value();
     double acc = 0;
     for (double& x : t.cdf) {
@@ -300,8 +301,7 @@ HiddenMoments grbm_hidden_moments(const Grbm& m, const ExactOptions& opts);
 Moments grbm_visible_moments(const Grbm& m, const ExactOptions& opts);
 RowMat grbm_samples(const Grbm& m, Index count, std::uint64_t seed, const ExactOptions& opts);
 // Hidden configurations with p(h) >= min_probability, heaviest first, with their probabilities.
-std::vector<std::pair<Vec, double>> grbm_heavy_configs(const Grbm& m, double min_probability,
-                                                       const ExactOptions& opts);
+std::vector<std::pair<Vec, double>> grbm_heavy_configs(const Grbm& m, double min_probability, const ExactOptions& opts);
 
 // Which layer a BRBM enumeration runs over (opts.brbm_layer, or the smaller one).
 bool brbm_enumerates_visible(const Brbm& m, const ExactOptions& opts);
@@ -312,7 +312,7 @@ Moments brbm_layer_moments(const Brbm& m, bool visible, const ExactOptions& opts
 RowMat brbm_samples(const Brbm& m, Index count, std::uint64_t seed, const ExactOptions& opts);
 
 bool leaky_has_exact_log_z(const Leaky& m);
-double leaky_log_z(const Leaky& m);          // closed forms or quadrature; InputError otherwise
+double leaky_log_z(const Leaky& m);  // closed forms or quadrature; InputError otherwise
 Moments leaky_visible_moments(const Leaky& m);
 RowMat leaky_samples(const Leaky& m, Index count, std::uint64_t seed);
 

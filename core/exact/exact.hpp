@@ -62,7 +62,7 @@ double grbm_hidden_log_z(const Grbm& m, const ExactOptions& opts = {});
 // log Z of the same W, b, c at leakiness 1 (the model's log Z when leakiness == 1; otherwise the
 // AIS-Leaky base, an upper bound): the leakiness is not read.
 double leaky_log_z_gaussian_case(const Leaky& m);
-double leaky_log_z_orthogonal(const Leaky& m);       // b = 0, c = 0, orthogonal columns
+double leaky_log_z_orthogonal(const Leaky& m);  // b = 0, c = 0, orthogonal columns
 bool leaky_is_orthogonal_case(const Leaky& m, double tol = 1e-10);
 // log Z of a 1-D or 2-D leaky RBM by quadrature (piecewise-analytic inner integral).
 double leaky_log_z_quadrature(const Leaky& m);

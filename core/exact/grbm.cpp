@@ -45,11 +45,15 @@ double visible_log_const(const Grbm& m) {
 double hidden_log_total(const Grbm& m, const ExactOptions& opts) {
     require_size(grbm_enumeration_size(m), opts);
     const HiddenMarginal hm(m);
-    return reduce_chunks(hm.space.chunks(), LogTotal{}, [&](Index c, LogTotal& acc) {
-               Vec lw;
-               hm.log_weights(c, lw);
-               acc.add(lw);
-           }, opts.cancel).value();
+    return reduce_chunks(
+               hm.space.chunks(), LogTotal{},
+               [&](Index c, LogTotal& acc) {
+                   Vec lw;
+                   hm.log_weights(c, lw);
+                   acc.add(lw);
+               },
+               opts.cancel)
+        .value();
 }
 
 // Keeps (configuration index, log p(h)) of the configurations above a threshold.
@@ -83,12 +87,14 @@ double grbm_log_z(const Grbm& m, const ExactOptions& opts) { return visible_log_
 HiddenMoments grbm_hidden_moments(const Grbm& m, const ExactOptions& opts) {
     require_size(grbm_enumeration_size(m), opts);
     const HiddenMarginal hm(m);
-    const ConfigMomentSums s =
-        reduce_chunks(hm.space.chunks(), ConfigMomentSums(hm.space), [&](Index c, ConfigMomentSums& acc) {
+    const ConfigMomentSums s = reduce_chunks(
+        hm.space.chunks(), ConfigMomentSums(hm.space),
+        [&](Index c, ConfigMomentSums& acc) {
             Vec lw;
             hm.log_weights(c, lw);
             acc.add(hm.space, c, lw);
-        }, opts.cancel);
+        },
+        opts.cancel);
     HiddenMoments out;
     s.finish(hm.space, out.mean, out.cov);
     return out;
@@ -113,7 +119,8 @@ RowMat grbm_samples(const Grbm& m, Index count, std::uint64_t seed, const ExactO
     RowMat V(count, n);
     if (count == 0) return V;
     const HiddenMarginal hm(m);
-    const ConfigTable table = make_config_table(hm.space, [&](Index c, Vec& lw) { hm.log_weights(c, lw); }, opts.cancel);
+    const ConfigTable table = make_config_table(
+        hm.space, [&](Index c, Vec& lw) { hm.log_weights(c, lw); }, opts.cancel);
     ChainRngs rngs(seed, count, StreamPurpose::Exact);
     for_each_block(count, [&](Index begin, Index end) {
         for (Index r = begin; r < end; ++r) {
@@ -131,12 +138,15 @@ std::vector<std::pair<Vec, double>> grbm_heavy_configs(const Grbm& m, double min
     const double threshold = std::log(min_probability) + log_z;
     const HiddenMarginal hm(m);
     const Index S = hm.space.chunk_size();
-    HeavyList heavy = reduce_chunks(hm.space.chunks(), HeavyList{}, [&](Index c, HeavyList& acc) {
-        Vec lw;
-        hm.log_weights(c, lw);
-        for (Index t = 0; t < S; ++t)
-            if (lw(t) >= threshold) acc.items.emplace_back(c * S + t, lw(t) - log_z);
-    }, opts.cancel);
+    HeavyList heavy = reduce_chunks(
+        hm.space.chunks(), HeavyList{},
+        [&](Index c, HeavyList& acc) {
+            Vec lw;
+            hm.log_weights(c, lw);
+            for (Index t = 0; t < S; ++t)
+                if (lw(t) >= threshold) acc.items.emplace_back(c * S + t, lw(t) - log_z);
+        },
+        opts.cancel);
     std::stable_sort(heavy.items.begin(), heavy.items.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
     std::vector<std::pair<Vec, double>> out;

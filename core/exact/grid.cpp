@@ -38,8 +38,10 @@ void require_grid(const GridSpec& g) {
         throw InputError("density grid: nx and ny must be between 1 and 8192, got " + std::to_string(g.nx) + " x " +
                          std::to_string(g.ny));
     if (const std::string p = box_problem(g); !p.empty())
-        throw InputError("density grid: the box must be finite with x1 > x0 and y1 > y0 and cells the arithmetic can "
-                         "tell apart, got " + p);
+        throw InputError(
+            "density grid: the box must be finite with x1 > x0 and y1 > y0 and cells the arithmetic can "
+            "tell apart, got " +
+            p);
 }
 
 // Box [lo - margin, hi + margin] around the points (rows of P), per coordinate. Only finite
@@ -58,8 +60,9 @@ GridSpec box_around(const RowMat& P, const Vec& margin, int nx, int ny) {
         }
     }
     if (!(lo[0] <= hi[0] && lo[1] <= hi[1]))
-        throw InputError("this model's density cannot be drawn: none of its mode centres is a finite number "
-                         "(the biases, weights or hidden values are beyond what double arithmetic holds)");
+        throw InputError(
+            "this model's density cannot be drawn: none of its mode centres is a finite number "
+            "(the biases, weights or hidden values are beyond what double arithmetic holds)");
     g.x0 = lo[0] - margin(0);
     g.x1 = hi[0] + margin(0);
     g.y0 = lo[1] - margin(1);

@@ -228,8 +228,8 @@ Values adaptive_integral(F f, const std::vector<double>& breaks, const std::arra
     };
     for (const Panel& p : panels) account(p, 1.0);
     const auto scale = [&](int q) {
-        return std::max({magnitude[q], std::fabs(total[0]) * std::pow(length, order[q]),
-                         std::numeric_limits<double>::min()});
+        return std::max(
+            {magnitude[q], std::fabs(total[0]) * std::pow(length, order[q]), std::numeric_limits<double>::min()});
     };
     Values weight{};
     for (int q = 0; q < kComponents; ++q) weight[q] = 1.0 / scale(q);
@@ -314,7 +314,8 @@ QuadResult quadrature_2d(const Leaky& m, const Centred& z) {
         std::ostringstream os;
         os.precision(4);
         os << "quadrature for this leaky RBM cannot locate its mass: its leakiness-1 envelope exceeds its "
-              "leakiness-" << cl << " lower bound by " << (g1.log_z - gcl.log_z)
+              "leakiness-"
+           << cl << " lower bound by " << (g1.log_z - gcl.log_z)
            << " nats (extreme biases?); use AIS (--path leaky) instead";
         throw InputError(os.str());
     }
@@ -349,8 +350,9 @@ QuadResult quadrature_2d(const Leaky& m, const Centred& z) {
     bool finite = std::isfinite(ref) && I[0] > 0;
     for (double v : I) finite = finite && std::isfinite(v);
     if (!finite)
-        throw InputError("quadrature for this leaky RBM failed (its density under- or overflows on the "
-                         "integration range); use AIS (--path leaky) instead");
+        throw InputError(
+            "quadrature for this leaky RBM failed (its density under- or overflows on the "
+            "integration range); use AIS (--path leaky) instead");
     QuadResult r;
     r.log_z = ref + std::log(I[0]);
     r.mean = Vec(2);
@@ -383,8 +385,7 @@ std::string no_exact_method(const Leaky& m, const char* what) {
     std::ostringstream os;
     os << what << " of a leaky RBM is available only at leakiness 1 (a Gaussian), when b = 0, c = 0 and the "
        << "columns of W are mutually orthogonal (closed form), or with 1 or 2 visible units (quadrature); this "
-       << "model has " << m.n_visible() << " visible units and leakiness " << m.leakiness
-       << ": use AIS (--path leaky)";
+       << "model has " << m.n_visible() << " visible units and leakiness " << m.leakiness << ": use AIS (--path leaky)";
     return os.str();
 }
 
@@ -523,8 +524,9 @@ bool leaky_is_orthogonal_case(const Leaky& m, double tol) {
 // log Z = (n/2) log 2pi + sum_j log((1/2)[(1-|W_j|^2)^(-1/2) + (1-cL|W_j|^2)^(-1/2)]) (docs/methods/models.md).
 double leaky_log_z_orthogonal(const Leaky& m) {
     if (!leaky_is_orthogonal_case(m))
-        throw InputError("the orthogonal closed form for a leaky RBM needs b = 0, c = 0 and mutually orthogonal "
-                         "columns of W");
+        throw InputError(
+            "the orthogonal closed form for a leaky RBM needs b = 0, c = 0 and mutually orthogonal "
+            "columns of W");
     double lz = 0.5 * static_cast<double>(m.n_visible()) * kLog2Pi;
     for (Index j = 0; j < m.n_hidden(); ++j) {
         const HalfNormals h = half_normals(m.W.col(j).squaredNorm(), m.leakiness);

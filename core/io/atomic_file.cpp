@@ -53,7 +53,9 @@ void remove_stale_temporaries(const fs::path& target) {
             name.find_first_not_of("0123456789abcdef", prefix.size()) != std::string::npos)
             continue;
         std::error_code e2;
-        if (!it->is_regular_file(e2) || it->is_symlink(e2) || fs::last_write_time(it->path(), e2) >= kProcessStart || e2) continue;
+        if (!it->is_regular_file(e2) || it->is_symlink(e2) || fs::last_write_time(it->path(), e2) >= kProcessStart ||
+            e2)
+            continue;
         const int fd = ::open(it->path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) continue;
         if (::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(it->path().c_str());
@@ -118,7 +120,8 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
     std::size_t done = 0;
     bool first_chunk_pending = static_cast<bool>(hooks.after_first_chunk);
     while (done < bytes.size()) {
-        const std::size_t chunk = first_chunk_pending ? std::min(bytes.size() - done, kFirstChunk) : bytes.size() - done;
+        const std::size_t chunk =
+            first_chunk_pending ? std::min(bytes.size() - done, kFirstChunk) : bytes.size() - done;
         const ssize_t w = ::write(fd, bytes.data() + done, chunk);
         if (w < 0) {
             if (errno == EINTR) continue;
@@ -183,8 +186,10 @@ std::string read_file(const fs::path& path) {
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
-        const char* what = S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)" : S_ISSOCK(st.st_mode) ? "a socket"
-                           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file";
+        const char* what = S_ISFIFO(st.st_mode)                         ? "a FIFO (named pipe)"
+                           : S_ISSOCK(st.st_mode)                       ? "a socket"
+                           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                        : "not a regular file";
         throw InputError("cannot read '" + path.string() + "': it is " + std::string(what) +
                          ", not a regular file; give the path of a file");
     }

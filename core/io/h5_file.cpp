@@ -79,7 +79,8 @@ Id open_file(const fs::path& path) {
 std::vector<std::string> root_names(hid_t file) {
     H5G_info_t info;
     if (H5Gget_info(file, &info) < 0) throw InputError("the root group cannot be read" + hdf5_reason());
-    if (info.nlinks > kMaxLinks) throw InputError("the root group has " + std::to_string(info.nlinks) + " members; not a model file");
+    if (info.nlinks > kMaxLinks)
+        throw InputError("the root group has " + std::to_string(info.nlinks) + " members; not a model file");
     std::vector<std::string> out;
     for (hsize_t i = 0; i < info.nlinks; ++i) {
         const ssize_t len = H5Lget_name_by_idx(file, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
@@ -150,10 +151,15 @@ std::string outside_reason(hid_t dcpl) {
         unsigned flags = 0;
         size_t nvalues = 0;
         unsigned config = 0;
-        const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nvalues, nullptr, 0, nullptr, &config);
+        const H5Z_filter_t id =
+            H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nvalues, nullptr, 0, nullptr, &config);
         switch (id) {
-            case H5Z_FILTER_DEFLATE: case H5Z_FILTER_SHUFFLE: case H5Z_FILTER_FLETCHER32: case H5Z_FILTER_SZIP:
-            case H5Z_FILTER_NBIT: case H5Z_FILTER_SCALEOFFSET: break;
+            case H5Z_FILTER_DEFLATE:
+            case H5Z_FILTER_SHUFFLE:
+            case H5Z_FILTER_FLETCHER32:
+            case H5Z_FILTER_SZIP:
+            case H5Z_FILTER_NBIT:
+            case H5Z_FILTER_SCALEOFFSET: break;
             default:
                 return "HDF5 dataset with filter " + std::to_string(static_cast<long long>(id)) +
                        " (not one of libhdf5's own: deflate, shuffle, fletcher32, szip, nbit, scaleoffset) is refused";
@@ -165,7 +171,8 @@ std::string outside_reason(hid_t dcpl) {
 // The same check for an open dataset; throws InputError naming it.
 void check_dataset_inside(hid_t ds, const std::string& what) {
     Id dcpl(H5Dget_create_plist(ds), H5Pclose);
-    const std::string why = dcpl.ok() ? outside_reason(dcpl.get()) : "HDF5 dataset whose creation properties cannot be read is refused";
+    const std::string why =
+        dcpl.ok() ? outside_reason(dcpl.get()) : "HDF5 dataset whose creation properties cannot be read is refused";
     H5Eclear2(H5E_DEFAULT);
     if (!why.empty()) throw InputError(what + ": " + why + kOnlyInside);
 }
@@ -192,7 +199,8 @@ herr_t visit_link(hid_t group, const char* name, const H5L_info_t* info, void* d
         return 1;
     }
     if (info->type != H5L_TYPE_HARD && info->type != H5L_TYPE_SOFT) {
-        v.refused = what + ": HDF5 user-defined link (class " + std::to_string(static_cast<int>(info->type)) + ") is refused" + kOnlyInside;
+        v.refused = what + ": HDF5 user-defined link (class " + std::to_string(static_cast<int>(info->type)) +
+                    ") is refused" + kOnlyInside;
         return 1;
     }
     if (info->type != H5L_TYPE_HARD) return 0;  // a path inside this file, to an object visited through its hard link
@@ -221,7 +229,8 @@ Id dataset_access() {
     Id dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
     if (dapl.ok())
         H5Pset_elink_cb(
-            dapl.get(), [](const char*, const char*, const char*, const char*, unsigned*, hid_t, void*) -> herr_t { return -1; },
+            dapl.get(),
+            [](const char*, const char*, const char*, const char*, unsigned*, hid_t, void*) -> herr_t { return -1; },
             nullptr);
     return dapl;
 }
@@ -232,7 +241,8 @@ H5Layout layout_of(hid_t file) {
     Id fcpl(H5Fget_create_plist(file), H5Pclose);
     size_t sizeof_addr = 0, sizeof_size = 0;
     hsize_t userblock = 0;
-    if (!fcpl.ok() || H5Pget_sizes(fcpl.get(), &sizeof_addr, &sizeof_size) < 0 || H5Pget_userblock(fcpl.get(), &userblock) < 0)
+    if (!fcpl.ok() || H5Pget_sizes(fcpl.get(), &sizeof_addr, &sizeof_size) < 0 ||
+        H5Pget_userblock(fcpl.get(), &userblock) < 0)
         throw InputError("the file's superblock cannot be read" + hdf5_reason());
     if (sizeof_addr < 2 || sizeof_addr > 8 || sizeof_size < 2 || sizeof_size > 8)
         throw InputError("the file's superblock gives offsets of " + std::to_string(sizeof_addr) + " and lengths of " +
@@ -249,11 +259,11 @@ H5Layout layout_of(hid_t file) {
 template <class Read, class ReadVlen>
 std::string read_string(hid_t type, const std::vector<std::int64_t>& shape, const std::string& what, Read&& reader,
                         ReadVlen&& read_vlen) {
-    if (H5Tget_class(type) != H5T_STRING)
-        throw InputError(what + " must be a string, got " + type_text(type));
+    if (H5Tget_class(type) != H5T_STRING) throw InputError(what + " must be a string, got " + type_text(type));
     std::int64_t count = 1;
     for (auto d : shape) count *= d;
-    if (count != 1 || shape.size() > 1) throw InputError(what + " must be a single string, got shape " + array_shape_text(shape));
+    if (count != 1 || shape.size() > 1)
+        throw InputError(what + " must be a single string, got shape " + array_shape_text(shape));
     const htri_t vlen = H5Tis_variable_str(type);
     if (vlen < 0) throw InputError(what + " cannot be read" + hdf5_reason());
     if (vlen) return read_vlen();
@@ -261,7 +271,8 @@ std::string read_string(hid_t type, const std::vector<std::int64_t>& shape, cons
     const H5T_cset_t cset = H5Tget_cset(type);  // h5py writes UTF-8; ASCII -> UTF-8 has no conversion path
     if (cset >= 0) H5Tset_cset(mem.get(), cset);
     const std::size_t size = H5Tget_size(type);
-    if (size == 0 || size > kMaxStringBytes) throw InputError(what + " is a string of " + std::to_string(size) + " bytes");
+    if (size == 0 || size > kMaxStringBytes)
+        throw InputError(what + " is a string of " + std::to_string(size) + " bytes");
     std::string buf(size + 1, '\0');
     if (H5Tset_size(mem.get(), size + 1) < 0 || !reader(mem.get(), buf.data()))
         throw InputError(what + " cannot be read" + hdf5_reason());
@@ -296,8 +307,9 @@ NpyArray read_dataset(hid_t file, const fs::path& path, const std::string& key, 
                 const haddr_t at = H5Dget_offset(ds.get());  // absolute; undefined unless contiguous
                 H5Eclear2(H5E_DEFAULT);
                 if (at == HADDR_UNDEF)
-                    throw InputError(what + " is a variable-length string dataset not stored contiguously, which rbmscope "
-                                            "does not read; store it as an attribute or a fixed-length string");
+                    throw InputError(what +
+                                     " is a variable-length string dataset not stored contiguously, which rbmscope "
+                                     "does not read; store it as an attribute or a fixed-length string");
                 return read_vlen_string_at(path, layout_of(file), at, what);
             })};
         return out;
@@ -404,8 +416,7 @@ NamedArrays read_h5_arrays(const fs::path& path, const ModelLoadOptions& options
 }
 
 void write_h5_model(const Model& model, const fs::path& path) {
-    if (model.anneal_from)
-        throw InputError("a model with 'anneal_from' cannot be written as .h5 (use .json or .npz)");
+    if (model.anneal_from) throw InputError("a model with 'anneal_from' cannot be written as .h5 (use .json or .npz)");
     // A child reading an .h5 file must not start with this thread inside libhdf5.
     const std::lock_guard lock(container_library_mutex());
     quiet_hdf5();
@@ -414,9 +425,11 @@ void write_h5_model(const Model& model, const fs::path& path) {
         Id f(H5Fcreate(tmp.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
         if (!f.ok()) throw InputError("libhdf5 cannot create the file" + hdf5_reason());
         auto put = [&](const char* name, std::vector<hsize_t> dims, const double* data) {
-            Id space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+            Id space(dims.empty() ? H5Screate(H5S_SCALAR)
+                                  : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
                      H5Sclose);
-            Id ds(H5Dcreate2(f.get(), name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+            Id ds(H5Dcreate2(f.get(), name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                  H5Dclose);
             if (!ds.ok() || H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
                 throw InputError(std::string("libhdf5 cannot write '") + name + "'" + hdf5_reason());
         };
@@ -425,7 +438,9 @@ void write_h5_model(const Model& model, const fs::path& path) {
             const RowMat r = m;
             put(name, {static_cast<hsize_t>(m.rows()), static_cast<hsize_t>(m.cols())}, r.data());
         };
-        auto put_vector = [&](const char* name, const Vec& v) { put(name, {static_cast<hsize_t>(v.size())}, v.data()); };
+        auto put_vector = [&](const char* name, const Vec& v) {
+            put(name, {static_cast<hsize_t>(v.size())}, v.data());
+        };
         // As h5py writes a str attribute: variable-length UTF-8, scalar.
         auto put_attr = [&](const char* name, const std::string& s) {
             Id type(H5Tcopy(H5T_C_S1), H5Tclose);

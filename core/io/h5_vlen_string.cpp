@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::uint64_t kMaxChunkBytes = 1 << 20;       // object header chunks of a model file are tiny
+constexpr std::uint64_t kMaxChunkBytes = 1 << 20;  // object header chunks of a model file are tiny
 constexpr int kMaxChunks = 64;
 constexpr std::uint64_t kMaxCollectionBytes = 64 << 20;
 
@@ -28,8 +28,9 @@ public:
     }
     std::vector<unsigned char> read(std::uint64_t offset, std::uint64_t n, const char* part) {
         if (offset > size_ || n > size_ - offset)
-            throw InputError(what_ + " cannot be read: its " + std::string(part) + " at byte " + std::to_string(offset) +
-                             " (" + std::to_string(n) + " bytes) lies outside the " + std::to_string(size_) + "-byte file");
+            throw InputError(what_ + " cannot be read: its " + std::string(part) + " at byte " +
+                             std::to_string(offset) + " (" + std::to_string(n) + " bytes) lies outside the " +
+                             std::to_string(size_) + "-byte file");
         std::vector<unsigned char> out(static_cast<std::size_t>(n));
         in_.seekg(static_cast<std::streamoff>(offset));
         if (n > 0 && !in_.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(n)))
@@ -54,7 +55,8 @@ std::uint64_t le(const std::vector<unsigned char>& v, std::uint64_t at, unsigned
 }
 
 std::uint64_t address(std::uint64_t a, const H5Layout& layout, const std::string& what) {
-    const std::uint64_t undefined = layout.sizeof_addr >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * layout.sizeof_addr)) - 1;
+    const std::uint64_t undefined =
+        layout.sizeof_addr >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * layout.sizeof_addr)) - 1;
     if (a == undefined || a > ~std::uint64_t(0) - layout.base)
         throw InputError(what + " cannot be read: it refers to an undefined address");
     return a + layout.base;
@@ -81,7 +83,8 @@ std::string string_from_reference(FileBytes& file, const H5Layout& layout, const
                          " has no 'GCOL' version 1 signature");
     const std::uint64_t size = le(head, 8, ls, what);
     if (size < 8 + ls || size > kMaxCollectionBytes)
-        throw InputError(what + " cannot be read: its global heap collection claims " + std::to_string(size) + " bytes");
+        throw InputError(what + " cannot be read: its global heap collection claims " + std::to_string(size) +
+                         " bytes");
     const std::vector<unsigned char> heap = file.read(start, size, "global heap collection");
     // Every object header up to the free-space object (index 0) must lie inside the collection.
     for (std::uint64_t pos = 8 + ls; pos + 8 + ls <= size;) {
@@ -135,9 +138,11 @@ std::vector<Message> header_messages(FileBytes& file, const H5Layout& layout, st
         chunks.push_back({header + 16, le(pre, 8, 4, what)});
     }
     for (std::size_t c = 0; c < chunks.size(); ++c) {
-        if (chunks.size() > static_cast<std::size_t>(kMaxChunks)) throw InputError(what + " cannot be read: its object header has too many chunks");
+        if (chunks.size() > static_cast<std::size_t>(kMaxChunks))
+            throw InputError(what + " cannot be read: its object header has too many chunks");
         if (chunks[c].size > kMaxChunkBytes)
-            throw InputError(what + " cannot be read: an object header chunk claims " + std::to_string(chunks[c].size) + " bytes");
+            throw InputError(what + " cannot be read: an object header chunk claims " + std::to_string(chunks[c].size) +
+                             " bytes");
         std::vector<unsigned char> bytes = file.read(chunks[c].at, chunks[c].size, "object header chunk");
         std::uint64_t pos = 0, end = bytes.size();
         if (v2 && c > 0) {  // continuation chunk: "OCHK", messages, checksum
@@ -152,9 +157,11 @@ std::vector<Message> header_messages(FileBytes& file, const H5Layout& layout, st
             const std::uint64_t size = v2 ? le(bytes, pos + 1, 2, what) : le(bytes, pos + 2, 2, what);
             const unsigned flags = static_cast<unsigned>(le(bytes, pos + (v2 ? 3 : 4), 1, what));
             pos += head;
-            if (size > end - pos) throw InputError(what + " cannot be read: an object header message runs past its chunk");
-            Message m{type, flags, std::vector<unsigned char>(bytes.begin() + static_cast<std::ptrdiff_t>(pos),
-                                                              bytes.begin() + static_cast<std::ptrdiff_t>(pos + size))};
+            if (size > end - pos)
+                throw InputError(what + " cannot be read: an object header message runs past its chunk");
+            Message m{type, flags,
+                      std::vector<unsigned char>(bytes.begin() + static_cast<std::ptrdiff_t>(pos),
+                                                 bytes.begin() + static_cast<std::ptrdiff_t>(pos + size))};
             pos += v2 ? size : pad8(size);
             if (type == 0x10) {  // continuation: address, length
                 const std::uint64_t at = address(le(m.data, 0, layout.sizeof_addr, what), layout, what);
@@ -178,13 +185,16 @@ std::string read_vlen_string_attribute(const fs::path& path, const H5Layout& lay
         if (m.flags & 0x02) throw InputError(what + " is a shared attribute message, which rbmscope does not read");
         const std::vector<unsigned char>& d = m.data;
         const unsigned version = static_cast<unsigned>(le(d, 0, 1, what));
-        if (version < 1 || version > 3) throw InputError(what + " cannot be read: attribute message version " + std::to_string(version));
+        if (version < 1 || version > 3)
+            throw InputError(what + " cannot be read: attribute message version " + std::to_string(version));
         const unsigned flags = version == 1 ? 0 : static_cast<unsigned>(le(d, 1, 1, what));
-        const std::uint64_t name_size = le(d, 2, 2, what), type_size = le(d, 4, 2, what), space_size = le(d, 6, 2, what);
+        const std::uint64_t name_size = le(d, 2, 2, what), type_size = le(d, 4, 2, what),
+                            space_size = le(d, 6, 2, what);
         std::uint64_t pos = version == 3 ? 9 : 8;
         auto field = [&](std::uint64_t n) { return version == 1 ? pad8(n) : n; };
         if (name_size == 0 || pos + field(name_size) > d.size()) continue;  // libhdf5 opened it; not ours to judge
-        const std::string found(reinterpret_cast<const char*>(d.data() + pos), strnlen(reinterpret_cast<const char*>(d.data() + pos), name_size));
+        const std::string found(reinterpret_cast<const char*>(d.data() + pos),
+                                strnlen(reinterpret_cast<const char*>(d.data() + pos), name_size));
         if (found != name) continue;
         if (flags & 0x03) throw InputError(what + " has a shared datatype or dataspace, which rbmscope does not read");
         pos += field(name_size);

@@ -19,9 +19,9 @@ namespace rbm {
 inline constexpr std::uint64_t kMaxStringBytes = 1 << 20;
 
 struct H5Layout {
-    std::uint64_t base = 0;       // file offset of address 0 (the user block's size)
-    unsigned sizeof_addr = 8;     // superblock's "size of offsets"
-    unsigned sizeof_size = 8;     // superblock's "size of lengths"
+    std::uint64_t base = 0;    // file offset of address 0 (the user block's size)
+    unsigned sizeof_addr = 8;  // superblock's "size of offsets"
+    unsigned sizeof_size = 8;  // superblock's "size of lengths"
 };
 
 // The scalar variable-length string attribute `name` of the object whose header is at

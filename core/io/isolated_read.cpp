@@ -184,7 +184,7 @@ void misbehave(ChildFault how, const IsolatedLimits& limits) {
     if (devnull >= 0) ::dup2(devnull, STDOUT_FILENO);
     ::dup2(err_fd, STDERR_FILENO);
     // No core file for a crash that is reported as a message.
-    const struct rlimit no_core{0, 0};
+    const struct rlimit no_core { 0, 0 };
     ::setrlimit(RLIMIT_CORE, &no_core);
     // The address space may grow by the budget over what the child inherited (its parent's
     // heap, thread stacks, a sanitizer's shadow): an allocation beyond fails in the child.
@@ -370,7 +370,8 @@ std::string run_isolated(const std::function<std::string()>& work, const Isolate
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limits.seconds);
     char buf[1 << 16];
     while ((reply_open || err_open) && !too_big) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
             timed_out = true;
             break;
@@ -416,21 +417,24 @@ std::string run_isolated(const std::function<std::string()>& work, const Isolate
         throw InputError(library + " did not finish reading this file in " + std::to_string(limits.seconds) +
                          " s and was stopped" + damaged + " (RBMSCOPE_HDF5_SECONDS sets the limit)");
     if (too_big)
-        throw InputError(library + " sent more than " + std::to_string(limits.reply_bytes) + " bytes for this file" + damaged);
+        throw InputError(library + " sent more than " + std::to_string(limits.reply_bytes) + " bytes for this file" +
+                         damaged);
     const std::string detail = last_line(err_tail);
     const std::string tail = detail.empty() ? "" : ": " + detail;
     if (status != -1 && WIFSIGNALED(status))
-        throw InputError(library + " crashed reading this file (" + signal_text(WTERMSIG(status)) + tail + ")" + damaged);
+        throw InputError(library + " crashed reading this file (" + signal_text(WTERMSIG(status)) + tail + ")" +
+                         damaged);
     if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0)
-        throw InputError(library + " crashed reading this file (exit status " + std::to_string(WEXITSTATUS(status)) + tail +
-                         ")" + damaged);
+        throw InputError(library + " crashed reading this file (exit status " + std::to_string(WEXITSTATUS(status)) +
+                         tail + ")" + damaged);
     // A complete answer: a status byte, a length, then exactly that many bytes.
     std::uint64_t length = 0;
     if (head.size() == 9)
-        for (int k = 0; k < 8; ++k) length |= static_cast<std::uint64_t>(static_cast<unsigned char>(head[1 + k])) << (8 * k);
+        for (int k = 0; k < 8; ++k)
+            length |= static_cast<std::uint64_t>(static_cast<unsigned char>(head[1 + k])) << (8 * k);
     if (head.size() < 9 || (head[0] != kOk && head[0] != kError) || length != answer.size())
-        throw InputError(library + " crashed reading this file (it stopped before its answer was complete" + tail + ")" +
-                         damaged);
+        throw InputError(library + " crashed reading this file (it stopped before its answer was complete" + tail +
+                         ")" + damaged);
     if (head[0] == kError) throw InputError(answer);
     return answer;
 }

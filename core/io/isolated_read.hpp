@@ -1,7 +1,7 @@
 #pragma once
 // Private to core/io. Reading through libhdf5 (.h5 files, MATLAB v7.3 .mat files) in a forked
-// child process, so that a crafted file cannot take the app or the CLI down: libhdf5 1.10.8 still crashes inside itself on some crafted files
-// (tests/data/bad/h5-metadata-accumulator-null.h5 and the two mat-v73-* files next to it), below
+// child process, so that a crafted file cannot take the app or the CLI down: libhdf5 1.10.8 still crashes inside itself
+// on some crafted files (tests/data/bad/h5-metadata-accumulator-null.h5 and the two mat-v73-* files next to it), below
 // anything the readers can check first. The child parses the file into NamedArrays (or a
 // listing), sends them back through a pipe and _exits; a child that dies, hangs or asks for
 // more memory than the file can justify becomes an InputError in the caller.

@@ -34,7 +34,9 @@ inline const json& member(const json& obj, const std::string& key, const std::st
     if (it == obj.end()) throw InputError((path.empty() ? key : path + "." + key) + " is missing");
     return *it;
 }
-inline std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+inline std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+}
 inline std::string at(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 // An integer (no fraction, no exponent form that is not integral) in [lo, hi].
@@ -80,7 +82,8 @@ inline std::string string(const json& j, const std::string& path) {
 // One of `choices` (listed in the message).
 inline std::string choice(const json& j, const std::string& path, const std::vector<std::string>& choices) {
     std::string list;
-    for (std::size_t i = 0; i < choices.size(); ++i) list += (i ? i + 1 == choices.size() ? " or " : ", " : "") + choices[i];
+    for (std::size_t i = 0; i < choices.size(); ++i)
+        list += (i ? i + 1 == choices.size() ? " or " : ", " : "") + choices[i];
     if (!j.is_string()) refuse(path, list, j);
     const std::string s = j.get<std::string>();
     for (const std::string& c : choices)
@@ -97,11 +100,13 @@ inline const json& array_of_size(const json& j, const std::string& path, std::si
 }
 
 // Convenience: member + reader.
-inline std::int64_t integer_at(const json& o, const std::string& key, const std::string& path, std::int64_t lo, std::int64_t hi) {
+inline std::int64_t integer_at(const json& o, const std::string& key, const std::string& path, std::int64_t lo,
+                               std::int64_t hi) {
     return integer(member(o, key, path), join(path, key), lo, hi);
 }
 inline double number_at(const json& o, const std::string& key, const std::string& path,
-                        double lo = -std::numeric_limits<double>::max(), double hi = std::numeric_limits<double>::max()) {
+                        double lo = -std::numeric_limits<double>::max(),
+                        double hi = std::numeric_limits<double>::max()) {
     return number(member(o, key, path), join(path, key), lo, hi);
 }
 inline bool boolean_at(const json& o, const std::string& key, const std::string& path) {

@@ -65,7 +65,8 @@ public:
     bool operator()(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
         using E = nlohmann::json::parse_event_t;
         if (skip_depth_ >= 0) {
-            const bool ends = (event == E::key && depth <= skip_depth_) || (event == E::object_end && depth < skip_depth_) ||
+            const bool ends = (event == E::key && depth <= skip_depth_) ||
+                              (event == E::object_end && depth < skip_depth_) ||
                               (event == E::array_end && depth < skip_depth_);
             if (!ends) return false;
             skip_depth_ = -1;
@@ -87,7 +88,8 @@ public:
                     std::string where = "at the top level";
                     if (depth > 1) {
                         where = "in '";
-                        for (int d = 0; d + 1 < depth; ++d) where += (d ? "." : "") + path_[static_cast<std::size_t>(d)];
+                        for (int d = 0; d + 1 < depth; ++d)
+                            where += (d ? "." : "") + path_[static_cast<std::size_t>(d)];
                         where += "'";
                     }
                     throw InputError("key '" + k + "' appears twice " + where + "; a key may appear only once");
@@ -138,8 +140,8 @@ inline void check_depth(const std::string& text) {
                         ++column;
                     }
                 }
-                throw InputError("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels (line " + std::to_string(line) +
-                                 ", column " + std::to_string(column) + ")");
+                throw InputError("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels (line " +
+                                 std::to_string(line) + ", column " + std::to_string(column) + ")");
             }
         } else if (c == ']' || c == '}') {
             if (depth > 0) --depth;
@@ -184,14 +186,17 @@ private:
 // no NaN or Infinity, and <finite_rule>".
 // Duplicate keys are refused; with `known_top`, other top-level keys are skipped unbuilt. Out of
 // memory is an InputError too (one line, exit 2), never an exception escaping as an abort.
-inline nlohmann::json parse(const std::string& text, const char* finite_rule, const std::vector<std::string>* known_top = nullptr) {
+inline nlohmann::json parse(const std::string& text, const char* finite_rule,
+                            const std::vector<std::string>* known_top = nullptr) {
     using nlohmann::json;
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw InputError("file is empty");
     check_depth(text);
     try {
         const OutOfMemoryReserve headroom;
         KeyFilter filter(known_top);
-        return json::parse(text, [&filter](int depth, json::parse_event_t event, json& parsed) { return filter(depth, event, parsed); });
+        return json::parse(text, [&filter](int depth, json::parse_event_t event, json& parsed) {
+            return filter(depth, event, parsed);
+        });
     } catch (const json::parse_error& e) {
         std::string hint;
         const std::size_t from = e.byte > 12 ? e.byte - 12 : 0;

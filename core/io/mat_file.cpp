@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <cstdio>
 #include <memory>
 #include <random>
 
@@ -92,8 +92,8 @@ void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t d
     // An opaque object (a MATLAB string or table) has no dimensions element: libmatio reads the
     // name tag at byte 24, which must fit too.
     if (cls == kOpaque && len >= 32 && word(m + 24, swap) == 1 && 32 + std::uint64_t(word(m + 28, swap)) > declared)
-        throw InputError(which + " has a name of " + std::to_string(word(m + 28, swap)) + " bytes, more than the variable's " +
-                         std::to_string(declared));
+        throw InputError(which + " has a name of " + std::to_string(word(m + 28, swap)) +
+                         " bytes, more than the variable's " + std::to_string(declared));
     for (int sub = 0; pos + 8 <= len && pos + 8 <= declared; ++sub) {
         const std::uint32_t t = word(m + pos, swap);
         if (sub == 0 && ((t != 6 && t != 5) || word(m + pos + 4, swap) != 8))
@@ -116,20 +116,22 @@ void check_matrix_start(const unsigned char* m, std::size_t len, std::uint64_t d
         if (sub == 1 && holds_matrices && pos + 8 + n <= len) {
             for (std::uint64_t k = 0; k + 4 <= n; k += 4) count *= static_cast<double>(word(m + pos + 8 + k, swap));
             if (count * 8.0 > static_cast<double>(declared))
-                throw InputError(which + " declares " + std::to_string(static_cast<unsigned long long>(std::min(count, 1e18))) +
+                throw InputError(which + " declares " +
+                                 std::to_string(static_cast<unsigned long long>(std::min(count, 1e18))) +
                                  " cells or fields in " + std::to_string(declared) + " bytes");
         }
         if (sub == 4 && cls == kStruct && field_bytes > 0) {
             const double fields = static_cast<double>(n / field_bytes);
             if (count * fields * 8.0 > static_cast<double>(declared))
-                throw InputError(which + " declares " + std::to_string(static_cast<unsigned long long>(std::min(count, 1e18))) +
+                throw InputError(which + " declares " +
+                                 std::to_string(static_cast<unsigned long long>(std::min(count, 1e18))) +
                                  " elements of " + std::to_string(n / field_bytes) + " fields in " +
                                  std::to_string(declared) + " bytes");
         }
         // Cells and structs hold whole matrices as elements: the same rules inside.
         if (t == miMATRIX && pos + 8 < len)
-            check_matrix_start(m + pos + 8, static_cast<std::size_t>(std::min<std::uint64_t>(n, len - pos - 8)), n, swap,
-                               index, depth + 1);
+            check_matrix_start(m + pos + 8, static_cast<std::size_t>(std::min<std::uint64_t>(n, len - pos - 8)), n,
+                               swap, index, depth + 1);
         pos += 8 + (n + 7) / 8 * 8;
     }
 }
@@ -175,17 +177,20 @@ Inflated inflate_variable(const unsigned char* p, std::uint64_t n, bool swap, in
         if (out.total > kMaxInflated) {
             inflateEnd(&z);
             if (kMaxInflated < kMaxFileInflated)
-                throw InputError("variable " + std::to_string(index + 1) + " inflates to more than " + bytes_text(static_cast<double>(kMaxInflated)) +
+                throw InputError("variable " + std::to_string(index + 1) + " inflates to more than " +
+                                 bytes_text(static_cast<double>(kMaxInflated)) +
                                  (allowance < memory_budget() ? ", which with the variables before it" : "") +
-                                 " is more than the memory budget (" + bytes_text(static_cast<double>(memory_budget())) + ")" +
-                                 memory_budget_advice());
+                                 " is more than the memory budget (" +
+                                 bytes_text(static_cast<double>(memory_budget())) + ")" + memory_budget_advice());
             throw InputError("variable " + std::to_string(index + 1) + " inflates to more than " +
                              std::to_string(kMaxInflated) + " bytes, more than a model file holds");
         }
         if (keep_all && out.kept.size() > max_kept) {
             inflateEnd(&z);
-            throw InputError("variable " + std::to_string(index + 1) + " is a compressed cell, struct or object array inflating to more than " +
-                             bytes_text(static_cast<double>(max_kept)) + " (1/64 of the memory budget), more than a model file holds");
+            throw InputError("variable " + std::to_string(index + 1) +
+                             " is a compressed cell, struct or object array inflating to more than " +
+                             bytes_text(static_cast<double>(max_kept)) +
+                             " (1/64 of the memory budget), more than a model file holds");
         }
         if (rc != Z_OK || (got == 0 && z.avail_in == 0)) break;  // end, error or truncated stream
     }
@@ -215,16 +220,17 @@ void check_v4_layout(const std::string& bytes) {
         const std::string which = "the file is truncated or damaged: variable " + std::to_string(index + 1);
         const std::size_t left = bytes.size() - at - 20;
         if (static_cast<std::uint64_t>(h[4]) > left)
-            throw InputError(which + " claims a name of " + std::to_string(h[4]) + " bytes, " + std::to_string(left) + " remain");
+            throw InputError(which + " claims a name of " + std::to_string(h[4]) + " bytes, " + std::to_string(left) +
+                             " remain");
         if (h[1] < 0 || h[2] < 0)
             throw InputError(which + " claims " + std::to_string(h[1]) + " x " + std::to_string(h[2]) + " elements");
         static constexpr int kSize[] = {8, 4, 4, 2, 2, 1};
         const double need = static_cast<double>(h[1]) * h[2] * kSize[P] * (h[3] != 0 ? 2 : 1);
         const std::size_t after_name = left - static_cast<std::size_t>(h[4]);
         if (need > static_cast<double>(after_name))
-            throw InputError(which + " claims " + std::to_string(h[1]) + " x " + std::to_string(h[2]) + " elements of " +
-                             std::to_string(kSize[P] * (h[3] != 0 ? 2 : 1)) + " bytes, " + std::to_string(after_name) +
-                             " bytes remain");
+            throw InputError(which + " claims " + std::to_string(h[1]) + " x " + std::to_string(h[2]) +
+                             " elements of " + std::to_string(kSize[P] * (h[3] != 0 ? 2 : 1)) + " bytes, " +
+                             std::to_string(after_name) + " bytes remain");
         at += 20 + static_cast<std::size_t>(h[4]) + static_cast<std::size_t>(need);
     }
 }
@@ -247,7 +253,8 @@ void check_layout(const fs::path& path) {
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
     const unsigned version = header_version(p, bytes.size());
-    if (version == 0x0200) return check_h5_self_contained(path);  // v7.3: the file changed since mat_file_is_hdf5 looked
+    if (version == 0x0200)
+        return check_h5_self_contained(path);  // v7.3: the file changed since mat_file_is_hdf5 looked
     if (version != 0x0100) return check_v4_layout(bytes);
     const bool swap = p[126] == 'M';  // this code runs on little-endian machines (x86-64, arm64)
     std::size_t at = 128;
@@ -320,10 +327,17 @@ const char* class_text(const matvar_t& v) {
 
 std::size_t element_bytes(matio_classes c) {
     switch (c) {
-        case MAT_C_DOUBLE: case MAT_C_INT64: case MAT_C_UINT64: return 8;
-        case MAT_C_SINGLE: case MAT_C_INT32: case MAT_C_UINT32: return 4;
-        case MAT_C_INT16: case MAT_C_UINT16: case MAT_C_CHAR: return 2;
-        case MAT_C_INT8: case MAT_C_UINT8: return 1;
+        case MAT_C_DOUBLE:
+        case MAT_C_INT64:
+        case MAT_C_UINT64: return 8;
+        case MAT_C_SINGLE:
+        case MAT_C_INT32:
+        case MAT_C_UINT32: return 4;
+        case MAT_C_INT16:
+        case MAT_C_UINT16:
+        case MAT_C_CHAR: return 2;
+        case MAT_C_INT8:
+        case MAT_C_UINT8: return 1;
         default: return 0;
     }
 }
@@ -351,8 +365,9 @@ NpyArray read_variable(mat_t* mat, const std::string& key, const std::string& na
     const std::string what = key == name ? "'" + key + "'" : "'" + key + "' (variable '" + name + "')";
     g_matio_message.clear();
     VarPtr info(Mat_VarReadInfo(mat, name.c_str()));
-    if (!info) throw InputError(what + " cannot be read: the file is damaged" +
-                                (g_matio_message.empty() ? std::string() : " (" + g_matio_message + ")"));
+    if (!info)
+        throw InputError(what + " cannot be read: the file is damaged" +
+                         (g_matio_message.empty() ? std::string() : " (" + g_matio_message + ")"));
     const std::vector<std::int64_t> shape = shape_of(*info);
     if (info->rank < 1) throw InputError(what + " has no dimensions");
     check_declared_shape(shape, what);
@@ -360,7 +375,8 @@ NpyArray read_variable(mat_t* mat, const std::string& key, const std::string& na
     if (info->isComplex) throw InputError(what + " is complex; expected real numbers");
     if (text) {
         if (info->class_type != MAT_C_CHAR)
-            throw InputError(what + " must be a char array (a string), got a " + std::string(class_text(*info)) + " array");
+            throw InputError(what + " must be a char array (a string), got a " + std::string(class_text(*info)) +
+                             " array");
     } else if (element_bytes(info->class_type) == 0 || info->class_type == MAT_C_CHAR) {
         throw InputError(what + " must be a numeric array (double, single or integer), got a " +
                          std::string(class_text(*info)) + " array");
@@ -479,15 +495,16 @@ NamedArrays read_mat_arrays(const fs::path& path, const ModelLoadOptions& option
 }
 
 void write_mat_model(const Model& model, const fs::path& path, bool mat73) {
-    if (model.anneal_from)
-        throw InputError("a model with 'anneal_from' cannot be written as .mat (use .json or .npz)");
+    if (model.anneal_from) throw InputError("a model with 'anneal_from' cannot be written as .mat (use .json or .npz)");
     // A child reading a v7.3 file must not start with this thread inside libmatio or libhdf5.
     const std::lock_guard lock(container_library_mutex());
     quiet_matio();
     ScratchFile tmp(path);
     g_matio_message.clear();
     mat_t* raw = Mat_CreateVer(tmp.path().c_str(), nullptr, mat73 ? MAT_FT_MAT73 : MAT_FT_MAT5);
-    if (!raw) throw InputError("libmatio cannot create the file" + (g_matio_message.empty() ? std::string() : ": " + g_matio_message));
+    if (!raw)
+        throw InputError("libmatio cannot create the file" +
+                         (g_matio_message.empty() ? std::string() : ": " + g_matio_message));
     MatPtr mat(raw);
     auto put = [&](const char* name, std::size_t rows, std::size_t cols, std::vector<double> data) {
         size_t dims[2] = {rows, cols};
@@ -524,8 +541,8 @@ void write_mat_model(const Model& model, const fs::path& path, bool mat73) {
                 put_row("hidbiases", p.c);
                 if constexpr (std::is_same_v<T, Grbm>) {
                     put_row("sigma", p.sigma);
-                    put_row("hidden_values", Eigen::Map<const Vec>(p.hidden_values.data(),
-                                                                   static_cast<Index>(p.hidden_values.size())));
+                    put_row("hidden_values",
+                            Eigen::Map<const Vec>(p.hidden_values.data(), static_cast<Index>(p.hidden_values.size())));
                 }
                 if constexpr (std::is_same_v<T, Leaky>) put("leakiness", 1, 1, {p.leakiness});
             }

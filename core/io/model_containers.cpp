@@ -111,7 +111,8 @@ LoadedModel named_container_from_bytes(const std::string& bytes, const std::stri
 
 std::vector<ArrayInfo> list_model_arrays(const fs::path& path) {
     std::string ext = path.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     return with_context(path.string() + ": ", [&] {
         if (ext == ".mat" || ext == ".h5" || ext == ".hdf5") return list_arrays(path, ext);
         if (ext == ".npz") return list_npz_arrays(read_file(path));

@@ -42,7 +42,8 @@ LoadedModel load_model_file(const fs::path& path, const ModelLoadOptions& option
     try {
         return model_from_file_bytes(read_file(path), ext, origin, options);
     } catch (const std::bad_alloc&) {
-        throw InputError(origin + ": not enough memory to load this " + std::to_string(ec ? 0 : size) + "-byte model file");
+        throw InputError(origin + ": not enough memory to load this " + std::to_string(ec ? 0 : size) +
+                         "-byte model file");
     }
 }
 

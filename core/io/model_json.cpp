@@ -13,8 +13,8 @@ namespace rbm {
 
 namespace {
 
-using nlohmann::json;
 using json_text::type_name;
+using nlohmann::json;
 
 // Kinds accepted in files, in the order the messages list them.
 const char* const kKindList = "grbm, brbm, leaky or gaussian";
@@ -28,8 +28,8 @@ std::string size_text(double count) {
 
 void check_element_count(double count, const std::string& key) {
     if (count > static_cast<double>(kMaxFileElements))
-        throw InputError("'" + key + "' has " + size_text(count) + " elements, more than the limit 2^28 = " +
-                         std::to_string(kMaxFileElements));
+        throw InputError("'" + key + "' has " + size_text(count) +
+                         " elements, more than the limit 2^28 = " + std::to_string(kMaxFileElements));
 }
 
 // ---------------------------------------------------------------- JSON reading
@@ -38,7 +38,8 @@ void check_element_count(double count, const std::string& key) {
 double number_at(const json& v, const std::string& where) {
     if (v.is_number()) return v.get<double>();
     if (v.is_null())
-        throw InputError(where + " is null, i.e. a non-finite value (NaN or Inf written as null); expected a finite number");
+        throw InputError(where +
+                         " is null, i.e. a non-finite value (NaN or Inf written as null); expected a finite number");
     throw InputError(where + " must be a number, got " + type_name(v));
 }
 
@@ -57,8 +58,7 @@ Mat matrix_of(const json& j, const std::string& key) {
     const std::size_t rows = j.size();
     std::size_t cols = 0;
     for (std::size_t r = 0; r < rows; ++r) {
-        if (!j[r].is_array())
-            throw InputError(expected + ", but row " + std::to_string(r) + " is " + type_name(j[r]));
+        if (!j[r].is_array()) throw InputError(expected + ", but row " + std::to_string(r) + " is " + type_name(j[r]));
         if (r == 0) cols = j[r].size();
         if (j[r].size() != cols)
             throw InputError("'" + key + "' row " + std::to_string(r) + " has " + std::to_string(j[r].size()) +
@@ -103,7 +103,8 @@ Model model_from_json_object(const json& obj, bool nested) {
                          ", this program reads version 1");
     const json* k = find(obj, "kind");
     if (!k) throw InputError(std::string("'kind' is missing (expected ") + kKindList + ")");
-    if (!k->is_string()) throw InputError(std::string("'kind' must be a string (") + kKindList + "), got " + type_name(*k));
+    if (!k->is_string())
+        throw InputError(std::string("'kind' must be a string (") + kKindList + "), got " + type_name(*k));
     const std::string kind = k->get<std::string>();
 
     Model model;
@@ -228,12 +229,13 @@ void validate_model_file(const Model& m) {
 Model model_from_json_text(const std::string& text, const std::string& origin) {
     return with_context(origin + ": ", [&] {
         // Keys a model file may hold (docs/reference/model-files.md); others are skipped unread.
-        static const std::vector<std::string> known{"format", "version", "kind", "name",  "notes",         "mean",       "cov",
-                                                    "W",      "b",       "c",    "sigma", "hidden_values", "leakiness", "anneal_from",
-                                                    "training"};
+        static const std::vector<std::string> known{"format", "version",       "kind",      "name",        "notes",
+                                                    "mean",   "cov",           "W",         "b",           "c",
+                                                    "sigma",  "hidden_values", "leakiness", "anneal_from", "training"};
         const json j = json_text::parse(text, "a model's numbers must be finite", &known);
         if (!j.is_object())
-            throw InputError("expected a JSON object {\"kind\": ..., \"W\": ...} at the top level, got " + type_name(j));
+            throw InputError("expected a JSON object {\"kind\": ..., \"W\": ...} at the top level, got " +
+                             type_name(j));
         Model m = model_from_json_object(j, false);
         validate_model_file(m);
         return m;

@@ -41,8 +41,8 @@ Mat matrix_of(const NpyArray& a, const std::string& key) {
 Vec vector_of(const NpyArray& a, const std::string& key, bool matlab) {
     require_numeric(a, key);
     // A MATLAB vector is 1 x n or n x 1 (Hinton's code keeps biases as 1 x n rows).
-    const bool ok = a.shape.size() == 1 ||
-                    (matlab && a.shape.size() == 2 && (a.shape[0] == 1 || a.shape[1] == 1) && a.size() > 0);
+    const bool ok =
+        a.shape.size() == 1 || (matlab && a.shape.size() == 2 && (a.shape[0] == 1 || a.shape[1] == 1) && a.size() > 0);
     if (!ok)
         throw InputError("'" + key + "' must be a " + (matlab ? "vector (1 x n or n x 1)" : "1-D array") +
                          ", got shape " + shape_of(a));
@@ -66,8 +66,8 @@ std::string string_of(const NpyArray& a, const std::string& key) {
 }  // namespace
 
 const std::vector<std::string>& mappable_keys() {
-    static const std::vector<std::string> keys = {"W", "b", "c", "sigma", "hidden_values", "leakiness", "kind",
-                                                  "mean", "cov", "name", "notes"};
+    static const std::vector<std::string> keys = {"W",    "b",    "c",   "sigma", "hidden_values", "leakiness",
+                                                  "kind", "mean", "cov", "name",  "notes"};
     return keys;
 }
 
@@ -93,7 +93,9 @@ ArrayNameMap parse_array_map(const std::string& text) {
 
 ArrayNameMap choose_arrays(const std::vector<std::string>& available, const ModelLoadOptions& options,
                            bool hinton_names) {
-    auto has = [&](const std::string& n) { return std::find(available.begin(), available.end(), n) != available.end(); };
+    auto has = [&](const std::string& n) {
+        return std::find(available.begin(), available.end(), n) != available.end();
+    };
     ArrayNameMap chosen;
     for (const auto& [key, name] : options.names) {
         if (!has(name)) {
@@ -104,7 +106,8 @@ ArrayNameMap choose_arrays(const std::vector<std::string>& available, const Mode
         }
         chosen[key] = name;
     }
-    static const std::pair<const char*, const char*> kHinton[] = {{"W", "vishid"}, {"b", "visbiases"}, {"c", "hidbiases"}};
+    static const std::pair<const char*, const char*> kHinton[] = {
+        {"W", "vishid"}, {"b", "visbiases"}, {"c", "hidbiases"}};
     for (const auto& key : mappable_keys()) {
         if (chosen.count(key)) continue;
         if (has(key)) {
@@ -126,8 +129,8 @@ std::string array_shape_text(const std::vector<std::int64_t>& shape) {
 
 void check_declared_shape(const std::vector<std::int64_t>& shape, const std::string& what) {
     if (shape.size() > 2)
-        throw InputError(what + " has " + std::to_string(shape.size()) + " dimensions (shape " + array_shape_text(shape) +
-                         "); model arrays have at most 2");
+        throw InputError(what + " has " + std::to_string(shape.size()) + " dimensions (shape " +
+                         array_shape_text(shape) + "); model arrays have at most 2");
     double count = 1;
     for (auto d : shape) {
         if (d < 0 || d > kMaxFileElements)
@@ -158,8 +161,9 @@ Model model_from_named_arrays(const NamedArrays& named, const std::string& prefi
         kind = "gaussian";
     } else if (get("leakiness")) {
         if (get("sigma") || get("hidden_values"))
-            throw InputError("no 'kind' array, and 'leakiness' together with 'sigma'/'hidden_values' cannot tell "
-                             "a leaky RBM from a GRBM; add kind.npy");
+            throw InputError(
+                "no 'kind' array, and 'leakiness' together with 'sigma'/'hidden_values' cannot tell "
+                "a leaky RBM from a GRBM; add kind.npy");
         kind = "leaky";
     } else {
         kind = get("sigma") || get("hidden_values") ? "grbm" : "brbm";
@@ -194,7 +198,10 @@ Model model_from_named_arrays(const NamedArrays& named, const std::string& prefi
             if (warnings)
                 warnings->push_back("'W' was stored hidden x visible (" + std::to_string(W.rows()) + " x " +
                                     std::to_string(W.cols()) + ", i.e. m x n, by the lengths of " +
-                                    (ab && ac ? "'b' and 'c'" : ab ? "'b'" : "'c'") + "); transposed");
+                                    (ab && ac ? "'b' and 'c'"
+                                     : ab     ? "'b'"
+                                              : "'c'") +
+                                    "); transposed");
             W = Mat(W.transpose());
         }
         RbmArrays arrays;

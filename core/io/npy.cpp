@@ -47,9 +47,11 @@ struct Dtype {
 
 Dtype parse_dtype(const std::string& descr, const std::string& name) {
     const std::string supported =
-        " (supported: <f8 >f8 <f4 >f4, signed and unsigned integers i1 i2 i4 i8 u1 u2 u4 u8, |b1, <U.. and |S.. strings)";
+        " (supported: <f8 >f8 <f4 >f4, signed and unsigned integers i1 i2 i4 i8 u1 u2 u4 u8, |b1, <U.. and |S.. "
+        "strings)";
     if (descr == "|O" || descr == "O")
-        fail(name, "the array holds Python objects (dtype '|O'), which cannot be read without pickle; save numbers instead");
+        fail(name,
+             "the array holds Python objects (dtype '|O'), which cannot be read without pickle; save numbers instead");
     if (descr.size() < 3) fail(name, "unsupported dtype '" + descr + "'" + supported);
     Dtype d;
     d.text = descr;
@@ -80,11 +82,8 @@ Dtype parse_dtype(const std::string& descr, const std::string& name) {
         case 'U':
             d.itemsize = 4 * count;  // UTF-32 code units
             break;
-        case 'S':
-            d.itemsize = count;
-            break;
-        default:
-            fail(name, "unsupported dtype '" + descr + "'" + supported);
+        case 'S': d.itemsize = count; break;
+        default: fail(name, "unsupported dtype '" + descr + "'" + supported);
     }
     // Zero-width strings would let a few header bytes claim 2^28 elements with no data.
     if (d.itemsize == 0) fail(name, "unsupported dtype '" + descr + "': items of zero bytes");
@@ -152,10 +151,11 @@ private:
             ++pos_;
     }
     [[noreturn]] void syntax(const std::string& expected) const {
-        std::string got = pos_ >= s_.size() ? "the end of the header"
+        std::string got = pos_ >= s_.size()  ? "the end of the header"
                           : s_[pos_] == '\'' ? "a quote"
-                                              : std::string("'") + s_[pos_] + "'";
-        if (pos_ < s_.size() && (static_cast<unsigned char>(s_[pos_]) < 32 || static_cast<unsigned char>(s_[pos_]) > 126))
+                                             : std::string("'") + s_[pos_] + "'";
+        if (pos_ < s_.size() &&
+            (static_cast<unsigned char>(s_[pos_]) < 32 || static_cast<unsigned char>(s_[pos_]) > 126))
             got = "byte " + std::to_string(static_cast<unsigned char>(s_[pos_]));
         fail(name_, "malformed .npy header at character " + std::to_string(pos_) + ": expected " + expected +
                         ", found " + got);
@@ -235,17 +235,15 @@ double load_number(const unsigned char* p, const Dtype& d) {
         case 'f':
             return d.itemsize == 8 ? std::bit_cast<double>(u)
                                    : static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(u)));
-        case 'u':
-            return static_cast<double>(u);
+        case 'u': return static_cast<double>(u);
         case 'i': {
             const unsigned bits = static_cast<unsigned>(8 * d.itemsize);
             // Sign-extend the two's complement value.
-            const std::int64_t s = bits == 64 ? static_cast<std::int64_t>(u)
-                                              : static_cast<std::int64_t>(u << (64 - bits)) >> (64 - bits);
+            const std::int64_t s =
+                bits == 64 ? static_cast<std::int64_t>(u) : static_cast<std::int64_t>(u << (64 - bits)) >> (64 - bits);
             return static_cast<double>(s);
         }
-        default:
-            return static_cast<double>(u);
+        default: return static_cast<double>(u);
     }
 }
 
@@ -314,7 +312,6 @@ void append_le64(std::string& out, double x) {
     const auto u = std::bit_cast<std::uint64_t>(x);
     for (int k = 0; k < 8; ++k) out += static_cast<char>((u >> (8 * k)) & 0xFF);
 }
-
 
 // The header of a .npy file: where the data starts, the shape, the dtype and the data's size.
 // InputError for anything malformed, or when `bytes` ends before the header does.
@@ -426,8 +423,8 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
                     continue;
                 }
                 if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-                    fail(name, "string element " + std::to_string(e) + " holds an invalid code point " +
-                                   std::to_string(cp));
+                    fail(name,
+                         "string element " + std::to_string(e) + " holds an invalid code point " + std::to_string(cp));
                 append_utf8(s, cp);
             }
             out.strings[e] = std::move(s);
@@ -441,8 +438,8 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
     for (std::size_t e = 0; e < count; ++e) {
         const unsigned char* item = data + e * dt.itemsize;
         if (dt.kind == 'b' && item[0] > 1)
-            fail(name, "bool element " + std::to_string(e) + " is the byte " + std::to_string(item[0]) +
-                           ", expected 0 or 1");
+            fail(name,
+                 "bool element " + std::to_string(e) + " is the byte " + std::to_string(item[0]) + ", expected 0 or 1");
         // Fortran order stores column after column: element e is (e % rows, e / rows).
         const std::size_t at = fortran && shape.size() == 2 ? (e % rows) * cols + e / rows : e;
         out.data[at] = load_number(item, dt);

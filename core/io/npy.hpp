@@ -11,9 +11,9 @@
 namespace rbm {
 
 struct NpyArray {
-    std::vector<std::int64_t> shape;      // empty for a scalar
-    std::vector<double> data;             // numeric arrays, row-major (C order)
-    std::vector<std::string> strings;     // string arrays ('<U' dtypes)
+    std::vector<std::int64_t> shape;   // empty for a scalar
+    std::vector<double> data;          // numeric arrays, row-major (C order)
+    std::vector<std::string> strings;  // string arrays ('<U' dtypes)
     bool is_string = false;
     std::int64_t size() const;
 };
@@ -24,9 +24,9 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name);
 // kNpyMaxHeaderPrefix bytes long; InputError when it is malformed or `prefix` ends inside it.
 inline constexpr std::size_t kNpyMaxHeaderPrefix = (std::size_t{1} << 20) + 12;
 std::uint64_t npy_declared_size(const std::string& prefix, const std::string& name);
-std::string write_npy(const Mat& m);                       // 2-D float64, C order
-std::string write_npy(const Vec& v);                       // 1-D float64
-std::string write_npy_scalar(double x);                    // 0-D float64
+std::string write_npy(const Mat& m);                               // 2-D float64, C order
+std::string write_npy(const Vec& v);                               // 1-D float64
+std::string write_npy_scalar(double x);                            // 0-D float64
 std::string write_npy_strings(const std::vector<std::string>& s);  // 1-D '<U'
 
 }  // namespace rbm

@@ -20,8 +20,8 @@ namespace rbm {
 namespace {
 
 // The members read: the keys of the JSON schema (model_json.hpp); others are skipped unread.
-const char* const kArrayKeys[] = {"W", "b", "c", "sigma", "hidden_values", "leakiness", "kind",
-                                  "mean", "cov", "name", "notes", "training"};
+const char* const kArrayKeys[] = {"W",    "b",    "c",   "sigma", "hidden_values", "leakiness",
+                                  "kind", "mean", "cov", "name",  "notes",         "training"};
 
 bool wanted_key(const std::string& key) {
     std::string k = key.rfind(kNestedPrefix, 0) == 0 ? key.substr(std::strlen(kNestedPrefix)) : key;
@@ -97,8 +97,9 @@ std::map<std::string, NpyArray> read_npz(const std::string& bytes, const ArrayNa
                 }
                 if (declared != st.size) {
                     zip_fclose(f);
-                    throw InputError(member + " is " + std::to_string(st.size) + " bytes uncompressed, but its .npy header declares " +
-                                     std::to_string(declared) + " bytes; refused before inflating it");
+                    throw InputError(member + " is " + std::to_string(st.size) +
+                                     " bytes uncompressed, but its .npy header declares " + std::to_string(declared) +
+                                     " bytes; refused before inflating it");
                 }
             }
         }
@@ -117,7 +118,9 @@ std::map<std::string, NpyArray> read_npz(const std::string& bytes, const ArrayNa
 }
 
 void add_arrays(std::vector<std::pair<std::string, std::string>>& members, const Model& m, const std::string& prefix) {
-    auto add = [&](const std::string& key, std::string bytes) { members.emplace_back(prefix + key + ".npy", std::move(bytes)); };
+    auto add = [&](const std::string& key, std::string bytes) {
+        members.emplace_back(prefix + key + ".npy", std::move(bytes));
+    };
     add("kind", write_npy_strings({kind_name(m.kind())}));
     if (!m.name.empty()) add("name", write_npy_strings({m.name}));
     if (!m.notes.empty()) add("notes", write_npy_strings({m.notes}));
@@ -133,8 +136,8 @@ void add_arrays(std::vector<std::pair<std::string, std::string>>& members, const
                 add("c", write_npy(p.c));
                 if constexpr (std::is_same_v<T, Grbm>) {
                     add("sigma", write_npy(p.sigma));
-                    add("hidden_values",
-                        write_npy(Vec(Eigen::Map<const Vec>(p.hidden_values.data(), static_cast<Index>(p.hidden_values.size())))));
+                    add("hidden_values", write_npy(Vec(Eigen::Map<const Vec>(
+                                             p.hidden_values.data(), static_cast<Index>(p.hidden_values.size())))));
                 }
                 if constexpr (std::is_same_v<T, Leaky>) add("leakiness", write_npy_scalar(p.leakiness));
             }
@@ -143,7 +146,9 @@ void add_arrays(std::vector<std::pair<std::string, std::string>>& members, const
     if (m.anneal_from) add_arrays(members, *m.anneal_from, prefix + kNestedPrefix);
     // The "training" object of the JSON file, as its JSON text in a string array.
     if (m.training && prefix.empty())
-        add("training", write_npy_strings({training_to_json(*m.training).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)}));
+        add("training",
+            write_npy_strings(
+                {training_to_json(*m.training).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)}));
 }
 
 // Members stored uncompressed, as numpy.savez does.
@@ -222,18 +227,21 @@ LoadedModel model_from_numpy_bytes(const std::string& bytes, const std::string& 
         } else {
             const NpyArray& a = lone;
             if (a.is_string || a.shape.size() != 2)
-                throw InputError("a lone .npy file must hold 'W' as a 2-D array of numbers (n visible x m hidden), got " +
-                                 (a.is_string ? std::string("strings") : "shape " + array_shape_text(a.shape)));
+                throw InputError(
+                    "a lone .npy file must hold 'W' as a 2-D array of numbers (n visible x m hidden), got " +
+                    (a.is_string ? std::string("strings") : "shape " + array_shape_text(a.shape)));
             named.arrays["W"] = a;
         }
         out.model = model_from_named_arrays(named, "", &out.warnings);
         if (const auto t = named.arrays.find("training"); t != named.arrays.end()) {
             const NpyArray& a = t->second;
             if (!a.is_string || a.strings.size() != 1)
-                throw InputError("'training' must be a string array holding the JSON text of the training object, got " +
-                                 (a.is_string ? "shape " + array_shape_text(a.shape) : std::string("numbers")));
+                throw InputError(
+                    "'training' must be a string array holding the JSON text of the training object, got " +
+                    (a.is_string ? "shape " + array_shape_text(a.shape) : std::string("numbers")));
             out.model.training = with_context("'training': ", [&] {
-                return training_from_json(json_text::parse(a.strings[0], "numbers must be finite"), out.model.n_visible());
+                return training_from_json(json_text::parse(a.strings[0], "numbers must be finite"),
+                                          out.model.n_visible());
             });
         }
         validate_model_file(out.model);

@@ -30,7 +30,8 @@ std::string name_at(const json& j, const char* key, const std::string& p) {
 std::string file_path_at(const json& j, const char* key, const std::string& p) {
     std::string s = jf::string_at(j, key, p);
     if (s.size() > 4096)
-        throw InputError(jf::join(p, key) + " is a path of " + std::to_string(s.size()) + " bytes; a file path holds at most 4096");
+        throw InputError(jf::join(p, key) + " is a path of " + std::to_string(s.size()) +
+                         " bytes; a file path holds at most 4096");
     return s;
 }
 
@@ -46,9 +47,10 @@ const std::vector<std::string>& known_keys() {
         // ais-sweep
         "repeats", "results",
         // pt
-        "scheme", "kind", "family", "sweeps", "betas", "swap_acceptance", "rejection", "swaps_proposed", "swaps_accepted",
-        "round_trips", "restarts", "round_trips_per_replica", "restarts_per_replica", "round_trip_rate",
-        "predicted_round_trip_rate", "prediction", "barrier", "local_barrier", "scans_done", "lifted_round_trips",
+        "scheme", "kind", "family", "sweeps", "betas", "swap_acceptance", "rejection", "swaps_proposed",
+        "swaps_accepted", "round_trips", "restarts", "round_trips_per_replica", "restarts_per_replica",
+        "round_trip_rate", "predicted_round_trip_rate", "prediction", "barrier", "local_barrier", "scans_done",
+        "lifted_round_trips",
         // meanfield
         "type", "method", "free_energy", "free_energy_is_bound", "mean_v", "mean_h", "var_v", "iterations", "converged",
         "residual", "fixed_points", "trace", "exact",
@@ -234,7 +236,8 @@ PtFileResult pt(const json& j) {
     r.sweeps = count_at(j, "sweeps", "");
     r.seed = jf::unsigned64(jf::member(j, "seed", ""), "seed");
     r.betas = numbers_at(j, "betas", "");
-    if (r.betas.size() < 2) throw InputError("betas must be an array of at least 2 rungs, got " + std::to_string(r.betas.size()));
+    if (r.betas.size() < 2)
+        throw InputError("betas must be an array of at least 2 rungs, got " + std::to_string(r.betas.size()));
     const std::size_t pairs = r.betas.size() - 1;
     r.swap_acceptance = numbers_at(j, "swap_acceptance", "");
     r.rejection = numbers_at(j, "rejection", "");
@@ -273,8 +276,10 @@ MeanFieldFileResult meanfield(const json& j, const std::optional<ResultModelRef>
     r.var_v = numbers_at(j, "var_v", "");
     same_size("var_v", r.var_v.size(), "mean_v", r.mean_v.size());
     if (model) {  // the shapes the model file recorded
-        same_size("mean_v", r.mean_v.size(), "the model's visible units (model_file.n)", static_cast<std::size_t>(model->n));
-        same_size("mean_h", r.mean_h.size(), "the model's hidden units (model_file.m)", static_cast<std::size_t>(model->m));
+        same_size("mean_v", r.mean_v.size(), "the model's visible units (model_file.n)",
+                  static_cast<std::size_t>(model->n));
+        same_size("mean_h", r.mean_h.size(), "the model's hidden units (model_file.m)",
+                  static_cast<std::size_t>(model->m));
     }
     r.iterations = count_at(j, "iterations", "");
     r.converged = jf::boolean_at(j, "converged", "");
@@ -354,7 +359,8 @@ TrainFileResult train(const json& j) {
     t.visible = count_at(j, "visible", "");
     t.updates = count_at(j, "updates", "");
     t.log = optional_string(j, "log", "");
-    if (t.log.size() > 4096) throw InputError("log is a path of " + std::to_string(t.log.size()) + " bytes; a file path holds at most 4096");
+    if (t.log.size() > 4096)
+        throw InputError("log is a path of " + std::to_string(t.log.size()) + " bytes; a file path holds at most 4096");
     return t;
 }
 
@@ -368,7 +374,8 @@ ResultFile from_object(const json& j) {
     const json& argv = jf::array(j.at("argv"), "argv");
     if (argv.empty()) throw InputError("argv must be an array of at least 1 entry (the command), got []");
     if (argv.size() > kMaxResultArray) throw InputError("argv has more entries than a result may hold");
-    for (std::size_t i = 0; i < argv.size(); ++i) f.argv.push_back(preview(jf::string(argv[i], jf::at("argv", i)), kResultTextBytes));
+    for (std::size_t i = 0; i < argv.size(); ++i)
+        f.argv.push_back(preview(jf::string(argv[i], jf::at("argv", i)), kResultTextBytes));
     const std::string& cmd = f.argv[0];
     if (cmd == "ais") f.command = ResultCommand::Ais;
     else if (cmd == "ais-sweep") f.command = ResultCommand::AisSweep;
@@ -376,7 +383,8 @@ ResultFile from_object(const json& j) {
     else if (cmd == "meanfield") f.command = ResultCommand::MeanField;
     else if (cmd == "train") f.command = ResultCommand::Train;
     else
-        throw InputError("argv[0] is '" + cmd + "': the app reopens results of ais, ais-sweep, pt, meanfield and train");
+        throw InputError("argv[0] is '" + cmd +
+                         "': the app reopens results of ais, ais-sweep, pt, meanfield and train");
     f.command_line = preview(jf::string_at(j, "command_line", ""), kResultTextBytes);
     if (j.contains("model_file")) f.model = model_ref(j.at("model_file"));
     else if (f.command != ResultCommand::Train)
@@ -386,7 +394,8 @@ ResultFile from_object(const json& j) {
         for (std::size_t i = 0; i < w.size() && i < kMaxResultWarnings; ++i)
             f.warnings.push_back(preview(jf::string(w[i], jf::at("warnings", i)), kResultTextBytes));
         if (w.size() > kMaxResultWarnings)
-            f.warnings.push_back("\u2026 and " + std::to_string(w.size() - kMaxResultWarnings) + " more warnings, not shown");
+            f.warnings.push_back("\u2026 and " + std::to_string(w.size() - kMaxResultWarnings) +
+                                 " more warnings, not shown");
     }
     if (j.contains("complete")) f.complete = jf::boolean_at(j, "complete", "");
     if (!f.complete && j.contains("phase") && !j.contains("log_z"))
@@ -456,8 +465,9 @@ ResultFile result_from_json_text(const std::string& text, const std::string& ori
             return f;
         }
         if (!j.is_object())
-            throw InputError("expected a JSON object {\"argv\": [...], ...} at the top level (or a training log's array), got " +
-                             json_text::type_name(j));
+            throw InputError(
+                "expected a JSON object {\"argv\": [...], ...} at the top level (or a training log's array), got " +
+                json_text::type_name(j));
         return result_reading::from_object(j);
     } catch (const InputError& e) {
         throw InputError(origin + ": " + e.what());

@@ -87,14 +87,14 @@ struct PtFileResult {
     std::string scheme, kind, family, kernel, prediction;
     Index chains = 0, sweeps = 0;
     std::uint64_t seed = 0;
-    std::vector<double> betas;                     // the final ladder, N + 1 rungs
-    std::vector<double> swap_acceptance, rejection;  // per pair (N)
-    std::vector<std::int64_t> swaps_proposed, swaps_accepted;               // per pair
+    std::vector<double> betas;                                                // the final ladder, N + 1 rungs
+    std::vector<double> swap_acceptance, rejection;                           // per pair (N)
+    std::vector<std::int64_t> swaps_proposed, swaps_accepted;                 // per pair
     std::vector<std::int64_t> round_trips_per_replica, restarts_per_replica;  // per replica (N + 1)
     std::int64_t round_trips = 0, restarts = 0;
     double round_trip_rate = 0, predicted_round_trip_rate = 0, barrier = 0;
-    std::vector<double> local_beta, local_lambda;  // the local barrier lambda(beta) on a grid
-    std::optional<std::int64_t> scans_done;        // interrupted runs
+    std::vector<double> local_beta, local_lambda;    // the local barrier lambda(beta) on a grid
+    std::optional<std::int64_t> scans_done;          // interrupted runs
     std::optional<std::int64_t> lifted_round_trips;  // the lifted scheme's lifted replica
 };
 
@@ -135,8 +135,8 @@ struct TrainFileResult {
 
 struct ResultFile {
     ResultCommand command = ResultCommand::Ais;
-    std::vector<std::string> argv;  // without the program name: argv[0] is the command
-    std::string command_line;       // "rbmscope-cli ais model.json --seed 3"
+    std::vector<std::string> argv;        // without the program name: argv[0] is the command
+    std::string command_line;             // "rbmscope-cli ais model.json --seed 3"
     std::optional<ResultModelRef> model;  // absent: train's summary and log (see TrainFileResult)
     std::vector<std::string> warnings;
     bool complete = true;

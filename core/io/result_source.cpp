@@ -32,7 +32,8 @@ std::string shell_command_line(const std::vector<std::string>& argv) {
         if (!out.empty()) out += ' ';
         bool plain = !a.empty();
         for (char ch : a)
-            if (!(std::isalnum(static_cast<unsigned char>(ch)) || std::string("-_./=:,+@%").find(ch) != std::string::npos))
+            if (!(std::isalnum(static_cast<unsigned char>(ch)) ||
+                  std::string("-_./=:,+@%").find(ch) != std::string::npos))
                 plain = false;
         if (plain) {
             out += a;

@@ -34,7 +34,8 @@ public:
         if (fd < 0 || ::fsync(fd) != 0) {
             const int e = errno;
             if (fd >= 0) ::close(fd);
-            throw InputError(std::string("flushing to disk: ") + std::strerror(e) + " (the previous file, if any, is unchanged)");
+            throw InputError(std::string("flushing to disk: ") + std::strerror(e) +
+                             " (the previous file, if any, is unchanged)");
         }
         ::close(fd);
         if (::rename(path_.c_str(), target_.c_str()) != 0)

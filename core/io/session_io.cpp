@@ -15,8 +15,8 @@ namespace rbm {
 
 namespace {
 
-using nlohmann::json;
 using json_text::type_name;
+using nlohmann::json;
 
 const char* const kSessionFormat = "rbmscope-session";
 const char* const kValueShape = "a number, a string, true/false or an array of numbers and strings";
@@ -58,7 +58,8 @@ SessionValue setting_of(const json& j, const std::string& key) {
     for (std::size_t i = 0; i < j.size(); ++i) {
         const std::string at = where + "[" + std::to_string(i) + "]";
         if (j[i].is_array() || j[i].is_object())
-            throw InputError(at + " must be a number, a string or true/false (no nested arrays), got " + type_name(j[i]));
+            throw InputError(at + " must be a number, a string or true/false (no nested arrays), got " +
+                             type_name(j[i]));
         items.push_back(scalar_of(j[i], at));
     }
     return SessionValue::list(std::move(items));
@@ -101,7 +102,8 @@ RowMat rows_of(const json& j, const std::string& path, Index cols) {
         if (!j[r].is_array() || j[r].size() != static_cast<std::size_t>(cols))
             f::refuse(row, "an array of " + std::to_string(cols) + " finite numbers (one per visible unit)", j[r]);
         for (Index c = 0; c < cols; ++c)
-            M(static_cast<Index>(r), c) = f::number(j[r][static_cast<std::size_t>(c)], f::at(row, static_cast<std::size_t>(c)));
+            M(static_cast<Index>(r), c) =
+                f::number(j[r][static_cast<std::size_t>(c)], f::at(row, static_cast<std::size_t>(c)));
     }
     return M;
 }
@@ -116,7 +118,8 @@ SessionTrainingRun training_run_of(const json& j, const std::string& path, const
     if (!m.is_object()) f::refuse(f::join(path, "model"), "a model object (as in a model file)", m);
     r.model = model_from_json_text(m.dump(), origin + ": in '" + f::join(path, "model") + "'");
     r.label = limited_string(j, "label", path);
-    r.settings = settings_of(f::member(j, "settings", path), "'" + f::join(path, "settings") + "'", f::join(path, "settings") + ".");
+    r.settings = settings_of(f::member(j, "settings", path), "'" + f::join(path, "settings") + "'",
+                             f::join(path, "settings") + ".");
     r.status = f::choice(f::member(j, "status", path), f::join(path, "status"), {"finished", "cancelled", "diverged"});
     r.message = limited_string(j, "message", path);
     r.total_updates = f::integer_at(j, "total_updates", path, 0, kBig);
@@ -130,7 +133,8 @@ SessionTrainingRun training_run_of(const json& j, const std::string& path, const
     if (log.size() > kMaxSessionListItems)
         throw InputError(log_path + " has " + std::to_string(log.size()) + " records, more than the limit " +
                          std::to_string(kMaxSessionListItems));
-    for (std::size_t i = 0; i < log.size(); ++i) r.log.push_back(train_record_from_json(log[i], f::at(log_path, i), r.updates_done));
+    for (std::size_t i = 0; i < log.size(); ++i)
+        r.log.push_back(train_record_from_json(log[i], f::at(log_path, i), r.updates_done));
     r.negatives = rows_of(f::member(j, "negatives", path), f::join(path, "negatives"), r.model.n_visible());
     return r;
 }
@@ -158,7 +162,8 @@ TrainingData samples_data_of(const json& j) {
 
 Session session_from_object(const json& obj, const std::string& origin) {
     if (!obj.is_object())
-        throw InputError("expected a JSON object {\"format\": \"rbmscope-session\", ...} at the top level, got " + type_name(obj));
+        throw InputError("expected a JSON object {\"format\": \"rbmscope-session\", ...} at the top level, got " +
+                         type_name(obj));
     const json* f = find(obj, "format");
     if (!f) throw InputError("'format' is missing (expected \"rbmscope-session\")");
     if (!(f->is_string() && f->get<std::string>() == kSessionFormat)) {
@@ -171,7 +176,8 @@ Session session_from_object(const json& obj, const std::string& origin) {
     const json* v = find(obj, "version");
     if (!v) throw InputError("'version' is missing (expected 1)");
     if (!(v->is_number() && v->get<double>() == 1.0))
-        throw InputError("'version' is " + (v->is_number() ? v->dump() : type_name(*v)) + ", this program reads version 1");
+        throw InputError("'version' is " + (v->is_number() ? v->dump() : type_name(*v)) +
+                         ", this program reads version 1");
 
     Session s;
     const json* m = find(obj, "model");
@@ -193,7 +199,8 @@ Session session_from_object(const json& obj, const std::string& origin) {
 
     if (const json* st = find(obj, "settings")) s.settings = settings_of(*st, "'settings'", "");
     if (const json* view = find(obj, "view")) {
-        if (!view->is_string()) throw InputError("'view' must be a string (a view name such as \"density\"), got " + type_name(*view));
+        if (!view->is_string())
+            throw InputError("'view' must be a string (a view name such as \"density\"), got " + type_name(*view));
         check_string_size(*view, "'view'");
         s.view = view->get<std::string>();
     }
@@ -208,7 +215,8 @@ Session session_from_object(const json& obj, const std::string& origin) {
     }
     if (const json* data = find(obj, "samples_data")) s.samples_data = samples_data_of(*data);
     if (const json* runs = find(obj, "training_runs")) {
-        if (!runs->is_array()) throw InputError("'training_runs' must be an array of training runs, got " + type_name(*runs));
+        if (!runs->is_array())
+            throw InputError("'training_runs' must be an array of training runs, got " + type_name(*runs));
         if (runs->size() > kMaxSessionTrainingRuns)
             throw InputError("'training_runs' has " + std::to_string(runs->size()) + " runs, more than the limit " +
                              std::to_string(kMaxSessionTrainingRuns));
@@ -245,7 +253,8 @@ std::string session_scalar_text(const SessionScalar& s) {
     return std::visit(
         [](const auto& x) -> std::string {
             using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, std::string>) return json(x).dump(-1, ' ', false, json::error_handler_t::replace);
+            if constexpr (std::is_same_v<T, std::string>)
+                return json(x).dump(-1, ' ', false, json::error_handler_t::replace);
             else if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
             else return json(x).dump();
         },
@@ -254,8 +263,8 @@ std::string session_scalar_text(const SessionScalar& s) {
 
 Session session_from_json_text(const std::string& text, const std::string& origin) {
     try {
-        static const std::vector<std::string> known{"format",       "version",       "model", "settings", "view", "views",
-                                                    "samples_data", "training_runs"};
+        static const std::vector<std::string> known{"format", "version", "model",        "settings",
+                                                    "view",   "views",   "samples_data", "training_runs"};
         return session_from_object(json_text::parse(text, "a session's numbers must be finite", &known), origin);
     } catch (const InputError& e) {
         const std::string what = e.what();
@@ -273,7 +282,8 @@ json settings_json(const std::map<std::string, SessionValue>& map, const std::st
         const std::string key = prefix + name;
         if (!value.is_list) {
             if (value.items.size() != 1)
-                throw InputError("setting " + quoted(key) + " is a scalar with " + std::to_string(value.items.size()) + " values");
+                throw InputError("setting " + quoted(key) + " is a scalar with " + std::to_string(value.items.size()) +
+                                 " values");
             settings[name] = scalar_json(value.items.front(), key);
             continue;
         }
@@ -300,7 +310,9 @@ std::string training_run_text(const SessionTrainingRun& r, const std::string& pa
                          std::to_string(r.model.n_visible()) + " visible units");
     validate(r.model);
     std::string out = "{\n";
-    const auto item = [&](const char* key, const std::string& text) { out += "  \"" + std::string(key) + "\": " + text + ",\n"; };
+    const auto item = [&](const char* key, const std::string& text) {
+        out += "  \"" + std::string(key) + "\": " + text + ",\n";
+    };
     item("label", dump(json(r.label), -1));
     item("settings", dump(settings_json(r.settings, path + ".settings."), -1));
     item("status", dump(json(r.status), -1));
@@ -313,13 +325,15 @@ std::string training_run_text(const SessionTrainingRun& r, const std::string& pa
     if (!std::isfinite(r.seconds)) throw InputError(path + ".seconds is not a finite number");
     item("seconds", dump(json(r.seconds), -1));
     std::string log = "[";
-    for (std::size_t i = 0; i < r.log.size(); ++i) log += (i ? ",\n   " : "\n   ") + dump(train_record_to_json(r.log[i]), -1);
+    for (std::size_t i = 0; i < r.log.size(); ++i)
+        log += (i ? ",\n   " : "\n   ") + dump(train_record_to_json(r.log[i]), -1);
     item("log", log + (r.log.empty() ? "]" : "\n  ]"));
     std::string neg = "[";
     for (Index i = 0; i < r.negatives.rows(); ++i) {
         json row = json::array();
         for (Index j = 0; j < r.negatives.cols(); ++j) {
-            if (!std::isfinite(r.negatives(i, j))) throw InputError(path + ".negatives holds a value that is not finite");
+            if (!std::isfinite(r.negatives(i, j)))
+                throw InputError(path + ".negatives holds a value that is not finite");
             row.push_back(r.negatives(i, j));
         }
         neg += (i ? ",\n   " : "\n   ") + dump(row, -1);
@@ -347,7 +361,8 @@ std::string session_to_json_text(const Session& s) {
     if (!s.training_runs.empty()) {
         out += " \"training_runs\": [";
         for (std::size_t i = 0; i < s.training_runs.size(); ++i)
-            out += (i ? ",\n " : "\n ") + training_run_text(s.training_runs[i], "training_runs[" + std::to_string(i) + "]");
+            out += (i ? ",\n " : "\n ") +
+                   training_run_text(s.training_runs[i], "training_runs[" + std::to_string(i) + "]");
         out += "\n ],\n";
     }
     const std::string model = s.preset.empty() ? model_text(s.model) : dump(json(s.preset), -1);
@@ -360,8 +375,8 @@ Session load_session(const std::filesystem::path& path) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
     if (!ec && size > kMaxSessionBytes)
-        throw InputError(origin + ": file is " + std::to_string(size) + " bytes, more than any session file may be (limit " +
-                         std::to_string(kMaxSessionBytes) + ")");
+        throw InputError(origin + ": file is " + std::to_string(size) +
+                         " bytes, more than any session file may be (limit " + std::to_string(kMaxSessionBytes) + ")");
     try {
         return session_from_json_text(read_file(path), origin);
     } catch (const std::bad_alloc&) {

@@ -18,10 +18,10 @@
 // "format", "version" and "model" are required; everything else is optional (files written
 // before "views", "samples_data" and "training_runs" existed have none and still open);
 // unknown keys are ignored. Every double is written in its shortest form that reads back to
-// the same bits (the model files' writer), so a trained model and its curves come back exact. The core checks the document's shape (the embedded model goes through the
-// model-file parser, so its messages read the same); what a setting means is for the app.
-// Every problem is an InputError naming the file, the key and what was expected. Saving is
-// atomic (write_file_atomically): a crash during a save leaves the previous file intact.
+// the same bits (the model files' writer), so a trained model and its curves come back exact. The core checks the
+// document's shape (the embedded model goes through the model-file parser, so its messages read the same); what a
+// setting means is for the app. Every problem is an InputError naming the file, the key and what was expected. Saving
+// is atomic (write_file_atomically): a crash during a save leaves the previous file intact.
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -55,7 +55,7 @@ struct SessionValue {
 struct SessionTrainingRun {
     std::string label;
     std::map<std::string, SessionValue> settings;  // the run's data and options (the app's keys)
-    std::string status;                             // "finished", "cancelled" or "diverged"
+    std::string status;                            // "finished", "cancelled" or "diverged"
     std::string message;
     std::int64_t updates_done = 0, total_updates = 0, projections = 0, image_rows = 0, image_cols = 0;
     double seconds = 0;
@@ -68,7 +68,7 @@ struct Session {
     Model model;         // always set after parsing (a preset name is resolved)
     std::string preset;  // non-empty: the model is this preset, unchanged (written as its name)
     std::map<std::string, SessionValue> settings;
-    std::string view;    // the current view's id; empty when the file has none
+    std::string view;  // the current view's id; empty when the file has none
     // Each view's own settings (outside the parameter panel), by view id; what they mean is for
     // the app.
     std::map<std::string, std::map<std::string, SessionValue>> views;

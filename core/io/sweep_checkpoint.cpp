@@ -31,11 +31,16 @@ double number_from(const json& j, const std::string& path) {
 }
 
 json run_json(const SweepRunKey& k, const SweepRunResult& r) {
-    json j{{"method", std::get<0>(k)},       {"steps", std::get<1>(k)},
-           {"repeat", std::get<2>(k)},       {"path_name", r.path_name},
-           {"log_z", number_json(r.log_z)},  {"ci95_low", number_json(r.ci_low)},
-           {"ci95_high", number_json(r.ci_high)}, {"ess", number_json(r.ess)},
-           {"ess_fraction", number_json(r.ess_fraction)}, {"log_w_mean", number_json(r.log_w_mean)},
+    json j{{"method", std::get<0>(k)},
+           {"steps", std::get<1>(k)},
+           {"repeat", std::get<2>(k)},
+           {"path_name", r.path_name},
+           {"log_z", number_json(r.log_z)},
+           {"ci95_low", number_json(r.ci_low)},
+           {"ci95_high", number_json(r.ci_high)},
+           {"ess", number_json(r.ess)},
+           {"ess_fraction", number_json(r.ess_fraction)},
+           {"log_w_mean", number_json(r.log_w_mean)},
            {"seconds", number_json(r.seconds)}};
     j["log_z_upper"] = r.upper ? number_json(*r.upper) : json(nullptr);
     return j;
@@ -45,9 +50,14 @@ json run_json(const SweepRunKey& k, const SweepRunResult& r) {
 // overflows out) and its ESS fraction lies in [0, 1]; a record that is not would be averaged
 // into rows printed as null, or as a mean ESS fraction above 1, with exit 0.
 void check_finished_run(const SweepRunResult& x, const std::string& p) {
-    const std::pair<const char*, double> numbers[] = {{"log_z", x.log_z},   {"ci95_low", x.ci_low},         {"ci95_high", x.ci_high},
-                                                      {"ess", x.ess},       {"ess_fraction", x.ess_fraction}, {"log_w_mean", x.log_w_mean},
-                                                      {"seconds", x.seconds}, {"log_z_upper", x.upper.value_or(0.0)}};
+    const std::pair<const char*, double> numbers[] = {{"log_z", x.log_z},
+                                                      {"ci95_low", x.ci_low},
+                                                      {"ci95_high", x.ci_high},
+                                                      {"ess", x.ess},
+                                                      {"ess_fraction", x.ess_fraction},
+                                                      {"log_w_mean", x.log_w_mean},
+                                                      {"seconds", x.seconds},
+                                                      {"log_z_upper", x.upper.value_or(0.0)}};
     for (const auto& [key, v] : numbers)
         if (!std::isfinite(v))
             throw InputError(p + "." + key + " is " + number_json(v).get<std::string>() +
@@ -58,7 +68,9 @@ void check_finished_run(const SweepRunResult& x, const std::string& p) {
     if (x.seconds < 0) throw InputError(p + ".seconds must be >= 0, got " + json(x.seconds).dump());
 }
 
-std::string shown(const json& v) { return v.is_null() ? std::string("(not given)") : v.is_string() ? v.get<std::string>() : json_fields::shown(v); }
+std::string shown(const json& v) {
+    return v.is_null() ? std::string("(not given)") : v.is_string() ? v.get<std::string>() : json_fields::shown(v);
+}
 
 }  // namespace
 
@@ -103,7 +115,8 @@ SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const json& 
             if (!had.is_object() || !had.contains("option"))
                 throw InputError("made by another version (options differ)");
             if (!had.value("value", json()).is_null() && value_in(options, had["option"]).is_null())
-                throw InputError("made by another version (option " + shown(had["option"]) + " is not one of this version's)");
+                throw InputError("made by another version (option " + shown(had["option"]) +
+                                 " is not one of this version's)");
         }
         const json& runs = f::array(f::member(j, "runs", ""), "runs");
         for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -118,10 +131,12 @@ SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const json& 
             x.ess_fraction = number_from(f::member(r, "ess_fraction", p), p + ".ess_fraction");
             x.log_w_mean = number_from(f::member(r, "log_w_mean", p), p + ".log_w_mean");
             x.seconds = number_from(f::member(r, "seconds", p), p + ".seconds");
-            if (const json& u = f::member(r, "log_z_upper", p); !u.is_null()) x.upper = number_from(u, p + ".log_z_upper");
+            if (const json& u = f::member(r, "log_z_upper", p); !u.is_null())
+                x.upper = number_from(u, p + ".log_z_upper");
             check_finished_run(x, p);
             // The ranges of the command line: K >= 1, repeat from 0 to 999 999.
-            const SweepRunKey key{f::string_at(r, "method", p), f::integer_at(r, "steps", p, 1, std::numeric_limits<std::int64_t>::max()),
+            const SweepRunKey key{f::string_at(r, "method", p),
+                                  f::integer_at(r, "steps", p, 1, std::numeric_limits<std::int64_t>::max()),
                                   static_cast<int>(f::integer_at(r, "repeat", p, 0, 999999))};
             if (!c.runs.emplace(key, x).second)
                 throw InputError(p + " repeats run (" + std::get<0>(key) + ", K = " + std::to_string(std::get<1>(key)) +

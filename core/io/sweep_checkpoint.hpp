@@ -26,6 +26,7 @@ struct SweepCheckpoint {
 
 std::string sweep_checkpoint_json(const SweepCheckpoint& c);
 // InputError "<origin>: ..." naming the key, or the first option that differs from `options`.
-SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const nlohmann::json& options, const std::string& origin);
+SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const nlohmann::json& options,
+                                           const std::string& origin);
 
 }  // namespace rbm

@@ -32,13 +32,14 @@ bool flag(const json& obj, const char* key, const std::string& path) {
 }
 
 Vec unit_values(const json& j, const std::string& key, Index n, bool positive) {
-    const std::string want = "an array of " + std::to_string(n) + (positive ? " finite numbers > 0" : " finite numbers") +
-                             " (one per visible unit)";
+    const std::string want = "an array of " + std::to_string(n) +
+                             (positive ? " finite numbers > 0" : " finite numbers") + " (one per visible unit)";
     if (!j.is_array() || j.size() != static_cast<std::size_t>(n)) refuse(key, want, j);
     Vec v(n);
     for (Index i = 0; i < n; ++i) {
         const json& x = j[static_cast<std::size_t>(i)];
-        if (!x.is_number() || !std::isfinite(x.get<double>()) || (positive && !(x.get<double>() > 0))) refuse(key, want, j);
+        if (!x.is_number() || !std::isfinite(x.get<double>()) || (positive && !(x.get<double>() > 0)))
+            refuse(key, want, j);
         v(i) = x.get<double>();
     }
     return v;
@@ -58,8 +59,13 @@ json training_to_json(const TrainingData& t) {
     json j = json::object();
     j["data"] = t.data;
     if (t.csv_header != TrainingData::CsvHeader::Auto || t.csv_label != -1) {
-        const char* header = t.csv_header == TrainingData::CsvHeader::Yes ? "yes" : t.csv_header == TrainingData::CsvHeader::No ? "no" : "auto";
-        j["csv"] = {{"header", header}, {"label", t.csv_label == -1 ? json(nullptr) : t.csv_label == -2 ? json("last") : json(t.csv_label + 1)}};
+        const char* header = t.csv_header == TrainingData::CsvHeader::Yes  ? "yes"
+                             : t.csv_header == TrainingData::CsvHeader::No ? "no"
+                                                                           : "auto";
+        j["csv"] = {{"header", header},
+                    {"label", t.csv_label == -1   ? json(nullptr)
+                              : t.csv_label == -2 ? json("last")
+                                                  : json(t.csv_label + 1)}};
     }
     j["preprocessing"] = pre;
     return j;
@@ -69,15 +75,21 @@ TrainingData training_from_json(const json& j, Index n_visible) {
     if (!j.is_object()) refuse("training", "an object {\"data\": SPEC, \"preprocessing\": {...}}", j);
     TrainingData t;
     const json* d = find_present(j, "data");
-    if (!d) throw InputError("'training.data' is missing: the data spec the model was trained on (\"digits\", \"bars:4\", a file)");
-    if (!d->is_string() || d->get<std::string>().empty()) refuse("training.data", "a non-empty string (a data spec or path)", *d);
+    if (!d)
+        throw InputError(
+            "'training.data' is missing: the data spec the model was trained on (\"digits\", \"bars:4\", a file)");
+    if (!d->is_string() || d->get<std::string>().empty())
+        refuse("training.data", "a non-empty string (a data spec or path)", *d);
     t.data = d->get<std::string>();
     if (const json* csv = find_present(j, "csv")) {
         if (!csv->is_object()) refuse("training.csv", "an object {\"header\": ..., \"label\": ...}", *csv);
         if (const json* h = find_present(*csv, "header")) {
             const std::string s = h->is_string() ? h->get<std::string>() : "";
-            if (s != "auto" && s != "yes" && s != "no") refuse("training.csv.header", "\"auto\", \"yes\" or \"no\"", *h);
-            t.csv_header = s == "yes" ? TrainingData::CsvHeader::Yes : s == "no" ? TrainingData::CsvHeader::No : TrainingData::CsvHeader::Auto;
+            if (s != "auto" && s != "yes" && s != "no")
+                refuse("training.csv.header", "\"auto\", \"yes\" or \"no\"", *h);
+            t.csv_header = s == "yes"  ? TrainingData::CsvHeader::Yes
+                           : s == "no" ? TrainingData::CsvHeader::No
+                                       : TrainingData::CsvHeader::Auto;
         }
         if (const json* l = find_present(*csv, "label")) {
             if (l->is_string() && l->get<std::string>() == "last") t.csv_label = -2;
@@ -88,10 +100,12 @@ TrainingData training_from_json(const json& j, Index n_visible) {
     }
     const json* p = find_present(j, "preprocessing");
     if (!p) return t;
-    if (!p->is_object()) refuse("training.preprocessing", "an object (limit, shifts, binarize, scale, standardize)", *p);
+    if (!p->is_object())
+        refuse("training.preprocessing", "an object (limit, shifts, binarize, scale, standardize)", *p);
     const std::string path = "training.preprocessing";
     if (const json* l = find_present(*p, "limit")) {
-        if (!l->is_number_integer() || l->get<std::int64_t>() < 1) refuse(path + ".limit", "null or an integer >= 1", *l);
+        if (!l->is_number_integer() || l->get<std::int64_t>() < 1)
+            refuse(path + ".limit", "null or an integer >= 1", *l);
         t.limit = static_cast<Index>(l->get<std::int64_t>());
     }
     t.shifts = flag(*p, "shifts", path);
@@ -113,7 +127,8 @@ TrainingData training_from_json(const json& j, Index n_visible) {
     }
     const int transforms = (t.binarize ? 1 : 0) + (t.scale ? 1 : 0) + (t.standardize ? 1 : 0);
     if (transforms > 1)
-        throw InputError("'" + path + "' applies more than one of binarize, scale and standardize; train applies one at most");
+        throw InputError("'" + path +
+                         "' applies more than one of binarize, scale and standardize; train applies one at most");
     return t;
 }
 

@@ -63,38 +63,53 @@ int append_masked16(Index count, MaskOf mask_of, int* idx, int end) {
 // Units given as doubles, on when != 0 (a Gibbs state of 0/1 values).
 inline int append_nonzero(const double* x, Index count, int* idx, int end) {
 #ifdef RBMSCOPE_ACTIVE_LISTS_AVX512
-    return append_masked16(count, [x](Index j, __mmask16 lanes) {
-        const __m512d zero = _mm512_setzero_pd();
-        const auto lo_lanes = static_cast<__mmask8>(lanes), hi_lanes = static_cast<__mmask8>(lanes >> 8);
-        const __mmask8 lo = _mm512_mask_cmp_pd_mask(lo_lanes, _mm512_maskz_loadu_pd(lo_lanes, x + j), zero, _CMP_NEQ_UQ);
-        const __mmask8 hi = _mm512_mask_cmp_pd_mask(hi_lanes, _mm512_maskz_loadu_pd(hi_lanes, x + j + 8), zero, _CMP_NEQ_UQ);
-        return static_cast<__mmask16>(lo | (hi << 8));
-    }, idx, end);
+    return append_masked16(
+        count,
+        [x](Index j, __mmask16 lanes) {
+            const __m512d zero = _mm512_setzero_pd();
+            const auto lo_lanes = static_cast<__mmask8>(lanes), hi_lanes = static_cast<__mmask8>(lanes >> 8);
+            const __mmask8 lo =
+                _mm512_mask_cmp_pd_mask(lo_lanes, _mm512_maskz_loadu_pd(lo_lanes, x + j), zero, _CMP_NEQ_UQ);
+            const __mmask8 hi =
+                _mm512_mask_cmp_pd_mask(hi_lanes, _mm512_maskz_loadu_pd(hi_lanes, x + j + 8), zero, _CMP_NEQ_UQ);
+            return static_cast<__mmask16>(lo | (hi << 8));
+        },
+        idx, end);
 #else
-    return append_active(count, [&](Index j) { return x[j] != 0.0; }, idx, end);
+    return append_active(
+        count, [&](Index j) { return x[j] != 0.0; }, idx, end);
 #endif
 }
 
 // Units given as floats, on when != 0 (the float32 GRBM step's hidden draws).
 inline int append_nonzero(const float* x, Index count, int* idx, int end) {
 #ifdef RBMSCOPE_ACTIVE_LISTS_AVX512
-    return append_masked16(count, [x](Index j, __mmask16 lanes) {
-        return _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, x + j), _mm512_setzero_ps(), _CMP_NEQ_UQ);
-    }, idx, end);
+    return append_masked16(
+        count,
+        [x](Index j, __mmask16 lanes) {
+            return _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, x + j), _mm512_setzero_ps(),
+                                           _CMP_NEQ_UQ);
+        },
+        idx, end);
 #else
-    return append_active(count, [&](Index j) { return x[j] != 0.0f; }, idx, end);
+    return append_active(
+        count, [&](Index j) { return x[j] != 0.0f; }, idx, end);
 #endif
 }
 
 // Units given as bytes, on when != 0.
 inline int append_set(const unsigned char* on, Index count, int* idx, int end) {
 #ifdef RBMSCOPE_ACTIVE_LISTS_AVX512
-    return append_masked16(count, [on](Index j, __mmask16 lanes) {
-        const __m128i bytes = _mm_maskz_loadu_epi8(lanes, on + j);
-        return _mm_mask_test_epi8_mask(lanes, bytes, bytes);
-    }, idx, end);
+    return append_masked16(
+        count,
+        [on](Index j, __mmask16 lanes) {
+            const __m128i bytes = _mm_maskz_loadu_epi8(lanes, on + j);
+            return _mm_mask_test_epi8_mask(lanes, bytes, bytes);
+        },
+        idx, end);
 #else
-    return append_active(count, [&](Index j) { return on[j]; }, idx, end);
+    return append_active(
+        count, [&](Index j) { return on[j]; }, idx, end);
 #endif
 }
 

@@ -17,7 +17,8 @@ template <class S>
 class BrbmStep final : public BlockStep {
 public:
     BrbmStep(const Brbm& m, const Vec& base_bias);
-    void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const override;
+    void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
+              ChainRngs& rngs) const override;
     void sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
                const SweepOutputs& out) const override;
 
@@ -27,7 +28,7 @@ private:
 
     RowPanels<S> w_, wt_;      // rows of W (visible units), rows of W' (hidden units)
     std::vector<S> c_, zero_;  // padded hidden bias, padded zeros
-    Vec a_, b_, c_d_;  // c_d_: c in double, for the potential
+    Vec a_, b_, c_d_;          // c_d_: c in double, for the potential
 };
 
 // Per-thread buffers, so a step allocates nothing once they have grown.
@@ -159,7 +160,8 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
         for (Index i = 0; i < n; ++i) X(begin + r, i) = on[i];
         if (out.means)  // sigmoid(y) = 1/(1+e) for y >= 0, e/(1+e) below
             for (Index i = 0; i < n; ++i)
-                (*out.means)(begin + r, i) = (y[i] >= S(0) ? 1.0 : static_cast<double>(e[i])) / (1.0 + static_cast<double>(e[i]));
+                (*out.means)(begin + r, i) =
+                    (y[i] >= S(0) ? 1.0 : static_cast<double>(e[i])) / (1.0 + static_cast<double>(e[i]));
         if (out.potential) {
             // V(v, h) = v'W h + (b - a)'v + c'h, over the units that are on (u = W h is in act).
             double vu = 0, bv = 0, ch = 0;
@@ -183,4 +185,4 @@ std::unique_ptr<BlockStep> make_brbm_double(const Brbm& m, const Vec& base_bias)
     return std::make_unique<BrbmStep<double>>(m, base_bias);
 }
 
-}  // namespace rbm::detail::RBMSCOPE_SIMD_NS
+}  // namespace rbm::detail::inline RBMSCOPE_SIMD_NS

@@ -16,10 +16,13 @@ double gemm_gflops(Index chains, Index n, Index m, Index block, bool f32, double
         using S = decltype(tag);
         using M = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
         const M a = M::Random(chains, n);
-        const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic> w = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>::Random(n, m);
+        const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic> w =
+            Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>::Random(n, m);
         M c(chains, m);
         do {
-            for_each_block(chains, [&](Index b, Index e) { c.middleRows(b, e - b).noalias() = a.middleRows(b, e - b) * w; }, block);
+            for_each_block(
+                chains, [&](Index b, Index e) { c.middleRows(b, e - b).noalias() = a.middleRows(b, e - b) * w; },
+                block);
             flops += 2.0 * static_cast<double>(chains) * static_cast<double>(n) * static_cast<double>(m);
             t = std::chrono::duration<double>(Clock::now() - t0).count();
         } while (t < min_seconds);
@@ -29,4 +32,4 @@ double gemm_gflops(Index chains, Index n, Index m, Index block, bool f32, double
     return flops / t * 1e-9;
 }
 
-}  // namespace rbm::detail::RBMSCOPE_SIMD_NS
+}  // namespace rbm::detail::inline RBMSCOPE_SIMD_NS

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/numerics/scalar.hpp"
 #include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
 
 namespace rbm {
 
@@ -105,8 +105,8 @@ LeakySweepStats leaky_sweep_block(const Leaky& m, RowMat& V, Index begin, Index 
 detail::LeakyConstants::LeakyConstants(const Leaky& m)
     : gram(m.W.transpose() * m.W), c_plus_wb(m.c.transpose() + m.b.transpose() * m.W) {}
 
-LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const LeakyConstants* pre, RowMat& V, Index begin, Index end,
-                                               ChainRngs& rngs, LeakyKernel kernel, double beta, double cl,
+LeakySweepStats detail::leaky_sweep_block_gram(const Leaky& m, const LeakyConstants* pre, RowMat& V, Index begin,
+                                               Index end, ChainRngs& rngs, LeakyKernel kernel, double beta, double cl,
                                                const double* row_beta) {
     // Built here when the exact-MH kernel needs it and the caller has none: the kernel object
     // reads it and never allocates one.
@@ -185,7 +185,8 @@ RowMat initial_states(const Model& model, Index chains, ChainRngs& rngs) {
                         Rng& rng = rngs[r];
                         for (Index i = 0; i < n; ++i) {
                             if constexpr (std::is_same_v<T, Grbm>) V(r, i) = m.b(i) + m.sigma(i) * rng.normal();
-                            else if constexpr (std::is_same_v<T, Brbm>) V(r, i) = rng.uniform() < sigmoid(m.b(i)) ? 1.0 : 0.0;
+                            else if constexpr (std::is_same_v<T, Brbm>)
+                                V(r, i) = rng.uniform() < sigmoid(m.b(i)) ? 1.0 : 0.0;
                             else V(r, i) = m.b(i) + rng.normal();
                         }
                     }

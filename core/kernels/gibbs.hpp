@@ -39,7 +39,8 @@ void gibbs_sweep(const Grbm& m, RowMat& V, ChainRngs& rngs, double beta = 1.0, c
 // ---- BRBM: intermediate model has weights beta W, visible bias (1-beta) b_A + beta b, hidden bias beta c ----
 void gibbs_sweep(const Brbm& m, RowMat& V, ChainRngs& rngs, double beta = 1.0, const Vec* base_bias = nullptr);
 // Same with the hidden states kept (H resized to N x m).
-void gibbs_sweep(const Brbm& m, RowMat& V, RowMat& H, ChainRngs& rngs, double beta = 1.0, const Vec* base_bias = nullptr);
+void gibbs_sweep(const Brbm& m, RowMat& V, RowMat& H, ChainRngs& rngs, double beta = 1.0,
+                 const Vec* base_bias = nullptr);
 
 // ---- Leaky RBM ----
 // Two kernels for the family log f_{beta,cl}(v) = -|v|^2/2 + b'v + beta sum alpha_j(cl) eta_j^2/2:

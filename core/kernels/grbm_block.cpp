@@ -17,7 +17,8 @@ namespace {
 class GrbmStep final : public BlockStep {
 public:
     GrbmStep(const Grbm& m, const Vec& a, const Vec& sa, bool float32);
-    void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const override;
+    void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
+              ChainRngs& rngs) const override;
     // Per-row betas and the outputs on the float64 step; the float32 step takes neither.
     void sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
                const SweepOutputs& out) const override;
@@ -71,12 +72,12 @@ private:
 
     Index n_ = 0, m_ = 0;
     bool f32_ = false, small_ = false;
-    Mat w_;                       // n x m (the dense product)
-    Eigen::MatrixXf wf_;          // the same in float
-    std::vector<double> wr_;      // small models: W row-major
-    RowPanels<double> wtd_;       // rows of W' for W h (float64)
-    RowPanels<float> wtf_;        // the same in float
-    std::vector<float> cf_;       // c in float
+    Mat w_;                   // n x m (the dense product)
+    Eigen::MatrixXf wf_;      // the same in float
+    std::vector<double> wr_;  // small models: W row-major
+    RowPanels<double> wtd_;   // rows of W' for W h (float64)
+    RowPanels<float> wtf_;    // the same in float
+    std::vector<float> cf_;   // c in float
     Vec c_, b_, a_, inv_s_, inv_s2_, inv_sa2_;
 };
 
@@ -141,8 +142,8 @@ const S* sum_active_rows(const RowPanels<S>& wt, Index rows, Append append, Line
 }
 
 GrbmStep::GrbmStep(const Grbm& m, const Vec& a, const Vec& sa, bool float32)
-    : n_(m.n_visible()), m_(m.n_hidden()), f32_(float32), small_(!float32 && m.n_visible() * m.n_hidden() <= kSmallProduct),
-      w_(m.W), c_(m.c), b_(m.b), a_(a) {
+    : n_(m.n_visible()), m_(m.n_hidden()), f32_(float32),
+      small_(!float32 && m.n_visible() * m.n_hidden() <= kSmallProduct), w_(m.W), c_(m.c), b_(m.b), a_(a) {
     inv_s_ = m.sigma.cwiseInverse();
     inv_s2_ = inv_s_.cwiseAbs2();
     inv_sa2_ = sa.cwiseAbs2().cwiseInverse();
@@ -160,8 +161,7 @@ GrbmStep::GrbmStep(const Grbm& m, const Vec& a, const Vec& sa, bool float32)
     }
 }
 
-void GrbmStep::step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
-                      ChainRngs& rngs) const {
+void GrbmStep::step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const {
     if (f32_) return step_f32(beta_prev, beta, X, begin, end, lw, rngs);
     // The 2-D toys (2 visible, 2 hidden units) get their sizes at compile time: the unit loops
     // unroll (callgrind: 785 -> 537 instructions per chain-sweep of four-mode).
@@ -186,7 +186,8 @@ void GrbmStep::sweep(double beta, const double* row_beta, RowMat& X, Index begin
 }
 
 template <int G, int N, int M>
-void GrbmStep::add_increments(const RowMat& X, Index row, Index nvis, Index nhid, double d, const double* inc, Vec& lw) const {
+void GrbmStep::add_increments(const RowMat& X, Index row, Index nvis, Index nhid, double d, const double* inc,
+                              Vec& lw) const {
     const Index n = N ? N : nvis, m = M ? M : nhid;  // fixed for the 2-D toys: the unit loops unroll
     double q[G] = {};
     for (Index i = 0; i < n; ++i)
@@ -202,8 +203,8 @@ void GrbmStep::add_increments(const RowMat& X, Index row, Index nvis, Index nhid
 }
 
 template <int N, int M, bool Fused>
-void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
-                            ChainRngs& rngs, const double* row_beta, const SweepOutputs& out) const {
+void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs,
+                          const double* row_beta, const SweepOutputs& out) const {
     // N, M: the unit counts when fixed at compile time, 0 when taken from the model.
     const Index rows = end - begin, n = N ? N : n_, m = M ? M : m_, nv = 2 * ((n + 1) / 2);  // nv: normals per chain
     const Index th = rows * m;
@@ -236,7 +237,8 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
     // Increment: (beta - beta')(Q_A - Q_B) + sum_j softplus_step, sharing e1 = exp(-beta|L|) with the draw.
     if (row_beta) {
         for (Index r = 0; r < rows; ++r)
-            for (Index t = r * m; t < (r + 1) * m; ++t) e1[t] = exp_nonpositive<Fused>(-row_beta[r] * std::fabs(lam[t]));
+            for (Index t = r * m; t < (r + 1) * m; ++t)
+                e1[t] = exp_nonpositive<Fused>(-row_beta[r] * std::fabs(lam[t]));
     } else {
         for (Index t = 0; t < th; ++t) e1[t] = exp_nonpositive<Fused>(-beta * std::fabs(lam[t]));
     }
@@ -252,7 +254,8 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
         // (The 2-D toys' sums are two terms: they stay one chain at a time.)
         Index r0 = 0;
         if constexpr (N == 0)
-            for (; r0 + kSumGroup <= rows; r0 += kSumGroup) add_increments<kSumGroup, N, M>(X, begin + r0, n, m, d, inc + r0 * m, *lw);
+            for (; r0 + kSumGroup <= rows; r0 += kSumGroup)
+                add_increments<kSumGroup, N, M>(X, begin + r0, n, m, d, inc + r0 * m, *lw);
         for (; r0 < rows; ++r0) add_increments<1, N, M>(X, begin + r0, n, m, d, inc + r0 * m, *lw);
     }
 
@@ -261,7 +264,8 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
     const auto [hw, vw] = draw_words(rngs, begin, rows, m, nv, s);
     if (row_beta) {
         for (Index r = 0; r < rows; ++r)
-            for (Index t = r * m; t < (r + 1) * m; ++t) h[t] = bernoulli_sigmoid_as(unit_from_word(hw[t]), row_beta[r] * lam[t], e1[t]);
+            for (Index t = r * m; t < (r + 1) * m; ++t)
+                h[t] = bernoulli_sigmoid_as(unit_from_word(hw[t]), row_beta[r] * lam[t], e1[t]);
     } else {
         for (Index t = 0; t < th; ++t) h[t] = bernoulli_sigmoid_as(unit_from_word(hw[t]), beta * lam[t], e1[t]);
     }
@@ -285,7 +289,8 @@ void GrbmStep::step_sized(double beta_prev, double beta, RowMat& X, Index begin,
         u = ud;
     } else {
         ldu = wtd_.padded_cols();
-        u = sum_active_rows(wtd_, rows, [&](Index r, int* idx, int at) { return append_nonzero(h + r * m, m, idx, at); }, s.u, s);
+        u = sum_active_rows(
+            wtd_, rows, [&](Index r, int* idx, int at) { return append_nonzero(h + r * m, m, idx, at); }, s.u, s);
     }
 
     // v_i = (l_i + beta u_i / s_i) / P_i + z_i / sqrt(P_i).
@@ -361,7 +366,8 @@ void GrbmStep::step_f32(double beta_prev, double beta, RowMat& X, Index begin, I
     for (Index t = 0; t < rows * nv; t += 2) normal_pair<true>(vw[t], vw[t + 1], z[t], z[t + 1]);
 
     const Index ldu = wtf_.padded_cols();
-    const float* u = sum_active_rows(wtf_, rows, [&](Index r, int* idx, int at) { return append_nonzero(h + r * m, m, idx, at); }, s.uf, s);
+    const float* u = sum_active_rows(
+        wtf_, rows, [&](Index r, int* idx, int at) { return append_nonzero(h + r * m, m, idx, at); }, s.uf, s);
 
     float* ma = grow(s.maf, n);
     float* mb = grow(s.mbf, n);
@@ -380,4 +386,4 @@ std::unique_ptr<BlockStep> make_grbm(const Grbm& m, const Vec& a, const Vec& sa,
     return std::make_unique<GrbmStep>(m, a, sa, float32);
 }
 
-}  // namespace rbm::detail::RBMSCOPE_SIMD_NS
+}  // namespace rbm::detail::inline RBMSCOPE_SIMD_NS

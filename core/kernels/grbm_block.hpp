@@ -21,7 +21,8 @@ class GrbmKernel {
 public:
     GrbmKernel() = default;
     // base: N(a, sA^2) per visible unit; float32: both products with W in single precision.
-    GrbmKernel(const Grbm& m, const Vec& a, const Vec& sa, bool float32) : impl_(kernel_table().grbm(m, a, sa, float32)) {}
+    GrbmKernel(const Grbm& m, const Vec& a, const Vec& sa, bool float32)
+        : impl_(kernel_table().grbm(m, a, sa, float32)) {}
     // One transition at beta on rows [begin, end) of X; with lw, first the increment
     // log f_beta(x) - log f_beta_prev(x) at the state before it.
     void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw, ChainRngs& rngs) const {

@@ -50,8 +50,8 @@ struct KernelTable {
     // kernels/leaky_block.cpp (through kernels/gibbs_leaky.hpp).
     void (*leaky_eta)(const Leaky& m, const RowMat& X, Index begin, Index rows, RowMat& E);
     // pre: required by the exact-MH kernel, unread by the paper's Gibbs kernel.
-    LeakySweepStats (*leaky_sweep)(const Leaky& m, const LeakyConstants* pre, RowMat& V, Index begin, Index end, ChainRngs& rngs,
-                                   LeakyKernel kernel, double beta, double cl, const double* row_beta);
+    LeakySweepStats (*leaky_sweep)(const Leaky& m, const LeakyConstants* pre, RowMat& V, Index begin, Index end,
+                                   ChainRngs& rngs, LeakyKernel kernel, double beta, double cl, const double* row_beta);
 };
 
 }  // namespace rbm::detail
@@ -72,7 +72,7 @@ std::unique_ptr<BlockStep> make_grbm(const Grbm& m, const Vec& a, const Vec& sa,
 double gemm_gflops(Index chains, Index n, Index m, Index block, bool f32, double min_seconds);
 void fill_rows_u32(ChainRngs& rngs, Index begin, Index rows, std::size_t words_per_row, std::uint32_t* out);
 void leaky_block_eta(const Leaky& m, const RowMat& X, Index begin, Index rows, RowMat& E);
-LeakySweepStats leaky_block_sweep(const Leaky& m, const LeakyConstants* pre, RowMat& V, Index begin, Index end, ChainRngs& rngs,
-                                  LeakyKernel kernel, double beta, double cl, const double* row_beta);
-}  // namespace rbm::detail::RBMSCOPE_SIMD_NS
+LeakySweepStats leaky_block_sweep(const Leaky& m, const LeakyConstants* pre, RowMat& V, Index begin, Index end,
+                                  ChainRngs& rngs, LeakyKernel kernel, double beta, double cl, const double* row_beta);
+}  // namespace rbm::detail::inline RBMSCOPE_SIMD_NS
 #endif

@@ -50,7 +50,8 @@ double log_proposal(const Mat& G, double beta, double cl, double x_sq, const Eig
         w.K(j, j) += one ? inv_one : inv_cl;
         leaking += !one;
     }
-    const double logdet_d = static_cast<double>(k) * std::log(beta) + (leaking ? static_cast<double>(leaking) * std::log(cl) : 0.0);
+    const double logdet_d =
+        static_cast<double>(k) * std::log(beta) + (leaking ? static_cast<double>(leaking) * std::log(cl) : 0.0);
     w.llt.compute(w.K);
     // log det K = 2 sum log L_jj; the factor's diagonal as LLT stores it.
     const double logdet = logdet_d + 2.0 * w.llt.matrixLLT().diagonal().array().log().sum();
@@ -91,8 +92,8 @@ void leaky_block_eta(const Leaky& m, const RowMat& X, Index begin, Index rows, R
     E.noalias() += X.block(begin, 0, rows, m.n_visible()) * m.W;
 }
 
-LeakySweepStats leaky_block_sweep(const Leaky& m, const LeakyConstants* pre, RowMat& V, Index begin, Index end, ChainRngs& rngs,
-                                  LeakyKernel kernel, double beta, double cl, const double* row_beta) {
+LeakySweepStats leaky_block_sweep(const Leaky& m, const LeakyConstants* pre, RowMat& V, Index begin, Index end,
+                                  ChainRngs& rngs, LeakyKernel kernel, double beta, double cl, const double* row_beta) {
     if (cl < 0) cl = m.leakiness;
     const Index n = m.n_visible(), k = m.n_hidden(), rows = end - begin;
     auto beta_of = [&](Index r) { return row_beta ? row_beta[r] : beta; };
@@ -201,4 +202,4 @@ LeakySweepStats leaky_block_sweep(const Leaky& m, const LeakyConstants* pre, Row
     return stats;
 }
 
-}  // namespace rbm::detail::RBMSCOPE_SIMD_NS
+}  // namespace rbm::detail::inline RBMSCOPE_SIMD_NS

@@ -17,8 +17,8 @@ struct LineAligned {
     LineAligned() = default;
     template <class U>
     LineAligned(const LineAligned<U>&) noexcept {}
-    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kCacheLine})); }
-    void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{kCacheLine}); }
+    T* allocate(std::size_t n) { return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{kCacheLine})); }
+    void deallocate(T* p, std::size_t) noexcept { ::operator delete (p, std::align_val_t{kCacheLine}); }
     template <class U>
     bool operator==(const LineAligned<U>&) const noexcept {
         return true;

@@ -53,12 +53,15 @@ public:
     explicit RowPanels(const Mat& A)
         : rows_(A.rows()), cols_(A.cols()), panels_((A.cols() + kLanes - 1) / kLanes),
           last_vectors_(panels_ == 0 ? 0 : (cols_ - (panels_ - 1) * kLanes + kStep - 1) / kStep) {
-        data_.assign(static_cast<std::size_t>(panels_ == 0 ? 0 : ((panels_ - 1) * kLanes + last_vectors_ * kStep) * rows_), S(0));
+        data_.assign(
+            static_cast<std::size_t>(panels_ == 0 ? 0 : ((panels_ - 1) * kLanes + last_vectors_ * kStep) * rows_),
+            S(0));
         for (Index p = 0; p < panels_; ++p) {
             const Index w = width(p);
             for (Index i = 0; i < rows_; ++i)
                 for (Index t = 0; t < w && p * kLanes + t < cols_; ++t)
-                    data_[static_cast<std::size_t>(p * rows_ * kLanes + i * w + t)] = static_cast<S>(A(i, p * kLanes + t));
+                    data_[static_cast<std::size_t>(p * rows_ * kLanes + i * w + t)] =
+                        static_cast<S>(A(i, p * kLanes + t));
         }
     }
     Index rows() const { return rows_; }

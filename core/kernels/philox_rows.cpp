@@ -75,8 +75,7 @@ HWY_INLINE V mul32(V a, V m) {
 
 // Ten Philox rounds (Random123 philox.h: _philox4x32round, _philox4x32bumpkey) on one vector of
 // counters, in place; a second vector interleaved to hide the multiply latency.
-HWY_INLINE void philox10(D d, V& a0, V& a1, V& a2, V& a3, V ka0, V ka1, V& b0, V& b1, V& b2, V& b3, V kb0,
-                         V kb1) {
+HWY_INLINE void philox10(D d, V& a0, V& a1, V& a2, V& a3, V ka0, V ka1, V& b0, V& b1, V& b2, V& b3, V kb0, V kb1) {
     const V m0 = hn::Set(d, 0xD2511F53u), m1 = hn::Set(d, 0xCD9E8D57u);
     const V w0 = hn::Set(d, 0x9E3779B9u), w1 = hn::Set(d, 0xBB67AE85u);
     for (int round = 0; round < 10; ++round) {
@@ -196,5 +195,5 @@ void fill_rows_u32(ChainRngs& rngs, Index begin, Index rows, std::size_t words_p
 
 #endif
 
-}  // namespace rbm::detail::RBMSCOPE_SIMD_NS
+}  // namespace rbm::detail::inline RBMSCOPE_SIMD_NS
 HWY_AFTER_NAMESPACE();

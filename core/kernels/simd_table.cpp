@@ -7,8 +7,13 @@
 
 extern "C" const rbm::detail::KernelTable* RBMSCOPE_SIMD_TABLE() {
     namespace t = rbm::detail::RBMSCOPE_SIMD_NS;
-    static const rbm::detail::KernelTable table{RBMSCOPE_STR(RBMSCOPE_SIMD_NS), &t::make_brbm_float,
-                                                &t::make_brbm_double, &t::make_grbm, &t::gemm_gflops,
-                                                &t::fill_rows_u32, &t::leaky_block_eta, &t::leaky_block_sweep};
+    static const rbm::detail::KernelTable table{RBMSCOPE_STR(RBMSCOPE_SIMD_NS),
+                                                &t::make_brbm_float,
+                                                &t::make_brbm_double,
+                                                &t::make_grbm,
+                                                &t::gemm_gflops,
+                                                &t::fill_rows_u32,
+                                                &t::leaky_block_eta,
+                                                &t::leaky_block_sweep};
     return &table;
 }

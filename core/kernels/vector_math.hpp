@@ -4,8 +4,8 @@
 // instructions before the products were made sparse). Accuracy: a few ulp in double over the
 // ranges documented per function, ample for AIS increments summed in double.
 #include <bit>
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 
@@ -62,8 +62,19 @@ struct ExpTerms<double> {
     static constexpr double kLow = -708.0, kInvLn2 = 1.4426950408889634074, kLn2Hi = 6.93147180369123816490e-01,
                             kLn2Lo = 1.90821492927058770002e-10, kShift = 0x1.8p52;
     static constexpr int kBias = 1023, kMantissa = 52;
-    static constexpr double taylor[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
-                                        1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0};
+    static constexpr double taylor[] = {1.0 / 479001600.0,
+                                        1.0 / 39916800.0,
+                                        1.0 / 3628800.0,
+                                        1.0 / 362880.0,
+                                        1.0 / 40320.0,
+                                        1.0 / 5040.0,
+                                        1.0 / 720.0,
+                                        1.0 / 120.0,
+                                        1.0 / 24.0,
+                                        1.0 / 6.0,
+                                        0.5,
+                                        1.0,
+                                        1.0};
 };
 template <>
 struct ExpTerms<float> {
@@ -150,9 +161,9 @@ struct SinCosTerms<double> {
     using U = std::uint64_t;
     static constexpr double kShift = 0x1.8p52, kHalfPi = 1.57079632679489661923;
     static constexpr double sin[] = {-1.0 / 1307674368000.0, 1.0 / 6227020800.0, -1.0 / 39916800.0, 1.0 / 362880.0,
-                                     -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0};
+                                     -1.0 / 5040.0,          1.0 / 120.0,        -1.0 / 6.0};
     static constexpr double cos[] = {1.0 / 20922789888000.0, -1.0 / 87178291200.0, 1.0 / 479001600.0, -1.0 / 3628800.0,
-                                     1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0};
+                                     1.0 / 40320.0,          -1.0 / 720.0,         1.0 / 24.0};
 };
 template <>
 struct SinCosTerms<float> {

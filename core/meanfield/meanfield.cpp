@@ -164,7 +164,8 @@ RunEnd iterate(const Problem& p, State s, const MeanFieldOptions& opts, MeanFiel
         if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) throw Cancelled();
         double change = 0;
         if (opts.update == MeanFieldUpdate::Sequential) {
-            for (Index j = 0; j < m; ++j) change = std::max(change, move_site(p, s, j, target_field(p, s, j), opts.damping));
+            for (Index j = 0; j < m; ++j)
+                change = std::max(change, move_site(p, s, j, target_field(p, s, j), opts.damping));
         } else {
             for (Index j = 0; j < m; ++j) targets(j) = target_field(p, s, j);
             for (Index j = 0; j < m; ++j) change = std::max(change, move_site(p, s, j, targets(j), opts.damping));

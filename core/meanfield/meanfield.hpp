@@ -31,12 +31,12 @@ struct MeanFieldOptions {
     // Sequential: unit j sees the units already updated in this sweep (Gauss-Seidel);
     // parallel: every unit sees the previous sweep (Jacobi).
     MeanFieldUpdate update = MeanFieldUpdate::Sequential;
-    double damping = 1.0;           // mu <- (1-d) mu + d f(mu), d in (0,1]
-    double tol = 1e-10;             // converged when max_j |change of mu_j| over a sweep < tol
+    double damping = 1.0;              // mu <- (1-d) mu + d f(mu), d in (0,1]
+    double tol = 1e-10;                // converged when max_j |change of mu_j| over a sweep < tol
     long long max_iterations = 10000;  // sweeps; reaching it is reported (converged = false)
-    int restarts = 10;              // restart 0 starts from the uncoupled solution, the rest at random
-    std::uint64_t seed = 1;         // random restarts are drawn from it (deterministic)
-    bool compare_exact = true;      // Model overload: attach exact answers when enumerable
+    int restarts = 10;                 // restart 0 starts from the uncoupled solution, the rest at random
+    std::uint64_t seed = 1;            // random restarts are drawn from it (deterministic)
+    bool compare_exact = true;         // Model overload: attach exact answers when enumerable
     ExactOptions exact;
     // Record MeanFieldResult::trace. The reported restart is run a second time with recording on
     // (runs are deterministic, so it ends on the same point), so the other restarts cost nothing
@@ -63,7 +63,7 @@ struct MeanFieldFixedPoint {
     long long iterations = 0;  // of the first restart that reached it
     bool converged = false;
     int first_restart = 0;
-    int hits = 0;              // restarts that ended here
+    int hits = 0;  // restarts that ended here
 };
 
 // Exact answers by enumeration of X^m (docs/methods/models.md#grbm-hidden-marginal) and the mean-field answer's errors.
@@ -77,17 +77,17 @@ struct MeanFieldExact {
 
 struct MeanFieldResult {
     MeanFieldType type = MeanFieldType::TypeII;
-    double free_energy = 0;   // of the best (lowest) converged fixed point
-    Mat sites;                // m x |X|: q_j(X[a]) at that point
+    double free_energy = 0;  // of the best (lowest) converged fixed point
+    Mat sites;               // m x |X|: q_j(X[a]) at that point
     Vec mean_h, mean_h2, var_h;
     Vec mean_v, var_v;
-    Mat cov_v;                // type II / tap: sigma^2 + diag(sigma) W diag(Var h) W' diag(sigma); empty for type I
+    Mat cov_v;  // type II / tap: sigma^2 + diag(sigma) W diag(Var h) W' diag(sigma); empty for type I
     long long iterations = 0;
-    bool converged = false;   // false when no restart converged (then the lowest end point is reported)
-    double residual = 0;      // max_j |f(mu)_j - mu_j| at the reported point
+    bool converged = false;  // false when no restart converged (then the lowest end point is reported)
+    double residual = 0;     // max_j |f(mu)_j - mu_j| at the reported point
     std::vector<MeanFieldFixedPoint> fixed_points;  // distinct end points, converged first, by free energy
     std::optional<MeanFieldExact> exact;
-    MeanFieldTrace trace;     // empty unless MeanFieldOptions::record_trace
+    MeanFieldTrace trace;  // empty unless MeanFieldOptions::record_trace
 };
 
 // Runs every restart and keeps the best. Throws InputError for bad options or a bad model.
@@ -142,15 +142,15 @@ struct MeanFieldSweepOptions {
     Index trials = 100;
     std::vector<double> hidden_values{0.0, 1.0};
     std::uint64_t seed = 1;
-    MeanFieldOptions mean_field;  // type ignored (all three run); compare_exact ignored
+    MeanFieldOptions mean_field;      // type ignored (all three run); compare_exact ignored
     std::function<bool()> cancelled;  // raised -> throws Cancelled
     std::function<void()> on_trial;   // after every trial, from worker threads (progress; must be thread-safe)
 };
 extern const char* const kMeanFieldSweepDistribution;  // the sentence above, for --help and output
 
 struct MeanFieldSweepMethod {
-    double free_energy = 0;       // mean over trials
-    double gap = 0, gap_se = 0;   // mean of F - (-log Z) and its standard error
+    double free_energy = 0;      // mean over trials
+    double gap = 0, gap_se = 0;  // mean of F - (-log Z) and its standard error
     double mse_h = 0, mse_h_se = 0;
     double mse_v = 0, mse_v_se = 0;
     double converged_fraction = 0;

@@ -28,7 +28,8 @@ struct TrialOutcome {
 void check(const MeanFieldSweepOptions& o) {
     if (o.visible < 1 || o.visible > 100000)
         throw InputError("mean-field sweep: visible units must be from 1 to 100000, got " + std::to_string(o.visible));
-    if (o.hidden < 1) throw InputError("mean-field sweep: hidden units must be at least 1, got " + std::to_string(o.hidden));
+    if (o.hidden < 1)
+        throw InputError("mean-field sweep: hidden units must be at least 1, got " + std::to_string(o.hidden));
     if (o.trials < 1 || o.trials > 10000000)
         throw InputError("mean-field sweep: trials must be from 1 to 10000000, got " + std::to_string(o.trials));
     if (o.scales.empty()) throw InputError("mean-field sweep: give at least one coupling scale");
@@ -38,7 +39,8 @@ void check(const MeanFieldSweepOptions& o) {
     const double configs = std::pow(static_cast<double>(o.hidden_values.size()), static_cast<double>(o.hidden));
     ExactOptions exact;
     if (configs > exact.max_configurations)
-        throw InputError("mean-field sweep: " + std::to_string(o.hidden_values.size()) + "^" + std::to_string(o.hidden) +
+        throw InputError("mean-field sweep: " + std::to_string(o.hidden_values.size()) + "^" +
+                         std::to_string(o.hidden) +
                          " hidden configurations are too many to enumerate for the exact answers (limit 2^24)");
 }
 

@@ -226,11 +226,9 @@ void validate(const Model& model) {
                                      shape(n, n) + " to match 'mean'");
                 require_finite(m.mean, "mean");
                 require_finite(m.cov, "cov");
-                if (!m.cov.isApprox(m.cov.transpose(), 1e-9))
-                    throw InputError("'cov' is not symmetric");
+                if (!m.cov.isApprox(m.cov.transpose(), 1e-9)) throw InputError("'cov' is not symmetric");
                 Eigen::LLT<Mat> llt(m.cov);
-                if (llt.info() != Eigen::Success)
-                    throw InputError("'cov' is not positive definite");
+                if (llt.info() != Eigen::Success) throw InputError("'cov' is not positive definite");
             } else {
                 const Index n = m.W.rows(), k = m.W.cols();
                 require_nonempty(n, k, true);
@@ -255,7 +253,8 @@ void validate(const Model& model) {
                     std::sort(sorted.begin(), sorted.end());
                     for (std::size_t a = 0; a + 1 < sorted.size(); ++a)
                         if (sorted[a] == sorted[a + 1])
-                            throw InputError("'hidden_values' lists " + format_number(sorted[a]) + " twice; values must be distinct");
+                            throw InputError("'hidden_values' lists " + format_number(sorted[a]) +
+                                             " twice; values must be distinct");
                 }
                 if constexpr (std::is_same_v<T, Leaky>) {
                     if (!(m.leakiness > 0 && m.leakiness <= 1))
@@ -300,7 +299,8 @@ void require_computable(const Model& model) {
                 check(m.c, "c", -kMaxParameter, kMaxParameter);
                 if constexpr (std::is_same_v<T, Grbm>) {
                     check(m.sigma, "sigma", kMinSigma, kMaxParameter);
-                    const Vec h = Eigen::Map<const Vec>(m.hidden_values.data(), static_cast<Index>(m.hidden_values.size()));
+                    const Vec h =
+                        Eigen::Map<const Vec>(m.hidden_values.data(), static_cast<Index>(m.hidden_values.size()));
                     check(h, "hidden_values", -kMaxParameter, kMaxParameter);
                 }
             }
@@ -323,7 +323,8 @@ std::variant<Grbm, Brbm, Leaky, Gaussian> rbm_params(ModelKind kind, RbmArrays a
     g.b = std::move(b);
     g.c = std::move(c);
     g.sigma = a.sigma ? std::move(*a.sigma) : Vec::Ones(n);
-    if (a.hidden_values) g.hidden_values.assign(a.hidden_values->data(), a.hidden_values->data() + a.hidden_values->size());
+    if (a.hidden_values)
+        g.hidden_values.assign(a.hidden_values->data(), a.hidden_values->data() + a.hidden_values->size());
     return g;
 }
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/models/training_data.hpp"
-#include "core/random/rng.hpp"
 #include "core/numerics/types.hpp"
+#include "core/random/rng.hpp"
 
 namespace rbm {
 
@@ -34,8 +34,8 @@ struct Grbm {
     Vec log_unnorm(const RowMat& V) const;
     Vec energy(const RowMat& V, const RowMat& H) const;
     // Hidden marginal after integrating v (docs/methods/models.md#grbm-hidden-marginal): p(h) ∝ exp(B.h + h'Jh/2).
-    Vec hidden_marginal_field() const;      // B
-    Mat hidden_marginal_coupling() const;   // J (diagonal kept)
+    Vec hidden_marginal_field() const;     // B
+    Mat hidden_marginal_coupling() const;  // J (diagonal kept)
     // Draw h_j with p(h_j = x) ∝ exp(x * a_j) for a = A(row, j).
     double sample_hidden(double a, Rng& rng) const;
 };
@@ -85,7 +85,7 @@ struct Gaussian {
     Index n_visible() const { return mean.size(); }
     Vec log_density(const RowMat& V) const;  // normalized
     Vec log_unnorm(const RowMat& V) const { return log_density(V); }
-    Mat cholesky() const;                    // lower L with L L' = cov
+    Mat cholesky() const;  // lower L with L L' = cov
 };
 
 enum class ModelKind { Grbm, Brbm, Leaky, Gaussian };
@@ -105,8 +105,14 @@ struct Model {
     Index n_visible() const;
     Index n_hidden() const;  // 0 for gaussian
     Vec log_unnorm(const RowMat& V) const;
-    template <class T> const T* as() const { return std::get_if<T>(&params); }
-    template <class T> T* as() { return std::get_if<T>(&params); }
+    template <class T>
+    const T* as() const {
+        return std::get_if<T>(&params);
+    }
+    template <class T>
+    T* as() {
+        return std::get_if<T>(&params);
+    }
 };
 
 // The arrays an RBM-family model file holds (docs/reference/model-files.md), as any reader found

@@ -10,9 +10,9 @@ namespace rbm {
 
 // One monitoring record.
 struct TrainRecord {
-    Index update = 0;            // updates done when it was taken
-    double epoch = 0;            // update * batch / data rows
-    double learning_rate = 0;    // of the next update
+    Index update = 0;          // updates done when it was taken
+    double epoch = 0;          // update * batch / data rows
+    double learning_rate = 0;  // of the next update
     // Average log-likelihood of the monitored rows: "exact" (enumeration) or "ais" (estimate; low /
     // high its bootstrap 95% interval). NaN with "ais-failed" (AIS refused: non-finite weights) or
     // "ais-unreliable" (the estimate exceeded the largest value log p(v) can take for the kind,
@@ -21,12 +21,12 @@ struct TrainRecord {
     double log_likelihood = 0, log_likelihood_low = 0, log_likelihood_high = 0;
     std::string log_likelihood_method;
     double log_z = 0;
-    double ais_ess = 0;          // effective sample size of the AIS weights (ais only)
-    double reconstruction_error = 0;  // mean over rows of |v - E[v | E[h | v]]|^2
+    double ais_ess = 0;                   // effective sample size of the AIS weights (ais only)
+    double reconstruction_error = 0;      // mean over rows of |v - E[v | E[h | v]]|^2
     std::vector<double> swap_acceptance;  // tempered: per ladder pair, since the previous record
-    Index projections = 0;       // leaky: updates since the previous record with an active projection
-    double max_singular_value = 0;  // leaky: of W now
-    double seconds = 0;          // training time so far (monitoring excluded)
+    Index projections = 0;                // leaky: updates since the previous record with an active projection
+    double max_singular_value = 0;        // leaky: of W now
+    double seconds = 0;                   // training time so far (monitoring excluded)
 };
 
 }  // namespace rbm

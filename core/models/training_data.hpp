@@ -12,16 +12,16 @@
 namespace rbm {
 
 struct TrainingData {
-    std::string data;                                   // "bars:4", "digits", a CSV / IDX path as given
+    std::string data;  // "bars:4", "digits", a CSV / IDX path as given
     enum class CsvHeader { Auto, Yes, No } csv_header = CsvHeader::Auto;
-    int csv_label = -1;                                 // CsvOptions::label_column: -1 none, -2 last, else 0-based
-    Index limit = 0;                                    // the first `limit` examples only (0: all)
-    bool shifts = false;                                // with_shifts before the transform
-    std::optional<double> binarize;                     // threshold in (0, 1] of the format's largest value
-    bool scale = false;                                 // divide by the format's largest value
-    bool standardize = false;                           // (x - mean) / sd per unit
-    Vec standardize_mean, standardize_sd;               // the values applied (sd 1 where a unit was constant);
-                                                        // empty until the data was first standardized
+    int csv_label = -1;                    // CsvOptions::label_column: -1 none, -2 last, else 0-based
+    Index limit = 0;                       // the first `limit` examples only (0: all)
+    bool shifts = false;                   // with_shifts before the transform
+    std::optional<double> binarize;        // threshold in (0, 1] of the format's largest value
+    bool scale = false;                    // divide by the format's largest value
+    bool standardize = false;              // (x - mean) / sd per unit
+    Vec standardize_mean, standardize_sd;  // the values applied (sd 1 where a unit was constant);
+                                           // empty until the data was first standardized
 };
 
 // "digits, binarized at 0.5" — for labels and logs.

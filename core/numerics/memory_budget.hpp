@@ -69,7 +69,8 @@ inline void set_memory_budget_option(const std::string& name) { detail::memory_b
 // while a kilobyte file still cannot ask for more than 2 GiB).
 inline std::uint64_t default_memory_budget_for_machine() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    const std::uint64_t physical = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+    const std::uint64_t physical =
+        pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
     return std::clamp<std::uint64_t>(physical / 4, kDefaultMemoryBudget, 2 * kDefaultMemoryBudget);
 }
 
@@ -104,8 +105,9 @@ inline std::string memory_budget_advice(double bytes) {
     const std::string& option = detail::memory_budget_option();
     if (option.empty() || !std::isfinite(bytes) || bytes > 1.0e18) return "";
     const double gib = 1024.0 * 1024 * 1024;
-    const std::string size = bytes > gib ? std::to_string(static_cast<long long>(std::ceil(bytes / gib))) + "G"
-                                         : std::to_string(static_cast<long long>(std::ceil(bytes / (1024.0 * 1024)))) + "M";
+    const std::string size = bytes > gib
+                                 ? std::to_string(static_cast<long long>(std::ceil(bytes / gib))) + "G"
+                                 : std::to_string(static_cast<long long>(std::ceil(bytes / (1024.0 * 1024)))) + "M";
     return "; " + option + " " + size + " allows it";
 }
 
@@ -118,7 +120,8 @@ inline std::string memory_budget_advice() {
 // "1.0 GiB", "312.5 MiB", "4096 bytes": a size in a message.
 inline std::string bytes_text(double bytes) {
     char buf[48];
-    if (bytes >= 1024.0 * 1024 * 1024 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.3g TiB", bytes / (1024.0 * 1024 * 1024 * 1024));
+    if (bytes >= 1024.0 * 1024 * 1024 * 1024 * 1024)
+        std::snprintf(buf, sizeof buf, "%.3g TiB", bytes / (1024.0 * 1024 * 1024 * 1024));
     else if (bytes >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
     else if (bytes >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024));
     else std::snprintf(buf, sizeof buf, "%.0f bytes", bytes);
@@ -130,8 +133,8 @@ inline std::string bytes_text(double bytes) {
 inline void check_memory_budget(double bytes, const std::string& what) {
     const double budget = static_cast<double>(memory_budget());
     if (!(bytes <= budget))
-        throw InputError(what + " needs " + bytes_text(bytes) + ", more than the memory budget (" + bytes_text(budget) + ")" +
-                         memory_budget_advice(bytes));
+        throw InputError(what + " needs " + bytes_text(bytes) + ", more than the memory budget (" + bytes_text(budget) +
+                         ")" + memory_budget_advice(bytes));
 }
 
 }  // namespace rbm

@@ -44,7 +44,8 @@ void for_each_block(Index count, F&& f, Index block = kChainBlock) {
 #ifdef RBMSCOPE_TSAN
     const std::size_t allowed = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
     const std::size_t cores = std::max(2u, std::thread::hardware_concurrency());
-    const Index threads = std::min<Index>(blocks, static_cast<Index>(std::max<std::size_t>(1, std::min(allowed, cores))));
+    const Index threads =
+        std::min<Index>(blocks, static_cast<Index>(std::max<std::size_t>(1, std::min(allowed, cores))));
     std::atomic<Index> next{0};
     std::exception_ptr error;
     std::mutex error_mutex;

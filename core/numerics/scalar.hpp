@@ -27,7 +27,9 @@ inline double log_sum_exp(std::span<const double> x) {
     for (double v : x) s += std::exp(v - m);
     return m + std::log(s);
 }
-inline double log_sum_exp(const Vec& x) { return log_sum_exp(std::span<const double>(x.data(), static_cast<std::size_t>(x.size()))); }
+inline double log_sum_exp(const Vec& x) {
+    return log_sum_exp(std::span<const double>(x.data(), static_cast<std::size_t>(x.size())));
+}
 inline double log_mean_exp(const Vec& x) { return log_sum_exp(x) - std::log(static_cast<double>(x.size())); }
 
 // Running log-sum-exp accumulator (for streaming enumeration).

@@ -18,11 +18,11 @@ namespace rbm {
 
 struct StepGate {
     std::atomic<bool> pause{false};
-    std::atomic<int> budget{0};            // units the worker may take while paused
-    std::atomic<double> pace{0.0};         // at most this many units per second; 0: full speed
-    std::atomic<long long> done{0};        // units completed
-    std::atomic<bool> holding{false};      // the worker waits in before_unit (pause acknowledged)
-    std::atomic<double> waited_s{0.0};     // time spent waiting (paused or paced), for rates
+    std::atomic<int> budget{0};         // units the worker may take while paused
+    std::atomic<double> pace{0.0};      // at most this many units per second; 0: full speed
+    std::atomic<long long> done{0};     // units completed
+    std::atomic<bool> holding{false};   // the worker waits in before_unit (pause acknowledged)
+    std::atomic<double> waited_s{0.0};  // time spent waiting (paused or paced), for rates
 
     // Worker side. Returns false once *cancel is raised (then the unit must not run). on_hold runs
     // on the worker each time it starts waiting in a pause, before `holding` is raised, so a
@@ -54,7 +54,8 @@ struct StepGate {
             const auto gap = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / p));
             const auto t1 = Clock::now();
             while (Clock::now() < next_ && !cancelled() && !pause.load())
-                std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(2), next_ - Clock::now()));
+                std::this_thread::sleep_for(
+                    std::min<Clock::duration>(std::chrono::milliseconds(2), next_ - Clock::now()));
             waited_s.store(waited_s.load() + std::chrono::duration<double>(Clock::now() - t1).count());
             if (cancelled()) return false;
             next_ = std::max(Clock::now(), next_) + gap;

@@ -121,12 +121,12 @@ private:
 
 // Purposes keep streams of different jobs on the same seed apart.
 enum class StreamPurpose : std::uint64_t {
-    Chains = 1,       // MCMC / AIS chains
-    Exact = 2,        // exact samples
-    Bootstrap = 3,    // bootstrap resampling
-    Swaps = 4,        // tempering swap decisions
-    Moments = 5,      // Gibbs chains that estimate moments
-    Training = 6,     // minibatch order, training chains
+    Chains = 1,     // MCMC / AIS chains
+    Exact = 2,      // exact samples
+    Bootstrap = 3,  // bootstrap resampling
+    Swaps = 4,      // tempering swap decisions
+    Moments = 5,    // Gibbs chains that estimate moments
+    Training = 6,   // minibatch order, training chains
     Misc = 7,
 };
 
@@ -143,7 +143,8 @@ public:
     ChainRngs(std::uint64_t seed, Index first, Index chains, StreamPurpose purpose) {
         rngs_.reserve(static_cast<std::size_t>(chains));
         for (Index i = 0; i < chains; ++i)
-            rngs_.emplace_back(seed, (static_cast<std::uint64_t>(purpose) << 48) + static_cast<std::uint64_t>(first + i));
+            rngs_.emplace_back(seed,
+                               (static_cast<std::uint64_t>(purpose) << 48) + static_cast<std::uint64_t>(first + i));
     }
     Rng& operator[](Index i) { return rngs_[static_cast<std::size_t>(i)]; }
     Index size() const { return static_cast<Index>(rngs_.size()); }

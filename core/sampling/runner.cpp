@@ -54,7 +54,8 @@ struct GibbsSampler::Impl {
 
 GibbsSampler::Impl::Impl(const Model& model, const SampleOptions& o) {
     validate(model);
-    if (!(o.beta >= 0 && o.beta <= 1)) throw InputError("sampling: beta must lie in [0, 1], got " + std::to_string(o.beta));
+    if (!(o.beta >= 0 && o.beta <= 1))
+        throw InputError("sampling: beta must lie in [0, 1], got " + std::to_string(o.beta));
     block = o.block > 0 ? o.block : block_size(model.n_visible() + model.n_hidden());
     const double beta = o.beta;
     if (const auto* b = model.as<Brbm>()) {
@@ -91,7 +92,8 @@ GibbsSampler::Impl::Impl(const Model& model, const SampleOptions& o) {
     } else if (const auto* l = model.as<Leaky>()) {
         kernel = leaky_kernel_name(o.leaky_kernel);
         leaky_pre.emplace(*l);
-        block_sweep = [this, m = *l, k = o.leaky_kernel, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat*) {
+        block_sweep = [this, m = *l, k = o.leaky_kernel, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs,
+                                                               RowMat*) {
             return detail::leaky_sweep_block_gram(m, &*leaky_pre, V, begin, end, rngs, k, beta, -1.0);
         };
     } else {

@@ -90,7 +90,7 @@ private:
 
 struct SampleProgress {
     long long sweeps_done = 0, sweeps = 0;
-    double elapsed_s = 0;        // excluding paused time
+    double elapsed_s = 0;  // excluding paused time
     double chain_sweeps_per_s = 0;
     const GibbsSampler* sampler = nullptr;  // its states and means as they are now
 };

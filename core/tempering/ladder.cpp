@@ -4,8 +4,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/tempering/pt.hpp"
 #include "core/numerics/format.hpp"
+#include "core/tempering/pt.hpp"
 
 namespace rbm {
 
@@ -37,7 +37,8 @@ void require_replicas(Index replicas) {
 
 std::vector<double> geometric_ladder(Index replicas, double gamma) {
     require_replicas(replicas);
-    if (!(gamma > 0 && gamma < 1)) throw InputError("the geometric ladder needs 0 < gamma < 1, got " + format_number(gamma));
+    if (!(gamma > 0 && gamma < 1))
+        throw InputError("the geometric ladder needs 0 < gamma < 1, got " + format_number(gamma));
     const Index n = replicas - 1;
     // beta_0 = gamma^N must stay a normal double, or the lowest betas underflow to the same 0
     // (--gamma 1e-300 gave "beta_1 = 0 follows beta_0 = 0"). Say which gamma would work.
@@ -45,8 +46,8 @@ std::vector<double> geometric_ladder(Index replicas, double gamma) {
     if (!(static_cast<double>(n) * std::log(gamma) >= std::log(kSmallestBeta))) {
         const double least = std::exp(std::log(kSmallestBeta) / static_cast<double>(n));
         throw InputError("gamma = " + format_number(gamma) + " is too small for " + std::to_string(replicas) +
-                         " betas: the lowest, gamma^" + std::to_string(n) + ", underflows (below 1e-300); choose gamma >= " +
-                         format_number(least) + " or fewer rungs");
+                         " betas: the lowest, gamma^" + std::to_string(n) +
+                         ", underflows (below 1e-300); choose gamma >= " + format_number(least) + " or fewer rungs");
     }
     std::vector<double> b(static_cast<std::size_t>(replicas));
     for (Index k = 0; k <= n; ++k) b[static_cast<std::size_t>(k)] = std::pow(gamma, static_cast<double>(n - k));
@@ -57,7 +58,8 @@ std::vector<double> geometric_ladder(Index replicas, double gamma) {
 
 std::vector<double> linear_ladder(Index replicas, double beta_min) {
     require_replicas(replicas);
-    if (!(beta_min >= 0 && beta_min < 1)) throw InputError("the linear ladder needs 0 <= beta_min < 1, got " + format_number(beta_min));
+    if (!(beta_min >= 0 && beta_min < 1))
+        throw InputError("the linear ladder needs 0 <= beta_min < 1, got " + format_number(beta_min));
     const Index n = replicas - 1;
     std::vector<double> b(static_cast<std::size_t>(replicas));
     for (Index k = 0; k <= n; ++k)
@@ -69,21 +71,24 @@ std::vector<double> linear_ladder(Index replicas, double beta_min) {
 void validate_ladder(const std::vector<double>& b) {
     if (b.size() < 2)
         throw InputError("a tempering ladder needs at least 2 betas (N >= 1 pairs), got " + std::to_string(b.size()));
-    if (b.size() > 65535) throw InputError("a tempering ladder may have at most 65535 betas, got " + std::to_string(b.size()));
+    if (b.size() > 65535)
+        throw InputError("a tempering ladder may have at most 65535 betas, got " + std::to_string(b.size()));
     for (std::size_t k = 0; k < b.size(); ++k)
         if (!std::isfinite(b[k])) throw InputError("beta_" + std::to_string(k) + " is not a finite number");
     if (b.front() < 0) throw InputError("betas must be >= 0, but beta_0 = " + format_number(b.front()));
     for (std::size_t k = 1; k < b.size(); ++k)
         if (!(b[k] > b[k - 1]))
-            throw InputError("betas must be strictly increasing, but beta_" + std::to_string(k) + " = " + format_number(b[k]) +
-                             " follows beta_" + std::to_string(k - 1) + " = " + format_number(b[k - 1]));
+            throw InputError("betas must be strictly increasing, but beta_" + std::to_string(k) + " = " +
+                             format_number(b[k]) + " follows beta_" + std::to_string(k - 1) + " = " +
+                             format_number(b[k - 1]));
     if (b.back() != 1.0) throw InputError("the last beta must be 1 (the target), got " + format_number(b.back()));
 }
 
 // ---------------- monotone cubic ----------------
 MonotoneCubic::MonotoneCubic(std::vector<double> x, std::vector<double> y) : x_(std::move(x)), y_(std::move(y)) {
     const std::size_t n = x_.size();
-    if (n < 2 || y_.size() != n) throw InputError("monotone interpolation needs at least 2 points with x and y of equal length");
+    if (n < 2 || y_.size() != n)
+        throw InputError("monotone interpolation needs at least 2 points with x and y of equal length");
     for (std::size_t k = 1; k < n; ++k) {
         if (!(x_[k] > x_[k - 1])) throw InputError("monotone interpolation needs strictly increasing x");
         if (y_[k] < y_[k - 1]) throw InputError("monotone interpolation needs nondecreasing y");
@@ -138,7 +143,8 @@ double MonotoneCubic::derivative(double x) const {
 double MonotoneCubic::inverse(double y) const {
     if (x_.empty()) return 0;
     if (y <= y_.front()) return x_.front();
-    if (y >= y_.back()) return x_[static_cast<std::size_t>(std::lower_bound(y_.begin(), y_.end(), y_.back()) - y_.begin())];
+    if (y >= y_.back())
+        return x_[static_cast<std::size_t>(std::lower_bound(y_.begin(), y_.end(), y_.back()) - y_.begin())];
     // First knot with y_k >= y; the answer lies in the segment ending there.
     const std::size_t k = static_cast<std::size_t>(std::lower_bound(y_.begin(), y_.end(), y) - y_.begin());
     double lo = x_[k - 1], hi = x_[k];
@@ -159,11 +165,13 @@ BarrierProfile barrier_profile(const std::vector<double>& betas, const std::vect
     std::vector<double> cum(betas.size(), 0.0);
     for (std::size_t k = 0; k < rejection.size(); ++k) {
         if (std::isnan(rejection[k]))
-            throw InputError("the swap rejection rate between beta_" + std::to_string(k) + " and beta_" + std::to_string(k + 1) +
-                             " is not a number: the model's energies overflowed at these temperatures; use a model within "
-                             "the supported range (|W| <= 50, |bias| <= 500)");
+            throw InputError(
+                "the swap rejection rate between beta_" + std::to_string(k) + " and beta_" + std::to_string(k + 1) +
+                " is not a number: the model's energies overflowed at these temperatures; use a model within "
+                "the supported range (|W| <= 50, |bias| <= 500)");
         if (!(rejection[k] >= 0 && rejection[k] <= 1))
-            throw InputError("rejection rate " + std::to_string(k) + " is outside [0, 1]: " + format_number(rejection[k]));
+            throw InputError("rejection rate " + std::to_string(k) +
+                             " is outside [0, 1]: " + format_number(rejection[k]));
         cum[k + 1] = cum[k] + rejection[k];
     }
     return {MonotoneCubic(betas, cum)};

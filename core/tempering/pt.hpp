@@ -8,8 +8,9 @@
 // One scan = one local move per rung at its beta (parallel over slots and over independent PT
 // chains) followed by one communication step whose decisions come from the chain's
 // StreamPurpose::Swaps stream. A swap exchanges the rungs of two states, not the states (see
-// PtExchange): the states stay in their rows and each row moves at its slot's current rung. Several independent PT chains (each a full ladder) run side by
-// side and their statistics are pooled. Same seed, same index process, any thread count.
+// PtExchange): the states stay in their rows and each row moves at its slot's current rung. Several independent PT
+// chains (each a full ladder) run side by side and their statistics are pooled. Same seed, same index process, any
+// thread count.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -28,8 +29,8 @@ namespace rbm {
 //  Deo:        deterministic even-odd: even pairs at even scans, odd pairs at odd scans.
 //  Lifted:     one lifted replica with a direction (paper §4.2.2); see LiftedState.
 enum class PtScheme { Reversible, Single, Deo, Lifted };
-const char* pt_scheme_name(PtScheme s);                // "reversible", "single", "deo", "lifted"
-PtScheme parse_pt_scheme(const std::string& name);     // InputError listing the names
+const char* pt_scheme_name(PtScheme s);             // "reversible", "single", "deo", "lifted"
+PtScheme parse_pt_scheme(const std::string& name);  // InputError listing the names
 
 // ---------------- ladders ----------------
 // Every ladder is strictly increasing, starts at beta_0 >= 0 and ends at beta_N = 1; it has
@@ -156,12 +157,12 @@ double mean_monotone_run(const std::vector<int>& trajectory);
 struct PtOptions {
     PtScheme scheme = PtScheme::Deo;
     std::vector<double> betas = geometric_ladder(7, 0.7);
-    Index chains = 1;           // independent PT runs, statistics pooled
-    Index scans = 1000;         // scans of the (final) run
-    int adaptive_rounds = 0;    // tuning rounds before the final run (see run_pt)
+    Index chains = 1;         // independent PT runs, statistics pooled
+    Index scans = 1000;       // scans of the (final) run
+    int adaptive_rounds = 0;  // tuning rounds before the final run (see run_pt)
     std::uint64_t seed = 1;
     PtReference reference;
-    Index lifted_replica = 0;   // lifted scheme: the replica that starts at this rung is lifted
+    Index lifted_replica = 0;  // lifted scheme: the replica that starts at this rung is lifted
     // Target-rung samples (visible, and hidden when the state has them) of the first
     // sample_chains chains, every sample_every scans from scan burn_in on, decimated beyond
     // max_samples rows.
@@ -169,9 +170,9 @@ struct PtOptions {
     Index sample_every = 1;
     Index sample_chains = 1 << 20;
     Index max_samples = 1 << 16;
-    Index history_chains = 16;               // chains whose index process is recorded
+    Index history_chains = 16;  // chains whose index process is recorded
     std::size_t max_history_bytes = 32u << 20;
-    Index window = 256;                      // recent scans of chain 0 kept for progress reports
+    Index window = 256;  // recent scans of chain 0 kept for progress reports
 };
 // InputError naming the option.
 void validate(const PtOptions& options);
@@ -183,16 +184,16 @@ struct PtStats {
     // r_k: mean over scans and chains of 1 - alpha_k, alpha_k the swap acceptance probability of
     // pair k evaluated at every communication step for every pair (proposed or not).
     std::vector<double> rejection;
-    std::vector<std::int64_t> proposed, accepted;       // swaps actually attempted, per pair
-    std::vector<std::int64_t> round_trips, restarts;    // per replica, summed over chains
-    std::int64_t lifted_round_trips = 0;                // lifted scheme: the lifted replica alone
+    std::vector<std::int64_t> proposed, accepted;     // swaps actually attempted, per pair
+    std::vector<std::int64_t> round_trips, restarts;  // per replica, summed over chains
+    std::int64_t lifted_round_trips = 0;              // lifted scheme: the lifted replica alone
 
     Index pairs() const { return static_cast<Index>(rejection.size()); }
     std::vector<double> acceptance() const;  // 1 - r_k
     double barrier() const;                  // Lambda = sum r_k
     std::int64_t total_round_trips() const;
     std::int64_t total_restarts() const;
-    double round_trip_rate() const;          // all replicas together, per scan and chain
+    double round_trip_rate() const;  // all replicas together, per scan and chain
     double lifted_round_trip_rate() const;
     double predicted_round_trip_rate() const { return rbm::predicted_round_trip_rate(scheme, rejection); }
 };
@@ -206,10 +207,10 @@ struct PtRound {  // one tuning round of the adaptive ladder
 
 struct PtResult {
     std::string description, kernel;
-    std::vector<double> betas;        // ladder of the final run
-    PtStats stats;                    // final run
-    std::vector<PtRound> rounds;      // adaptive tuning rounds, in order
-    IndexHistory history;             // scan numbers count from the first scan of the first round
+    std::vector<double> betas;    // ladder of the final run
+    PtStats stats;                // final run
+    std::vector<PtRound> rounds;  // adaptive tuning rounds, in order
+    IndexHistory history;         // scan numbers count from the first scan of the first round
     RowMat target_samples, target_hidden;
     std::vector<Index> sample_scans;  // one per sample row
     std::vector<Index> sample_chains;
@@ -230,7 +231,7 @@ struct PtSnapshot {
     // Replica id at each rung of chain 0 for the last recent_scans scans (row-major, oldest first).
     std::vector<std::uint16_t> recent;
     Index recent_scans = 0, recent_first_scan = 0;
-    RowMat states;                          // chain 0: visible state at each rung (rows = rungs)
+    RowMat states;  // chain 0: visible state at each rung (rows = rungs)
 };
 
 // One PT run shared by several processes (the Pigeons.jl way), without the core
@@ -255,7 +256,7 @@ public:
 };
 
 struct PtControl {
-    std::atomic<bool>* cancel = nullptr;   // checked after every scan
+    std::atomic<bool>* cancel = nullptr;  // checked after every scan
     // Shares the slots with other processes (see PtExchange). Target samples (options.sample_chains
     // > 0) are refused with it; progress snapshots then show this part's slots current only.
     PtExchange* exchange = nullptr;
@@ -343,9 +344,9 @@ private:
     PtScheme scheme_;
     Index chains_ = 0, rungs_ = 0, lifted_replica_ = 0;
     Index scan_index_ = 0;
-    RowMat V_, H_;  // slot-major: row s C + c is slot s of chain c
-    Vec pot_;       // per slot row
-    ChainRngs chain_rngs_, swap_rngs_;  // chain streams per slot row
+    RowMat V_, H_;                           // slot-major: row s C + c is slot s of chain c
+    Vec pot_;                                // per slot row
+    ChainRngs chain_rngs_, swap_rngs_;       // chain streams per slot row
     std::vector<std::uint16_t> replica_at_;  // chains x rungs: slot (= replica) at each rung
     std::vector<Index> rung_of_;             // chains x slots: rung each slot holds (inverse)
     std::vector<LiftedState> lifted_;

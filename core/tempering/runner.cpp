@@ -53,7 +53,9 @@ PtSampler::PtSampler(TemperedModel& model, const PtOptions& o)
     slot_end_ = rungs_;
 }
 
-Index PtSampler::part_slot_begin(Index q) const { return exchange_ ? q * rungs_ / exchange_->parts() : (q == 0 ? 0 : rungs_); }
+Index PtSampler::part_slot_begin(Index q) const {
+    return exchange_ ? q * rungs_ / exchange_->parts() : (q == 0 ? 0 : rungs_);
+}
 
 void PtSampler::set_exchange(PtExchange* exchange, const std::atomic<bool>* cancel) {
     exchange_ = exchange && exchange->parts() > 1 ? exchange : nullptr;
@@ -139,9 +141,12 @@ void PtSampler::local_moves() {
         for (Index t = 0; t < tasks; ++t) run(t);
         return;
     }
-    for_each_block(tasks, [&](Index t0, Index t1) {
-        for (Index t = t0; t < t1; ++t) run(t);
-    }, 1);
+    for_each_block(
+        tasks,
+        [&](Index t0, Index t1) {
+            for (Index t = t0; t < t1; ++t) run(t);
+        },
+        1);
 }
 
 // Slot-major rows: this part's potentials are the contiguous rows [begin C, end C), and the parts'
@@ -166,7 +171,8 @@ void PtSampler::gather_states() {
         std::vector<double> mine(M->data() + slot_begin_ * chains_ * w, M->data() + slot_end_ * chains_ * w);
         bool stop = false;  // a pending stop travels with the next scan's potentials
         const std::vector<double> all = exchange_->all_gather(mine, stop);
-        if (static_cast<Index>(all.size()) != M->size()) throw std::logic_error("the parts' slots do not add up to the ladder");
+        if (static_cast<Index>(all.size()) != M->size())
+            throw std::logic_error("the parts' slots do not add up to the ladder");
         std::copy(all.begin(), all.end(), M->data());
     }
     changed();
@@ -184,7 +190,8 @@ RowMat PtSampler::gather_rung(Index rung) {
     auto slot = [&](Index c) { return static_cast<Index>(replica_at_[static_cast<std::size_t>(c * rungs_ + rung)]); };
     std::vector<double> mine;
     for (Index c = 0; c < chains_; ++c)
-        if (slot(c) >= slot_begin_ && slot(c) < slot_end_) mine.insert(mine.end(), V_.row(row_at(rung, c)).data(), V_.row(row_at(rung, c)).data() + n);
+        if (slot(c) >= slot_begin_ && slot(c) < slot_end_)
+            mine.insert(mine.end(), V_.row(row_at(rung, c)).data(), V_.row(row_at(rung, c)).data() + n);
     bool stop = false;  // a stop travels with the caller's own exchange
     const std::vector<double> all = exchange_->all_gather(mine, stop);
     if (static_cast<Index>(all.size()) != out.size()) throw std::logic_error("the rung's chains did not arrive whole");
@@ -221,11 +228,12 @@ void PtSampler::communicate(Index c) {
     const std::vector<double>& beta = model_.ladder();
     Rng& rng = swap_rngs_[c];
     std::uint16_t* at = replica_at_.data() + c * rungs_;  // rung -> slot
-    Index* rung_of = rung_of_.data() + c * rungs_;         // slot -> rung
+    Index* rung_of = rung_of_.data() + c * rungs_;        // slot -> rung
     auto pot = [&](Index k) { return pot_(static_cast<Index>(at[k]) * chains_ + c); };
     // alpha_k = min(1, exp((beta_{k+1} - beta_k)(V(x_k) - V(x_{k+1})))).
     auto alpha = [&](Index k) {
-        const double a = (beta[static_cast<std::size_t>(k + 1)] - beta[static_cast<std::size_t>(k)]) * (pot(k) - pot(k + 1));
+        const double a =
+            (beta[static_cast<std::size_t>(k + 1)] - beta[static_cast<std::size_t>(k)]) * (pot(k) - pot(k + 1));
         return a >= 0 ? 1.0 : std::exp(a);
     };
     // Rao-Blackwellised rejection: every pair, every step, from the states before any swap.
@@ -315,7 +323,8 @@ void PtSampler::set_state(const State& s) {
                              ", where there is no pair to propose (a lifted replica turns round at either end)");
     }
     for (std::uint8_t e : s.end_state)
-        if (e > kTargetOnly) throw InputError("tempering state: end_state holds " + std::to_string(e) + ", expected 0 to 3");
+        if (e > kTargetOnly)
+            throw InputError("tempering state: end_state holds " + std::to_string(e) + ", expected 0 to 3");
     replica_at_ = s.replica_at;
     for (Index c = 0; c < chains_; ++c)
         for (Index k = 0; k < rungs_; ++k) {
@@ -375,7 +384,8 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 // The last `window` scans of chain 0's index process.
 class RecentWindow {
 public:
-    RecentWindow(Index window, Index rungs) : window_(window), rungs_(rungs), data_(static_cast<std::size_t>(window * rungs)) {}
+    RecentWindow(Index window, Index rungs)
+        : window_(window), rungs_(rungs), data_(static_cast<std::size_t>(window * rungs)) {}
     void push(Index scan, const std::vector<std::uint16_t>& replica_at) {
         if (window_ == 0) return;
         std::copy(replica_at.begin(), replica_at.begin() + rungs_, data_.begin() + (next_ % window_) * rungs_);
@@ -387,7 +397,8 @@ public:
         s.recent.resize(static_cast<std::size_t>(count * rungs_));
         for (Index i = 0; i < count; ++i) {
             const Index slot = (next_ - count + i) % window_;
-            std::copy(data_.begin() + slot * rungs_, data_.begin() + (slot + 1) * rungs_, s.recent.begin() + i * rungs_);
+            std::copy(data_.begin() + slot * rungs_, data_.begin() + (slot + 1) * rungs_,
+                      s.recent.begin() + i * rungs_);
         }
         s.recent_scans = count;
         s.recent_first_scan = count > 0 ? last_scan_ - count + 1 : 0;
@@ -406,16 +417,18 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
     // Every rung of every chain holds its visible and hidden units and a random stream: checked
     // against the memory budget before the ladders are allocated.
     const double rung_states = static_cast<double>(o.chains) * static_cast<double>(o.betas.size());
-    check_memory_budget(rung_states * (8.0 * static_cast<double>(model.n_visible() + model.n_hidden() + 2) + sizeof(Rng)),
-                        "parallel tempering with " + std::to_string(o.chains) + " chains x " + std::to_string(o.betas.size()) +
-                            " rungs of " + std::to_string(model.n_visible()) + " + " + std::to_string(model.n_hidden()) + " units");
+    check_memory_budget(
+        rung_states * (8.0 * static_cast<double>(model.n_visible() + model.n_hidden() + 2) + sizeof(Rng)),
+        "parallel tempering with " + std::to_string(o.chains) + " chains x " + std::to_string(o.betas.size()) +
+            " rungs of " + std::to_string(model.n_visible()) + " + " + std::to_string(model.n_hidden()) + " units");
     std::unique_ptr<TemperedModel> tm = make_tempered_model(model, o.reference);
     PtSampler sampler(*tm, o);
     sampler.set_exchange(control.exchange, control.cancel);
     const bool shared = control.exchange && control.exchange->parts() > 1;
     if (shared && o.sample_chains > 0)
-        throw InputError("PT shared between processes records no target samples (they would cross processes every "
-                         "scan): set sample_chains to 0");
+        throw InputError(
+            "PT shared between processes records no target samples (they would cross processes every "
+            "scan): set sample_chains to 0");
     const Index rungs = sampler.rungs(), chains = sampler.chains(), last = rungs - 1;
     const Index n = tm->visible_dim(), m = tm->hidden_dim();
 
@@ -462,8 +475,10 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
                 if (samples.wants(rel)) {
                     for (Index c = 0; c < sample_chains; ++c) {
                         const Index r = sampler.row_at(last, c);
-                        for (Index d = 0; d < n; ++d) record[static_cast<std::size_t>(c * (n + m) + d)] = sampler.slot_states()(r, d);
-                        for (Index d = 0; d < m; ++d) record[static_cast<std::size_t>(c * (n + m) + n + d)] = sampler.slot_hidden()(r, d);
+                        for (Index d = 0; d < n; ++d)
+                            record[static_cast<std::size_t>(c * (n + m) + d)] = sampler.slot_states()(r, d);
+                        for (Index d = 0; d < m; ++d)
+                            record[static_cast<std::size_t>(c * (n + m) + n + d)] = sampler.slot_hidden()(r, d);
                     }
                     samples.push(rel, record.data());
                 }

@@ -87,7 +87,8 @@ public:
             const double beta = betas_[rung];
             Rng& rng = rngs[begin + r];
             if (beta == 1.0) {
-                for (Index i = 0; i < n; ++i) V(begin + r, i) = m_.b(i) + m_.sigma(i) * U(r, i) + m_.sigma(i) * rng.normal();
+                for (Index i = 0; i < n; ++i)
+                    V(begin + r, i) = m_.b(i) + m_.sigma(i) * U(r, i) + m_.sigma(i) * rng.normal();
                 continue;
             }
             const Vec &prec = prec_[rung], &s = s_[rung], &base_term = base_term_[rung];
@@ -167,8 +168,7 @@ public:
         const RowMat B = H.middleRows(begin, rows) * m_.W.transpose();
         const Vec bv = V.middleRows(begin, rows) * (m_.b - ba_);
         const Vec ch = H.middleRows(begin, rows) * m_.c;
-        for (Index r = 0; r < rows; ++r)
-            pot(begin + r) = V.row(begin + r).dot(B.row(r)) + bv(r) + ch(r);
+        for (Index r = 0; r < rows; ++r) pot(begin + r) = V.row(begin + r).dot(B.row(r)) + bv(r) + ch(r);
     }
 
 private:
@@ -186,9 +186,7 @@ private:
 class TemperedLeaky final : public TemperedModel {
 public:
     TemperedLeaky(Leaky m, LeakyKernel kernel) : m_(std::move(m)), kernel_(kernel), pre_(m_) {}
-    std::string description() const override {
-        return "leaky RBM on v (marginal family); reference: N(b, I)";
-    }
+    std::string description() const override { return "leaky RBM on v (marginal family); reference: N(b, I)"; }
     std::string kernel_name() const override { return leaky_kernel_name(kernel_); }
     Index visible_dim() const override { return m_.n_visible(); }
 
@@ -307,7 +305,8 @@ void require_vector(const Vec& x, Index n, const std::string& what) {
         throw InputError(what + " has length " + std::to_string(x.size()) + ", expected " + std::to_string(n) +
                          " (one per visible unit)");
     for (Index i = 0; i < n; ++i)
-        if (!std::isfinite(x(i))) throw InputError(what + " contains a non-finite value at element " + std::to_string(i));
+        if (!std::isfinite(x(i)))
+            throw InputError(what + " contains a non-finite value at element " + std::to_string(i));
 }
 
 }  // namespace
@@ -340,8 +339,8 @@ std::unique_ptr<TemperedModel> make_tempered_model(const Model& model, const PtR
             require_vector(ref.grbm->sigma, n, "the GRBM reference sigma");
             for (Index i = 0; i < n; ++i)
                 if (!(ref.grbm->sigma(i) > 0))
-                    throw InputError("the GRBM reference sigma must be > 0, but sigma_A[" + std::to_string(i) + "] = " +
-                                     std::to_string(ref.grbm->sigma(i)));
+                    throw InputError("the GRBM reference sigma must be > 0, but sigma_A[" + std::to_string(i) +
+                                     "] = " + std::to_string(ref.grbm->sigma(i)));
             return std::make_unique<TemperedGrbm>(*g, *ref.grbm, "N(mean, diag sigma_A^2) as given");
         }
         std::ostringstream label;

@@ -33,7 +33,7 @@ struct PtReference {
     std::optional<Vec> brbm_bias;          // BRBM reference visible bias b_A; empty: 0
     std::optional<Gaussian> gaussian;      // gaussian kind; empty: anneal_from or N(0, 25 I)
     LeakyKernel leaky_kernel = LeakyKernel::ExactMH;
-    bool brbm_float32 = false;             // BRBM local moves: products with W in single precision
+    bool brbm_float32 = false;  // BRBM local moves: products with W in single precision
 };
 
 // One tempered model: const and thread-safe once the ladder is set; every method works on rows
@@ -42,7 +42,7 @@ class TemperedModel {
 public:
     virtual ~TemperedModel() = default;
     virtual std::string description() const = 0;  // the family and its reference
-    virtual std::string kernel_name() const = 0;   // the local move
+    virtual std::string kernel_name() const = 0;  // the local move
     virtual Index visible_dim() const = 0;
     // Hidden units carried in the state (0 when the swap works on the v-marginal).
     virtual Index hidden_dim() const { return 0; }

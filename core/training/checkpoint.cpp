@@ -30,7 +30,10 @@ constexpr const char* kFormat = "rbmscope-train-checkpoint";
 
 json vec_json(const Vec& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
 json grad_json(const ParamGrad& g) {
-    return {{"W", detail::matrix_json(g.W)}, {"b", vec_json(g.b)}, {"c", vec_json(g.c)}, {"log_sigma", vec_json(g.log_sigma)}};
+    return {{"W", detail::matrix_json(g.W)},
+            {"b", vec_json(g.b)},
+            {"c", vec_json(g.c)},
+            {"log_sigma", vec_json(g.log_sigma)}};
 }
 json options_json(const TrainOptions& o) {
     return {{"kind", kind_name(o.kind)},
@@ -74,7 +77,8 @@ TrainOptions options_from(const json& j) {
     const std::string kind = f::choice(f::member(j, "kind", p), "options.kind", {"brbm", "grbm", "leaky"});
     o.kind = kind == "brbm" ? ModelKind::Brbm : kind == "grbm" ? ModelKind::Grbm : ModelKind::Leaky;
     o.hidden = f::integer_at(j, "hidden", p, 1, 100000);
-    o.method = parse_train_method(f::choice(f::member(j, "method", p), "options.method", {"cd", "pcd", "pt", "lpt", "deo", "leaky", "mix"}));
+    o.method = parse_train_method(
+        f::choice(f::member(j, "method", p), "options.method", {"cd", "pcd", "pt", "lpt", "deo", "leaky", "mix"}));
     o.k = static_cast<int>(f::integer_at(j, "k", p, 1, 100000));
     o.updates = f::integer_at(j, "updates", p, 0, kBig);
     o.batch = f::integer_at(j, "batch", p, 1, kBig);
@@ -96,9 +100,10 @@ TrainOptions options_from(const json& j) {
     o.projection = f::boolean_at(j, "projection", p);
     // Checkpoints written before the automatic bound existed used the fixed 1 - 1e-6.
     o.projection_limit = j.contains("projection_limit") ? f::number_at(j, "projection_limit", p, 0.0, 1.0) : 1.0 - 1e-6;
-    o.leaky_kernel = f::choice(f::member(j, "leaky_kernel", p), "options.leaky_kernel", {"exact-mh", "paper-gibbs"}) == "paper-gibbs"
-                         ? LeakyKernel::PaperGibbs
-                         : LeakyKernel::ExactMH;
+    o.leaky_kernel =
+        f::choice(f::member(j, "leaky_kernel", p), "options.leaky_kernel", {"exact-mh", "paper-gibbs"}) == "paper-gibbs"
+            ? LeakyKernel::PaperGibbs
+            : LeakyKernel::ExactMH;
     o.monitor_every = f::integer_at(j, "monitor_every", p, 0, kBig);
     o.monitor_examples = f::integer_at(j, "monitor_examples", p, 0, kBig);
     o.exact_limit = f::number_at(j, "exact_limit", p, 0.0);
@@ -113,7 +118,8 @@ TrainOptions options_from(const json& j) {
 Vec strict_vec(const json& j, const std::string& path, Index n) {
     json_fields::array_of_size(j, path, static_cast<std::size_t>(n));
     Vec v(n);
-    for (Index i = 0; i < n; ++i) v(i) = json_fields::number(j[static_cast<std::size_t>(i)], json_fields::at(path, static_cast<std::size_t>(i)));
+    for (Index i = 0; i < n; ++i)
+        v(i) = json_fields::number(j[static_cast<std::size_t>(i)], json_fields::at(path, static_cast<std::size_t>(i)));
     return v;
 }
 
@@ -141,8 +147,11 @@ std::string Trainer::checkpoint_json() const {
     const json j = {{"format", kFormat},
                     {"version", 1},
                     {"options", options_json(s.options)},
-                    {"data", {{"name", s.data.name}, {"rows", s.data.size()}, {"cols", s.data.dim()},
-                              {"fingerprint", data_fingerprint(s.data)}}},
+                    {"data",
+                     {{"name", s.data.name},
+                      {"rows", s.data.size()},
+                      {"cols", s.data.dim()},
+                      {"fingerprint", data_fingerprint(s.data)}}},
                     {"updates_done", s.done},
                     {"status", train_status_name(s.status)},
                     {"message", s.message},
@@ -170,7 +179,8 @@ Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, con
     } catch (const json::exception& e) {
         throw InputError(origin + ": not JSON (" + json_text::json_problem(e.what()) + ")");
     }
-    if (!j.is_object() || !j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kFormat)
+    if (!j.is_object() || !j.contains("format") || !j["format"].is_string() ||
+        j["format"].get<std::string>() != kFormat)
         throw InputError(origin + ": not a training checkpoint (expected \"format\": \"" + kFormat + "\")");
     if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<std::int64_t>() != 1)
         throw InputError(origin + ": unsupported checkpoint version (expected 1)");
@@ -179,17 +189,19 @@ Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, con
         const Index rows = f::integer_at(d, "rows", "data", 0, std::numeric_limits<std::int64_t>::max());
         const Index cols = f::integer_at(d, "cols", "data", 0, std::numeric_limits<std::int64_t>::max());
         const std::string name = f::string_at(d, "name", "data");
-        if (rows != data.size() || cols != data.dim() || f::unsigned64(f::member(d, "fingerprint", "data"), "data.fingerprint") != data_fingerprint(data))
-            throw InputError("it was made with other data (" + name + ", " + std::to_string(rows) + " x " + std::to_string(cols) +
-                             "); resume with the same data and transforms");
+        if (rows != data.size() || cols != data.dim() ||
+            f::unsigned64(f::member(d, "fingerprint", "data"), "data.fingerprint") != data_fingerprint(data))
+            throw InputError("it was made with other data (" + name + ", " + std::to_string(rows) + " x " +
+                             std::to_string(cols) + "); resume with the same data and transforms");
         const TrainOptions options = options_from(f::member(j, "options", ""));
         // The model before the state built from the options, so shapes are checked before any
         // allocation they would size.
         Model model = model_from_json_text(f::member(j, "model", "").dump(), "model");
         if (model.kind() != options.kind || model.n_visible() != data.dim() || model.n_hidden() != options.hidden)
-            throw InputError("the model (" + std::string(kind_name(model.kind())) + ", " + std::to_string(model.n_visible()) + " x " +
-                             std::to_string(model.n_hidden()) + ") does not match the options and data (" + kind_name(options.kind) +
-                             ", " + std::to_string(data.dim()) + " x " + std::to_string(options.hidden) + ")");
+            throw InputError("the model (" + std::string(kind_name(model.kind())) + ", " +
+                             std::to_string(model.n_visible()) + " x " + std::to_string(model.n_hidden()) +
+                             ") does not match the options and data (" + kind_name(options.kind) + ", " +
+                             std::to_string(data.dim()) + " x " + std::to_string(options.hidden) + ")");
         const Index persistent = options.chains > 0 ? options.chains : options.batch;
         if (const json& sampler = f::member(j, "sampler", ""); sampler.is_object()) {
             const bool tempered = is_tempered(options.method);
@@ -206,22 +218,29 @@ Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, con
         s.velocity = strict_grad(f::member(j, "velocity", ""), s.velocity, "velocity");
         s.last_gradient = strict_grad(f::member(j, "last_gradient", ""), s.velocity, "last_gradient");
         if (const json& sampler = j.at("sampler"); !sampler.is_null()) s.sampler->load(sampler, "sampler");
-        else if (s.sampler->save().is_object()) throw InputError("sampler is missing its state (null) for method " + std::string(train_method_name(options.method)));
+        else if (s.sampler->save().is_object())
+            throw InputError("sampler is missing its state (null) for method " +
+                             std::string(train_method_name(options.method)));
         s.done = f::integer_at(j, "updates_done", "", 0, options.updates);
-        const std::string status = f::choice(f::member(j, "status", ""), "status", {"running", "finished", "diverged", "cancelled"});
-        s.status = status == "diverged" ? TrainStatus::Diverged : status == "finished" ? TrainStatus::Finished : TrainStatus::Running;
+        const std::string status =
+            f::choice(f::member(j, "status", ""), "status", {"running", "finished", "diverged", "cancelled"});
+        s.status = status == "diverged"   ? TrainStatus::Diverged
+                   : status == "finished" ? TrainStatus::Finished
+                                          : TrainStatus::Running;
         s.message = f::string_at(j, "message", "");
         const Index pairs = is_tempered(options.method) ? options.temperatures : 0;
         const json& acc = f::array(f::member(j, "acceptance_sum", ""), "acceptance_sum");
         if (!acc.empty()) f::array_of_size(acc, "acceptance_sum", static_cast<std::size_t>(pairs));
-        for (std::size_t i = 0; i < acc.size(); ++i) s.acceptance_sum.push_back(f::number(acc[i], f::at("acceptance_sum", i), 0.0));
+        for (std::size_t i = 0; i < acc.size(); ++i)
+            s.acceptance_sum.push_back(f::number(acc[i], f::at("acceptance_sum", i), 0.0));
         s.acceptance_updates = f::integer_at(j, "acceptance_updates", "", 0, s.done);
         s.projections_since = f::integer_at(j, "projections_since", "", 0, s.done);
         const std::string projected = f::string_at(j, "projected", "");
         const std::size_t want_projected = options.kind == ModelKind::Leaky ? static_cast<std::size_t>(s.done) : 0;
         if (projected.size() != want_projected || projected.find_first_not_of("01") != std::string::npos)
             throw InputError("projected must be a string of " + std::to_string(want_projected) +
-                             " characters 0 or 1 (one per update of a leaky RBM), got " + std::to_string(projected.size()) + " characters");
+                             " characters 0 or 1 (one per update of a leaky RBM), got " +
+                             std::to_string(projected.size()) + " characters");
         for (char c : projected) s.projected.push_back(c == '1' ? 1 : 0);
         s.seconds = f::number_at(j, "seconds", "", 0.0);
         const json& log = f::array(f::member(j, "log", ""), "log");
@@ -236,7 +255,9 @@ Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, con
     }
 }
 
-void Trainer::save_checkpoint(const std::filesystem::path& path) const { write_file_atomically(path, checkpoint_json()); }
+void Trainer::save_checkpoint(const std::filesystem::path& path) const {
+    write_file_atomically(path, checkpoint_json());
+}
 
 Trainer Trainer::load_checkpoint(const std::filesystem::path& path, Dataset data) {
     return from_checkpoint_json(read_file(path), std::move(data), path.string());

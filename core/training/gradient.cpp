@@ -22,10 +22,10 @@ namespace {
 // The per-row pieces every score is made of: s_W = A' M (rows of A times rows of M), s_b = Bv,
 // s_c = M, s_logsigma = S, for a block of rows.
 struct ScoreParts {
-    RowMat A;  // n columns: the visible factor of s_W (v, or v / sigma)
-    RowMat M;  // m columns: E[h | v] (BRBM, GRBM) or alpha∘eta (leaky)
-    RowMat Bv; // n columns: s_b
-    RowMat S;  // n columns: s_logsigma (GRBM with sigma learned), else empty
+    RowMat A;   // n columns: the visible factor of s_W (v, or v / sigma)
+    RowMat M;   // m columns: E[h | v] (BRBM, GRBM) or alpha∘eta (leaky)
+    RowMat Bv;  // n columns: s_b
+    RowMat S;   // n columns: s_logsigma (GRBM with sigma learned), else empty
 };
 
 ScoreParts score_parts(const Model& model, const RowMat& V, bool with_sigma) {
@@ -55,7 +55,8 @@ ScoreParts score_parts(const Model& model, const RowMat& V, bool with_sigma) {
         p.A = V;
         p.Bv = V;
     } else {
-        throw InputError(std::string("training scores exist for brbm, grbm and leaky models, not ") + kind_name(model.kind()));
+        throw InputError(std::string("training scores exist for brbm, grbm and leaky models, not ") +
+                         kind_name(model.kind()));
     }
     if (with_sigma && !model.as<Grbm>()) throw InputError("only a GRBM has sigma to learn");
     return p;
@@ -68,14 +69,16 @@ Index score_tile_values(const Model& model, bool with_sigma) {
     return n * m + n + m + (with_sigma ? n : 0);
 }
 
-void score_tile_sums(const Model& model, const RowMat& V, Index first, Index end, bool with_sigma, std::vector<double>& out) {
+void score_tile_sums(const Model& model, const RowMat& V, Index first, Index end, bool with_sigma,
+                     std::vector<double>& out) {
     score_tile_sums(model, V, nullptr, V.rows(), first, end, with_sigma, false, out);
 }
 
-void score_tile_sums(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end, bool with_sigma,
-                     bool float32, std::vector<double>& out) {
+void score_tile_sums(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end,
+                     bool with_sigma, bool float32, std::vector<double>& out) {
     const Index n = model.n_visible(), m = model.n_hidden(), S = score_tile_values(model, with_sigma);
-    if (X.cols() != n) throw InputError("score rows have " + std::to_string(X.cols()) + " columns, the model " + std::to_string(n));
+    if (X.cols() != n)
+        throw InputError("score rows have " + std::to_string(X.cols()) + " columns, the model " + std::to_string(n));
     if (!index && count != X.rows()) throw InputError("score rows: a count without an index must be every row");
     if (first < 0 || end < first || end > gradient_tiles(count)) throw InputError("score tiles out of range");
     const std::size_t at = out.size();
@@ -104,27 +107,30 @@ void score_tile_sums(const Model& model, const RowMat& X, const Index* index, In
     }
     const detail::ScoreTable* table = proto.X ? &detail::score_table() : nullptr;
     // The tiles in parallel (each into its own slot); what a tile holds never depends on who sums it.
-    for_each_block(end - first, [&](Index t0, Index t1) {
-        for (Index t = first + t0; t < first + t1; ++t) {
-            const Index r0 = t * kGradientTile, rows = std::min(count, r0 + kGradientTile) - r0;
-            double* s = base + (t - first) * S;
-            if (table) {
-                detail::ScoreTile tile = proto;
-                tile.index = index ? index + r0 : nullptr;
-                tile.first = r0;
-                tile.rows = rows;
-                table->tile_sums(tile, s);
-                continue;
+    for_each_block(
+        end - first,
+        [&](Index t0, Index t1) {
+            for (Index t = first + t0; t < first + t1; ++t) {
+                const Index r0 = t * kGradientTile, rows = std::min(count, r0 + kGradientTile) - r0;
+                double* s = base + (t - first) * S;
+                if (table) {
+                    detail::ScoreTile tile = proto;
+                    tile.index = index ? index + r0 : nullptr;
+                    tile.first = r0;
+                    tile.rows = rows;
+                    table->tile_sums(tile, s);
+                    continue;
+                }
+                RowMat tile(rows, n);
+                for (Index r = 0; r < rows; ++r) tile.row(r) = X.row(index ? index[r0 + r] : r0 + r);
+                const ScoreParts p = score_parts(model, tile, with_sigma);
+                Eigen::Map<Mat>(s, n, m).noalias() = p.A.transpose() * p.M;
+                Eigen::Map<Vec>(s + n * m, n) = p.Bv.colwise().sum().transpose();
+                Eigen::Map<Vec>(s + n * m + n, m) = p.M.colwise().sum().transpose();
+                if (with_sigma) Eigen::Map<Vec>(s + n * m + n + m, n) = p.S.colwise().sum().transpose();
             }
-            RowMat tile(rows, n);
-            for (Index r = 0; r < rows; ++r) tile.row(r) = X.row(index ? index[r0 + r] : r0 + r);
-            const ScoreParts p = score_parts(model, tile, with_sigma);
-            Eigen::Map<Mat>(s, n, m).noalias() = p.A.transpose() * p.M;
-            Eigen::Map<Vec>(s + n * m, n) = p.Bv.colwise().sum().transpose();
-            Eigen::Map<Vec>(s + n * m + n, m) = p.M.colwise().sum().transpose();
-            if (with_sigma) Eigen::Map<Vec>(s + n * m + n + m, n) = p.S.colwise().sum().transpose();
-        }
-    }, 1);
+        },
+        1);
 }
 
 ParamGrad mean_from_tile_sums(const Model& model, const double* sums, Index rows, bool with_sigma) {
@@ -166,7 +172,9 @@ ParamGrad exact_model_score(const Model& model, bool with_sigma) {
     if (const auto* m = model.as<Brbm>()) {
         const Index n = m->n_visible();
         if (with_sigma) throw InputError("only a GRBM has sigma to learn");
-        if (n > 24) throw InputError("exact model score of a BRBM enumerates 2^" + std::to_string(n) + " visible states; at most 2^24");
+        if (n > 24)
+            throw InputError("exact model score of a BRBM enumerates 2^" + std::to_string(n) +
+                             " visible states; at most 2^24");
         const double log_z = exact_log_z(model);
         ParamGrad g{Mat::Zero(n, m->n_hidden()), Vec::Zero(n), Vec::Zero(m->n_hidden()), Vec()};
         const std::uint64_t total = std::uint64_t(1) << n, chunk = 4096;
@@ -191,8 +199,8 @@ ParamGrad exact_model_score(const Model& model, bool with_sigma) {
         const std::size_t X = m->hidden_values.size();
         const double configs = std::pow(static_cast<double>(X), static_cast<double>(k));
         if (configs > 16777216.0)
-            throw InputError("exact model score of a GRBM enumerates " + std::to_string(static_cast<long long>(configs)) +
-                             " hidden configurations; at most 2^24");
+            throw InputError("exact model score of a GRBM enumerates " +
+                             std::to_string(static_cast<long long>(configs)) + " hidden configurations; at most 2^24");
         const Vec B = m->hidden_marginal_field();
         const Mat J = m->hidden_marginal_coupling();
         const Vec bs = m->b.cwiseQuotient(m->sigma);
@@ -203,7 +211,8 @@ ParamGrad exact_model_score(const Model& model, bool with_sigma) {
         std::vector<Vec> hs;
         logw.reserve(static_cast<std::size_t>(configs));
         for (long long c = 0; c < static_cast<long long>(configs); ++c) {
-            for (Index j = 0; j < k; ++j) h(j) = m->hidden_values[static_cast<std::size_t>(digit[static_cast<std::size_t>(j)])];
+            for (Index j = 0; j < k; ++j)
+                h(j) = m->hidden_values[static_cast<std::size_t>(digit[static_cast<std::size_t>(j)])];
             const double lw = B.dot(h) + 0.5 * h.dot(J * h);
             lse.add(lw);
             logw.push_back(lw);

@@ -9,8 +9,8 @@
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
-#include "core/numerics/scalar.hpp"
 #include "core/io/train_record_json.hpp"
+#include "core/numerics/scalar.hpp"
 #include "core/training/trainer_impl.hpp"
 
 namespace rbm {
@@ -98,7 +98,8 @@ TrainRecord Trainer::Impl::record() {
             // log p(v) <= -sum_i log(sqrt(2 pi) sigma_i) (BRBM: 0). An estimate above it means AIS
             // failed (a near-degenerate model: W's largest singular value pinned at the projection limit).
             double bound = 0.0;
-            if (const auto* g = model.as<Grbm>()) bound = -(0.5 * kLog2Pi * static_cast<double>(g->n_visible()) + g->sigma.array().log().sum());
+            if (const auto* g = model.as<Grbm>())
+                bound = -(0.5 * kLog2Pi * static_cast<double>(g->n_visible()) + g->sigma.array().log().sum());
             if (model.kind() == ModelKind::Leaky) bound = -0.5 * kLog2Pi * static_cast<double>(model.n_visible());
             if (!(r.log_likelihood <= bound)) {
                 r.log_likelihood_method = "ais-unreliable";
@@ -127,9 +128,9 @@ std::string Trainer::log_csv() const {
           "log_z,ais_ess,reconstruction_error,projections,max_singular_value,seconds,swap_acceptance\n";
     for (const TrainRecord& r : impl_->log) {
         os << r.update << ',' << r.epoch << ',' << r.learning_rate << ',' << r.log_likelihood << ','
-           << r.log_likelihood_method << ',' << r.log_likelihood_low << ',' << r.log_likelihood_high << ',' << r.log_z << ','
-           << r.ais_ess << ',' << r.reconstruction_error << ',' << r.projections << ',' << r.max_singular_value << ','
-           << r.seconds << ',';
+           << r.log_likelihood_method << ',' << r.log_likelihood_low << ',' << r.log_likelihood_high << ',' << r.log_z
+           << ',' << r.ais_ess << ',' << r.reconstruction_error << ',' << r.projections << ',' << r.max_singular_value
+           << ',' << r.seconds << ',';
         for (std::size_t k = 0; k < r.swap_acceptance.size(); ++k) os << (k ? ";" : "") << r.swap_acceptance[k];
         os << '\n';
     }

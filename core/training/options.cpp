@@ -56,20 +56,24 @@ void validate(const TrainOptions& o, const Dataset& data) {
     need(o.hidden >= 1 && o.hidden <= 100000, "--hidden must be from 1 to 100000, got " + std::to_string(o.hidden));
     need(o.k >= 1 && o.k <= 100000, "--k must be from 1 to 100000, got " + std::to_string(o.k));
     need(o.updates >= 0, "--updates must be >= 0");
-    need(o.batch >= 1 && o.batch <= data.size(),
-         "--batch must be from 1 to the number of examples (" + std::to_string(data.size()) + "), got " + std::to_string(o.batch));
+    need(o.batch >= 1 && o.batch <= data.size(), "--batch must be from 1 to the number of examples (" +
+                                                     std::to_string(data.size()) + "), got " + std::to_string(o.batch));
     need(std::isfinite(o.learning_rate) && o.learning_rate >= 0, "--lr must be a finite number >= 0");
     need(o.momentum >= 0 && o.momentum < 1, "--momentum must lie in [0, 1)");
     need(std::isfinite(o.weight_decay) && o.weight_decay >= 0, "--weight-decay must be a finite number >= 0");
     need(o.chains >= 0 && o.chains <= 1000000, "--chains must be from 1 to 1000000 (0: the batch size)");
     need(std::isfinite(o.init_scale) && o.init_scale >= 0, "--init-scale must be a finite number >= 0");
     const bool leaky_method = o.method == TrainMethod::Leaky || o.method == TrainMethod::Mix;
-    if (leaky_method) need(o.kind == ModelKind::Leaky, std::string("--method ") + train_method_name(o.method) + " needs --kind leaky");
+    if (leaky_method)
+        need(o.kind == ModelKind::Leaky,
+             std::string("--method ") + train_method_name(o.method) + " needs --kind leaky");
     if (is_tempered(o.method)) {
         need(o.gamma > 0 && o.gamma < 1, "--gamma must lie in (0, 1), got " + std::to_string(o.gamma));
-        need(o.temperatures >= 1 && o.temperatures <= 1000, "--rungs (temperatures besides the target) must be from 1 to 1000");
+        need(o.temperatures >= 1 && o.temperatures <= 1000,
+             "--rungs (temperatures besides the target) must be from 1 to 1000");
     }
-    if (o.kind == ModelKind::Grbm) need(std::isfinite(o.sigma), "--sigma must be finite (<= 0: the data standard deviation)");
+    if (o.kind == ModelKind::Grbm)
+        need(std::isfinite(o.sigma), "--sigma must be finite (<= 0: the data standard deviation)");
     else need(!o.learn_sigma, "--learn-sigma applies to --kind grbm only");
     if (o.kind == ModelKind::Leaky) need(o.leakiness > 0 && o.leakiness <= 1, "--leakiness must lie in (0, 1]");
     need(o.projection_limit == 0 || (o.projection_limit > 0 && o.projection_limit < 1),
@@ -78,17 +82,19 @@ void validate(const TrainOptions& o, const Dataset& data) {
     need(o.monitor_examples >= 0, "--monitor-examples must be >= 0");
     need(o.ais_chains >= 1 && o.ais_steps >= 1, "--ais-chains and --ais-steps must be >= 1");
     need(o.exact_limit >= 0, "the exact enumeration limit must be >= 0");
-    need(!o.float32 || o.kind != ModelKind::Grbm, "--float32 applies to --kind brbm and leaky (a GRBM trains in double)");
+    need(!o.float32 || o.kind != ModelKind::Grbm,
+         "--float32 applies to --kind brbm and leaky (a GRBM trains in double)");
     // What the run holds besides the data, from the options, before anything is allocated: the
     // parameters and three arrays of their size (gradient, velocity, a copy), the persistent
     // chains on every rung, two batches of visible and hidden values, the monitor's AIS chains.
     const double n = static_cast<double>(data.dim()), m = static_cast<double>(o.hidden);
     const double chains = static_cast<double>(o.chains > 0 ? o.chains : o.batch);
     const double rungs = is_tempered(o.method) ? static_cast<double>(o.temperatures) + 1 : 1;
-    const double bytes = 8.0 * (4 * (n * m + n + m) + chains * rungs * (n + m) + 2.0 * static_cast<double>(o.batch) * (n + m) +
-                                static_cast<double>(o.ais_chains) * (n + m + 8));
-    check_memory_budget(bytes, "training " + std::to_string(data.dim()) + " x " + std::to_string(o.hidden) + " units with " +
-                                   std::to_string(o.chains > 0 ? o.chains : o.batch) + " chains" +
+    const double bytes =
+        8.0 * (4 * (n * m + n + m) + chains * rungs * (n + m) + 2.0 * static_cast<double>(o.batch) * (n + m) +
+               static_cast<double>(o.ais_chains) * (n + m + 8));
+    check_memory_budget(bytes, "training " + std::to_string(data.dim()) + " x " + std::to_string(o.hidden) +
+                                   " units with " + std::to_string(o.chains > 0 ? o.chains : o.batch) + " chains" +
                                    (rungs > 1 ? " x " + std::to_string(o.temperatures + 1) + " rungs" : std::string()));
 }
 

@@ -44,7 +44,8 @@ RowMat matrix_from_json(const nlohmann::json& j, const std::string& what) {
     for (Index r = 0; r < rows; ++r) {
         const auto& row = d[static_cast<std::size_t>(r)];
         if (!row.is_array() || static_cast<Index>(row.size()) != cols)
-            throw InputError(what + ": row " + std::to_string(r + 1) + " does not hold " + std::to_string(cols) + " numbers");
+            throw InputError(what + ": row " + std::to_string(r + 1) + " does not hold " + std::to_string(cols) +
+                             " numbers");
         for (Index c = 0; c < cols; ++c) {
             const auto& x = row[static_cast<std::size_t>(c)];
             if (!x.is_number()) throw InputError(what + ": row " + std::to_string(r + 1) + " holds a non-number");
@@ -154,7 +155,8 @@ public:
     void initialize(RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs) const override {
         inner_->initialize(V, H, begin, end, rngs);
     }
-    void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs, Vec& pot) const override {
+    void local_move(const Index* rungs, RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs,
+                    Vec& pot) const override {
         inner_->local_move(rungs, V, H, begin, end, rngs, pot);
     }
     void potential(const RowMat& V, const RowMat& H, Index begin, Index end, Vec& pot) const override {
@@ -215,8 +217,8 @@ public:
         const PtSampler::State s = pt_->state();
         nlohmann::json lifted = nlohmann::json::array();
         for (const LiftedState& l : s.lifted) lifted.push_back({l.rung, l.direction});
-        return {{"V", matrix_json(s.V)},       {"H", matrix_json(s.H)},   {"replica_at", s.replica_at},
-                {"lifted", lifted},             {"end_state", s.end_state}, {"scan_index", s.scan_index}};
+        return {{"V", matrix_json(s.V)}, {"H", matrix_json(s.H)},    {"replica_at", s.replica_at},
+                {"lifted", lifted},      {"end_state", s.end_state}, {"scan_index", s.scan_index}};
     }
     void load(const nlohmann::json& j, const std::string& origin) override {
         namespace f = json_fields;
@@ -232,12 +234,14 @@ public:
             const auto& lifted = f::array(f::member(j, "lifted", origin), lp);
             for (std::size_t i = 0; i < lifted.size(); ++i) {
                 const auto& l = f::array_of_size(lifted[i], f::at(lp, i), 2);
-                s.lifted.push_back(LiftedState{f::integer(l[0], f::at(lp, i) + "[0] (rung)", 0, 65535),
-                                               static_cast<int>(f::integer(l[1], f::at(lp, i) + "[1] (direction)", -1, 1))});
+                s.lifted.push_back(
+                    LiftedState{f::integer(l[0], f::at(lp, i) + "[0] (rung)", 0, 65535),
+                                static_cast<int>(f::integer(l[1], f::at(lp, i) + "[1] (direction)", -1, 1))});
             }
             const std::string ep = origin + ".end_state";
             const auto& es = f::array(f::member(j, "end_state", origin), ep);
-            for (std::size_t i = 0; i < es.size(); ++i) s.end_state.push_back(static_cast<std::uint8_t>(f::integer(es[i], f::at(ep, i), 0, 3)));
+            for (std::size_t i = 0; i < es.size(); ++i)
+                s.end_state.push_back(static_cast<std::uint8_t>(f::integer(es[i], f::at(ep, i), 0, 3)));
             s.scan_index = f::integer_at(j, "scan_index", origin, 0, std::numeric_limits<std::int64_t>::max());
             pt_->set_state(s);
         } catch (const nlohmann::json::exception& e) {

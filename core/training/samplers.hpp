@@ -16,7 +16,8 @@ public:
     // process's share of the gradient tiles, multiples of kGradientTile): samplers whose chains
     // are independent (cd, pcd) run only those, with the streams of their global indices, and
     // leave the other rows as they were; the others run every row.
-    virtual const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key, Index begin, Index end) = 0;
+    virtual const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key, Index begin,
+                                 Index end) = 0;
     // Rows sample() returns for a batch of `batch_rows` rows.
     virtual Index rows(Index batch_rows) const = 0;
     // Tempered samplers share the ladder's rungs with the other parts (PtSampler::set_exchange).

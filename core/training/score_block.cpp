@@ -53,11 +53,10 @@ void tile_sums_any(const ScoreTile& t, double* out) {
 constexpr ScoreTable kTable{
 #define RBMSCOPE_STR2(x) #x
 #define RBMSCOPE_STR(x) RBMSCOPE_STR2(x)
-    RBMSCOPE_STR(RBMSCOPE_GROUP_NS),
-    &tile_sums_any};
+    RBMSCOPE_STR(RBMSCOPE_GROUP_NS), &tile_sums_any};
 
 }  // namespace
 
-}  // namespace rbm::detail::RBMSCOPE_GROUP_NS
+}  // namespace rbm::detail::inline RBMSCOPE_GROUP_NS
 
 extern "C" const rbm::detail::ScoreTable* RBMSCOPE_GROUP_TABLE() { return &rbm::detail::RBMSCOPE_GROUP_NS::kTable; }

@@ -1,6 +1,6 @@
 // The training scores' table of the path the kernels run (kernels/simd.hpp).
-#include "core/kernels/simd.hpp"
 #include "core/training/score_table.hpp"
+#include "core/kernels/simd.hpp"
 
 namespace rbm::detail {
 

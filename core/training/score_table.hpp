@@ -17,9 +17,9 @@ struct ScoreTile {
     const Index* index = nullptr;
     Index first = 0, rows = 0;
     Index n = 0, m = 0;
-    const double* W = nullptr;   // n x m, column-major (the model's)
-    const float* Wf = nullptr;   // the same in float: the products run in single precision when set
-    const double* c = nullptr;   // m
+    const double* W = nullptr;  // n x m, column-major (the model's)
+    const float* Wf = nullptr;  // the same in float: the products run in single precision when set
+    const double* c = nullptr;  // m
     bool leaky = false;
     double leakiness = 0.0;
 };

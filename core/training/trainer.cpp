@@ -24,7 +24,11 @@ Model initial_model(const TrainOptions& o, const Dataset& data, double projectio
     switch (o.kind) {
         case ModelKind::Brbm: {
             Vec b = Vec::Zero(n);
-            if (o.init_bias_from_data) b = mean.unaryExpr([](double p) { p = std::clamp(p, 1e-3, 1 - 1e-3); return std::log(p / (1 - p)); });
+            if (o.init_bias_from_data)
+                b = mean.unaryExpr([](double p) {
+                    p = std::clamp(p, 1e-3, 1 - 1e-3);
+                    return std::log(p / (1 - p));
+                });
             model.params = Brbm{W, b, Vec::Zero(m)};
             break;
         }
@@ -65,7 +69,8 @@ void apply(Model& m, const ParamGrad& step) {
                 p.b += step.b;
                 p.c += step.c;
                 if constexpr (std::is_same_v<T, Grbm>)
-                    if (step.log_sigma.size() > 0) p.sigma = (p.sigma.array().log() + step.log_sigma.array()).exp().matrix();
+                    if (step.log_sigma.size() > 0)
+                        p.sigma = (p.sigma.array().log() + step.log_sigma.array()).exp().matrix();
             }
         },
         m.params);
@@ -94,9 +99,11 @@ std::string invalid_parameters(const Model& m) {
 
 Trainer::Impl::Impl(const TrainOptions& o, Dataset d) : options(o), data(std::move(d)) {
     validate(options, data);
-    if (options.kind == ModelKind::Leaky && options.projection) projection_limit = effective_projection_limit(options, data);
+    if (options.kind == ModelKind::Leaky && options.projection)
+        projection_limit = effective_projection_limit(options, data);
     model = initial_model(options, data, projection_limit);
-    model.name = std::string(kind_name(options.kind)) + " trained by " + train_method_name(options.method) + " on " + data.name;
+    model.name =
+        std::string(kind_name(options.kind)) + " trained by " + train_method_name(options.method) + " on " + data.name;
     velocity = zero_like(model, learns_sigma());
     last_gradient = velocity;
     sampler = detail::make_negative_sampler(options, model);
@@ -115,7 +122,8 @@ const std::vector<Index>& Trainer::Impl::epoch_order(Index epoch) {
     Rng rng(detail::update_key(options.seed, static_cast<std::uint64_t>(epoch), kOrderSalt),
             static_cast<std::uint64_t>(StreamPurpose::Training) << 48);
     for (Index i = N - 1; i > 0; --i)  // Fisher-Yates
-        std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(i + 1)))]);
+        std::swap(perm[static_cast<std::size_t>(i)],
+                  perm[static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(i + 1)))]);
     perm_epoch = epoch;
     return perm;
 }
@@ -153,14 +161,16 @@ void Trainer::Impl::one_update(bool stop_requested) {
     const RowMat* neg = nullptr;
     std::string failed;
     try {
-        neg = &sampler->sample(model, batch, detail::update_key(options.seed, static_cast<std::uint64_t>(t), kUpdateSalt),
-                               neg0 * kGradientTile, std::min(neg_rows, neg1 * kGradientTile));
+        neg =
+            &sampler->sample(model, batch, detail::update_key(options.seed, static_cast<std::uint64_t>(t), kUpdateSalt),
+                             neg0 * kGradientTile, std::min(neg_rows, neg1 * kGradientTile));
     } catch (const InputError& e) {
         failed = std::string("the negative phase failed (") + e.what() + ")";
     }
-    const std::string not_finite =
-        "the negative-phase samples are not finite (the model has no normalizer any more)" +
-        std::string(options.kind == ModelKind::Leaky && !options.projection ? "; train leaky RBMs with the projection step" : "");
+    const std::string not_finite = "the negative-phase samples are not finite (the model has no normalizer any more)" +
+                                   std::string(options.kind == ModelKind::Leaky && !options.projection
+                                                   ? "; train leaky RBMs with the projection step"
+                                                   : "");
     if (failed.empty()) {
         const Index r0 = neg0 * kGradientTile, r1 = std::min(neg_rows, neg1 * kGradientTile);
         if (!neg->middleRows(r0, r1 - r0).allFinite()) failed = not_finite;
@@ -170,7 +180,8 @@ void Trainer::Impl::one_update(bool stop_requested) {
         if (!failed.empty()) return diverge(failed);
         std::vector<double> pos, negs;
         score_tile_sums(model, data.X, batch_rows, rows, 0, gradient_tiles(rows), learns_sigma(), options.float32, pos);
-        score_tile_sums(model, *neg, nullptr, neg_rows, 0, gradient_tiles(neg_rows), learns_sigma(), options.float32, negs);
+        score_tile_sums(model, *neg, nullptr, neg_rows, 0, gradient_tiles(neg_rows), learns_sigma(), options.float32,
+                        negs);
         g = mean_from_tile_sums(model, pos.data(), rows, learns_sigma());
         const ParamGrad gn = mean_from_tile_sums(model, negs.data(), neg_rows, learns_sigma());
         g.W -= gn.W;
@@ -184,7 +195,8 @@ void Trainer::Impl::one_update(bool stop_requested) {
             score_tile_sums(model, data.X, batch_rows, rows, pos0, pos1, learns_sigma(), options.float32, mine);
             score_tile_sums(model, *neg, nullptr, neg_rows, neg0, neg1, learns_sigma(), options.float32, mine);
         } else {
-            mine.assign(static_cast<std::size_t>((pos1 - pos0 + neg1 - neg0) * score_tile_values(model, learns_sigma())), 0.0);
+            mine.assign(
+                static_cast<std::size_t>((pos1 - pos0 + neg1 - neg0) * score_tile_values(model, learns_sigma())), 0.0);
         }
         mine.push_back(failed.empty() ? 0.0 : 1.0);
         values_shared += mine.size();
@@ -198,7 +210,8 @@ void Trainer::Impl::one_update(bool stop_requested) {
         std::size_t at = 0;
         bool any_failed = false;
         for (Index q = 0; q < P; ++q) {
-            const Index p0 = q * pos_tiles / P, p1 = (q + 1) * pos_tiles / P, n0 = q * neg_tiles / P, n1 = (q + 1) * neg_tiles / P;
+            const Index p0 = q * pos_tiles / P, p1 = (q + 1) * pos_tiles / P, n0 = q * neg_tiles / P,
+                        n1 = (q + 1) * neg_tiles / P;
             std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(at), (p1 - p0) * S, pos.begin() + p0 * S);
             at += static_cast<std::size_t>((p1 - p0) * S);
             std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(at), (n1 - n0) * S, negs.begin() + n0 * S);
@@ -298,13 +311,15 @@ TrainStatus Trainer::step(Index n, const std::atomic<bool>* cancel) {
         s.one_update(cancel && cancel->load());
         s.seconds += std::chrono::duration<double>(Clock::now() - start).count();
         if (s.status == TrainStatus::Diverged) return s.status;
-        const bool due = (s.options.monitor_every > 0 && s.done % s.options.monitor_every == 0) || s.done == s.options.updates;
+        const bool due =
+            (s.options.monitor_every > 0 && s.done % s.options.monitor_every == 0) || s.done == s.options.updates;
         if (due) {
             TrainRecord r = take_record();
             s.log.push_back(r);
             if (r.log_likelihood_method == "exact" && !std::isfinite(r.log_likelihood)) {
                 s.status = TrainStatus::Diverged;
-                s.message = "training diverged at update " + std::to_string(s.done) + ": the log-likelihood is not finite";
+                s.message =
+                    "training diverged at update " + std::to_string(s.done) + ": the log-likelihood is not finite";
                 return s.status;
             }
         }
@@ -344,18 +359,22 @@ TrainRecord Trainer::evaluate() {
 void Trainer::set_exchange(PtExchange* exchange, bool allow_idle) {
     Impl& s = *impl_;
     if (exchange && exchange->parts() > 1 && !allow_idle) {
-        const Index P = exchange->parts(), neg_rows = s.sampler->rows(s.options.batch), tiles = gradient_tiles(neg_rows);
+        const Index P = exchange->parts(), neg_rows = s.sampler->rows(s.options.batch),
+                    tiles = gradient_tiles(neg_rows);
         if (P > tiles) {
             const bool chains = s.options.method != TrainMethod::Cd && s.options.method != TrainMethod::Mix;
             throw InputError("mpirun -np " + std::to_string(P) + ": more ranks than the " + std::to_string(tiles) +
                              " tile(s) of " + std::to_string(kGradientTile) + " rows the " + std::to_string(neg_rows) +
-                             (chains ? " chains" : " batch rows") + " of the negative phase make (each rank sums whole tiles); use at most " +
+                             (chains ? " chains" : " batch rows") +
+                             " of the negative phase make (each rank sums whole tiles); use at most " +
                              std::to_string(tiles) + " ranks or " + (chains ? "more --chains" : "a larger --batch"));
         }
     }
-    if (exchange && exchange->parts() > 1 && is_tempered(s.options.method) && exchange->parts() > s.options.temperatures + 1)
+    if (exchange && exchange->parts() > 1 && is_tempered(s.options.method) &&
+        exchange->parts() > s.options.temperatures + 1)
         throw InputError("mpirun -np " + std::to_string(exchange->parts()) + ": more ranks than the " +
-                         std::to_string(s.options.temperatures + 1) + " rungs of the ladder (each rank runs whole rungs); use at most " +
+                         std::to_string(s.options.temperatures + 1) +
+                         " rungs of the ladder (each rank runs whole rungs); use at most " +
                          std::to_string(s.options.temperatures + 1) + " ranks or more --rungs");
     s.exchange = exchange && exchange->parts() > 1 ? exchange : nullptr;
     s.sampler->set_exchange(s.exchange);
@@ -374,8 +393,10 @@ std::uint64_t Trainer::values_shared() const { return impl_->values_shared; }
 
 std::vector<Index> Trainer::idle_parts(Index parts) const {
     const Impl& s = *impl_;
-    const Index pos = gradient_tiles(std::min(s.options.batch, s.data.size())), neg = gradient_tiles(s.sampler->rows(s.options.batch));
-    const bool whole = s.options.method == TrainMethod::Leaky || s.options.method == TrainMethod::Mix;  // sampler on every part
+    const Index pos = gradient_tiles(std::min(s.options.batch, s.data.size())),
+                neg = gradient_tiles(s.sampler->rows(s.options.batch));
+    const bool whole =
+        s.options.method == TrainMethod::Leaky || s.options.method == TrainMethod::Mix;  // sampler on every part
     std::vector<Index> idle;
     for (Index q = 0; q < parts && !whole; ++q)
         if ((q + 1) * pos / parts == q * pos / parts && (q + 1) * neg / parts == q * neg / parts) idle.push_back(q);

@@ -34,11 +34,11 @@ struct Trainer::Impl {
     Index perm_epoch = -1;
     std::vector<Index> perm;
 
-    Impl(const TrainOptions& o, Dataset d);  // fresh run: initial parameters from the options
+    Impl(const TrainOptions& o, Dataset d);        // fresh run: initial parameters from the options
     void one_update(bool stop_requested = false);  // sets status / message when it diverges
     // This part's gradient tiles [first, end) of `tiles` (all of them without an exchange).
     std::pair<Index, Index> share_of(Index tiles) const;
-    TrainRecord record();                     // monitor now
+    TrainRecord record();  // monitor now
     RowMat monitor_rows() const;
     const std::vector<Index>& epoch_order(Index epoch);
     double learning_rate_at(Index t) const;

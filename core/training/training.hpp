@@ -40,18 +40,18 @@ namespace rbm {
 class PtExchange;  // core/tempering/pt.hpp
 
 enum class TrainMethod { Cd, Pcd, Pt, Lpt, Deo, Leaky, Mix };
-const char* train_method_name(TrainMethod m);           // "cd", "pcd", "pt", "lpt", "deo", "leaky", "mix"
+const char* train_method_name(TrainMethod m);             // "cd", "pcd", "pt", "lpt", "deo", "leaky", "mix"
 TrainMethod parse_train_method(const std::string& name);  // InputError listing the names
-bool is_tempered(TrainMethod m);                         // pt, lpt, deo
+bool is_tempered(TrainMethod m);                          // pt, lpt, deo
 
 enum class LearningRateSchedule { Constant, Linear };  // linear: lr (1 - t / updates), t from 0
 
 struct TrainOptions {
-    ModelKind kind = ModelKind::Brbm;   // brbm, grbm or leaky
+    ModelKind kind = ModelKind::Brbm;  // brbm, grbm or leaky
     Index hidden = 16;
     TrainMethod method = TrainMethod::Pcd;
-    int k = 1;                  // sweeps per update (cd, pcd), annealing steps (leaky, mix); pt: scans
-    Index updates = 1000;       // total updates of the run
+    int k = 1;             // sweeps per update (cd, pcd), annealing steps (leaky, mix); pt: scans
+    Index updates = 1000;  // total updates of the run
     Index batch = 10;
     double learning_rate = 0.01;
     LearningRateSchedule schedule = LearningRateSchedule::Constant;
@@ -61,13 +61,13 @@ struct TrainOptions {
     Index temperatures = 6;     // tempered: N, rungs besides the target (ladder has N + 1)
     Index chains = 0;           // persistent chains (pcd, pt, lpt, deo); 0: the batch size
     std::uint64_t seed = 1;
-    double init_scale = 0.01;   // W_ij ~ N(0, init_scale^2); c = 0; b from the data (see below)
+    double init_scale = 0.01;  // W_ij ~ N(0, init_scale^2); c = 0; b from the data (see below)
     // Visible bias at the start: BRBM logit of the data mean (clipped to [1e-3, 1 - 1e-3], Hinton's
     // guide), GRBM the data mean, leaky 0 (the paper's model has none; it is still learned).
     bool init_bias_from_data = true;
     // GRBM
-    bool learn_sigma = false;   // learn log sigma too
-    double sigma = 1.0;         // initial (or fixed) sigma; <= 0: the data standard deviation per unit
+    bool learn_sigma = false;  // learn log sigma too
+    double sigma = 1.0;        // initial (or fixed) sigma; <= 0: the data standard deviation per unit
     // Leaky RBM
     double leakiness = 0.01;
     bool projection = true;
@@ -76,11 +76,11 @@ struct TrainOptions {
     double projection_limit = 0.0;
     LeakyKernel leaky_kernel = LeakyKernel::ExactMH;
     // Monitoring: a record at update 0, every monitor_every updates, and at the end.
-    Index monitor_every = 100;          // 0: only at the start and the end
-    Index monitor_examples = 0;         // rows used for log-likelihood and reconstruction (0: all)
-    double exact_limit = 262144.0;      // exact log Z when enumeration needs at most this many terms
+    Index monitor_every = 100;                 // 0: only at the start and the end
+    Index monitor_examples = 0;                // rows used for log-likelihood and reconstruction (0: all)
+    double exact_limit = 262144.0;             // exact log Z when enumeration needs at most this many terms
     Index ais_chains = 100, ais_steps = 1000;  // otherwise AIS (linear schedule)
-    std::uint64_t ais_seed = 4242;      // the same AIS streams at every record (smoother curves)
+    std::uint64_t ais_seed = 4242;             // the same AIS streams at every record (smoother curves)
     // BRBM and leaky RBM: the gradient's products (v W and v' E[h|v] per tile) in single precision;
     // the parameters, the tile sums and the update stay double.
     bool float32 = false;
@@ -120,12 +120,13 @@ inline Index gradient_tiles(Index rows) { return (rows + kGradientTile - 1) / kG
 Index score_tile_values(const Model& model, bool with_sigma);
 // Appends to `out` the score sums of tiles [first, end) of V's rows, score_tile_values each.
 // BRBM and leaky RBMs run their products on the dispatched path (kernels/simd.hpp).
-void score_tile_sums(const Model& model, const RowMat& V, Index first, Index end, bool with_sigma, std::vector<double>& out);
+void score_tile_sums(const Model& model, const RowMat& V, Index first, Index end, bool with_sigma,
+                     std::vector<double>& out);
 // The same over `count` rows: X's rows, or with `index` the rows index[0..count) of X (a minibatch
 // read from the data where it lies, no copy of the batch). float32: BRBM and leaky products in
 // single precision (each tile's sums still added in double).
-void score_tile_sums(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end, bool with_sigma,
-                     bool float32, std::vector<double>& out);
+void score_tile_sums(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end,
+                     bool with_sigma, bool float32, std::vector<double>& out);
 // The mean from the sums of all gradient_tiles(rows) tiles, in tile order.
 ParamGrad mean_from_tile_sums(const Model& model, const double* sums, Index rows, bool with_sigma);
 // The same per row: rows x parameters, in the order of ParamGrad::flat() (for standard errors).
@@ -157,7 +158,9 @@ public:
     // it does nothing. A raised cancel flag gives Cancelled; a later step() resumes (Running again).
     TrainStatus step(Index n_updates, const std::atomic<bool>* cancel = nullptr);
     // Runs to the end (status Finished or Diverged, or Cancelled).
-    TrainStatus run(const std::atomic<bool>* cancel = nullptr) { return step(options().updates - updates_done(), cancel); }
+    TrainStatus run(const std::atomic<bool>* cancel = nullptr) {
+        return step(options().updates - updates_done(), cancel);
+    }
 
     TrainStatus status() const;
     // Diverged: which parameter or quantity went wrong, at which update, and what to do. The
@@ -172,13 +175,13 @@ public:
     // A longer or shorter run on resume (>= updates_done()); Finished becomes Running if more remain.
     void set_total_updates(Index updates);
     const Dataset& data() const;
-    double projection_limit() const;                  // leaky with projection: the bound in force
+    double projection_limit() const;  // leaky with projection: the bound in force
 
-    Model model() const;                              // a copy of the current parameters
+    Model model() const;  // a copy of the current parameters
     const std::vector<TrainRecord>& log() const;
     const std::vector<std::uint8_t>& projection_active() const;  // leaky: one 0/1 per update
-    RowMat negative_samples() const;                  // current negative-phase states (visible)
-    const ParamGrad& last_gradient() const;           // estimate used by the last update (before decay)
+    RowMat negative_samples() const;                             // current negative-phase states (visible)
+    const ParamGrad& last_gradient() const;                      // estimate used by the last update (before decay)
     // Takes a record now (outside the schedule) and returns it; it is not added to the log.
     TrainRecord evaluate();
 
@@ -212,7 +215,8 @@ public:
     void save_checkpoint(const std::filesystem::path& path) const;
     static Trainer load_checkpoint(const std::filesystem::path& path, Dataset data);
     std::string checkpoint_json() const;
-    static Trainer from_checkpoint_json(const std::string& text, Dataset data, const std::string& origin = "checkpoint");
+    static Trainer from_checkpoint_json(const std::string& text, Dataset data,
+                                        const std::string& origin = "checkpoint");
 
     // The log as CSV (one line per record) or as a JSON array.
     std::string log_csv() const;

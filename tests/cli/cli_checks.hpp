@@ -21,7 +21,8 @@ inline void expect_one_line_error(const CliResult& r, const char* what, const ch
     CHECK_MSG(r.exit_code == 2, what << ": exit " << r.exit_code << " stderr '" << r.err << "'");
     CHECK_MSG(r.stderr_lines() == 1, what << ": stderr '" << r.err << "'");
     CHECK_MSG(r.out.empty(), what << ": stdout '" << r.out << "'");
-    CHECK_MSG(r.err.find(fragment) != std::string::npos, what << ": stderr '" << r.err << "' lacks '" << fragment << "'");
+    CHECK_MSG(r.err.find(fragment) != std::string::npos,
+              what << ": stderr '" << r.err << "' lacks '" << fragment << "'");
 }
 
 }  // namespace rbm::test

@@ -17,12 +17,14 @@ inline const std::string kCli = std::string("'") + RBMSCOPE_CLI + "' ";
 // Under AddressSanitizer (scripts/sanitize.sh) leak checking is off for processes that
 // initialise MPI: Open MPI's plugins leak at MPI_Finalize and are unloaded before LeakSanitizer
 // can name them, so no suppression file can single them out. Memory errors are still reported.
-inline std::string mpi_env() { return std::getenv("ASAN_OPTIONS") ? "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " : ""; }
+inline std::string mpi_env() {
+    return std::getenv("ASAN_OPTIONS") ? "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " : "";
+}
 
 // `exec`: the shell replaces itself with mpirun (so the shell's pid is mpirun's).
 inline std::string mpirun(int ranks, bool exec = false) {
-    return mpi_env() + (exec ? "exec " : "") + RBMSCOPE_MPIEXEC + " --oversubscribe -np " + std::to_string(ranks) + " " +
-           kCli;
+    return mpi_env() + (exec ? "exec " : "") + RBMSCOPE_MPIEXEC + " --oversubscribe -np " + std::to_string(ranks) +
+           " " + kCli;
 }
 
 // The output without its measured fields (docs/user/cli.md: seconds, *_per_s, ranks, threads) and the

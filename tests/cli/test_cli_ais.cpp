@@ -29,10 +29,12 @@ TEST_CASE("ais: contract keys, exact comparison, reverse sandwich") {
     CHECK_MSG(r.exit_code == 0, r.err);
     if (r.exit_code != 0) return;
     const json j = r.json();
-    for (const char* key : {"log_z", "log_z_low", "log_z_high", "ci95", "ess", "log_w_mean", "log_w_var", "log_z0",
-                            "ess_fraction", "exact_log_z", "path", "kernel", "schedule", "steps", "chains", "seed", "notes",
-                            "log_z_low_exists", "reverse", "cost_functional", "histogram", "running", "seconds",
-                            "chain_sweeps_per_s", "bootstrap_sd", "complete"})
+    for (const char* key :
+         {"log_z",        "log_z_low",       "log_z_high",   "ci95",        "ess",     "log_w_mean",
+          "log_w_var",    "log_z0",          "ess_fraction", "exact_log_z", "path",    "kernel",
+          "schedule",     "steps",           "chains",       "seed",        "notes",   "log_z_low_exists",
+          "reverse",      "cost_functional", "histogram",    "running",     "seconds", "chain_sweeps_per_s",
+          "bootstrap_sd", "complete"})
         CHECK_MSG(j.contains(key), key);
     const double lz = j["log_z"].get<double>(), ex = j["exact_log_z"].get<double>();
     CHECK(std::fabs(lz - ex) <= std::max(4 * j["bootstrap_sd"].get<double>(), 0.02));
@@ -81,7 +83,8 @@ TEST_CASE("ais: same result at 1 and 2 threads; schedules, --betas, --from, pres
     // start gives the same numbers.
     const std::string start = test::write_temp("gauss_start.json", kGaussStart);
     const auto stored = test::run_cli("ais two-gaussians --path moments --perfect --steps 25 --chains 2000");
-    const auto given = test::run_cli("ais two-gaussians --path moments --perfect --steps 25 --chains 2000 --from '" + start + "'");
+    const auto given =
+        test::run_cli("ais two-gaussians --path moments --perfect --steps 25 --chains 2000 --from '" + start + "'");
     CHECK_MSG(stored.exit_code == 0 && given.exit_code == 0, stored.err << given.err);
     if (stored.exit_code == 0 && given.exit_code == 0) {
         CHECK(stored.json()["log_z"] == given.json()["log_z"]);
@@ -92,14 +95,16 @@ TEST_CASE("ais: same result at 1 and 2 threads; schedules, --betas, --from, pres
     const auto diag = test::run_cli("ais four-mode --from '" + test::write_temp("diag.json", kDiagBase) +
                                     "' --steps 100 --chains 200");
     CHECK_MSG(diag.exit_code == 0, diag.err);
-    if (diag.exit_code == 0) CHECK(diag.json()["path_name"].get<std::string>().find("given diagonal Gaussian") != std::string::npos);
+    if (diag.exit_code == 0)
+        CHECK(diag.json()["path_name"].get<std::string>().find("given diagonal Gaussian") != std::string::npos);
     // Base rate from a data file (BRBM).
     std::string csv = "# 4x4 images\n";
     for (int r = 0; r < 6; ++r) csv += "1,1,1,1,0,0,0,0,1,1,1,1,0,0,0,0\n0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1\n";
     const auto data = test::run_cli("ais bars-and-stripes --base data --data '" + test::write_temp("bas.csv", csv) +
                                     "' --steps 30 --chains 50");
     CHECK_MSG(data.exit_code == 0, data.err);
-    if (data.exit_code == 0) CHECK(data.json()["path_name"].get<std::string>().find("data (12 rows)") != std::string::npos);
+    if (data.exit_code == 0)
+        CHECK(data.json()["path_name"].get<std::string>().find("data (12 rows)") != std::string::npos);
 }
 
 TEST_CASE("ais: bad input -> exit 2 and one line naming the problem") {
@@ -114,7 +119,8 @@ TEST_CASE("ais: bad input -> exit 2 and one line naming the problem") {
                           "--path cov (AISC) needs a GRBM target, but the model is a brbm");
     expect_one_line_error(test::run_cli("ais four-mode --path sideways"), "unknown path", "--path must be one of");
     expect_one_line_error(test::run_cli("ais four-mode --path leaky"), "leaky on a GRBM", "needs a leaky RBM target");
-    expect_one_line_error(test::run_cli("ais four-mode --base uniform"), "uniform base on a GRBM", "--base uniform is for BRBMs");
+    expect_one_line_error(test::run_cli("ais four-mode --base uniform"), "uniform base on a GRBM",
+                          "--base uniform is for BRBMs");
     expect_one_line_error(test::run_cli("ais four-mode --precision float32 --path cov"), "float32 on cov",
                           "float32 is available for the geometric GRBM/BRBM paths only, not --path cov");
     expect_one_line_error(test::run_cli("ais four-mode --precision float16"), "float16", "--precision must be one of");
@@ -122,8 +128,8 @@ TEST_CASE("ais: bad input -> exit 2 and one line naming the problem") {
     expect_one_line_error(test::run_cli("ais four-mode --base data"), "data base without data", "--data FILE");
     expect_one_line_error(test::run_cli("ais four-mode --schedule binned --path cov --steps 5"), "binned without knots",
                           "knots");
-    expect_one_line_error(test::run_cli("ais four-mode --chains 10 --steps 3 --schedule four-period"), "four-period K<4",
-                          "at least 4 steps");
+    expect_one_line_error(test::run_cli("ais four-mode --chains 10 --steps 3 --schedule four-period"),
+                          "four-period K<4", "at least 4 steps");
     expect_one_line_error(test::run_cli("ais bars-and-stripes --data '" + test::write_temp("bad.csv", "1,0,2\n") + "'"),
                           "bad data columns", "has 3 values, the model 16 visible units");
     expect_one_line_error(test::run_cli("ais two-gaussians --steps 10 --chains 10 --from four-mode"), "brbm-ish from",
@@ -131,14 +137,16 @@ TEST_CASE("ais: bad input -> exit 2 and one line naming the problem") {
 }
 
 TEST_CASE("ais-sweep: json and csv tables over methods and K") {
-    const auto r = test::run_cli("ais-sweep four-mode --methods geometric:moment,geometric:sigma --steps 10,40 --chains 100 "
-                                 "--repeats 3 --seed 2");
+    const auto r = test::run_cli(
+        "ais-sweep four-mode --methods geometric:moment,geometric:sigma --steps 10,40 --chains 100 "
+        "--repeats 3 --seed 2");
     CHECK_MSG(r.exit_code == 0, r.err);
     if (r.exit_code == 0) {
         const json j = r.json();
         CHECK(j["results"].size() == 4);
         for (const auto& row : j["results"])
-            for (const char* key : {"method", "steps", "log_z_mean", "log_z_sd", "ci95_low_mean", "ci95_high_mean", "ess_mean"})
+            for (const char* key :
+                 {"method", "steps", "log_z_mean", "log_z_sd", "ci95_low_mean", "ci95_high_mean", "ess_mean"})
                 CHECK_MSG(row.contains(key), key);
         CHECK(j["results"][1]["steps"] == 40 && j["results"][2]["method"] == "geometric:sigma");
         CHECK(j.contains("exact_log_z"));
@@ -153,7 +161,8 @@ TEST_CASE("ais-sweep: json and csv tables over methods and K") {
     for (char ch : c.out) lines += ch == '\n';
     CHECK(lines == 4);
     CHECK(c.out.rfind("method,path,base,steps,chains,repeats,log_z_mean,log_z_sd", 0) == 0);
-    expect_one_line_error(test::run_cli("ais-sweep four-mode --methods geometric:wobbly"), "bad method", "unknown base 'wobbly'");
+    expect_one_line_error(test::run_cli("ais-sweep four-mode --methods geometric:wobbly"), "bad method",
+                          "unknown base 'wobbly'");
     expect_one_line_error(test::run_cli("ais-sweep four-mode --steps 10,0"), "zero steps in sweep", "--steps");
 }
 
@@ -164,8 +173,9 @@ json without_seconds(json j) {
 }
 
 TEST_CASE("ais-sweep: interrupted and resumed from a checkpoint gives the uninterrupted output") {
-    const std::string sweep = "ais-sweep four-mode --methods geometric:moment,geometric:sigma --steps 10,30 --chains 60 "
-                              "--repeats 3 --seed 5 --reverse ";
+    const std::string sweep =
+        "ais-sweep four-mode --methods geometric:moment,geometric:sigma --steps 10,30 --chains 60 "
+        "--repeats 3 --seed 5 --reverse ";
     const auto whole = test::run_cli(sweep);
     CHECK_MSG(whole.exit_code == 0, whole.err);
     if (whole.exit_code != 0) return;
@@ -190,18 +200,23 @@ TEST_CASE("ais-sweep: interrupted and resumed from a checkpoint gives the uninte
     // Killed outright after its first checkpoint: the checkpoint is complete JSON and resumes.
     const std::string killed = (test::temp_dir() / "sweep-killed.json").string();
     CHECK(test::run_cli("ais-sweep four-mode --steps 10,30,100,300,1000,3000 --chains 500 --repeats 50 --checkpoint " +
-                        killed + " & pid=$!; for i in $(seq 1200); do [ -s " + killed + " ] && break; sleep 0.05; done; kill -KILL $pid; wait $pid")
+                        killed + " & pid=$!; for i in $(seq 1200); do [ -s " + killed +
+                        " ] && break; sleep 0.05; done; kill -KILL $pid; wait $pid")
               .exit_code == 137);
-    const auto after_kill = test::run_cli("ais-sweep four-mode --steps 10,30,100,300,1000,3000 --chains 500 --repeats 50 "
-                                          "--resume " + killed + " --stop-after 1");
+    const auto after_kill = test::run_cli(
+        "ais-sweep four-mode --steps 10,30,100,300,1000,3000 --chains 500 --repeats 50 "
+        "--resume " +
+        killed + " --stop-after 1");
     CHECK_MSG(after_kill.exit_code == 0 && after_kill.json()["runs_done"] >= 2, after_kill.err);
     // Other options than the checkpoint's: refused, naming the option.
-    expect_one_line_error(test::run_cli(sweep + "--resume " + ck + " --chains 61"), "changed chains", "--chains differs");
+    expect_one_line_error(test::run_cli(sweep + "--resume " + ck + " --chains 61"), "changed chains",
+                          "--chains differs");
     expect_one_line_error(test::run_cli("ais-sweep four-mode --methods geometric:moment,geometric:sigma --steps 10,30 "
-                                        "--chains 60 --repeats 3 --seed 5 --resume " + ck),
+                                        "--chains 60 --repeats 3 --seed 5 --resume " +
+                                        ck),
                           "dropped --reverse", "--reverse differs");
-    expect_one_line_error(test::run_cli(sweep + "--resume " + test::write_temp("not-ck.json", "{}")), "not a checkpoint",
-                          "not an ais-sweep checkpoint");
+    expect_one_line_error(test::run_cli(sweep + "--resume " + test::write_temp("not-ck.json", "{}")),
+                          "not a checkpoint", "not an ais-sweep checkpoint");
     expect_one_line_error(test::run_cli(sweep + "--stop-after 2"), "stop without checkpoint", "--stop-after needs");
 }
 
@@ -226,7 +241,8 @@ TEST_CASE("ais, ais-sweep: an interval from ESS under 30 carries a warning (SPEC
         CHECK(m["ess"].get<double>() >= 30);
         CHECK_MSG(!m.contains("warnings"), m.dump());
     }
-    const auto sweep = test::run_cli("ais-sweep four-mode --methods geometric:moment --steps 10 --chains 20 --repeats 1 --seed 2");
+    const auto sweep =
+        test::run_cli("ais-sweep four-mode --methods geometric:moment --steps 10 --chains 20 --repeats 1 --seed 2");
     CHECK_MSG(sweep.exit_code == 0, sweep.err);
     if (sweep.exit_code == 0) {
         const json s = sweep.json();

@@ -6,9 +6,9 @@
 // its first 64 KiB and then sleeps (30 s here), with after-rename:MS likewise just after the
 // rename; the test kills on reading the line.
 #include <fcntl.h>
-#include <sys/file.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,12 +124,15 @@ void one_round(Kill kill, const std::string& big, const fs::path& target, const 
                const std::string& expected_text, Tally& t) {
     write_file_atomically(target, previous);  // the file a user had before
     int err = -1;
-    const char* pause = kill == Kill::DuringWrite ? "during-write" : kill == Kill::AfterRename ? "after-rename" : nullptr;
+    const char* pause = kill == Kill::DuringWrite   ? "during-write"
+                        : kill == Kill::AfterRename ? "after-rename"
+                                                    : nullptr;
     const pid_t pid = spawn_convert(big, target.string(), pause, pause ? &err : nullptr);
     CHECK(pid > 0);
     if (pid <= 0) return;
     if (kill != Kill::None) {
-        const bool announced = wait_for_line(err, kill == Kill::DuringWrite ? "test write pause: writing" : "test write pause: renamed");
+        const bool announced =
+            wait_for_line(err, kill == Kill::DuringWrite ? "test write pause: writing" : "test write pause: renamed");
         CHECK_MSG(announced, "the writer did not announce the moment to kill");
         ::kill(pid, SIGKILL);
         ::close(err);
@@ -175,8 +178,8 @@ void run_kill_test(const std::string& ext, int rounds) {
     // left behind (the test removes nothing: the next write must clean it up).
     Tally during;
     for (int k = 0; k < rounds; ++k) one_round(Kill::DuringWrite, big, target, previous, expected_text, during);
-    std::printf("  %s: %d kills inside the write: previous file %d, new file %d, temporaries left %d\n", ext.c_str(), rounds,
-                during.old_file, during.new_file, during.killed_while_writing);
+    std::printf("  %s: %d kills inside the write: previous file %d, new file %d, temporaries left %d\n", ext.c_str(),
+                rounds, during.old_file, during.new_file, during.killed_while_writing);
     CHECK(during.old_file == rounds && during.new_file == 0);
     CHECK(during.killed_while_writing == rounds);
     // Each round's writer removed the previous round's orphan before writing: one is left.
@@ -211,8 +214,8 @@ TEST_CASE("convert refuses bad input with one line and exit 2, leaving the targe
     const fs::path target = dir / "keep.json";
     save_model(load_preset("two-gaussians"), target);
     const std::string before = read_file(target);
-    const auto bad = test::run_cli("convert '" + std::string(RBMSCOPE_TEST_DATA) + "/bad/W-ragged.json' '" +
-                                   target.string() + "'");
+    const auto bad =
+        test::run_cli("convert '" + std::string(RBMSCOPE_TEST_DATA) + "/bad/W-ragged.json' '" + target.string() + "'");
     CHECK(bad.exit_code == 2 && bad.stderr_lines() == 1);
     CHECK(bad.err.find("row 2 has 3 numbers") != std::string::npos);
     const auto ext = test::run_cli("convert two-gaussians '" + (dir / "x.txt").string() + "'");

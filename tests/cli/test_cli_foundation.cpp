@@ -127,12 +127,14 @@ double leaky_2d_polar(const json& m) {
     }
     std::sort(cuts.begin(), cuts.end());
     static const double x[5] = {0, -0.5384693101056831, 0.5384693101056831, -0.9061798459386640, 0.9061798459386640};
-    static const double w[5] = {0.5688888888888889, 0.4786286704993665, 0.4786286704993665, 0.2369268850561891, 0.2369268850561891};
+    static const double w[5] = {0.5688888888888889, 0.4786286704993665, 0.4786286704993665, 0.2369268850561891,
+                                0.2369268850561891};
     double z = 0;
     for (std::size_t s = 0; s + 1 < cuts.size(); ++s) {
         const int panels = 64;
         for (int p = 0; p < panels; ++p) {
-            const double a = cuts[s] + (cuts[s + 1] - cuts[s]) * p / panels, b = cuts[s] + (cuts[s + 1] - cuts[s]) * (p + 1) / panels;
+            const double a = cuts[s] + (cuts[s + 1] - cuts[s]) * p / panels,
+                         b = cuts[s] + (cuts[s + 1] - cuts[s]) * (p + 1) / panels;
             for (int g = 0; g < 5; ++g) {
                 const double t = 0.5 * (a + b) + 0.5 * (b - a) * x[g];
                 const double u0 = std::cos(t), u1 = std::sin(t);
@@ -160,7 +162,8 @@ TEST_CASE("exact: GRBM log Z and mean match independent computations to 1e-8, ev
     for (const auto& vals : sets)
         for (int n : {2, 4}) {
             auto g = rng_for(100 + id);
-            json m = make_model("grbm", random_matrix(g, n, 3, 0.7), random_vector(g, n, 1.0), random_vector(g, 3, 0.5));
+            json m =
+                make_model("grbm", random_matrix(g, n, 3, 0.7), random_vector(g, n, 1.0), random_vector(g, 3, 0.5));
             json sig = json::array();
             std::uniform_real_distribution<double> U(0.6, 1.4);
             for (int i = 0; i < n; ++i) sig.push_back(U(g));
@@ -255,7 +258,8 @@ TEST_CASE("info and presets describe the bundled models") {
     std::set<std::string> names;
     const json listing = p.json();
     for (const auto& e : listing["presets"]) names.insert(e["preset"].get<std::string>());
-    for (const char* want : {"four-mode", "two-gaussians", "leaky-2d", "bars-and-stripes"}) CHECK(names.count(want) == 1);
+    for (const char* want : {"four-mode", "two-gaussians", "leaky-2d", "bars-and-stripes"})
+        CHECK(names.count(want) == 1);
     const auto i = test::run_cli("info bars-and-stripes");
     CHECK_MSG(i.exit_code == 0, i.err);
     CHECK(i.json()["n_visible"] == 16);

@@ -62,7 +62,8 @@ Child run_child(const std::vector<std::string>& args, std::uint64_t as_bytes = 0
             r.rlim_cur = r.rlim_max = as_bytes;
             ::setrlimit(RLIMIT_AS, &r);
         }
-        const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644),
+                  e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         ::dup2(o, 1);
         ::dup2(e, 2);
         std::vector<std::string> a{RBMSCOPE_CLI};
@@ -106,7 +107,8 @@ std::vector<std::pair<std::string, std::string>> manifest(const fs::path& dir) {
 
 // The commands the corpus was made with (make_corpus.py).
 const std::string kTrainResume = "train --data bars:3 --resume ";
-const std::string kSweep = "ais-sweep four-mode --methods geometric:moment --steps 10,20 --chains 20 --repeats 2 --seed 5 ";
+const std::string kSweep =
+    "ais-sweep four-mode --methods geometric:moment --steps 10,20 --chains 20 --repeats 2 --seed 5 ";
 
 void put_le(std::string& s, std::uint64_t v, int bytes) {
     for (int k = 0; k < bytes; ++k) s += static_cast<char>((v >> (8 * k)) & 0xFF);
@@ -154,7 +156,8 @@ std::string zip_bomb(std::uint64_t total) {
     zip += name + deflated;
     const std::uint64_t central = zip.size();
     put_le(zip, 0x02014b50, 4);
-    put_le(zip, 20, 2), put_le(zip, 20, 2), put_le(zip, 0, 2), put_le(zip, 8, 2), put_le(zip, 0, 2), put_le(zip, 0x21, 2);
+    put_le(zip, 20, 2), put_le(zip, 20, 2), put_le(zip, 0, 2), put_le(zip, 8, 2), put_le(zip, 0, 2),
+        put_le(zip, 0x21, 2);
     put_le(zip, crc, 4), put_le(zip, deflated.size(), 4), put_le(zip, total, 4);
     put_le(zip, name.size(), 2), put_le(zip, 0, 2), put_le(zip, 0, 2), put_le(zip, 0, 2), put_le(zip, 0, 2);
     put_le(zip, 0, 4), put_le(zip, 0, 4);
@@ -175,10 +178,12 @@ TEST_CASE("every edited checkpoint of the corpus is refused with one line naming
     int train = 0, sweep = 0;
     for (const auto& [file, expected] : entries) {
         const bool is_train = file.rfind("train-", 0) == 0;
-        const std::string cmd = is_train ? kTrainResume + q(dir / file) + " --out " + q(temp_dir() / "resumed.json")
-                                         : kSweep + "--resume " + q(dir / file) + " --checkpoint " + q(temp_dir() / "sweep-out.json");
+        const std::string cmd =
+            is_train ? kTrainResume + q(dir / file) + " --out " + q(temp_dir() / "resumed.json")
+                     : kSweep + "--resume " + q(dir / file) + " --checkpoint " + q(temp_dir() / "sweep-out.json");
         const CliResult r = run_cli(cmd);
-        CHECK_MSG(one_line_error(r, expected), file << ": exit " << r.exit_code << ", stderr: " << r.err << " (expected: " << expected << ")");
+        CHECK_MSG(one_line_error(r, expected),
+                  file << ": exit " << r.exit_code << ", stderr: " << r.err << " (expected: " << expected << ")");
         CHECK_MSG(r.err.find(file) != std::string::npos, file << ": the message does not name the file: " << r.err);
         (is_train ? train : sweep) += 1;
     }
@@ -195,8 +200,8 @@ TEST_CASE("the corpus's valid seeds resume and finish (the edits, not the bases,
         const CliResult r = run_cli(kTrainResume + q(seeds / base) + " --updates 9 --out " + q(temp_dir() / "ok.json"));
         CHECK_MSG(r.exit_code == 0, base << ": " << r.err);
     }
-    const CliResult s = run_cli(kSweep + "--resume " + q(kData / "fuzz" / "sweep_checkpoint" / "sweep.json") + " --checkpoint " +
-                                q(temp_dir() / "sweep-ok.json"));
+    const CliResult s = run_cli(kSweep + "--resume " + q(kData / "fuzz" / "sweep_checkpoint" / "sweep.json") +
+                                " --checkpoint " + q(temp_dir() / "sweep-ok.json"));
     CHECK_MSG(s.exit_code == 0, s.err);
 }
 
@@ -207,34 +212,48 @@ TEST_CASE("models whose numbers overflow the arithmetic: every command refuses t
         const char* key;
     };
     const std::vector<Hostile> models = {
-        {"W-1e308", R"({"kind": "brbm", "W": [[1e308, 0], [0, 1]], "b": [0, 0], "c": [0, 0]})", "'W' holds 1e+308 at W[0][0]"},
-        {"b-1e308", R"({"kind": "brbm", "W": [[1, 0], [0, 1]], "b": [1e308, 0], "c": [0, 0]})", "'b' holds 1e+308 at b[0]"},
+        {"W-1e308", R"({"kind": "brbm", "W": [[1e308, 0], [0, 1]], "b": [0, 0], "c": [0, 0]})",
+         "'W' holds 1e+308 at W[0][0]"},
+        {"b-1e308", R"({"kind": "brbm", "W": [[1, 0], [0, 1]], "b": [1e308, 0], "c": [0, 0]})",
+         "'b' holds 1e+308 at b[0]"},
         {"W-1e200", R"({"kind": "grbm", "W": [[1e200], [1]], "b": [0, 0], "c": [0]})", "'W' holds 1e+200"},
-        {"hidden-1e300", R"({"kind": "grbm", "W": [[1], [1]], "hidden_values": [0, 1e300]})", "'hidden_values' holds 1e+300"},
-        {"sigma-1e-300", R"({"kind": "grbm", "W": [[1], [1]], "sigma": [1e-300, 1]})", "sigma must lie in [1e-06, 1000000]"},
+        {"hidden-1e300", R"({"kind": "grbm", "W": [[1], [1]], "hidden_values": [0, 1e300]})",
+         "'hidden_values' holds 1e+300"},
+        {"sigma-1e-300", R"({"kind": "grbm", "W": [[1], [1]], "sigma": [1e-300, 1]})",
+         "sigma must lie in [1e-06, 1000000]"},
     };
-    const std::vector<std::string> commands = {"info",           "exact",           "sample --sweeps 5",
-                                               "ais --steps 20 --chains 20", "pt --sweeps 20",  "meanfield",
-                                               "ais-sweep --steps 10 --chains 10 --repeats 1", "convert"};
+    const std::vector<std::string> commands = {"info",
+                                               "exact",
+                                               "sample --sweeps 5",
+                                               "ais --steps 20 --chains 20",
+                                               "pt --sweeps 20",
+                                               "meanfield",
+                                               "ais-sweep --steps 10 --chains 10 --repeats 1",
+                                               "convert"};
     for (const auto& m : models) {
         const std::string path = write_temp(std::string(m.name) + ".json", m.text);
         for (const std::string& c : commands) {
-            const std::string verb = c.substr(0, c.find(' ')), rest = c.find(' ') == std::string::npos ? "" : c.substr(c.find(' '));
+            const std::string verb = c.substr(0, c.find(' ')),
+                              rest = c.find(' ') == std::string::npos ? "" : c.substr(c.find(' '));
             const std::string extra = verb == "convert" ? " " + q(temp_dir() / "converted.json") : "";
             const CliResult r = run_cli(verb + " " + q(path) + extra + rest);
             CHECK_MSG(one_line_error(r, m.key) && r.err.find("1e6") == std::string::npos,
                       m.name << " / " << c << ": exit " << r.exit_code << ": " << r.err);
-            CHECK_MSG(r.err.find("supported range is |W| <= 50") != std::string::npos, m.name << " / " << c << ": " << r.err);
+            CHECK_MSG(r.err.find("supported range is |W| <= 50") != std::string::npos,
+                      m.name << " / " << c << ": " << r.err);
         }
     }
     // At the limit the numbers are still held: no command prints null with exit 0.
-    const std::string edge = write_temp("edge.json", R"({"kind": "brbm", "W": [[1e6, -1e6], [1e6, 1e6]], "b": [1e6, -1e6], "c": [-1e6, 1e6]})");
+    const std::string edge = write_temp(
+        "edge.json", R"({"kind": "brbm", "W": [[1e6, -1e6], [1e6, 1e6]], "b": [1e6, -1e6], "c": [-1e6, 1e6]})");
     for (const std::string& c : commands) {
-        const std::string verb = c.substr(0, c.find(' ')), rest = c.find(' ') == std::string::npos ? "" : c.substr(c.find(' '));
+        const std::string verb = c.substr(0, c.find(' ')),
+                          rest = c.find(' ') == std::string::npos ? "" : c.substr(c.find(' '));
         const std::string extra = verb == "convert" ? " " + q(temp_dir() / "converted.json") : "";
         const CliResult r = run_cli(verb + " " + q(edge) + extra + rest);
-        CHECK_MSG(r.exit_code == 2 || (r.exit_code == 0 && r.out.find("null") == std::string::npos),
-                  "edge / " << c << ": exit " << r.exit_code << ", stdout " << r.out.substr(0, 300) << ", stderr " << r.err);
+        CHECK_MSG(
+            r.exit_code == 2 || (r.exit_code == 0 && r.out.find("null") == std::string::npos),
+            "edge / " << c << ": exit " << r.exit_code << ", stdout " << r.out.substr(0, 300) << ", stderr " << r.err);
     }
 }
 
@@ -244,39 +263,50 @@ TEST_CASE("an .npz member whose header declares (2, 2) over a gigabyte of zeros 
     const fs::path path = temp_dir() / "bomb.npz";
     std::ofstream(path, std::ios::binary) << bomb;
     const Child c = run_child({"info", path.string()});
-    CHECK_MSG(c.exit_code == 2 && lines(c.err) == 1, "exit " << c.exit_code << ", signal " << c.signal << ": " << c.err);
-    CHECK_MSG(c.err.find("member 'W.npy' is 1073741824 bytes uncompressed, but its .npy header declares 160 bytes") != std::string::npos, c.err);
+    CHECK_MSG(c.exit_code == 2 && lines(c.err) == 1,
+              "exit " << c.exit_code << ", signal " << c.signal << ": " << c.err);
+    CHECK_MSG(c.err.find("member 'W.npy' is 1073741824 bytes uncompressed, but its .npy header declares 160 bytes") !=
+                  std::string::npos,
+              c.err);
     // Inflating it would take a gigabyte; refused after the header, the whole run stays small.
     if (!kSanitized) CHECK_MSG(c.max_rss_kb < 100 * 1024, "peak memory " << c.max_rss_kb << " kB");
 }
 
-TEST_CASE("a 30 MB model file that is mostly an unknown key: skipped unbuilt, and a memory cap is exit 2, not an abort") {
+TEST_CASE(
+    "a 30 MB model file that is mostly an unknown key: skipped unbuilt, and a memory cap is exit 2, not an abort") {
     const fs::path path = temp_dir() / "mostly-unknown.json";
     {
         std::ofstream f(path);
         f << R"({"kind": "brbm", "W": [[0.5, -0.25]], "b": [0.1], "c": [0, 0], "extra": [)";
         for (int k = 0; k < 5'000'000; ++k) f << (k ? ",0.125" : "0.125");
-        f << R"(], "name": "big but small"})" << "\n";
+        f << R"(], "name": "big but small"})"
+          << "\n";
     }
     const auto size = fs::file_size(path);
     CHECK(size > 30'000'000);
     const Child c = run_child({"info", path.string()});
     CHECK_MSG(c.exit_code == 0, c.err);
     CHECK(c.out.find("big but small") != std::string::npos);
-    std::printf("  info on a %.1f MB file with an unknown key: peak %.1f MB (%.2f x the file)\n", size / 1e6, c.max_rss_kb / 1e3,
-                c.max_rss_kb * 1024.0 / static_cast<double>(size));
+    std::printf("  info on a %.1f MB file with an unknown key: peak %.1f MB (%.2f x the file)\n", size / 1e6,
+                c.max_rss_kb / 1e3, c.max_rss_kb * 1024.0 / static_cast<double>(size));
     if (!kSanitized) {
-        CHECK_MSG(static_cast<double>(c.max_rss_kb) * 1024 < 3.0 * static_cast<double>(size), "peak " << c.max_rss_kb << " kB");
+        CHECK_MSG(static_cast<double>(c.max_rss_kb) * 1024 < 3.0 * static_cast<double>(size),
+                  "peak " << c.max_rss_kb << " kB");
         // Under a 300 MB address-space cap the same file still loads...
         const Child capped = run_child({"info", path.string()}, 300u << 20);
-        CHECK_MSG(capped.exit_code == 0, "exit " << capped.exit_code << ", signal " << capped.signal << ": " << capped.err);
+        CHECK_MSG(capped.exit_code == 0,
+                  "exit " << capped.exit_code << ", signal " << capped.signal << ": " << capped.err);
         // ...and a file whose known key needs more than the cap is one line and exit 2, not SIGABRT.
         const fs::path big = temp_dir() / "big-W.json";
         {
             std::ofstream f(big);
             f << R"({"kind": "brbm", "W": [)";
             // 25 million weights: a 50 MB file whose DOM alone needs 400 MB.
-            const std::string row = "[0" + [] { std::string r; for (int k = 1; k < 5000; ++k) r += ",0"; return r; }() + "]";
+            const std::string row = "[0" + [] {
+                std::string r;
+                for (int k = 1; k < 5000; ++k) r += ",0";
+                return r;
+            }() + "]";
             for (int r = 0; r < 5000; ++r) f << (r ? "," : "") << row;
             f << "]}\n";
         }
@@ -291,7 +321,8 @@ TEST_CASE("a FIFO, a directory or a device as a model path is refused at once") 
     const fs::path fifo = temp_dir() / "pipe.json";
     CHECK(::mkfifo(fifo.c_str(), 0600) == 0);
     CHECK(one_line_error(run_cli("info " + q(fifo)), "it is a FIFO (named pipe), not a regular file"));
-    CHECK(one_line_error(run_cli("train --data bars:3 --resume " + q(fifo) + " --out " + q(temp_dir() / "x.json")), "it is a FIFO"));
+    CHECK(one_line_error(run_cli("train --data bars:3 --resume " + q(fifo) + " --out " + q(temp_dir() / "x.json")),
+                         "it is a FIFO"));
     fs::create_directories(temp_dir() / "dir.json");
     CHECK(one_line_error(run_cli("info " + q(temp_dir() / "dir.json")), "it is a directory"));
     fs::create_symlink("/dev/zero", temp_dir() / "device.json");  // would never end
@@ -301,14 +332,19 @@ TEST_CASE("a FIFO, a directory or a device as a model path is refused at once") 
 TEST_CASE("messages that read like internals now say what to change") {
     // --gamma so small that the ladder underflows names the least gamma that works.
     const CliResult g = run_cli("pt four-mode --gamma 1e-300 --sweeps 10");
-    CHECK_MSG(one_line_error(g, "gamma = 1e-300 is too small for") && g.err.find("choose gamma >=") != std::string::npos, g.err);
+    CHECK_MSG(
+        one_line_error(g, "gamma = 1e-300 is too small for") && g.err.find("choose gamma >=") != std::string::npos,
+        g.err);
     CHECK(g.err.find("follows beta_0") == std::string::npos);
-    const CliResult t = run_cli("train --data bars:3 --method pt --gamma 1e-300 --updates 2 --out " + q(temp_dir() / "x.json"));
+    const CliResult t =
+        run_cli("train --data bars:3 --method pt --gamma 1e-300 --updates 2 --out " + q(temp_dir() / "x.json"));
     CHECK_MSG(one_line_error(t, "too small for"), t.err);
 }
 
 TEST_CASE("a CSV data file with a UTF-8 byte-order mark keeps its first row") {
-    const std::string csv = write_temp("bom.csv", "\xEF\xBB\xBF" "1,0,1,0\n0,1,0,1\n1,1,0,0\n");
+    const std::string csv = write_temp("bom.csv",
+                                       "\xEF\xBB\xBF"
+                                       "1,0,1,0\n0,1,0,1\n1,1,0,0\n");
     const CliResult r = run_cli("data-info " + q(csv));
     CHECK_MSG(r.exit_code == 0, r.err);
     if (r.exit_code == 0) CHECK_MSG(r.json()["examples"] == 3, r.out);

@@ -218,8 +218,9 @@ TEST_CASE("ais: SIGINT while annealing gives log Z at beta_reached, complete fal
     // 1 s: instrumented (RBMSCOPE_SANITIZED) it ran 10-25x slower and took 1.03 s once with 2000
     // chains, so there it uses 500 (the contract checked is the same; Release keeps 2000).
     const std::string chains = test::sanitized() ? "500" : "2000";
-    const json j = interrupt_run("ais bars-and-stripes --base uniform --steps 2000000 --chains " + chains + " --seed 3",
-                                 [](const json& l) { return l.value("phase", "") == "annealing" && num_above(l, "step", 0); });
+    const json j =
+        interrupt_run("ais bars-and-stripes --base uniform --steps 2000000 --chains " + chains + " --seed 3",
+                      [](const json& l) { return l.value("phase", "") == "annealing" && num_above(l, "step", 0); });
     if (j.is_null()) return;
     CHECK(num_above(j, "steps_done", 0) && j["steps_done"].get<double>() < 2000000);
     CHECK(num_above(j, "beta_reached", 0) && j["beta_reached"].get<double>() < 1);
@@ -229,8 +230,9 @@ TEST_CASE("ais: SIGINT while annealing gives log Z at beta_reached, complete fal
 
 TEST_CASE("ais: SIGINT during Gibbs target-moment estimation stops within a second") {
     const std::string model = big_brbm();
-    const json j = interrupt_run("ais " + model + " --moments gibbs --steps 100 --chains 10",
-                                 [](const json& l) { return l.value("phase", "") == "moments" && num_above(l, "sweep", 0); });
+    const json j = interrupt_run("ais " + model + " --moments gibbs --steps 100 --chains 10", [](const json& l) {
+        return l.value("phase", "") == "moments" && num_above(l, "sweep", 0);
+    });
     if (j.is_null()) return;
     CHECK(j["phase"] == "moments");
     CHECK(num_above(j, "moment_sweeps_done", 0));
@@ -257,9 +259,11 @@ TEST_CASE("sample: SIGINT gives the chains' states after sweeps_done sweeps") {
 TEST_CASE("ais-sweep: SIGINT keeps the finished rows, drops the unfinished run, writes the checkpoint") {
     const std::string ck = (test::temp_dir() / "sweep-ck.json").string();
     // K = 5 (2 runs) is quick; the first K = 10^6 run is interrupted (fraction >= 1/2 only then).
-    const json j = interrupt_run("ais-sweep four-mode --methods geometric:moment --steps 5,1000000 --chains 300 --repeats 2 "
-                                 "--checkpoint " + ck,
-                                 [](const json& l) { return l.value("phase", "") == "annealing" && num_above(l, "fraction", 0.5); });
+    const json j = interrupt_run(
+        "ais-sweep four-mode --methods geometric:moment --steps 5,1000000 --chains 300 --repeats 2 "
+        "--checkpoint " +
+            ck,
+        [](const json& l) { return l.value("phase", "") == "annealing" && num_above(l, "fraction", 0.5); });
     if (j.is_null()) return;
     CHECK(j["runs_done"] == 2 && j["runs"] == 4);
     CHECK(j["results"].size() == 1 && j["results"][0]["steps"] == 5);
@@ -270,8 +274,9 @@ TEST_CASE("ais-sweep: SIGINT keeps the finished rows, drops the unfinished run, 
 
 TEST_CASE("train: SIGINT writes the model and says complete false, status cancelled") {
     const std::string out = (test::temp_dir() / "interrupted-model.json").string();
-    const json j = interrupt_run("train --data bars:3 --hidden 6 --method pcd --updates 100000000 --monitor-every 0 --out " + out,
-                                 [](const json& l) { return num_above(l, "updates_done", 0); });
+    const json j =
+        interrupt_run("train --data bars:3 --hidden 6 --method pcd --updates 100000000 --monitor-every 0 --out " + out,
+                      [](const json& l) { return num_above(l, "updates_done", 0); });
     if (j.is_null()) return;
     CHECK(j["status"] == "cancelled");
     CHECK(num_above(j, "updates", 0));
@@ -282,18 +287,19 @@ TEST_CASE("meanfield-sweep and leaky-table: SIGINT keeps the finished rows") {
     json j = interrupt_run("meanfield-sweep --trials 200000 --scales 0.1,0.2",
                            [](const json& l) { return num_above(l, "trials_done", 0); });
     if (!j.is_null()) CHECK(j["scales_done"] == j["rows"].size());
-    j = interrupt_run("leaky-table --n 20 --m 2,3 --leaky-chains 10 --leaky-steps 10 --energy-chains 2000 --energy-steps 2000000",
-                      // Any progress: under the sanitizers the first thousandth takes minutes.
-                      [](const json& l) { return num_above(l, "fraction", 0); });
+    j = interrupt_run(
+        "leaky-table --n 20 --m 2,3 --leaky-chains 10 --leaky-steps 10 --energy-chains 2000 --energy-steps 2000000",
+        // Any progress: under the sanitizers the first thousandth takes minutes.
+        [](const json& l) { return num_above(l, "fraction", 0); });
     if (!j.is_null()) CHECK(j["rows"].size() == 0);
 }
 
 TEST_CASE("--progress jsonl on a complete run: fields, nondecreasing fraction ending at 1, complete true") {
-    for (const std::string args : {"ais four-mode --steps 3000 --chains 500 --reverse --base sigma",
-                                   "pt four-mode --sweeps 20000 --chains 2", "sample four-mode --sweeps 20000 --chains 20",
-                                   "ais-sweep four-mode --steps 5,500 --repeats 2 --chains 200",
-                                   "train --data bars:3 --hidden 4 --updates 3000", "meanfield-sweep --trials 20",
-                                   "leaky-table --n 10 --m 2 --leaky-steps 200 --energy-steps 400"}) {
+    for (const std::string args :
+         {"ais four-mode --steps 3000 --chains 500 --reverse --base sigma", "pt four-mode --sweeps 20000 --chains 2",
+          "sample four-mode --sweeps 20000 --chains 20", "ais-sweep four-mode --steps 5,500 --repeats 2 --chains 200",
+          "train --data bars:3 --hidden 4 --updates 3000", "meanfield-sweep --trials 20",
+          "leaky-table --n 10 --m 2 --leaky-steps 200 --energy-steps 400"}) {
         const std::string out = args.rfind("train", 0) == 0 ? " --out " + (test::temp_dir() / "m.json").string() : "";
         Child c(args + " --progress jsonl" + out);
         c.finish(300);
@@ -327,7 +333,9 @@ TEST_CASE("--progress jsonl on a complete run: fields, nondecreasing fraction en
 // A follower (the app's Run with MPI…) shows estimates while a sweep runs: every finished run has
 // its own line with its estimate, whatever the rate limit, equal to the row it ends up in.
 TEST_CASE("--progress jsonl: ais-sweep reports each finished run, ais its estimate on the last line") {
-    Child c("ais-sweep four-mode --methods cov,geometric --steps 5,40,300 --repeats 1 --chains 100 --seed 4 --progress jsonl");
+    Child c(
+        "ais-sweep four-mode --methods cov,geometric --steps 5,40,300 --repeats 1 --chains 100 --seed 4 --progress "
+        "jsonl");
     c.finish(300);
     CHECK(c.exit_code == 0);
     const json j = json::parse(c.out(), nullptr, false);

@@ -15,7 +15,6 @@ namespace {
 
 const std::string kLoaders = std::string(RBMSCOPE_TEST_DATA) + "/loaders/";
 
-
 }  // namespace
 
 TEST_CASE("exact log Z of .mat and .h5 files equals the JSON twin's, printed digit for digit") {
@@ -44,8 +43,9 @@ TEST_CASE("--map on every MODEL command; the transposition is a warning of the r
     CHECK(run_ok("sample " + mapped + " --chains 2 --sweeps 2").contains("samples"));
     // A map naming a missing array, a map on a preset, a bad map: one line, exit 2.
     CliResult r = run_cli("exact " + kLoaders + "brbm-mapped.npz --map W=nope");
-    CHECK(r.exit_code == 2 && r.err.find("--map W=nope: the file has no array 'nope' (it has 'weights', 'vbias', 'hbias')") !=
-                                  std::string::npos &&
+    CHECK(r.exit_code == 2 &&
+          r.err.find("--map W=nope: the file has no array 'nope' (it has 'weights', 'vbias', 'hbias')") !=
+              std::string::npos &&
           r.stderr_lines() == 1);
     r = run_cli("exact four-mode --map W=x");
     CHECK(r.exit_code == 2 && r.err.find("'four-mode' is a preset") != std::string::npos);
@@ -60,7 +60,8 @@ TEST_CASE("bad .mat and .h5 files: exit 2 with one line naming the file and the 
     CHECK(r.exit_code == 2 && r.stderr_lines() == 1 && r.out.empty() &&
           r.err.find("mat-W-cell.mat: 'W' (variable 'vishid') must be a numeric array") != std::string::npos);
     r = run_cli("exact " + bad + "h5-truncated.h5");
-    CHECK(r.exit_code == 2 && r.stderr_lines() == 1 && r.err.find("h5-truncated.h5: not an HDF5 file") != std::string::npos);
+    CHECK(r.exit_code == 2 && r.stderr_lines() == 1 &&
+          r.err.find("h5-truncated.h5: not an HDF5 file") != std::string::npos);
     r = run_cli("info " + bad + "mat-truncated-v73.mat");
     CHECK(r.exit_code == 2 && r.stderr_lines() == 1);
 }
@@ -93,7 +94,8 @@ TEST_CASE("convert writes .mat (v5, v7.3) and .h5 that read back to the same log
     for (const char* o : {"g.mat", "g73.mat", "g.h5"}) {
         const std::string out = o;
         const std::string path = (dir / out).string();
-        const json c = run_ok("convert " + kLoaders + "grbm.json " + path + (out == "g73.mat" ? " --mat-version 7.3" : ""));
+        const json c =
+            run_ok("convert " + kLoaders + "grbm.json " + path + (out == "g73.mat" ? " --mat-version 7.3" : ""));
         CHECK(c["kind"] == "grbm" && c["n_visible"] == 3);
         CHECK_MSG(run_ok("exact " + path)["log_z"].dump() == twin["log_z"].dump(), out);
     }

@@ -29,7 +29,8 @@ TEST_CASE("meanfield on four-mode: keys, exact comparison, ordering of the free 
     CHECK(j2["mean_v"].size() == 2 && j2["mean_h"].size() == 2 && j2["cov_v"].size() == 2);
     CHECK(j2["converged"].get<bool>());
     CHECK(j2["fixed_points"].size() >= 1);
-    for (const char* key : {"free_energy", "mean_v", "mean_h", "mse_h", "mse_v"}) CHECK_MSG(j2["exact"].contains(key), key);
+    for (const char* key : {"free_energy", "mean_v", "mean_h", "mse_h", "mse_v"})
+        CHECK_MSG(j2["exact"].contains(key), key);
 
     // The exact part agrees with the exact command; F_II is an upper bound on -log Z.
     const auto ex = test::run_cli("exact four-mode");
@@ -64,8 +65,7 @@ TEST_CASE("meanfield --trace: one entry per sweep of the reported restart, endin
     CHECK(j.contains("trace"));
     const json t = j["trace"];
     const auto n = j["iterations"].get<std::size_t>();
-    for (const char* key : {"free_energy", "residual", "change"})
-        CHECK_MSG(t.contains(key) && t[key].size() == n, key);
+    for (const char* key : {"free_energy", "residual", "change"}) CHECK_MSG(t.contains(key) && t[key].size() == n, key);
     if (n == 0 || t["free_energy"].size() != n) return;
     // JSON doubles round-trip exactly, so these are equalities.
     CHECK(t["free_energy"].back().get<double>() == j["free_energy"].get<double>());
@@ -93,14 +93,16 @@ TEST_CASE("meanfield: same output with 1 and 2 threads") {
     const auto a = test::run_cli("meanfield four-mode --type tap --restarts 12 --threads 1");
     const auto b = test::run_cli("meanfield four-mode --type tap --restarts 12 --threads 2");
     CHECK(a.exit_code == 0 && b.exit_code == 0);
-    if (a.exit_code == 0 && b.exit_code == 0) CHECK(test::without_provenance(a.json()) == test::without_provenance(b.json()));
+    if (a.exit_code == 0 && b.exit_code == 0)
+        CHECK(test::without_provenance(a.json()) == test::without_provenance(b.json()));
 }
 
 TEST_CASE("meanfield: bad input gives exit 2 and one stderr line") {
     const auto bs = test::run_cli("meanfield bars-and-stripes --type 2");
     expect_one_line_error(bs, "brbm preset");
-    CHECK_MSG(bs.err.find("mean field is defined for Gaussian RBMs (kind grbm); this model is brbm") != std::string::npos,
-              bs.err);
+    CHECK_MSG(
+        bs.err.find("mean field is defined for Gaussian RBMs (kind grbm); this model is brbm") != std::string::npos,
+        bs.err);
     expect_one_line_error(test::run_cli("meanfield four-mode --damping 0"), "damping 0");
     expect_one_line_error(test::run_cli("meanfield four-mode --damping 1.5"), "damping 1.5");
     expect_one_line_error(test::run_cli("meanfield four-mode --type 3"), "type 3");

@@ -48,8 +48,12 @@ std::string small_brbm() {
         for (int j = 0; j < 6; ++j) row.push_back(1.5 * std::sin(1.0 + 7.0 * i + 3.0 * j));
         W.push_back(row);
     }
-    const json m{{"format", "rbmscope-model"}, {"version", 1}, {"kind", "brbm"}, {"W", W},
-                 {"b", {-0.5, 0.2, 0.1, -0.3, 0.4, 0.0, -0.2, 0.3}}, {"c", {0.1, -0.4, 0.2, 0.0, -0.1, 0.3}}};
+    const json m{{"format", "rbmscope-model"},
+                 {"version", 1},
+                 {"kind", "brbm"},
+                 {"W", W},
+                 {"b", {-0.5, 0.2, 0.1, -0.3, 0.4, 0.0, -0.2, 0.3}},
+                 {"c", {0.1, -0.4, 0.2, 0.0, -0.1, 0.3}}};
     return quoted(test::write_temp("brbm8x6.json", m.dump()));
 }
 // An n x m BRBM with small weights (for sizes only).
@@ -60,7 +64,10 @@ std::string brbm_of_size(int n, int m) {
         for (int j = 0; j < m; ++j) row.push_back(0.05 * std::sin(1.0 + 7.0 * i + 3.0 * j));
         W.push_back(row);
     }
-    const json model{{"format", "rbmscope-model"}, {"version", 1}, {"kind", "brbm"}, {"W", W},
+    const json model{{"format", "rbmscope-model"},
+                     {"version", 1},
+                     {"kind", "brbm"},
+                     {"W", W},
                      {"b", std::vector<double>(static_cast<std::size_t>(n), 0.1)},
                      {"c", std::vector<double>(static_cast<std::size_t>(m), -0.1)}};
     return quoted(test::write_temp("brbm" + std::to_string(n) + "x" + std::to_string(m) + ".json", model.dump()));
@@ -100,7 +107,8 @@ TEST_CASE("ais: --reverse, --perfect, --precision float32") {
 }
 
 TEST_CASE("ais-sweep: json and csv at 2 and 3 ranks") {
-    const std::string sweep = "ais-sweep four-mode --methods geometric:moment,cov --steps 5,20 --chains 200 --repeats 2 --seed 4";
+    const std::string sweep =
+        "ais-sweep four-mode --methods geometric:moment,cov --steps 5,20 --chains 200 --repeats 2 --seed 4";
     expect_same(sweep, 2);
     const auto one = test::run_cli(sweep + " --format csv --reverse");
     const auto three = run_shell(mpirun(3) + sweep + " --format csv --reverse");
@@ -115,8 +123,11 @@ TEST_CASE("ais-sweep: json and csv at 2 and 3 ranks") {
     CHECK_MSG(drop_seconds(one.out) == drop_seconds(three.out), one.out << "\n" << three.out);
 }
 
-TEST_CASE("ais-sweep: a rank SIGKILLed mid-sweep; the job ends; resumed at another rank count it gives the uninterrupted output") {
-    const std::string sweep = "ais-sweep four-mode --methods geometric:moment,cov --steps 5,20 --chains 200 --repeats 2 --seed 9";
+TEST_CASE(
+    "ais-sweep: a rank SIGKILLed mid-sweep; the job ends; resumed at another rank count it gives the uninterrupted "
+    "output") {
+    const std::string sweep =
+        "ais-sweep four-mode --methods geometric:moment,cov --steps 5,20 --chains 200 --repeats 2 --seed 9";
     const auto whole = test::run_cli(sweep);
     CHECK_MSG(whole.exit_code == 0, whole.err);
     const std::string ck = (test::temp_dir() / "sweep.ck").string();
@@ -170,7 +181,8 @@ TEST_CASE("ais-sweep: a rank SIGKILLed mid-sweep; the job ends; resumed at anoth
     CHECK_MSG(!(WIFEXITED(status) && WEXITSTATUS(status) == 0), "a killed job exited 0");
     std::ifstream in(ck);
     const json ckj = json::parse(in);
-    CHECK_MSG(!ckj["runs"].empty() && ckj["runs"].size() < 8, "checkpoint holds " << ckj["runs"].size() << " of 8 runs");
+    CHECK_MSG(!ckj["runs"].empty() && ckj["runs"].size() < 8,
+              "checkpoint holds " << ckj["runs"].size() << " of 8 runs");
 
     const auto resumed = run_shell(mpirun(2) + sweep + " --threads 1 --resume '" + ck + "'");
     CHECK_MSG(resumed.exit_code == 0, resumed.err);
@@ -187,8 +199,7 @@ TEST_CASE("bad input: more ranks than chains, or than chain blocks: one message 
         CHECK_MSG(r.err.find(fragment) != std::string::npos, "stderr lacks '" << fragment << "': " << r.err);
     };
     expect_message(run_shell(mpirun(3) + "ais four-mode --chains 2 --steps 5"), "more ranks than the 2 AIS chains");
-    expect_message(run_shell(mpirun(3) + "ais four-mode --chains 100 --steps 5"),
-                   "100 chains make 2 block(s) of 64");
+    expect_message(run_shell(mpirun(3) + "ais four-mode --chains 100 --steps 5"), "100 chains make 2 block(s) of 64");
     // Bad input found before any chain runs still reaches every rank the same way.
     expect_message(run_shell(mpirun(2) + "ais four-mode --path nosuch"), "--path");
 }
@@ -205,7 +216,8 @@ TEST_CASE("pt: every scheme, adaptive ladder and trajectory at 1-4 ranks") {
     expect_same("pt four-mode --scheme deo --adaptive 2 --ladder linear --replicas 5" + kPt, 3);
     expect_same("pt four-mode --scheme reversible" + kPt, 1);
     // The trajectory (the replica index process) is written by rank 0 and is the same file.
-    const std::string one = (test::temp_dir() / "traj1.csv").string(), three = (test::temp_dir() / "traj3.csv").string();
+    const std::string one = (test::temp_dir() / "traj1.csv").string(),
+                      three = (test::temp_dir() / "traj3.csv").string();
     const auto a = test::run_cli("pt " + small_brbm() + " --scheme deo --trajectory '" + one + "'" + kPt);
     const auto b = run_shell(mpirun(3) + "pt " + small_brbm() + " --scheme deo --trajectory '" + three + "'" + kPt);
     CHECK_MSG(a.exit_code == 0 && b.exit_code == 0, a.err << b.err);
@@ -221,21 +233,22 @@ TEST_CASE("pt: bytes per scan are the potentials alone, whatever the model's siz
     // 8x6 BRBM and a 300x200 BRBM send the same bytes, and every byte sent is a potential's.
     for (const std::string& model : {std::string("four-mode"), small_brbm(), brbm_of_size(300, 200)})
         for (const auto& [chains, expected, scheme] : {std::tuple<int, double, std::string>{6, 360.0, "deo"},
-                                                        std::tuple<int, double, std::string>{12, 696.0, "lifted"}}) {
-                const std::string args =
-                    "pt " + model + " --scheme " + scheme + " --chains " + std::to_string(chains) + " --sweeps 200 --seed 5";
-                const auto r = run_shell(mpirun(2) + args);
-                CHECK_MSG(r.exit_code == 0, r.err);
-                if (r.exit_code != 0) continue;
-                const json j = r.json();
-                CHECK_MSG(j.contains("mpi") && j["mpi"]["potential_bytes_per_scan"].get<double>() == expected, args << ": " << j.dump());
-                CHECK_MSG(j["mpi"]["bytes_sent_per_scan"].get<double>() == expected, args << ": " << j["mpi"].dump());
-                CHECK_MSG(!j["mpi"].contains("state_bytes_per_scan"), j["mpi"].dump());
-                double accepted = 0;
-                for (const auto& a : j["swaps_accepted"]) accepted += a.get<double>();
-                CHECK_MSG(accepted > 0, args << ": no swap accepted, so no rung moved between the ranks' slots");
-                CHECK(j["mpi"]["ranks"] == 2);
-            }
+                                                       std::tuple<int, double, std::string>{12, 696.0, "lifted"}}) {
+            const std::string args = "pt " + model + " --scheme " + scheme + " --chains " + std::to_string(chains) +
+                                     " --sweeps 200 --seed 5";
+            const auto r = run_shell(mpirun(2) + args);
+            CHECK_MSG(r.exit_code == 0, r.err);
+            if (r.exit_code != 0) continue;
+            const json j = r.json();
+            CHECK_MSG(j.contains("mpi") && j["mpi"]["potential_bytes_per_scan"].get<double>() == expected,
+                      args << ": " << j.dump());
+            CHECK_MSG(j["mpi"]["bytes_sent_per_scan"].get<double>() == expected, args << ": " << j["mpi"].dump());
+            CHECK_MSG(!j["mpi"].contains("state_bytes_per_scan"), j["mpi"].dump());
+            double accepted = 0;
+            for (const auto& a : j["swaps_accepted"]) accepted += a.get<double>();
+            CHECK_MSG(accepted > 0, args << ": no swap accepted, so no rung moved between the ranks' slots");
+            CHECK(j["mpi"]["ranks"] == 2);
+        }
     // And the big model's result is still that of one process.
     expect_same("pt " + brbm_of_size(300, 200) + " --scheme deo" + kPt, 2);
 }
@@ -253,7 +266,8 @@ TEST_CASE("pt: more ranks than replicas: one message, exit 2") {
 // The signal is sent once rank 0's progress line shows the run under way (so it lands mid-run).
 // Returns rank 0's partial result (null when stdout is not one JSON object).
 json expect_partial_after_sigint(const std::string& args, const char* done_key) {
-    const std::string out = (test::temp_dir() / "sigint.out").string(), err = (test::temp_dir() / "sigint.err").string();
+    const std::string out = (test::temp_dir() / "sigint.out").string(),
+                      err = (test::temp_dir() / "sigint.err").string();
     std::filesystem::remove(err);
     const pid_t job = ::fork();
     if (job == 0) {
@@ -267,7 +281,8 @@ json expect_partial_after_sigint(const std::string& args, const char* done_key) 
         std::ifstream in(err);
         for (std::string line; std::getline(in, line);) {
             const json j = json::parse(line, nullptr, false);
-            if (j.is_object() && j.contains(done_key) && j[done_key].is_number() && j[done_key].get<double>() > 0) return true;
+            if (j.is_object() && j.contains(done_key) && j[done_key].is_number() && j[done_key].get<double>() > 0)
+                return true;
         }
         return false;
     };
@@ -302,7 +317,8 @@ bool count_between(const json& j, const char* key, double above, double below) {
 TEST_CASE("SIGINT to mpirun: every rank stops, rank 0 prints the partial result (ais, pt, train)") {
     // The partial fields (docs/user/cluster.md, scripts/measured_figures.sh mpi-ctrl-c): the common
     // step or scan the ranks stopped after.
-    const json ais = expect_partial_after_sigint("ais four-mode --chains 128 --steps 5000000 --checkpoints 1 --seed 3", "step");
+    const json ais =
+        expect_partial_after_sigint("ais four-mode --chains 128 --steps 5000000 --checkpoints 1 --seed 3", "step");
     CHECK_MSG(count_between(ais, "steps_done", 0, 5000000), ais.dump());
     CHECK_MSG(count_between(ais, "beta_reached", 0, 1), ais.dump());
     const json pt = expect_partial_after_sigint("pt four-mode --chains 4 --sweeps 100000000 --seed 3", "scans_done");
@@ -310,8 +326,10 @@ TEST_CASE("SIGINT to mpirun: every rank stops, rank 0 prints the partial result 
     // train: the ranks agree on the stop with the update's tile sums; rank 0 writes --out.
     const std::string model = (test::temp_dir() / "cancelled.json").string();
     std::filesystem::remove(model);
-    const json train = expect_partial_after_sigint("train --data bars:4:300:3 --batch 128 --chains 256 --updates 100000000 --monitor-every 0 --out '" +
-                                    model + "'", "updates_done");
+    const json train = expect_partial_after_sigint(
+        "train --data bars:4:300:3 --batch 128 --chains 256 --updates 100000000 --monitor-every 0 --out '" + model +
+            "'",
+        "updates_done");
     CHECK_MSG(train.value("status", "") == "cancelled" && count_between(train, "updates", 0, 100000000), train.dump());
     CHECK_MSG(std::filesystem::exists(model), "a cancelled train wrote no --out");
 }

@@ -16,7 +16,6 @@ namespace {
 
 const std::string kLoaders = std::string(RBMSCOPE_TEST_DATA) + "/loaders/";
 
-
 // FNV-1a 64 written out here, independently of core/io/result_source.cpp.
 std::string fnv(const std::string& bytes) {
     unsigned long long h = 0xcbf29ce484222325ULL;
@@ -44,7 +43,8 @@ TEST_CASE("ais, ais-sweep, pt and meanfield carry model_file, argv and command_l
         if (!j.contains("model_file")) continue;
         const json& m = j["model_file"];
         CHECK_MSG(m["path"] == model && m["kind"] == "grbm" && m["n"] == 3 && m["m"] == 4, args << ": " << m.dump());
-        CHECK_MSG(m["fnv1a64"] == fnv(bytes), m["fnv1a64"].dump() << " vs " << fnv(bytes) << " of " << bytes.size() << " bytes");
+        CHECK_MSG(m["fnv1a64"] == fnv(bytes), m["fnv1a64"].dump()
+                                                  << " vs " << fnv(bytes) << " of " << bytes.size() << " bytes");
         CHECK_MSG(j["command_line"] == "rbmscope-cli " + args, j["command_line"].dump());
         CHECK_MSG(j["argv"][0] == args.substr(0, args.find(' ')) && j["argv"][1] == model, j["argv"].dump());
     }
@@ -62,7 +62,8 @@ TEST_CASE("the command line reproduces the result; a preset is named, quoting su
     const fs::path spaced = temp_dir() / "my model.json";
     fs::copy_file(kLoaders + "grbm.json", spaced, fs::copy_options::overwrite_existing);
     const json q = run_ok("meanfield '" + spaced.string() + "' --type 1");
-    CHECK_MSG(q["command_line"] == "rbmscope-cli meanfield '" + spaced.string() + "' --type 1", q["command_line"].dump());
+    CHECK_MSG(q["command_line"] == "rbmscope-cli meanfield '" + spaced.string() + "' --type 1",
+              q["command_line"].dump());
     CHECK(q["model_file"]["path"] == spaced.string());
 }
 

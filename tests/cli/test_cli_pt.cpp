@@ -59,8 +59,10 @@ TEST_CASE("pt four-mode: every key, consistent statistics") {
 
 TEST_CASE("pt with exact local moves: DEO rate within 10% of 1/(2+2E), reversible slower") {
     const std::string model = exact_moves_model();
-    const auto d = test::run_cli("pt '" + model + "' --scheme deo --ladder linear --replicas 11 --chains 32 --sweeps 4000 --seed 5");
-    const auto r = test::run_cli("pt '" + model + "' --scheme reversible --ladder linear --replicas 11 --chains 32 --sweeps 4000 --seed 6");
+    const auto d = test::run_cli("pt '" + model +
+                                 "' --scheme deo --ladder linear --replicas 11 --chains 32 --sweeps 4000 --seed 5");
+    const auto r = test::run_cli(
+        "pt '" + model + "' --scheme reversible --ladder linear --replicas 11 --chains 32 --sweeps 4000 --seed 6");
     CHECK_MSG(d.exit_code == 0 && r.exit_code == 0, d.err << r.err);
     if (d.exit_code != 0 || r.exit_code != 0) return;
     const json jd = d.json(), jr = r.json();
@@ -128,7 +130,8 @@ TEST_CASE("pt --trajectory: one permutation per scan and chain; same output at 1
 }
 
 TEST_CASE("pt bad input: exit 2 with one line naming the problem") {
-    expect_one_line_error(test::run_cli("pt four-mode --betas 0,0.5,0.4,1"), "non-increasing betas", "strictly increasing");
+    expect_one_line_error(test::run_cli("pt four-mode --betas 0,0.5,0.4,1"), "non-increasing betas",
+                          "strictly increasing");
     expect_one_line_error(test::run_cli("pt four-mode --betas 0,0.5,0.9"), "last beta", "last beta must be 1");
     expect_one_line_error(test::run_cli("pt four-mode --betas 1"), "single beta", "at least 2");
     expect_one_line_error(test::run_cli("pt four-mode --replicas 1"), "N < 1", "--replicas");

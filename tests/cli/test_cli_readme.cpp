@@ -123,7 +123,8 @@ bool parse_printed(const std::string& printed, double& value, double& half_width
         if (printed.compare(i, 3, "\xE2\x88\x92") == 0) {  // −
             s += '-';
             i += 3;
-        } else if (printed.compare(i, 3, "\xE2\x80\x89") == 0 || printed.compare(i, 2, "\xC2\xA0") == 0) {  // thin, nbsp
+        } else if (printed.compare(i, 3, "\xE2\x80\x89") == 0 ||
+                   printed.compare(i, 2, "\xC2\xA0") == 0) {  // thin, nbsp
             i += printed[i] == '\xE2' ? 3 : 2;
         } else if (printed[i] == ' ' || printed[i] == ',') {
             ++i;
@@ -200,8 +201,8 @@ void check_figure(const json& figure, const CliResult& r, const std::string& com
                                                            << "', the document prints '" << printed << "'");
         return;
     }
-    CHECK_MSG(number && v.is_number(), command << ": " << ptr.to_string() << " = " << v.dump() << ", the document prints '"
-                                                << printed << "'");
+    CHECK_MSG(number && v.is_number(),
+              command << ": " << ptr.to_string() << " = " << v.dump() << ", the document prints '" << printed << "'");
     if (!number || !v.is_number()) return;
     const double got = v.get<double>() * figure.value("scale", 1.0);
     // The boundary of the interval is allowed a few ulps of the printed value.
@@ -262,7 +263,8 @@ std::vector<std::string> command_lines(const std::string& text) {
             if (!(c == ' ' && (normal.empty() || normal.back() == ' '))) normal += c;
         while (!normal.empty() && normal.back() == ' ') normal.pop_back();
         const std::size_t at = normal.find("rbmscope-cli");
-        if (at != std::string::npos && (at == 0 || normal[at - 1] == ' ' || normal[at - 1] == '(')) lines.push_back(normal);
+        if (at != std::string::npos && (at == 0 || normal[at - 1] == ' ' || normal[at - 1] == '('))
+            lines.push_back(normal);
     }
     return lines;
 }
@@ -375,14 +377,17 @@ TEST_CASE("headings become GitHub's anchors, and a link to a missing file or hea
     CHECK(anchor_of("Presenter mode (F11)") == "presenter-mode-f11");
     CHECK(anchor_of("Same numbers on every path?") == "same-numbers-on-every-path");
     CHECK(anchor_of("Speed: before and after") == "speed-before-and-after");
-    CHECK(anchor_of("4. Expected wall time \xE2\x80\x94 a model") == "4-expected-wall-time--a-model");  // the dash dropped
-    CHECK(anchor_of("Play \xCE\xB2") == "play-\xCE\xB2");                                             // β stays
-    const std::set<std::string> a = anchors("# T\n## Part\n```sh\n# not a heading\n```\n## Part\n<a id=\"eq-3\"></a>\n");
+    CHECK(anchor_of("4. Expected wall time \xE2\x80\x94 a model") ==
+          "4-expected-wall-time--a-model");                // the dash dropped
+    CHECK(anchor_of("Play \xCE\xB2") == "play-\xCE\xB2");  // β stays
+    const std::set<std::string> a =
+        anchors("# T\n## Part\n```sh\n# not a heading\n```\n## Part\n<a id=\"eq-3\"></a>\n");
     CHECK(a == std::set<std::string>({"t", "part", "part-1", "eq-3"}));
     // README.md's own links, good and bad, from the source root.
-    const std::string text = "[ok](docs/README.md) [top](#t) ![pic](docs/screenshots/nothing-such.png)\n"
-                             "[gone](#nowhere) [web](https://example.org/x) `[code](in-a-span.md)`\n# T\n"
-                             "```\n[fenced](missing.md)\n```\n";
+    const std::string text =
+        "[ok](docs/README.md) [top](#t) ![pic](docs/screenshots/nothing-such.png)\n"
+        "[gone](#nowhere) [web](https://example.org/x) `[code](in-a-span.md)`\n# T\n"
+        "```\n[fenced](missing.md)\n```\n";
     const std::vector<std::string> b = broken_links("README.md", text);
     CHECK_MSG(b.size() == 2, b.size() << " broken links found, expected 2");
     CHECK(b.size() > 0 && b[0] == "README.md: docs/screenshots/nothing-such.png: no such file");
@@ -410,7 +415,8 @@ TEST_CASE("every figure the documents quote from a command is what the command p
         }
         CliResult r = run_line(with_launcher(command), run.value("exit", 0));
         CHECK_MSG(r.exit_code == run.value("exit", 0), command << ": exit " << r.exit_code << ": " << r.err);
-        if (run.contains("output")) r.out = read_text(work_dir() / run["output"].get<std::string>());  // e.g. --log FILE.json
+        if (run.contains("output"))
+            r.out = read_text(work_dir() / run["output"].get<std::string>());  // e.g. --log FILE.json
         for (const json& f : run.at("figures")) {
             check_figure(f, r, command);
             ++figures;
@@ -458,7 +464,8 @@ TEST_CASE("every rbmscope-cli command line in the documents' code blocks is list
     std::vector<std::string> skipped;
     for (const std::string& line : lines) {
         const auto it = listed.find(line);
-        CHECK_MSG(it != listed.end(), *shown_in[line].begin() << ": command not in tests/data/readme_figures.json: " << line);
+        CHECK_MSG(it != listed.end(), *shown_in[line].begin()
+                                          << ": command not in tests/data/readme_figures.json: " << line);
         if (it == listed.end()) continue;
         const json& c = *it->second;
         if (c.contains("skip")) {
@@ -489,7 +496,8 @@ TEST_CASE("every rbmscope-cli command line in the documents' code blocks is list
     }
     for (const auto& [line, entry] : listed) {
         const std::string file = entry->value("file", std::string("README.md"));
-        CHECK_MSG(shown_in[line].count(file), "listed in tests/data/readme_figures.json but not in " << file << ": " << line);
+        CHECK_MSG(shown_in[line].count(file),
+                  "listed in tests/data/readme_figures.json but not in " << file << ": " << line);
     }
     std::printf("  %zu command lines in %zu documents: %d run, %zu skipped\n", lines.size(), documents().size(), ran,
                 skipped.size());
@@ -498,7 +506,10 @@ TEST_CASE("every rbmscope-cli command line in the documents' code blocks is list
 
 TEST_CASE("printed numbers are read with their precision") {
     double v = 0, h = 0;
-    CHECK(parse_printed("\xE2\x88\x92" "32.008", v, h) && v == -32.008 && std::fabs(h - 0.0005) < 1e-15);
+    CHECK(parse_printed("\xE2\x88\x92"
+                        "32.008",
+                        v, h) &&
+          v == -32.008 && std::fabs(h - 0.0005) < 1e-15);
     CHECK(parse_printed("1 545 745", v, h) && v == 1545745 && h == 0.5);
     CHECK(parse_printed("41,956,060", v, h) && v == 41956060 && h == 0.5);
     CHECK(parse_printed("5.0e-6", v, h) && v == 5.0e-6 && std::fabs(h - 0.5e-7) < 1e-20);

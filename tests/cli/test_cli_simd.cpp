@@ -20,7 +20,8 @@ TEST_CASE("info --cpu names the best supported path by default") {
 
 TEST_CASE("RBMSCOPE_SIMD forces each supported path") {
     const json all = json::parse(test::run_cli("info --cpu").out);
-    const std::string bench = "' bench --case brbm-784x500 --precision float32 --quick --chains 40 --steps 3 --repeats 1";
+    const std::string bench =
+        "' bench --case brbm-784x500 --precision float32 --quick --chains 40 --steps 3 --repeats 1";
     const auto best = test::run_shell("env -u RBMSCOPE_SIMD '" + std::string(RBMSCOPE_CLI) + bench);
     CHECK(best.exit_code == 0);
     for (const auto& p : all["simd_supported"]) {
@@ -51,7 +52,8 @@ TEST_CASE("a bad RBMSCOPE_SIMD is refused before any work") {
     const auto r = test::run_shell(std::string("RBMSCOPE_SIMD=avx3 '") + RBMSCOPE_CLI + "' exact four-mode");
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
-    CHECK(r.err.find("RBMSCOPE_SIMD: unknown instruction set 'avx3' (expected sse2, avx2 or avx512)") != std::string::npos);
+    CHECK(r.err.find("RBMSCOPE_SIMD: unknown instruction set 'avx3' (expected sse2, avx2 or avx512)") !=
+          std::string::npos);
 }
 
 RBM_TEST_MAIN

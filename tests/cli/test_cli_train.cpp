@@ -20,8 +20,11 @@ bool one_line_error(const CliResult& r, const std::string& needle) {
 }  // namespace
 
 TEST_CASE("train: bars 3x3 with PCD writes a model and a CSV log, exact log-likelihood rises") {
-    const CliResult r = run_cli("train --data bars:3 --kind brbm --hidden 6 --method pcd --updates 600 --batch 14 --lr 0.2 --momentum 0.5 --init-scale 0.1 "
-                                "--chains 50 --monitor-every 200 --out " + path("bars.json") + " --log " + path("bars.csv"));
+    const CliResult r = run_cli(
+        "train --data bars:3 --kind brbm --hidden 6 --method pcd --updates 600 --batch 14 --lr 0.2 --momentum 0.5 "
+        "--init-scale 0.1 "
+        "--chains 50 --monitor-every 200 --out " +
+        path("bars.json") + " --log " + path("bars.csv"));
     CHECK_MSG(r.exit_code == 0, r.err);
     const auto j = r.json();
     CHECK(j["status"] == "finished");
@@ -41,8 +44,10 @@ TEST_CASE("train: bars 3x3 with PCD writes a model and a CSV log, exact log-like
 }
 
 TEST_CASE("train: tempered methods report swap acceptance; --epochs counts passes; JSON log") {
-    const CliResult r = run_cli("train --data bars:3 --hidden 4 --method deo --rungs 3 --gamma 0.5 --epochs 10 --batch 7 "
-                                "--out " + path("deo.json") + " --log " + path("deo.json.log.json"));
+    const CliResult r = run_cli(
+        "train --data bars:3 --hidden 4 --method deo --rungs 3 --gamma 0.5 --epochs 10 --batch 7 "
+        "--out " +
+        path("deo.json") + " --log " + path("deo.json.log.json"));
     CHECK_MSG(r.exit_code == 0, r.err);
     const auto j = r.json();
     CHECK(j["updates"] == 20);  // 10 epochs x 14 examples / batch 7
@@ -54,12 +59,15 @@ TEST_CASE("train: tempered methods report swap acceptance; --epochs counts passe
 }
 
 TEST_CASE("train: checkpoint + resume and 1 vs 2 threads give byte-identical model files") {
-    const std::string common = "train --data bars:4 --hidden 8 --method lpt --rungs 4 --batch 10 --lr 0.05 --momentum 0.5 "
-                               "--chains 100 --monitor-every 10 --seed 3 ";
+    const std::string common =
+        "train --data bars:4 --hidden 8 --method lpt --rungs 4 --batch 10 --lr 0.05 --momentum 0.5 "
+        "--chains 100 --monitor-every 10 --seed 3 ";
     CHECK(run_cli(common + "--updates 40 --threads 1 --out " + path("whole.json")).exit_code == 0);
     CHECK(run_cli(common + "--updates 40 --threads 2 --out " + path("whole2.json")).exit_code == 0);
-    CHECK(run_cli(common + "--updates 17 --checkpoint " + path("ck.json") + " --out " + path("part.json")).exit_code == 0);
-    const CliResult r = run_cli("train --data bars:4 --resume " + path("ck.json") + " --updates 40 --out " + path("resumed.json"));
+    CHECK(run_cli(common + "--updates 17 --checkpoint " + path("ck.json") + " --out " + path("part.json")).exit_code ==
+          0);
+    const CliResult r =
+        run_cli("train --data bars:4 --resume " + path("ck.json") + " --updates 40 --out " + path("resumed.json"));
     CHECK_MSG(r.exit_code == 0, r.err);
     CHECK(r.json()["updates"] == 40);
     const std::string whole = rbm::read_file(path("whole.json"));
@@ -67,23 +75,28 @@ TEST_CASE("train: checkpoint + resume and 1 vs 2 threads give byte-identical mod
     CHECK(whole == rbm::read_file(path("resumed.json")));
     CHECK(whole != rbm::read_file(path("part.json")));
     // Resuming with other data or changing a training option is refused.
-    CHECK(one_line_error(run_cli("train --data bars:3 --resume " + path("ck.json") + " --out " + path("x.json")), "other data"));
-    CHECK(one_line_error(run_cli("train --data bars:4 --resume " + path("ck.json") + " --lr 0.1 --out " + path("x.json")),
-                         "--lr cannot change on --resume"));
+    CHECK(one_line_error(run_cli("train --data bars:3 --resume " + path("ck.json") + " --out " + path("x.json")),
+                         "other data"));
+    CHECK(
+        one_line_error(run_cli("train --data bars:4 --resume " + path("ck.json") + " --lr 0.1 --out " + path("x.json")),
+                       "--lr cannot change on --resume"));
 }
 
 TEST_CASE("train: a leaky RBM without projection on digits stops with a clear message and no model") {
-    const CliResult r = run_cli("train --data digits --standardize --limit 400 --kind leaky --hidden 16 --method mix --k 5 "
-                                "--batch 20 --lr 0.005 --updates 300 --kernel paper-gibbs --no-projection --monitor-every 0 --out " +
-                                path("leaky.json"));
+    const CliResult r = run_cli(
+        "train --data digits --standardize --limit 400 --kind leaky --hidden 16 --method mix --k 5 "
+        "--batch 20 --lr 0.005 --updates 300 --kernel paper-gibbs --no-projection --monitor-every 0 --out " +
+        path("leaky.json"));
     CHECK(one_line_error(r, "largest singular value of W reached"));
     CHECK(r.err.find("drop --no-projection") != std::string::npos);
     CHECK(!std::filesystem::exists(path("leaky.json")));
 }
 
 TEST_CASE("train: a leaky RBM reports the projection bound in force (automatic or set)") {
-    const std::string cmd = "train --data digits --standardize --limit 200 --kind leaky --hidden 4 --updates 3 "
-                            "--monitor-every 0 --ais-chains 5 --ais-steps 5 --out " + path("lk.json");
+    const std::string cmd =
+        "train --data digits --standardize --limit 200 --kind leaky --hidden 4 --updates 3 "
+        "--monitor-every 0 --ais-chains 5 --ais-steps 5 --out " +
+        path("lk.json");
     const CliResult a = run_cli(cmd);
     CHECK_MSG(a.exit_code == 0, a.err);
     const double bound = a.json()["projection_limit"].get<double>();
@@ -108,7 +121,8 @@ TEST_CASE("train: bad input is one line on stderr, exit 2") {
     const std::string leaky = "train --data digits --standardize --limit 50 --kind leaky --hidden 4 --updates 2" + out;
     CHECK(one_line_error(run_cli(leaky + " --projection-limit 1"), "--projection-limit must lie in (0, 1)"));
     CHECK(one_line_error(run_cli(leaky + " --projection-limit 0.9 --no-projection"), "contradict"));
-    CHECK(one_line_error(run_cli("train --data bars:3 --method cd --gamma 0.5" + out), "--gamma applies to --method pt"));
+    CHECK(
+        one_line_error(run_cli("train --data bars:3 --method cd --gamma 0.5" + out), "--gamma applies to --method pt"));
     CHECK(one_line_error(run_cli("train --data bars:3 --epochs 2 --updates 5" + out), "not both"));
     CHECK(one_line_error(run_cli("train --data " + kDir + "broken-number.csv --kind grbm" + out), "line 2, column 3"));
     CHECK(one_line_error(run_cli("train --data " + kDir + "absurd-images-idx3-ubyte" + out), "absurd"));
@@ -154,16 +168,18 @@ TEST_CASE("train --data fashion-mnist: names the Debian package when absent, tra
     std::filesystem::create_directories(empty);
     std::filesystem::create_directories(here / "fashion-mnist");
     const std::string cli = std::string("'") + RBMSCOPE_CLI + "' ";
-    const CliResult missing = run_shell("RBMSCOPE_DATASETS_DIR='" + empty.string() + "' " + cli + "train --data fashion-mnist --out " +
-                                        path("fm.json"));
+    const CliResult missing = run_shell("RBMSCOPE_DATASETS_DIR='" + empty.string() + "' " + cli +
+                                        "train --data fashion-mnist --out " + path("fm.json"));
     CHECK_MSG(one_line_error(missing, "apt-get install dataset-fashion-mnist"), missing.err);
-    const CliResult info = run_shell("RBMSCOPE_DATASETS_DIR='" + empty.string() + "' " + cli + "data-info fashion-mnist:test");
+    const CliResult info =
+        run_shell("RBMSCOPE_DATASETS_DIR='" + empty.string() + "' " + cli + "data-info fashion-mnist:test");
     CHECK_MSG(one_line_error(info, "fashion-mnist/t10k-images-idx3-ubyte.gz"), info.err);
     // The files as the package names them (the tiny 2 x 3 fixture: the reader takes any image shape).
     std::filesystem::copy_file(kDir + "tiny-images-idx3-ubyte", here / "fashion-mnist" / "t10k-images-idx3-ubyte");
     std::filesystem::copy_file(kDir + "tiny-labels-idx1-ubyte", here / "fashion-mnist" / "t10k-labels-idx1-ubyte");
-    const CliResult r = run_shell("RBMSCOPE_DATASETS_DIR='" + here.string() + "' " + cli +
-                                  "train --data fashion-mnist:test --binarize 0.5 --hidden 2 --updates 4 --batch 3 --out " + path("fm.json"));
+    const CliResult r = run_shell(
+        "RBMSCOPE_DATASETS_DIR='" + here.string() + "' " + cli +
+        "train --data fashion-mnist:test --binarize 0.5 --hidden 2 --updates 4 --batch 3 --out " + path("fm.json"));
     CHECK_MSG(r.exit_code == 0, r.err);
     if (r.exit_code == 0) {
         CHECK(r.json()["examples"] == 3);

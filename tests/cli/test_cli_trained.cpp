@@ -26,8 +26,10 @@ json read_json(const std::string& path) {
 const std::string& trained_model() {
     static const std::string path = [] {
         const std::string out = (test::temp_dir() / "digits-brbm.json").string();
-        const auto r = test::run_cli("train --data digits --binarize 0.5 --hidden 8 --updates 30 --batch 20 --lr 0.05 --seed 3 "
-                                     "--monitor-every 0 --out '" + out + "'");
+        const auto r = test::run_cli(
+            "train --data digits --binarize 0.5 --hidden 8 --updates 30 --batch 20 --lr 0.05 --seed 3 "
+            "--monitor-every 0 --out '" +
+            out + "'");
         CHECK_MSG(r.exit_code == 0, r.err);
         return out;
     }();
@@ -49,7 +51,8 @@ TEST_CASE("train records the data spec and the preprocessing it applied") {
     CHECK(t["preprocessing"]["shifts"] == false && t["preprocessing"]["limit"].is_null());
     // A standardized GRBM records the mean and sd it applied, one per visible unit.
     const std::string g = (test::temp_dir() / "std-grbm.json").string();
-    const auto r = test::run_cli("train --data bars:3 --kind grbm --standardize --hidden 2 --updates 5 --monitor-every 0 --out '" + g + "'");
+    const auto r = test::run_cli(
+        "train --data bars:3 --kind grbm --standardize --hidden 2 --updates 5 --monitor-every 0 --out '" + g + "'");
     CHECK_MSG(r.exit_code == 0, r.err);
     if (r.exit_code == 0) {
         const json s = read_json(g)["training"]["preprocessing"]["standardize"];
@@ -122,10 +125,12 @@ TEST_CASE("bad data options: exit 2 and one line naming the problem") {
     json plain = read_json(trained_model());
     plain.erase("training");
     const std::string p = test::write_temp("plain2.json", plain.dump());
-    expect_one_line_error(test::run_cli("ais '" + p + "' --binarize 0.5"), "transform without data", "need --data SPEC");
+    expect_one_line_error(test::run_cli("ais '" + p + "' --binarize 0.5"), "transform without data",
+                          "need --data SPEC");
     expect_one_line_error(test::run_cli("ais '" + p + "' --data bars:3 --binarize 0.5"), "wrong dimension",
                           "has 9 values per example; the model has n = 64");
-    expect_one_line_error(test::run_cli("ais '" + p + "' --data digits --binarize 0.5 --scale"), "two transforms", "choose one of");
+    expect_one_line_error(test::run_cli("ais '" + p + "' --data digits --binarize 0.5 --scale"), "two transforms",
+                          "choose one of");
     json lost = read_json(trained_model());
     lost["training"]["data"] = "no-such-train.csv";
     const std::string l = test::write_temp("lost.json", lost.dump());

@@ -91,61 +91,61 @@ inline int run_all(int argc = 0, char** argv = nullptr) {
 
 #define RBM_CAT2(a, b) a##b
 #define RBM_CAT(a, b) RBM_CAT2(a, b)
-#define TEST_CASE(name)                                                                       \
-    static void RBM_CAT(rbm_test_fn_, __LINE__)();                                            \
+#define TEST_CASE(name)                                                                                    \
+    static void RBM_CAT(rbm_test_fn_, __LINE__)();                                                         \
     static ::rbm::test::Register RBM_CAT(rbm_test_reg_, __LINE__)(name, &RBM_CAT(rbm_test_fn_, __LINE__)); \
     static void RBM_CAT(rbm_test_fn_, __LINE__)()
 #define RBM_TEST_MAIN \
     int main(int argc, char** argv) { return ::rbm::test::run_all(argc, argv); }
 
-#define CHECK(cond)                                                         \
-    do {                                                                    \
+#define CHECK(cond)                                                             \
+    do {                                                                        \
         if (!(cond)) ::rbm::test::fail(__FILE__, __LINE__, "CHECK(" #cond ")"); \
     } while (0)
-#define CHECK_MSG(cond, msg)                                                            \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            std::ostringstream rbm_os_;                                                 \
-            rbm_os_ << "CHECK(" #cond ") " << msg;                                      \
-            ::rbm::test::fail(__FILE__, __LINE__, rbm_os_.str());                       \
-        }                                                                               \
+#define CHECK_MSG(cond, msg)                                      \
+    do {                                                          \
+        if (!(cond)) {                                            \
+            std::ostringstream rbm_os_;                           \
+            rbm_os_ << "CHECK(" #cond ") " << msg;                \
+            ::rbm::test::fail(__FILE__, __LINE__, rbm_os_.str()); \
+        }                                                         \
     } while (0)
 // Relative tolerance (absolute below magnitude 1).
-#define CHECK_CLOSE(a, b, tol)                                                                    \
-    do {                                                                                          \
-        const double rbm_a_ = (a), rbm_b_ = (b);                                                  \
-        if (!::rbm::test::close_rel(rbm_a_, rbm_b_, (tol))) {                                     \
-            std::ostringstream rbm_os_;                                                           \
-            rbm_os_.precision(15);                                                                \
+#define CHECK_CLOSE(a, b, tol)                                                                      \
+    do {                                                                                            \
+        const double rbm_a_ = (a), rbm_b_ = (b);                                                    \
+        if (!::rbm::test::close_rel(rbm_a_, rbm_b_, (tol))) {                                       \
+            std::ostringstream rbm_os_;                                                             \
+            rbm_os_.precision(15);                                                                  \
             rbm_os_ << #a " = " << rbm_a_ << " vs " #b " = " << rbm_b_ << " (tol " << (tol) << ")"; \
-            ::rbm::test::fail(__FILE__, __LINE__, rbm_os_.str());                                 \
-        }                                                                                         \
+            ::rbm::test::fail(__FILE__, __LINE__, rbm_os_.str());                                   \
+        }                                                                                           \
     } while (0)
 // |a - b| <= tol, absolute.
-#define CHECK_NEAR(a, b, tol)                                                                      \
-    do {                                                                                           \
-        const double rbm_a_ = (a), rbm_b_ = (b);                                                   \
-        if (!(std::fabs(rbm_a_ - rbm_b_) <= (tol))) {                                              \
-            std::ostringstream rbm_os_;                                                            \
-            rbm_os_.precision(15);                                                                 \
+#define CHECK_NEAR(a, b, tol)                                                                           \
+    do {                                                                                                \
+        const double rbm_a_ = (a), rbm_b_ = (b);                                                        \
+        if (!(std::fabs(rbm_a_ - rbm_b_) <= (tol))) {                                                   \
+            std::ostringstream rbm_os_;                                                                 \
+            rbm_os_.precision(15);                                                                      \
             rbm_os_ << #a " = " << rbm_a_ << " vs " #b " = " << rbm_b_ << " (abs tol " << (tol) << ")"; \
-            ::rbm::test::fail(__FILE__, __LINE__, rbm_os_.str());                                  \
-        }                                                                                          \
+            ::rbm::test::fail(__FILE__, __LINE__, rbm_os_.str());                                       \
+        }                                                                                               \
     } while (0)
 // expr must throw ExceptionType whose what() contains `substring`.
-#define CHECK_THROWS_WITH(expr, ExceptionType, substring)                                           \
-    do {                                                                                            \
-        bool rbm_thrown_ = false;                                                                   \
-        try {                                                                                       \
-            (void)(expr);                                                                           \
-        } catch (const ExceptionType& e) {                                                          \
-            rbm_thrown_ = true;                                                                     \
-            if (!std::strstr(e.what(), substring))                                                  \
-                ::rbm::test::fail(__FILE__, __LINE__,                                               \
-                                  std::string("message '") + e.what() + "' lacks '" + (substring) + "'"); \
-        } catch (const std::exception& e) {                                                         \
-            rbm_thrown_ = true;                                                                     \
-            ::rbm::test::fail(__FILE__, __LINE__, std::string("wrong exception type: ") + e.what()); \
-        }                                                                                           \
+#define CHECK_THROWS_WITH(expr, ExceptionType, substring)                                                   \
+    do {                                                                                                    \
+        bool rbm_thrown_ = false;                                                                           \
+        try {                                                                                               \
+            (void)(expr);                                                                                   \
+        } catch (const ExceptionType& e) {                                                                  \
+            rbm_thrown_ = true;                                                                             \
+            if (!std::strstr(e.what(), substring))                                                          \
+                ::rbm::test::fail(__FILE__, __LINE__,                                                       \
+                                  std::string("message '") + e.what() + "' lacks '" + (substring) + "'");   \
+        } catch (const std::exception& e) {                                                                 \
+            rbm_thrown_ = true;                                                                             \
+            ::rbm::test::fail(__FILE__, __LINE__, std::string("wrong exception type: ") + e.what());        \
+        }                                                                                                   \
         if (!rbm_thrown_) ::rbm::test::fail(__FILE__, __LINE__, "expected " #ExceptionType " from " #expr); \
     } while (0)

@@ -5,14 +5,14 @@
 #include <random>
 
 #include "check.hpp"
-#include "test_support.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
-#include "core/exact/exact.hpp"
-#include "core/numerics/scalar.hpp"
-#include "core/numerics/parallel.hpp"
 #include "core/ais/schedules.hpp"
+#include "core/exact/exact.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
 #include "test_random_models.hpp"
+#include "test_support.hpp"
 
 using namespace rbm;
 
@@ -33,7 +33,8 @@ AisResult run(const AnnealingPath& p, const Schedule& s, Index chains, std::uint
 void check_agrees(const AisResult& r, double truth, const std::string& what) {
     const double tol = 4.0 * r.estimate.bootstrap_sd + 1e-3;
     CHECK_MSG(std::fabs(r.estimate.log_z - truth) <= tol, what << ": estimate " << r.estimate.log_z << " vs exact "
-                                                              << truth << " (tol " << tol << ", ESS " << r.estimate.ess << ")");
+                                                               << truth << " (tol " << tol << ", ESS " << r.estimate.ess
+                                                               << ")");
 }
 
 // Normalizer, mean and covariance of p ∝ exp(log_f(beta, .)) on a 2-D grid (midpoint rule).
@@ -209,8 +210,8 @@ TEST_CASE("AISC perfect transitions: exact draws from p_beta (quadrature), unbia
 
 TEST_CASE("AISC advance() adds exactly log f_beta - log f_beta_prev") {
     const Grbm g = test::random_grbm(5, 7, 3, {-1, 0, 1});
-    test::check_advance_is_increment_then_transition(*cov_path(g), 64, 2, {{0.0, 0.2}, {0.2, 0.9}, {0.9, 1.0}, {1.0, 0.5}},
-                                                     1e-9);
+    test::check_advance_is_increment_then_transition(*cov_path(g), 64, 2,
+                                                     {{0.0, 0.2}, {0.2, 0.9}, {0.9, 1.0}, {1.0, 0.5}}, 1e-9);
 }
 
 TEST_CASE("AISC agrees with exact log Z on random enumerable GRBMs") {
@@ -238,9 +239,9 @@ TEST_CASE("Covariance effect (Kiwaki & Aihara): ESS AISC > AIS > AISM at K = 10,
         const Schedule s = linear_schedule(10);
         const AisResult rc = run(*aisc, s, 1000, rep + 1), ra = run(*ais, s, 1000, rep + 1),
                         rm = run(*aism, s, 1000, rep + 1);
-        std::printf("  model %d: ESS AISC %.0f, AIS %.0f, AISM %.0f; log Z %.3f: AISC %.3f, AIS %.3f, AISM %.3f\n",
-                    rep, rc.estimate.ess, ra.estimate.ess, rm.estimate.ess, truth, rc.estimate.log_z,
-                    ra.estimate.log_z, rm.estimate.log_z);
+        std::printf("  model %d: ESS AISC %.0f, AIS %.0f, AISM %.0f; log Z %.3f: AISC %.3f, AIS %.3f, AISM %.3f\n", rep,
+                    rc.estimate.ess, ra.estimate.ess, rm.estimate.ess, truth, rc.estimate.log_z, ra.estimate.log_z,
+                    rm.estimate.log_z);
         check_agrees(rc, truth, "AISC");
         check_agrees(ra, truth, "AIS");
         check_agrees(rm, truth, "AISM");

@@ -8,8 +8,8 @@
 
 #include "check.hpp"
 #include "core/ais/estimates.hpp"
-#include "core/numerics/scalar.hpp"
 #include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
 #include "core/random/rng.hpp"
 #include "simd_paths.hpp"
 

@@ -40,13 +40,15 @@ void check_estimate(const AisResult& r, double truth, double floor, const std::s
     const double tol = std::max(4 * r.estimate.bootstrap_sd, floor);
     std::printf("  %-40s log Zhat %.4f  exact %.4f  boot sd %.4f  ESS %.0f/%lld\n", what.c_str(), r.estimate.log_z,
                 truth, r.estimate.bootstrap_sd, r.estimate.ess, static_cast<long long>(r.estimate.n));
-    CHECK_MSG(std::fabs(r.estimate.log_z - truth) <= tol, what << ": " << r.estimate.log_z << " vs " << truth << " tol " << tol);
+    CHECK_MSG(std::fabs(r.estimate.log_z - truth) <= tol,
+              what << ": " << r.estimate.log_z << " vs " << truth << " tol " << tol);
 }
 
 // Column means and variances of the rows.
 void moments(const RowMat& X, Vec& mean, Vec& var) {
     mean = X.colwise().mean().transpose();
-    var = ((X.rowwise() - mean.transpose()).array().square().colwise().sum() / static_cast<double>(X.rows() - 1)).transpose();
+    var = ((X.rowwise() - mean.transpose()).array().square().colwise().sum() / static_cast<double>(X.rows() - 1))
+              .transpose();
 }
 
 }  // namespace
@@ -131,7 +133,8 @@ TEST_CASE("exact intermediate samples agree with the kernel and with exact targe
     for (Index i = 0; i < 3; ++i) {
         const double se = std::sqrt(2 * v0(i) / n);
         CHECK_MSG(std::fabs(m0(i) - m1(i)) <= 5 * se, "mean " << i << ": " << m0(i) << " vs " << m1(i));
-        CHECK_MSG(std::fabs(v0(i) - v1(i)) <= 5 * v0(i) * std::sqrt(4.0 / n), "var " << i << ": " << v0(i) << " vs " << v1(i));
+        CHECK_MSG(std::fabs(v0(i) - v1(i)) <= 5 * v0(i) * std::sqrt(4.0 / n),
+                  "var " << i << ": " << v0(i) << " vs " << v1(i));
     }
     // At beta = 1 the exact sampler's moments match exact enumeration (independent code).
     p->sample_exact(1.0, X, 0, n, rngs);
@@ -225,7 +228,8 @@ TEST_CASE("binned schedule on the Gaussian MA path puts more steps where the pat
     validate_schedule(s);
     CHECK(s.size() == 26);
     const AisResult lin = run(ma, linear_schedule(25), 5000, 4, true), bin = run(ma, s, 5000, 4, true);
-    std::printf("  MA K=25 perfect: linear mean log w %.2f, binned %.2f\n", lin.estimate.log_w_mean, bin.estimate.log_w_mean);
+    std::printf("  MA K=25 perfect: linear mean log w %.2f, binned %.2f\n", lin.estimate.log_w_mean,
+                bin.estimate.log_w_mean);
     CHECK(bin.estimate.log_w_mean > lin.estimate.log_w_mean);  // Theorem 3: smaller cost
 }
 

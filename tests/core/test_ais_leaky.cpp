@@ -4,14 +4,14 @@
 #include <cmath>
 
 #include "check.hpp"
-#include "test_support.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
-#include "core/exact/exact.hpp"
-#include "core/numerics/scalar.hpp"
-#include "core/numerics/parallel.hpp"
 #include "core/ais/schedules.hpp"
+#include "core/exact/exact.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
 #include "test_random_models.hpp"
+#include "test_support.hpp"
 
 using namespace rbm;
 
@@ -47,9 +47,9 @@ AisResult run(const AnnealingPath& p, Index chains, Index steps, std::uint64_t s
 // |estimate - truth| within 4 bootstrap standard deviations (plus rounding slack).
 void check_agrees(const AisResult& r, double truth, const char* what) {
     const double tol = 4.0 * r.estimate.bootstrap_sd + 1e-3;
-    CHECK_MSG(std::fabs(r.estimate.log_z - truth) <= tol,
-              what << ": estimate " << r.estimate.log_z << " vs exact " << truth << " (tol " << tol << ", ESS "
-                   << r.estimate.ess << ")");
+    CHECK_MSG(std::fabs(r.estimate.log_z - truth) <= tol, what << ": estimate " << r.estimate.log_z << " vs exact "
+                                                               << truth << " (tol " << tol << ", ESS " << r.estimate.ess
+                                                               << ")");
 }
 
 // Moments of p ∝ exp(log_f(beta, .)) on a 2-D grid (midpoint rule; the box holds all the mass).
@@ -145,8 +145,8 @@ TEST_CASE("AIS-Energy base is N(b, I) with log Z0 = n/2 log 2pi + |b|^2/2") {
 
 TEST_CASE("advance() adds exactly log f_beta - log f_beta_prev, in both directions") {
     const Leaky m = test::random_leaky(4, 6, 4, 0.2, 0.9, true);
-    for (const PathPtr& p : {make_leaky_leakiness_path(m, LeakyKernel::ExactMH),
-                             make_leaky_energy_path(m, LeakyKernel::PaperGibbs)})
+    for (const PathPtr& p :
+         {make_leaky_leakiness_path(m, LeakyKernel::ExactMH), make_leaky_energy_path(m, LeakyKernel::PaperGibbs)})
         test::check_advance_is_increment_then_transition(*p, 100, 3, {{0.0, 0.3}, {0.3, 0.95}, {0.95, 1.0}, {1.0, 0.4}},
                                                          1e-9);
 }
@@ -248,8 +248,8 @@ TEST_CASE("exact-mh keeps p_beta with more visible than hidden units (the sweep'
 
 TEST_CASE("Perfect transitions: rejection from the leakiness-1 envelope samples p_beta exactly") {
     const Leaky m = toy2d(0.05);
-    for (const PathPtr& p : {make_leaky_leakiness_path(m, LeakyKernel::ExactMH),
-                             make_leaky_energy_path(m, LeakyKernel::ExactMH)}) {
+    for (const PathPtr& p :
+         {make_leaky_leakiness_path(m, LeakyKernel::ExactMH), make_leaky_energy_path(m, LeakyKernel::ExactMH)}) {
         CHECK(p->can_sample_exactly());
         for (double beta : {0.4, 1.0}) {
             const Quad2 q = quadrature(*p, beta);
@@ -284,9 +284,10 @@ TEST_CASE("Orthogonal leaky RBM (Li et al. Table 2, scaled down): AIS-Leaky beat
         ess_energy += energy.estimate.ess / repeats;
         ess_energy2 += energy2.estimate.ess / repeats;
     }
-    std::printf("  n=64 m=10, 1000 chains, mean over 8 models: AIS-Leaky K=10 |err| %.4f ESS %.0f; AIS-Energy K=10 "
-                "|err| %.4f ESS %.0f; AIS-Energy K=20 |err| %.4f ESS %.0f\n",
-                err_leaky, ess_leaky, err_energy, ess_energy, err_energy2, ess_energy2);
+    std::printf(
+        "  n=64 m=10, 1000 chains, mean over 8 models: AIS-Leaky K=10 |err| %.4f ESS %.0f; AIS-Energy K=10 "
+        "|err| %.4f ESS %.0f; AIS-Energy K=20 |err| %.4f ESS %.0f\n",
+        err_leaky, ess_leaky, err_energy, ess_energy, err_energy2, ess_energy2);
     CHECK_MSG(err_leaky < err_energy / 2, "AIS-Leaky error " << err_leaky << " vs AIS-Energy " << err_energy);
     CHECK_MSG(ess_leaky > 2 * ess_energy, "AIS-Leaky ESS " << ess_leaky << " vs AIS-Energy " << ess_energy);
     CHECK_MSG(ess_leaky > 1.5 * ess_energy2, "AIS-Leaky ESS " << ess_leaky << " vs AIS-Energy (2K) " << ess_energy2);
@@ -298,8 +299,8 @@ TEST_CASE("Orthogonal leaky RBM (Li et al. Table 2, scaled down): AIS-Leaky beat
 
 TEST_CASE("Leaky AIS weights are bitwise identical on 1 and 2 threads") {
     const Leaky m = test::random_leaky(9, 16, 5, 0.1, 0.9, true);
-    for (const PathPtr& p : {make_leaky_leakiness_path(m, LeakyKernel::ExactMH),
-                             make_leaky_energy_path(m, LeakyKernel::PaperGibbs)}) {
+    for (const PathPtr& p :
+         {make_leaky_leakiness_path(m, LeakyKernel::ExactMH), make_leaky_energy_path(m, LeakyKernel::PaperGibbs)}) {
         const AisResult r1 = test::at_threads(1, [&] { return run(*p, 300, 20, 8); });
         const AisResult r2 = test::at_threads(2, [&] { return run(*p, 300, 20, 8); });
         CHECK(r1.log_weights == r2.log_weights);

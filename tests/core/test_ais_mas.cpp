@@ -4,14 +4,14 @@
 #include <cmath>
 
 #include "check.hpp"
-#include "test_support.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
-#include "core/exact/exact.hpp"
-#include "core/numerics/scalar.hpp"
-#include "core/numerics/parallel.hpp"
 #include "core/ais/schedules.hpp"
+#include "core/exact/exact.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
 #include "test_random_models.hpp"
+#include "test_support.hpp"
 
 using namespace rbm;
 
@@ -126,7 +126,8 @@ AisResult run(const AnnealingPath& p, Index chains, Index steps, std::uint64_t s
 void check_agrees(const AisResult& r, double truth, const std::string& what) {
     const double tol = 4.0 * r.estimate.bootstrap_sd + 1e-3;
     CHECK_MSG(std::fabs(r.estimate.log_z - truth) <= tol, what << ": estimate " << r.estimate.log_z << " vs exact "
-                                                              << truth << " (tol " << tol << ", ESS " << r.estimate.ess << ")");
+                                                               << truth << " (tol " << tol << ", ESS " << r.estimate.ess
+                                                               << ")");
 }
 
 // Every interior knot: eta's exact moments (by this file's enumeration) equal (1-beta) s_A + beta s_B.
@@ -232,7 +233,8 @@ TEST_CASE("MAS on BRBMs (hidden and visible layer enumerated)") {
         const Brbm r = test::random_brbm(20 + static_cast<unsigned>(n), n, m, 1.2);
         const Model target{r, {}, {}, {}, {}}, base = brbm_base(r);
         const PathPtr p = make_mas_path(target, base, {});
-        check_knots(*p, r, std::get<Brbm>(base.params), [](const Brbm& x) { return brbm_stats(x); }, brbm_from_eta);
+        check_knots(
+            *p, r, std::get<Brbm>(base.params), [](const Brbm& x) { return brbm_stats(x); }, brbm_from_eta);
         double log_z = 0;
         brbm_stats(r, &log_z);
         CHECK_CLOSE(log_z, exact_log_z(target), 1e-10);
@@ -260,10 +262,11 @@ TEST_CASE("Theorem 2: MAS and the geometric path share the cost functional, and 
     // The geometric path is eta linear from eta0 to eta1 (geo->knots() may order eta differently).
     const std::vector<AnnealingPath::Knot> line{{0.0, eta0, {}}, {1.0, eta1, {}}};
     const double kd_mas = joint_k_delta(mas->knots(), 6, 3, K), kd_geo = joint_k_delta(line, 6, 3, K);
-    std::printf("  F = %.5f; joint K delta at K = %ld: MAS %.5f, geometric %.5f; v-marginal AIS K delta: MAS %.5f, "
-                "geometric %.5f\n",
-                F, static_cast<long>(K), kd_mas, kd_geo, marginal_k_delta(*mas, 6, K, log_z1),
-                marginal_k_delta(*geo, 6, K, log_z1));
+    std::printf(
+        "  F = %.5f; joint K delta at K = %ld: MAS %.5f, geometric %.5f; v-marginal AIS K delta: MAS %.5f, "
+        "geometric %.5f\n",
+        F, static_cast<long>(K), kd_mas, kd_geo, marginal_k_delta(*mas, 6, K, log_z1),
+        marginal_k_delta(*geo, 6, K, log_z1));
     CHECK_CLOSE(kd_mas, F, 0.01);
     CHECK_CLOSE(kd_geo, F, 0.01);
     // Not a tautology: a spline whose knots miss the averaged moments has another cost.
@@ -357,10 +360,13 @@ TEST_CASE("MAS refuses bad knots and mismatched models") {
     CHECK_THROWS_WITH(make_mas_path(target, grbm_base(g), {}), InputError, "same kind");
     Grbm other_sigma = std::get<Grbm>(grbm_base(g).params);
     other_sigma.sigma *= 2;
-    CHECK_THROWS_WITH(make_mas_path(Model{g, {}, {}, {}, {}}, Model{other_sigma, {}, {}, {}, {}}, {}), InputError, "sigma");
-    CHECK_THROWS_WITH(make_mas_path(Model{test::random_brbm(73, 5, 2), {}, {}, {}, {}}, base, {}), InputError, "must match");
+    CHECK_THROWS_WITH(make_mas_path(Model{g, {}, {}, {}, {}}, Model{other_sigma, {}, {}, {}, {}}, {}), InputError,
+                      "sigma");
+    CHECK_THROWS_WITH(make_mas_path(Model{test::random_brbm(73, 5, 2), {}, {}, {}, {}}, base, {}), InputError,
+                      "must match");
     const Leaky l = test::random_leaky(74, 3, 2, 0.1);
-    CHECK_THROWS_WITH(make_mas_path(Model{l, {}, {}, {}, {}}, Model{l, {}, {}, {}, {}}, {}), InputError, "grbm or brbm");
+    CHECK_THROWS_WITH(make_mas_path(Model{l, {}, {}, {}, {}}, Model{l, {}, {}, {}, {}}, {}), InputError,
+                      "grbm or brbm");
     // An empty knot list is the geometric path itself.
     CHECK(with_knots({})->knots().size() == 2);
 }

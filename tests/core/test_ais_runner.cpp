@@ -7,8 +7,8 @@
 #include "check.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
-#include "core/numerics/parallel.hpp"
 #include "core/io/presets.hpp"
+#include "core/numerics/parallel.hpp"
 #include "test_random_models.hpp"
 #include "test_support.hpp"
 
@@ -34,8 +34,9 @@ TEST_CASE("same seed -> bitwise identical log weights at 1 and 2 threads (forwar
     const Model b = wrap(test::random_brbm(42, 10, 7));
     const Model toy = load_preset("two-gaussians");
     const Brbm bf = test::random_brbm(47, 10, 7);
-    for (const PathPtr& p : {build(g, "geometric", "moment"), build(b, "geometric", "uniform"),
-                             build(toy, "moments", "moment"), make_brbm_geometric_path(bf, Vec::Zero(10), "f32", true)}) {
+    for (const PathPtr& p :
+         {build(g, "geometric", "moment"), build(b, "geometric", "uniform"), build(toy, "moments", "moment"),
+          make_brbm_geometric_path(bf, Vec::Zero(10), "f32", true)}) {
         for (bool perfect : {false, true}) {
             AisOptions o;
             o.chains = 300;  // several blocks
@@ -84,7 +85,8 @@ TEST_CASE("progress: checkpoints, running estimate, rate limit, snapshot content
         last_fraction = s.fraction;
         shaped = shaped && s.particles.rows() == 7 && s.particles.cols() == 10 && s.steps == 2000;
     }
-    std::printf("  %zu snapshots (%lld at checkpoints) in %.2f s\n", snaps.size(), static_cast<long long>(checkpoints), secs);
+    std::printf("  %zu snapshots (%lld at checkpoints) in %.2f s\n", snaps.size(), static_cast<long long>(checkpoints),
+                secs);
     CHECK(checkpoints == 20);
     CHECK(others <= static_cast<Index>(secs / 0.03) + 3);  // at most every ~30 ms (+ the two phase ends)
     CHECK(monotone && shaped);
@@ -128,7 +130,6 @@ TEST_CASE("cancel during a long run returns after the step under way with an inc
     CHECK(r.steps_done >= last_step);
     CHECK_NEAR(r.beta_reached, r.steps_done / 100000.0, 1e-15);
     CHECK(std::isfinite(r.estimate.log_z) && r.log_weights.size() == 2000);
-
 
     // Cancelled before the first step: the estimate is log Z0 itself, and with 200000 chains
     // the bootstrap is capped (2e6 / 200000 = 10 -> the floor of 20 resamples) to stay prompt.

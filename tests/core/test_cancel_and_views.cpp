@@ -86,7 +86,7 @@ TEST_CASE("default_view: hostile 2-D models give a usable box or an InputError n
             try {
                 const GridSpec box = default_view(model, 256, 256);
                 CHECK_MSG(usable(box), c.what << ": box x [" << box.x0 << ", " << box.x1 << "], y [" << box.y0 << ", "
-                                               << box.y1 << "]");
+                                              << box.y1 << "]");
                 if (enumerable) {
                     GridSpec small = box;
                     small.nx = small.ny = 16;
@@ -94,7 +94,8 @@ TEST_CASE("default_view: hostile 2-D models give a usable box or an InputError n
                 }
                 drawn = true;
             } catch (const InputError& e) {
-                CHECK_MSG(std::string(e.what()).find("cannot be drawn") != std::string::npos, c.what << ": " << e.what());
+                CHECK_MSG(std::string(e.what()).find("cannot be drawn") != std::string::npos,
+                          c.what << ": " << e.what());
             }
             if (enumerable) CHECK_MSG(drawn == c.drawable, c.what << (drawn ? ": drawn" : ": refused"));
         }

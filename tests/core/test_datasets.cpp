@@ -9,12 +9,12 @@
 #include <string>
 
 #include "check.hpp"
-#include "test_files.hpp"
 #include "core/data/datasets.hpp"
-#include "core/numerics/memory_budget.hpp"
 #include "core/exact/exact.hpp"
-#include "core/kernels/gibbs.hpp"
 #include "core/io/model_io.hpp"
+#include "core/kernels/gibbs.hpp"
+#include "core/numerics/memory_budget.hpp"
+#include "test_files.hpp"
 
 using namespace rbm;
 
@@ -137,21 +137,27 @@ TEST_CASE("IDX: images and labels read big-endian; malformed headers are refused
     CHECK(d.max_value == 255);
     CHECK(d.X(0, 5) == 50 && d.X(1, 0) == 255 && d.X(2, 5) == 6);
     CHECK((d.labels == std::vector<int>{7, 0, 9}));
-    CHECK_THROWS_WITH(load_dataset(kDir + "absurd-images-idx3-ubyte"), InputError, "absurd-images-idx3-ubyte: IDX image side 100000 is absurd");
-    CHECK_THROWS_WITH(load_dataset(kDir + "truncated-images-idx3-ubyte"), InputError, "claims 18 values but the file holds 10");
-    CHECK_THROWS_WITH(parse_idx(std::string("\x00\x00\x08\x01\x00\x00\x00\x01\x05", 9), "", "x.idx"), InputError, "x.idx: IDX header says 1 dimensions, expected 3");
+    CHECK_THROWS_WITH(load_dataset(kDir + "absurd-images-idx3-ubyte"), InputError,
+                      "absurd-images-idx3-ubyte: IDX image side 100000 is absurd");
+    CHECK_THROWS_WITH(load_dataset(kDir + "truncated-images-idx3-ubyte"), InputError,
+                      "claims 18 values but the file holds 10");
+    CHECK_THROWS_WITH(parse_idx(std::string("\x00\x00\x08\x01\x00\x00\x00\x01\x05", 9), "", "x.idx"), InputError,
+                      "x.idx: IDX header says 1 dimensions, expected 3");
     CHECK_THROWS_WITH(parse_idx("abcdefghijklmnopq", "", "y.idx"), InputError, "y.idx: not an unsigned-byte IDX file");
     CHECK_THROWS_WITH(parse_idx("ab", "", "z.idx"), InputError, "too short");
     // Found by fuzz_idx: a product beyond 2^63 was converted to long long for the message (UB).
     // The size is exact in 64 bits up to its largest possible value.
-    CHECK_THROWS_WITH(parse_idx(std::string("\x00\x00\x08\x03\xe0\x00\x20\x9b\x00\x00\x9b\x00\x00\x00\xf9\x00\x00\x00\x01", 19),
-                                "", "big.idx"),
-                      InputError, "big.idx: IDX header claims 9505606997963243520 values, more than the limit 268435456");
-    CHECK_THROWS_WITH(parse_idx(std::string("\x00\x00\x08\x03\xff\xff\xff\xff\x00\x01\x00\x00\x00\x01\x00\x00", 16), "", "max.idx"),
-                      InputError, "claims 18446744069414584320 values");
+    CHECK_THROWS_WITH(
+        parse_idx(std::string("\x00\x00\x08\x03\xe0\x00\x20\x9b\x00\x00\x9b\x00\x00\x00\xf9\x00\x00\x00\x01", 19), "",
+                  "big.idx"),
+        InputError, "big.idx: IDX header claims 9505606997963243520 values, more than the limit 268435456");
+    CHECK_THROWS_WITH(
+        parse_idx(std::string("\x00\x00\x08\x03\xff\xff\xff\xff\x00\x01\x00\x00\x00\x01\x00\x00", 16), "", "max.idx"),
+        InputError, "claims 18446744069414584320 values");
     // Labels that do not match the images.
     const std::string img = read_file(kDir + "tiny-images-idx3-ubyte");
-    CHECK_THROWS_WITH(parse_idx(img, std::string("\x00\x00\x08\x01\x00\x00\x00\x02\x01\x02", 10), "t"), InputError, "2 labels for 3 images");
+    CHECK_THROWS_WITH(parse_idx(img, std::string("\x00\x00\x08\x01\x00\x00\x00\x02\x01\x02", 10), "t"), InputError,
+                      "2 labels for 3 images");
 }
 
 TEST_CASE("CSV: header detection, label column, blank lines; errors name file, line and column") {
@@ -162,7 +168,8 @@ TEST_CASE("CSV: header detection, label column, blank lines; errors name file, l
     CHECK((d.labels == std::vector<int>{3, 7, 1}));
     CHECK(d.X(1, 2) == 0.5 && d.X(2, 0) == 0.25);
     CHECK(d.image_rows == 2 && d.image_cols == 2);  // 4 values: square
-    CHECK_THROWS_WITH(load_csv(kDir + "broken-number.csv"), InputError, "broken-number.csv: line 2, column 3: expected a finite number, got 'x'");
+    CHECK_THROWS_WITH(load_csv(kDir + "broken-number.csv"), InputError,
+                      "broken-number.csv: line 2, column 3: expected a finite number, got 'x'");
     CHECK_THROWS_WITH(load_csv(kDir + "ragged.csv"), InputError, "ragged.csv: line 2: expected 4 columns");
     CHECK_THROWS_WITH(parse_csv("", "e.csv"), InputError, "e.csv: no data rows");
     CHECK_THROWS_WITH(parse_csv("a,b\n", "h.csv"), InputError, "a header row but no data rows");
@@ -174,13 +181,22 @@ TEST_CASE("CSV: header detection, label column, blank lines; errors name file, l
 }
 
 TEST_CASE("CSV: a UTF-8 byte-order mark is skipped, so the first row stays data (issue #19)") {
-    const Dataset d = parse_csv("\xEF\xBB\xBF" "1,0,1\n0,1,0\n", "bom.csv");
+    const Dataset d = parse_csv(
+        "\xEF\xBB\xBF"
+        "1,0,1\n0,1,0\n",
+        "bom.csv");
     CHECK(d.size() == 2 && d.dim() == 3);
     CHECK(d.X(0, 0) == 1 && d.X(0, 1) == 0 && d.X(1, 1) == 1);
     // A header after the mark is still a header, and a mark elsewhere is still an error.
-    const Dataset h = parse_csv("\xEF\xBB\xBF" "a,b\n1,2\n", "bomh.csv");
+    const Dataset h = parse_csv(
+        "\xEF\xBB\xBF"
+        "a,b\n1,2\n",
+        "bomh.csv");
     CHECK(h.size() == 1 && h.X(0, 1) == 2);
-    CHECK_THROWS_WITH(parse_csv("1,2\n\xEF\xBB\xBF" "3,4\n", "mid.csv"), InputError, "mid.csv: line 2, column 1: expected a finite number");
+    CHECK_THROWS_WITH(parse_csv("1,2\n\xEF\xBB\xBF"
+                                "3,4\n",
+                                "mid.csv"),
+                      InputError, "mid.csv: line 2, column 1: expected a finite number");
 }
 
 TEST_CASE("data specs: bars, digits, files, and clear errors") {
@@ -222,7 +238,8 @@ namespace {
 std::string gzip_of(const std::string& bytes) {
     z_stream zs;
     std::memset(&zs, 0, sizeof zs);
-    if (deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflateInit2");
+    if (deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw std::runtime_error("deflateInit2");
     std::string out(deflateBound(&zs, static_cast<uLong>(bytes.size())) + 64, '\0');
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
     zs.avail_in = static_cast<uInt>(bytes.size());
@@ -235,7 +252,8 @@ std::string gzip_of(const std::string& bytes) {
 }
 
 std::string be32_bytes(std::uint32_t v) {
-    return {static_cast<char>(v >> 24), static_cast<char>((v >> 16) & 0xff), static_cast<char>((v >> 8) & 0xff), static_cast<char>(v & 0xff)};
+    return {static_cast<char>(v >> 24), static_cast<char>((v >> 16) & 0xff), static_cast<char>((v >> 8) & 0xff),
+            static_cast<char>(v & 0xff)};
 }
 
 // An IDX images file: `count` images of rows x cols whose pixel k of image i is (7 i + k) mod 256.
@@ -279,19 +297,23 @@ TEST_CASE("IDX gzip-compressed: read as the plain file, labels beside it; trunca
     CHECK_THROWS_WITH(inflate_idx(gz.substr(0, gz.size() - 4), 3, "cut.gz"), InputError, "ends early");
     // A payload shorter or longer than the header declares, as for the plain file.
     const std::string short_payload = idx_images(3, 2, 2).substr(0, 16 + 10);
-    CHECK_THROWS_WITH(inflate_idx(gzip_of(short_payload), 3, "s.gz"), InputError, "claims 12 values but the file holds 10");
-    CHECK_THROWS_WITH(inflate_idx(gzip_of(idx_images(3, 2, 2) + "x"), 3, "l.gz"), InputError, "claims 12 values but the file holds more");
+    CHECK_THROWS_WITH(inflate_idx(gzip_of(short_payload), 3, "s.gz"), InputError,
+                      "claims 12 values but the file holds 10");
+    CHECK_THROWS_WITH(inflate_idx(gzip_of(idx_images(3, 2, 2) + "x"), 3, "l.gz"), InputError,
+                      "claims 12 values but the file holds more");
     CHECK_THROWS_WITH(inflate_idx("\x1f\x8b not really", 3, "bad.gz"), InputError, "bad.gz");
     // A bomb: a header declaring 10000 images of 100 x 100 (100 MB) over a small compressed file is
     // refused from the header, before the payload is allocated or inflated, when it exceeds the budget.
-    const std::string bomb = gzip_of(std::string("\x00\x00\x08\x03", 4) + be32_bytes(10000) + be32_bytes(100) + be32_bytes(100) +
-                                     std::string(2000000, '\0'));
+    const std::string bomb = gzip_of(std::string("\x00\x00\x08\x03", 4) + be32_bytes(10000) + be32_bytes(100) +
+                                     be32_bytes(100) + std::string(2000000, '\0'));
     CHECK(bomb.size() < 10000);
     set_memory_budget(std::uint64_t(1) << 20);
-    CHECK_THROWS_WITH(inflate_idx(bomb, 3, "bomb.gz"), InputError, "bomb.gz: inflating 100000000 IDX values needs 95.4 MiB, more than the memory budget (1.0 MiB)");
+    CHECK_THROWS_WITH(inflate_idx(bomb, 3, "bomb.gz"), InputError,
+                      "bomb.gz: inflating 100000000 IDX values needs 95.4 MiB, more than the memory budget (1.0 MiB)");
     set_memory_budget(0);
     // Within the budget, it inflates only what the header declares (2 MB of the stream) and finds it short.
-    CHECK_THROWS_WITH(inflate_idx(bomb, 3, "bomb.gz"), InputError, "claims 100000000 values but the file holds 2000000");
+    CHECK_THROWS_WITH(inflate_idx(bomb, 3, "bomb.gz"), InputError,
+                      "claims 100000000 values but the file holds 2000000");
 }
 
 TEST_CASE("fashion-mnist: found where Debian installs it (here a test directory), clear message when absent") {
@@ -299,7 +321,8 @@ TEST_CASE("fashion-mnist: found where Debian installs it (here a test directory)
     set_system_datasets_dir(dir.path);
     CHECK_THROWS_WITH(load_dataset("fashion-mnist"), InputError, "apt-get install dataset-fashion-mnist");
     CHECK_THROWS_WITH(load_dataset("fashion-mnist:test"), InputError, "t10k-images-idx3-ubyte.gz");
-    CHECK_THROWS_WITH(load_dataset("fashion-mnist:valid"), InputError, "expected fashion-mnist, fashion-mnist:train or fashion-mnist:test");
+    CHECK_THROWS_WITH(load_dataset("fashion-mnist:valid"), InputError,
+                      "expected fashion-mnist, fashion-mnist:train or fashion-mnist:test");
     std::filesystem::create_directories(dir.path / "fashion-mnist");
     write_bytes(dir.path / "fashion-mnist" / "t10k-images-idx3-ubyte.gz", gzip_of(idx_images(6, 28, 28)));
     write_bytes(dir.path / "fashion-mnist" / "t10k-labels-idx1-ubyte.gz", gzip_of(idx_labels(6)));

@@ -9,19 +9,18 @@
 #include <random>
 
 #include "check.hpp"
+#include "core/exact/exact.hpp"
+#include "core/io/presets.hpp"
+#include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
 #include "test_quadrature.hpp"
 #include "test_support.hpp"
-#include "core/exact/exact.hpp"
-#include "core/numerics/scalar.hpp"
-#include "core/numerics/parallel.hpp"
-#include "core/io/presets.hpp"
 
 using namespace rbm;
 
 namespace {
 
 // ---------------- independent quadrature helpers ----------------
-
 
 // log of the integral of exp(logf) over a tensor grid (1-D or 2-D), with the mean and second
 // moment of v. logf takes a batch of points (rows).
@@ -141,7 +140,8 @@ QuadMoments grbm_quadrature(const Grbm& g) {
     for (Index i = 0; i < g.n_visible(); ++i) {
         double lo, hi;
         grbm_box(g, i, lo, hi);
-        test::composite_nodes(lo, hi, g.sigma(i), {}, 20, xs[static_cast<std::size_t>(i)], ws[static_cast<std::size_t>(i)]);
+        test::composite_nodes(lo, hi, g.sigma(i), {}, 20, xs[static_cast<std::size_t>(i)],
+                              ws[static_cast<std::size_t>(i)]);
     }
     return tensor_quadrature(xs, ws, [&](const RowMat& P) { return g.log_unnorm(P); });
 }
@@ -155,21 +155,21 @@ void check_samples(const RowMat& V, const Moments& exact, double k, const char* 
         CHECK_MSG(std::fabs(mean - exact.mean(i)) <= k * se,
                   label << " mean[" << i << "] " << mean << " vs " << exact.mean(i) << " (se " << se << ")");
         for (Index j = 0; j <= i; ++j) {
-            const Vec prod =
-                ((V.col(i).array() - exact.mean(i)) * (V.col(j).array() - exact.mean(j))).matrix();
+            const Vec prod = ((V.col(i).array() - exact.mean(i)) * (V.col(j).array() - exact.mean(j))).matrix();
             const double c = prod.mean();
             const double sd = std::sqrt((prod.array() - c).square().sum() / (N - 1));
             const double se_c = sd / std::sqrt(static_cast<double>(N));
-            CHECK_MSG(std::fabs(c - exact.cov(i, j)) <= k * se_c,
-                      label << " cov(" << i << "," << j << ") " << c << " vs " << exact.cov(i, j) << " (se " << se_c
-                            << ")");
+            CHECK_MSG(std::fabs(c - exact.cov(i, j)) <= k * se_c, label << " cov(" << i << "," << j << ") " << c
+                                                                        << " vs " << exact.cov(i, j) << " (se " << se_c
+                                                                        << ")");
         }
     }
 }
 
 void check_moments_close(const Moments& a, const Vec& mean, const Mat& cov, double tol, const char* label) {
     for (Index i = 0; i < mean.size(); ++i) {
-        CHECK_MSG(test::close_rel(a.mean(i), mean(i), tol), label << " mean[" << i << "] " << a.mean(i) << " vs " << mean(i));
+        CHECK_MSG(test::close_rel(a.mean(i), mean(i), tol),
+                  label << " mean[" << i << "] " << a.mean(i) << " vs " << mean(i));
         for (Index j = 0; j < mean.size(); ++j)
             CHECK_MSG(test::close_rel(a.cov(i, j), cov(i, j), tol),
                       label << " cov(" << i << "," << j << ") " << a.cov(i, j) << " vs " << cov(i, j));
@@ -205,7 +205,8 @@ TEST_CASE("grbm log Z equals the joint sum over h of the v-integral of exp(-E(v,
         for (Index i = 0; i < 2; ++i) {
             double lo, hi;
             grbm_box(g, i, lo, hi);
-            test::composite_nodes(lo, hi, g.sigma(i), {}, 20, xs[static_cast<std::size_t>(i)], ws[static_cast<std::size_t>(i)]);
+            test::composite_nodes(lo, hi, g.sigma(i), {}, 20, xs[static_cast<std::size_t>(i)],
+                                  ws[static_cast<std::size_t>(i)]);
         }
         std::vector<double> log_w;
         std::vector<Vec> hs;
@@ -240,7 +241,8 @@ TEST_CASE("grbm log Z equals the joint sum over h of the v-integral of exp(-E(v,
 TEST_CASE("grbm enumeration across many chunks (m = 20 binary, m = 12 ternary) matches 1-D quadrature") {
     // n = 1 keeps the brute-force quadrature cheap while the enumeration spans 2^20 and 3^12
     // configurations, i.e. many chunks with high units set (the split B.h + h'Jh/2 formula).
-    for (const auto& [values, m] : std::vector<std::pair<std::vector<double>, Index>>{{{0.0, 1.0}, 20}, {{-1.0, 0.0, 1.0}, 12}}) {
+    for (const auto& [values, m] :
+         std::vector<std::pair<std::vector<double>, Index>>{{{0.0, 1.0}, 20}, {{-1.0, 0.0, 1.0}, 12}}) {
         const Model model = wrap(random_grbm(1, m, values, 0.35));
         const auto t0 = std::chrono::steady_clock::now();
         const double lz = exact_log_z(model);
@@ -284,7 +286,8 @@ TEST_CASE("the enumeration limit refuses big models and names the size") {
     CHECK_THROWS_WITH(exact_log_z(big), InputError, "16777216");
     CHECK_THROWS_WITH(exact_samples(big, 10, 1), InputError, "2^30");
     const Model ternary = wrap(random_grbm(2, 20, {-1.0, 0.0, 1.0}));
-    CHECK_THROWS_WITH(exact_visible_moments(ternary), InputError, "3^20 hidden configurations (hidden values {-1, 0, 1})");
+    CHECK_THROWS_WITH(exact_visible_moments(ternary), InputError,
+                      "3^20 hidden configurations (hidden values {-1, 0, 1})");
     // A lower limit applies too; the BRBM names the layer it would enumerate.
     ExactOptions small;
     small.max_configurations = 1000;
@@ -467,7 +470,8 @@ double leaky_log_z_polar(const Leaky& l) {
             A -= (e > 0 ? 1.0 : l.leakiness) * e * e;
         }
         const double B = bb.dot(u);
-        const double I = std::sqrt(std::numbers::pi / (2 * A)) * std::exp(B * B / (2 * A)) * std::erfc(-B / std::sqrt(2 * A));
+        const double I =
+            std::sqrt(std::numbers::pi / (2 * A)) * std::exp(B * B / (2 * A)) * std::erfc(-B / std::sqrt(2 * A));
         s += w[k] * (1 + B * I) / A;
     }
     return k0 + std::log(s);
@@ -495,8 +499,8 @@ TEST_CASE("leaky 2-D quadrature with three lines agrees with a fine brute-force 
     std::vector<std::vector<double>> xs(2), ws(2);
     for (Index i = 0; i < 2; ++i) {
         const double sd = std::sqrt(mo.cov(i, i));
-        test::composite_nodes(mo.mean(i) - 14 * sd, mo.mean(i) + 14 * sd, 0.05 * sd, {}, 4, xs[static_cast<std::size_t>(i)],
-                        ws[static_cast<std::size_t>(i)]);
+        test::composite_nodes(mo.mean(i) - 14 * sd, mo.mean(i) + 14 * sd, 0.05 * sd, {}, 4,
+                              xs[static_cast<std::size_t>(i)], ws[static_cast<std::size_t>(i)]);
     }
     const QuadMoments q = tensor_quadrature(xs, ws, [&](const RowMat& P) { return l.log_unnorm(P); });
     std::printf("  3-line leaky: quadrature %.12f, grid %.12f\n", lz, q.log_z);

@@ -11,11 +11,11 @@
 #include "check.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
+#include "core/ais/schedules.hpp"
 #include "core/exact/exact.hpp"
 #include "core/kernels/gibbs.hpp"
 #include "core/meanfield/meanfield.hpp"
 #include "core/tempering/pt.hpp"
-#include "core/ais/schedules.hpp"
 #include "test_support.hpp"
 
 using namespace rbm;
@@ -32,7 +32,8 @@ bool all_finite(const M& m) {
 Mat pattern(Index rows, Index cols, double scale) {
     Mat W(rows, cols);
     for (Index i = 0; i < rows; ++i)
-        for (Index j = 0; j < cols; ++j) W(i, j) = ((i * 7 + j * 3) % 4 < 2 ? 1 : -1) * scale * (1.0 - 0.1 * ((i + j) % 3));
+        for (Index j = 0; j < cols; ++j)
+            W(i, j) = ((i * 7 + j * 3) % 4 < 2 ? 1 : -1) * scale * (1.0 - 0.1 * ((i + j) % 3));
     return W;
 }
 Vec pattern(Index n, double scale) { return pattern(n, 1, scale).col(0); }
@@ -121,8 +122,8 @@ void check_estimate(const AisResult& r, const std::string& label) {
     const AisEstimate& e = r.estimate;
     CHECK_MSG(r.complete, label);
     CHECK_MSG(all_finite(r.log_weights), label << ": non-finite log weight");
-    CHECK_MSG(is_finite(e.log_z) && is_finite(e.log_z_high) && is_finite(e.ess) && is_finite(e.ess_fraction), label << ": log Z "
-              << e.log_z << " high " << e.log_z_high << " ess " << e.ess);
+    CHECK_MSG(is_finite(e.log_z) && is_finite(e.log_z_high) && is_finite(e.ess) && is_finite(e.ess_fraction),
+              label << ": log Z " << e.log_z << " high " << e.log_z_high << " ess " << e.ess);
     CHECK_MSG(is_finite(e.log_w_mean) && is_finite(e.log_w_var) && is_finite(e.ci95_low) && is_finite(e.ci95_high),
               label << ": log w mean " << e.log_w_mean << " var " << e.log_w_var << " ci " << e.ci95_low << ".."
                     << e.ci95_high);
@@ -221,16 +222,17 @@ TEST_CASE("exact log Z, leaky RBM with leakiness 1e-4 and 1, singular value 0.99
     o.b = Vec::Zero(3);
     o.c = Vec::Zero(2);
     o.leakiness = 1e-4;
-    const double want = 1.5 * std::log(2 * M_PI) +
-                        2 * std::log(0.5 * (1 / std::sqrt(1 - 0.999 * 0.999) + 1 / std::sqrt(1 - 1e-4 * 0.999 * 0.999)));
+    const double want =
+        1.5 * std::log(2 * M_PI) +
+        2 * std::log(0.5 * (1 / std::sqrt(1 - 0.999 * 0.999) + 1 / std::sqrt(1 - 1e-4 * 0.999 * 0.999)));
     CHECK_CLOSE(exact_log_z(wrap(o)), want, 1e-12);
 }
 
 TEST_CASE("enumeration at its limit works, one past it is refused naming the size") {
     ExactOptions o;
     o.max_configurations = 1024;
-    const Brbm at = extreme_brbm(12, 10, 1, 1);     // 2^10 hidden configurations: exactly the limit
-    const Brbm past = extreme_brbm(12, 11, 1, 1);   // 2^11
+    const Brbm at = extreme_brbm(12, 10, 1, 1);    // 2^10 hidden configurations: exactly the limit
+    const Brbm past = extreme_brbm(12, 11, 1, 1);  // 2^11
     CHECK(is_finite(exact_log_z(wrap(at), o)));
     CHECK_THROWS_WITH(exact_log_z(wrap(past), o), InputError, "2^11 hidden configurations");
     const Grbm g3 = extreme_grbm(2, 6, 1, 1, Vec::Ones(2), {-1, 0, 1});  // 3^6 = 729
@@ -243,7 +245,8 @@ TEST_CASE("enumeration at its limit works, one past it is refused naming the siz
     require_enumerable(wrap(extreme_brbm(30, 24, 1, 1)));
     CHECK_THROWS_WITH(require_enumerable(wrap(extreme_brbm(25, 25, 1, 1))), InputError, "2^25 hidden configurations");
     CHECK(!has_exact_log_z(wrap(extreme_brbm(25, 25, 1, 1))));
-    CHECK_THROWS_WITH(exact_samples(wrap(extreme_brbm(25, 25, 1, 1)), 1, 1), InputError, "more than the limit 16777216");
+    CHECK_THROWS_WITH(exact_samples(wrap(extreme_brbm(25, 25, 1, 1)), 1, 1), InputError,
+                      "more than the limit 16777216");
 }
 
 TEST_CASE("exact log Z at the default limit: 2^24 hidden configurations of a GRBM, finite and refused one past it") {
@@ -325,7 +328,8 @@ TEST_CASE("Gibbs at sigma = 1e-3 and 1e3 keeps the exact moments (10^5 sweeps, o
             // allow autocorrelation time 4.
             const double se = std::sqrt(mo.cov(i, i) * 4 / T);
             CHECK_MSG(std::fabs(mean - mo.mean(i)) < 5 * se, "sigma " << s << " mean " << mean << " vs " << mo.mean(i));
-            CHECK_MSG(std::fabs(var / mo.cov(i, i) - 1) < 0.05, "sigma " << s << " var " << var << " vs " << mo.cov(i, i));
+            CHECK_MSG(std::fabs(var / mo.cov(i, i) - 1) < 0.05,
+                      "sigma " << s << " var " << var << " vs " << mo.cov(i, i));
         }
     }
 }
@@ -415,8 +419,7 @@ TEST_CASE("PT: ladder {0, 1}, one chain, one scan and 10^4 scans on extreme mode
     const std::vector<Model> models = {wrap(extreme_brbm(4, 3, 50, 500)),
                                        wrap(extreme_grbm(3, 3, 50, 50, sigmas(1e-3, 1, 1e3))),
                                        wrap(extreme_grbm(3, 3, 50, 50, sigmas(1e3, 1e3, 1e3), {-1, 0, 1})),
-                                       wrap(extreme_leaky(1e-4, 50)),
-                                       wrap(extreme_leaky(1.0, 50))};
+                                       wrap(extreme_leaky(1e-4, 50)), wrap(extreme_leaky(1.0, 50))};
     for (const Model& m : models)
         for (PtScheme scheme : {PtScheme::Reversible, PtScheme::Deo, PtScheme::Lifted})
             for (Index scans : {Index(1), Index(10000)}) {

@@ -8,10 +8,10 @@
 #include <random>
 
 #include "check.hpp"
-#include "test_quadrature.hpp"
-#include "test_support.hpp"
 #include "core/exact/exact.hpp"
 #include "core/kernels/gibbs.hpp"
+#include "test_quadrature.hpp"
+#include "test_support.hpp"
 
 using namespace rbm;
 
@@ -91,9 +91,9 @@ void check_samples(const RowMat& V, const Moments& exact, double k, const char* 
             const double c = prod.mean();
             const double se_c = std::sqrt((prod.array() - c).square().sum() / (N - 1) / N);
             worst = std::max(worst, std::fabs(c - exact.cov(i, j)) / se_c);
-            CHECK_MSG(std::fabs(c - exact.cov(i, j)) <= k * se_c,
-                      label << " cov(" << i << "," << j << ") " << c << " vs " << exact.cov(i, j) << " (se " << se_c
-                            << ")");
+            CHECK_MSG(std::fabs(c - exact.cov(i, j)) <= k * se_c, label << " cov(" << i << "," << j << ") " << c
+                                                                        << " vs " << exact.cov(i, j) << " (se " << se_c
+                                                                        << ")");
         }
     }
     std::printf("  %s: largest deviation %.2f standard errors over %ld chains\n", label, worst, static_cast<long>(N));
@@ -112,7 +112,9 @@ TEST_CASE("grbm block Gibbs reproduces the exact moments of v for every hidden s
         RowMat V = initial_states(model, kChains, rngs);
         for (int s = 0; s < kBurnIn; ++s) gibbs_sweep(*model.as<Grbm>(), V, rngs);
         check_samples(V, exact_visible_moments(model), 4.5,
-                      values.size() == 3 ? "grbm {-1,0,1}" : values[0] == 0.0 ? "grbm {0,1}" : "grbm {-1,1}");
+                      values.size() == 3 ? "grbm {-1,0,1}"
+                      : values[0] == 0.0 ? "grbm {0,1}"
+                                         : "grbm {-1,1}");
     }
 }
 
@@ -239,7 +241,8 @@ TEST_CASE("grbm Gibbs at beta = 0.5 (and 0.3, 0.7) with a diagonal Gaussian base
             const double prec = beta / (g.sigma(i) * g.sigma(i)) + (1 - beta) / (base.sigma(i) * base.sigma(i));
             mid.sigma(i) = 1 / std::sqrt(prec);
             mid.b(i) = (beta * g.b(i) / (g.sigma(i) * g.sigma(i)) +
-                        (1 - beta) * base.mean(i) / (base.sigma(i) * base.sigma(i))) / prec;
+                        (1 - beta) * base.mean(i) / (base.sigma(i) * base.sigma(i))) /
+                       prec;
             mid.W.row(i) = beta * g.W.row(i) * mid.sigma(i) / g.sigma(i);
         }
         mid.c = beta * g.c;
@@ -254,11 +257,15 @@ TEST_CASE("grbm Gibbs at beta = 0.5 (and 0.3, 0.7) with a diagonal Gaussian base
         for (Index r = 0; r < kChains; ++r)
             for (Index i = 0; i < 2; ++i) V(r, i) = base.mean(i) + base.sigma(i) * rngs[r].normal();
         for (int s = 0; s < kBurnIn; ++s) gibbs_sweep(g, V, rngs, beta, &base);
-        check_samples(V, quad, 4.5, beta == 0.5 ? "grbm beta = 0.5" : beta < 0.5 ? "grbm beta = 0.3" : "grbm beta = 0.7");
+        check_samples(V, quad, 4.5,
+                      beta == 0.5  ? "grbm beta = 0.5"
+                      : beta < 0.5 ? "grbm beta = 0.3"
+                                   : "grbm beta = 0.7");
         // Power: the chains are far from the target (beta = 1) and from the base (beta = 0).
         const Moments target = exact_visible_moments(wrap(g));
         const double se0 = std::sqrt(quad.cov(0, 0) / kChains), se1 = std::sqrt(quad.cov(1, 1) / kChains);
-        CHECK(std::fabs(target.mean(0) - quad.mean(0)) > 10 * se0 || std::fabs(target.mean(1) - quad.mean(1)) > 10 * se1);
+        CHECK(std::fabs(target.mean(0) - quad.mean(0)) > 10 * se0 ||
+              std::fabs(target.mean(1) - quad.mean(1)) > 10 * se1);
     }
 }
 
@@ -281,7 +288,8 @@ TEST_CASE("brbm Gibbs at beta = 0.3 with a base bias samples the scaled intermed
     check_samples(V, exact, 4.5, "brbm beta = 0.3");
     const Moments target = exact_visible_moments(wrap(b));
     double far = 0;
-    for (Index i = 0; i < 5; ++i) far = std::max(far, std::fabs(target.mean(i) - exact.mean(i)) / std::sqrt(exact.cov(i, i) / kChains));
+    for (Index i = 0; i < 5; ++i)
+        far = std::max(far, std::fabs(target.mean(i) - exact.mean(i)) / std::sqrt(exact.cov(i, i) / kChains));
     CHECK(far > 10);
 }
 

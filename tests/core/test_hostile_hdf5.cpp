@@ -8,16 +8,16 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "check.hpp"
-#include "test_files.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace rbm;
@@ -116,7 +116,8 @@ void write_hostile(const fs::path& path, bool mat73, Kind kind, const fs::path& 
             break;
         }
         case Kind::UserFilter: {
-            const H5Z_class2_t cls{H5Z_CLASS_T_VERS, kUserFilter, 1, 1, "rbmscope test filter", nullptr, nullptr, identity_filter};
+            const H5Z_class2_t cls{H5Z_CLASS_T_VERS,       kUserFilter, 1,       1,
+                                   "rbmscope test filter", nullptr,     nullptr, identity_filter};
             CHECK(H5Zregister(&cls) >= 0);
             const hsize_t chunk[2] = {2, 2};
             H5Pset_chunk(dcpl, 2, chunk);
@@ -133,7 +134,8 @@ void write_hostile(const fs::path& path, bool mat73, Kind kind, const fs::path& 
     H5Pclose(dcpl);
     H5Fclose(f);
     if (mat73) {  // MATLAB's 128-byte header in the user block: text, version 0x0200, 'IM'
-        std::string head = "MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Fri Nov 27 17:00:00 2026 HDF5 schema 1.00 .";
+        std::string head =
+            "MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Fri Nov 27 17:00:00 2026 HDF5 schema 1.00 .";
         head.resize(116, ' ');
         head += std::string(8, '\0');
         head += std::string("\x00\x02IM", 4);
@@ -144,8 +146,12 @@ void write_hostile(const fs::path& path, bool mat73, Kind kind, const fs::path& 
     }
 }
 
-std::string load_error(const fs::path& p) { return error_of([&] { (void)load_model(p); }); }
-std::string list_error(const fs::path& p) { return error_of([&] { (void)list_model_arrays(p); }); }
+std::string load_error(const fs::path& p) {
+    return error_of([&] { (void)load_model(p); });
+}
+std::string list_error(const fs::path& p) {
+    return error_of([&] { (void)list_model_arrays(p); });
+}
 
 const char* expected(Kind k) {
     switch (k) {
@@ -160,18 +166,21 @@ const char* expected(Kind k) {
 
 }  // namespace
 
-TEST_CASE("every kind of reading outside the file is refused, naming the dataset, in .h5 and v7.3 .mat, by load and list") {
+TEST_CASE(
+    "every kind of reading outside the file is refused, naming the dataset, in .h5 and v7.3 .mat, by load and list") {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     TempDir dir;
     const fs::path secret = write_secret(dir.path);
     const fs::path source = write_source_h5(dir.path);
     for (bool mat73 : {false, true}) {
-        for (Kind k : {Kind::ExternalStorage, Kind::Virtual, Kind::ExternalLink, Kind::ExternalLinkInGroup, Kind::UserFilter}) {
+        for (Kind k :
+             {Kind::ExternalStorage, Kind::Virtual, Kind::ExternalLink, Kind::ExternalLinkInGroup, Kind::UserFilter}) {
             const fs::path p = dir.path / ("hostile-" + std::to_string(static_cast<int>(k)) + (mat73 ? ".mat" : ".h5"));
             write_hostile(p, mat73, k, k == Kind::ExternalStorage ? secret : source);
             const std::string name = k == Kind::ExternalLinkInGroup ? "more/elsewhere" : mat73 ? "vishid" : "W";
             for (const std::string& msg : {load_error(p), list_error(p)}) {
-                CHECK_MSG(msg.rfind(p.string() + ": '" + name + "'" + expected(k), 0) == 0, p.filename() << ": " << msg);
+                CHECK_MSG(msg.rfind(p.string() + ": '" + name + "'" + expected(k), 0) == 0, p.filename()
+                                                                                                << ": " << msg);
                 CHECK_MSG(msg.find("rbmscope reads only what is inside the model file") != std::string::npos, msg);
                 CHECK_MSG(msg.find("TOPSECRET") == std::string::npos, msg);
                 CHECK_MSG(msg.find('\n') == std::string::npos, msg);
@@ -236,9 +245,12 @@ TEST_CASE("seeds for the fuzzers, when asked") {
     fs::create_directories(out);
     const char* names[] = {"external-storage", "virtual", "external-link", "external-link-in-group", "user-filter"};
     for (bool mat73 : {false, true})
-        for (Kind k : {Kind::ExternalStorage, Kind::Virtual, Kind::ExternalLink, Kind::ExternalLinkInGroup, Kind::UserFilter}) {
-            const fs::path p = fs::path(out) / (std::string("hostile-") + names[static_cast<int>(k)] + (mat73 ? ".mat" : ".h5"));
-            write_hostile(p, mat73, k, k == Kind::ExternalStorage ? "/nonexistent/rbmscope-secret" : "/nonexistent/source.h5");
+        for (Kind k :
+             {Kind::ExternalStorage, Kind::Virtual, Kind::ExternalLink, Kind::ExternalLinkInGroup, Kind::UserFilter}) {
+            const fs::path p =
+                fs::path(out) / (std::string("hostile-") + names[static_cast<int>(k)] + (mat73 ? ".mat" : ".h5"));
+            write_hostile(p, mat73, k,
+                          k == Kind::ExternalStorage ? "/nonexistent/rbmscope-secret" : "/nonexistent/source.h5");
             CHECK_MSG(load_error(p).find(expected(k)) != std::string::npos, p);
         }
 }

@@ -10,12 +10,12 @@
 #include <fstream>
 
 #include "check.hpp"
-#include "test_files.hpp"
-#include "test_random_models.hpp"
 #include "core/data/datasets.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
 #include "core/numerics/memory_budget.hpp"
+#include "test_files.hpp"
+#include "test_random_models.hpp"
 
 namespace fs = std::filesystem;
 using namespace rbm;
@@ -121,15 +121,17 @@ TEST_CASE("the budget is 1 GiB by default, settable, and 0 restores the default"
         CHECK(memory_budget() == 5 * kMiB);
     }
     CHECK(memory_budget() == kDefaultMemoryBudget);
-    CHECK_THROWS_WITH(check_memory_budget(3.0 * (1 << 30), "it"), InputError, "it needs 3.0 GiB, more than the memory budget (1.0 GiB)");
+    CHECK_THROWS_WITH(check_memory_budget(3.0 * (1 << 30), "it"), InputError,
+                      "it needs 3.0 GiB, more than the memory budget (1.0 GiB)");
 }
 
 TEST_CASE("bars:D:COUNT is refused from its numbers, before anything is allocated") {
     // The corpus' case: 2.7 GiB asked by a 2 KB model's recorded training data.
     const auto t0 = std::chrono::steady_clock::now();
-    CHECK_THROWS_WITH(load_dataset("bars:3:40000000:1"), InputError,
-                      "data 'bars:3:40000000:1': bars-and-stripes data of 40000000 patterns of 9 values needs 2.7 GiB, more "
-                      "than the memory budget (1.0 GiB)");
+    CHECK_THROWS_WITH(
+        load_dataset("bars:3:40000000:1"), InputError,
+        "data 'bars:3:40000000:1': bars-and-stripes data of 40000000 patterns of 9 values needs 2.7 GiB, more "
+        "than the memory budget (1.0 GiB)");
     CHECK_THROWS_WITH(load_dataset("bars:16:9000000000000"), InputError, "more than the memory budget");
     CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 1.0);
     // The budget, not a fixed number, decides: 1 MiB holds 14 563 patterns of 9 values.
@@ -152,7 +154,8 @@ TEST_CASE(".csv.gz inflation is capped while it streams; CSV and IDX sizes are c
     CHECK(gz.size() < 1024 * 1024);
     write(dir.path / "bomb.csv.gz", gz);
     const std::string spec = (dir.path / "bomb.csv.gz").string();
-    CHECK_THROWS_WITH(load_dataset(spec), InputError, (spec + ": inflates to more than 1.0 MiB, the memory budget; refusing").c_str());
+    CHECK_THROWS_WITH(load_dataset(spec), InputError,
+                      (spec + ": inflates to more than 1.0 MiB, the memory budget; refusing").c_str());
     // A plain CSV: 2000 rows of 100 values are 1.5 MiB of doubles.
     std::string csv;
     for (int r = 0; r < 2000; ++r) {
@@ -180,7 +183,8 @@ TEST_CASE("a compressed MATLAB v5 variable is refused once its inflation passes 
     const fs::path p = dir.path / "bomb.mat";
     write(p, mat);
     const auto t0 = std::chrono::steady_clock::now();
-    for (const std::string& msg : {error_of([&] { (void)load_model(p); }), error_of([&] { (void)list_model_arrays(p); })})
+    for (const std::string& msg :
+         {error_of([&] { (void)load_model(p); }), error_of([&] { (void)list_model_arrays(p); })})
         CHECK_MSG(msg.find(p.string() + ": variable 1 inflates to more than 16.0 MiB") == 0 &&
                       msg.find("is more than the memory budget (16.0 MiB)") != std::string::npos,
                   msg);

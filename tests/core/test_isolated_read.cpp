@@ -16,10 +16,10 @@
 #include <thread>
 
 #include "check.hpp"
-#include "test_files.hpp"
 #include "core/io/isolated_read.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace rbm;
@@ -90,7 +90,8 @@ TEST_CASE("the files that crash libhdf5 are one-line errors naming the file, and
             (void)list_model_arrays(kBad / f);
             listed = true;
         } catch (const InputError& e) {
-            CHECK_MSG(std::string(e.what()).find("the HDF5 library crashed reading this file (") != std::string::npos, e.what());
+            CHECK_MSG(std::string(e.what()).find("the HDF5 library crashed reading this file (") != std::string::npos,
+                      e.what());
         }
         CHECK(!listed);
     }
@@ -108,7 +109,10 @@ TEST_CASE("a child that crashes, aborts, exits, hangs, runs out of memory or ans
     const std::string prefix = good.string() + ": the HDF5 library ";
     std::string m = with_mode(ChildFault::Segv);
     CHECK_MSG(m.rfind(prefix + "crashed reading this file (", 0) == 0, m);
-    if (!sanitized_build()) CHECK_MSG(m.find("(signal 11, segmentation fault); the file is damaged or not an HDF5 model") != std::string::npos, m);
+    if (!sanitized_build())
+        CHECK_MSG(
+            m.find("(signal 11, segmentation fault); the file is damaged or not an HDF5 model") != std::string::npos,
+            m);
     m = with_mode(ChildFault::Abort);
     CHECK_MSG(m.rfind(prefix + "crashed reading this file (signal 6, abort", 0) == 0, m);
     m = with_mode(ChildFault::Exit);
@@ -123,8 +127,12 @@ TEST_CASE("a child that crashes, aborts, exits, hangs, runs out of memory or ans
     m = with_mode(ChildFault::Alloc);
     CHECK_MSG(m.rfind(good.string() + ": ", 0) == 0 && m.find("memory") != std::string::npos, m);
     if (!sanitized_build())
-        CHECK_MSG(m.rfind(prefix + "needed more memory than the 512 MB it may use for this file; the file is damaged or not an "
-                                   "HDF5 model", 0) == 0, m);
+        CHECK_MSG(
+            m.rfind(prefix +
+                        "needed more memory than the 512 MB it may use for this file; the file is damaged or not an "
+                        "HDF5 model",
+                    0) == 0,
+            m);
     CHECK(no_children());
     // An answer larger than the cap: the child is killed, the parent reads no further.
     IsolatedLimits tight = isolated_limits_for(1000);
@@ -133,8 +141,10 @@ TEST_CASE("a child that crashes, aborts, exits, hangs, runs out of memory or ans
         (void)run_isolated([] { return std::string(4 << 20, 'x'); }, tight, "the HDF5 library", "an HDF5 model");
         CHECK_MSG(false, "a 4 MB answer passed a 1 MB cap");
     } catch (const InputError& e) {
-        CHECK_MSG(std::string(e.what()) == "the HDF5 library sent more than 1048576 bytes for this file; the file is damaged or "
-                                           "not an HDF5 model", e.what());
+        CHECK_MSG(std::string(e.what()) ==
+                      "the HDF5 library sent more than 1048576 bytes for this file; the file is damaged or "
+                      "not an HDF5 model",
+                  e.what());
     }
     CHECK(no_children());
     // Without the test variable the same file loads.
@@ -222,8 +232,12 @@ TEST_CASE("the pipe's format: arrays and listings come back bit for bit; a short
     a.matlab_shapes = true;
     NpyArray w;
     w.shape = {2, 3};
-    w.data = {-0.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
-              std::numeric_limits<double>::denorm_min(), 1.0 / 3.0, -1e308};
+    w.data = {-0.0,
+              std::numeric_limits<double>::quiet_NaN(),
+              std::numeric_limits<double>::infinity(),
+              std::numeric_limits<double>::denorm_min(),
+              1.0 / 3.0,
+              -1e308};
     std::uint64_t payload = 0x7ff8000000001234ull;  // a NaN with a payload
     std::memcpy(&w.data[1], &payload, 8);
     a.arrays["W"] = w;
@@ -259,9 +273,9 @@ TEST_CASE("the pipe's format: arrays and listings come back bit for bit; a short
     // A reader in this process gives the same arrays as the child (the loaders' fixtures).
     for (const char* f : {"grbm.h5", "brbm-transposed.h5"}) {
         const NamedArrays direct = read_h5_arrays(kLoaders / f, {});
-        const NamedArrays viaChild = decode_named_arrays(run_isolated(
-            [&] { return encode_named_arrays(read_h5_arrays(kLoaders / f, {})); }, isolated_limits_for(4096), "the HDF5 library",
-            "an HDF5 model"));
+        const NamedArrays viaChild =
+            decode_named_arrays(run_isolated([&] { return encode_named_arrays(read_h5_arrays(kLoaders / f, {})); },
+                                             isolated_limits_for(4096), "the HDF5 library", "an HDF5 model"));
         CHECK(encode_named_arrays(direct) == encode_named_arrays(viaChild));
     }
     CHECK(no_children());

@@ -7,13 +7,13 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/kernels/vector_math.hpp"
 #include "check.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
 #include "core/kernels/gibbs.hpp"
 #include "core/kernels/panels.hpp"
+#include "core/kernels/vector_math.hpp"
 #include "core/random/rng.hpp"
 #include "test_random_models.hpp"
 #include "test_support.hpp"
@@ -49,8 +49,9 @@ TEST_CASE("math: exp_nonpositive and log1p_half_range match libm") {
         worst_exp = std::max(worst_exp, std::fabs(detail::exp_nonpositive(t) / std::exp(t) - 1));
         const float tf = static_cast<float>(t);
         if (tf > -80.0f)
-            worst_expf = std::max(worst_expf, std::fabs(static_cast<double>(detail::exp_nonpositive(tf)) /
-                                                                std::exp(static_cast<double>(tf)) - 1));
+            worst_expf = std::max(
+                worst_expf,
+                std::fabs(static_cast<double>(detail::exp_nonpositive(tf)) / std::exp(static_cast<double>(tf)) - 1));
         const double z = -0.4999 + 1.4999 * k / 200000.0;
         const double zs = (k % 2 ? 1e-12 : 1.0) * z;  // tiny arguments: relative accuracy kept
         if (zs != 0) worst_log = std::max(worst_log, std::fabs(detail::log1p_half_range(zs) / std::log1p(zs) - 1));
@@ -68,7 +69,7 @@ TEST_CASE("math: the Box-Muller pieces (log_positive, sincos_2pi, normal_pair) m
     Rng rng(5, 9);
     for (int k = 0; k < 400000; ++k) {
         // every word near both ends, then random ones
-        const std::uint32_t w = k < 1000 ? static_cast<std::uint32_t>(k)
+        const std::uint32_t w = k < 1000   ? static_cast<std::uint32_t>(k)
                                 : k < 2000 ? 0xffffffffu - static_cast<std::uint32_t>(k - 1000)
                                            : rng.next_u32();
         const double u = detail::unit_from_word(w);
@@ -100,8 +101,9 @@ TEST_CASE("math: the float versions (exp, log, sincos, normal_pair, softplus_ste
     Rng rng(6, 2);
     for (int k = 0; k <= 200000; ++k) {
         const float t = static_cast<float>(-80.0 * std::pow(k / 200000.0, 3));
-        worst_exp = std::max(worst_exp, std::fabs(static_cast<double>(detail::exp_nonpositive<true>(t)) / std::exp(double(t)) - 1));
-        const std::uint32_t w = k < 1000 ? static_cast<std::uint32_t>(k << 8)
+        worst_exp = std::max(
+            worst_exp, std::fabs(static_cast<double>(detail::exp_nonpositive<true>(t)) / std::exp(double(t)) - 1));
+        const std::uint32_t w = k < 1000   ? static_cast<std::uint32_t>(k << 8)
                                 : k < 2000 ? 0xffffffffu - static_cast<std::uint32_t>((k - 1000) << 8)
                                            : rng.next_u32();
         const float u = detail::unit_from_word_f(w);
@@ -113,13 +115,15 @@ TEST_CASE("math: the float versions (exp, log, sincos, normal_pair, softplus_ste
         // softplus(beta x) - softplus(beta' x) = d max(x, 0) + log((1 + e1)/(1 + e0)) from given float
         // e1, e0 in (0, 1] (the exps are checked above; their rounding enters through the drift case
         // below): the linear term and the log term, each to a few ulp of itself.
-        const float e1 = detail::unit_from_word_f(rng.next_u32()), e0 = k % 3 ? detail::unit_from_word_f(rng.next_u32()) : e1 * 0.999f;
+        const float e1 = detail::unit_from_word_f(rng.next_u32()),
+                    e0 = k % 3 ? detail::unit_from_word_f(rng.next_u32()) : e1 * 0.999f;
         const float x = static_cast<float>(40.0 * (rng.uniform() * 2 - 1));
         const float d = static_cast<float>(std::pow(10.0, -5 + 4.5 * rng.uniform()));
         const double lin = 0.5 * double(d) * (double(x) + std::fabs(double(x)));
         const double lg = std::log1p((double(e1) - double(e0)) / (1.0 + double(e0)));  // e1 - e0 exact in double
         const double got = detail::softplus_step_f<true>(x, d, e1, e0);
-        worst_sp = std::max(worst_sp, std::fabs(got - (lin + lg)) / (0x1.0p-24 * (std::fabs(lin) + std::fabs(lg)) + 1e-300));
+        worst_sp =
+            std::max(worst_sp, std::fabs(got - (lin + lg)) / (0x1.0p-24 * (std::fabs(lin) + std::fabs(lg)) + 1e-300));
     }
     for (float u : {0.0f, 0.125f, 0.25f, 0.375f, 0.5f, 0.625f, 0.75f, 0.875f, 1.0f}) {
         float c, s;
@@ -167,9 +171,9 @@ void check_panel_sums() {
     std::vector<int> idx, off{0};
     for (Index r = 0; r < chains; ++r) {
         for (Index i = 0; i < rows; ++i) {
-            const bool on = r == 0 ? false                                 // no active row
-                            : r == 1 ? true                                // every row
-                            : r == 2 ? i >= rows - Panels::kChunkRows / 2  // only in the last chunk
+            const bool on = r == 0   ? false                                                   // no active row
+                            : r == 1 ? true                                                    // every row
+                            : r == 2 ? i >= rows - Panels::kChunkRows / 2                      // only in the last chunk
                             : r == 3 ? i == Panels::kChunkRows - 1 || i == Panels::kChunkRows  // across a chunk edge
                                      : rng.uniform() < 0.3;
             if (on) idx.push_back(static_cast<int>(i));
@@ -214,9 +218,11 @@ TEST_CASE("panel row sums in L1-sized chunks are bitwise the in-order sums (floa
 TEST_CASE("BRBM fused step: increment equals log f_beta - log f_beta', float64 and float32") {
     const Brbm b = small_brbm();
     const Vec base = Vec::Constant(12, -0.3);
-    const std::vector<std::pair<double, double>> steps = {{0.0, 0.1}, {0.3, 0.30001}, {0.9, 1.0}, {1.0, 0.7}, {0.5, 0.5}};
+    const std::vector<std::pair<double, double>> steps = {
+        {0.0, 0.1}, {0.3, 0.30001}, {0.9, 1.0}, {1.0, 0.7}, {0.5, 0.5}};
     test::check_advance_is_increment_then_transition(*make_brbm_geometric_path(b, base, "t"), 150, 3, steps, 1e-13);
-    test::check_advance_is_increment_then_transition(*make_brbm_geometric_path(b, base, "t", true), 150, 3, steps, 1e-6);
+    test::check_advance_is_increment_then_transition(*make_brbm_geometric_path(b, base, "t", true), 150, 3, steps,
+                                                     1e-6);
 }
 
 TEST_CASE("BRBM fused step: Gibbs chains at beta = 1 reach the exact visible means (both precisions)") {
@@ -245,8 +251,10 @@ TEST_CASE("GRBM float32 step: increment equals log f_beta - log f_beta', chains 
     // 20 x 16: the float32 step (Eigen's float product, float math), small enough to enumerate.
     const Grbm g = test::random_grbm(17, 20, 16, {0, 1}, 0.3);
     const DiagGaussianBase base{g.b, g.sigma};
-    const std::vector<std::pair<double, double>> steps = {{0.0, 0.1}, {0.3, 0.30001}, {0.9, 1.0}, {1.0, 0.7}, {0.5, 0.5}};
-    test::check_advance_is_increment_then_transition(*make_grbm_geometric_path(g, base, "t", true), 150, 3, steps, 1e-6);
+    const std::vector<std::pair<double, double>> steps = {
+        {0.0, 0.1}, {0.3, 0.30001}, {0.9, 1.0}, {1.0, 0.7}, {0.5, 0.5}};
+    test::check_advance_is_increment_then_transition(*make_grbm_geometric_path(g, base, "t", true), 150, 3, steps,
+                                                     1e-6);
 
     // Along a whole anneal (2000 steps), the float32 increments summed in double stay within float
     // rounding of the double log f differences at the same states: the rounding of each term (a few
@@ -267,8 +275,9 @@ TEST_CASE("GRBM float32 step: increment equals log f_beta - log f_beta', chains 
         p32->advance(b0, b1, X, 0, chains, lw, rngs);
     }
     const double drift = (lw - ref).cwiseAbs().maxCoeff();
-    std::printf("  float32 increments over %ld steps: worst |sum - double log f differences| %.2e (|log w| up to %.1f)\n",
-                static_cast<long>(K), drift, ref.cwiseAbs().maxCoeff());
+    std::printf(
+        "  float32 increments over %ld steps: worst |sum - double log f differences| %.2e (|log w| up to %.1f)\n",
+        static_cast<long>(K), drift, ref.cwiseAbs().maxCoeff());
     CHECK(drift < 1e-4);
 
     // Gibbs at beta = 1 from the base: visible means and variances within 4.5 standard errors.
@@ -285,9 +294,11 @@ TEST_CASE("GRBM float32 step: increment equals log f_beta - log f_beta', chains 
         const Eigen::ArrayXd dev = V.col(i).array() - V.col(i).mean();
         const double s2 = dev.square().mean(), m4 = dev.square().square().mean();
         worst_mean = std::max(worst_mean, std::fabs(V.col(i).mean() - exact.mean(i)) / std::sqrt(var / n));
-        worst_var = std::max(worst_var, std::fabs(s2 - var) / std::sqrt((m4 - s2 * s2) / n));  // se of a sample variance
+        worst_var =
+            std::max(worst_var, std::fabs(s2 - var) / std::sqrt((m4 - s2 * s2) / n));  // se of a sample variance
     }
-    std::printf("  float32 Gibbs at beta = 1: worst mean %.2f, worst variance %.2f standard errors\n", worst_mean, worst_var);
+    std::printf("  float32 Gibbs at beta = 1: worst mean %.2f, worst variance %.2f standard errors\n", worst_mean,
+                worst_var);
     CHECK(worst_mean < 4.5);
     CHECK(worst_var < 4.5);
 }
@@ -323,7 +334,8 @@ TEST_CASE("same numbers at 1 and 2 threads (BRBM float32/float64, GRBM float32, 
     const Brbm b = small_brbm();
     const Grbm g = test::random_grbm(5, 6, 7, {0, 1}, 0.5);
     const Leaky l = test::random_leaky(3, 10, 4, 0.1);
-    const std::vector<PathPtr> paths = {make_brbm_geometric_path(b, b.b, "t"), make_brbm_geometric_path(b, b.b, "t", true),
+    const std::vector<PathPtr> paths = {make_brbm_geometric_path(b, b.b, "t"),
+                                        make_brbm_geometric_path(b, b.b, "t", true),
                                         make_grbm_geometric_path(g, DiagGaussianBase{g.b, g.sigma}, "t", true),
                                         make_leaky_leakiness_path(l, LeakyKernel::ExactMH)};
     for (const PathPtr& p : paths) {

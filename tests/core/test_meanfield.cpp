@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "check.hpp"
-#include "test_random_models.hpp"
 #include "core/meanfield/meanfield.hpp"
-#include "core/numerics/scalar.hpp"
 #include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
+#include "test_random_models.hpp"
 
 using namespace rbm;
 
@@ -19,7 +19,8 @@ namespace {
 
 const std::vector<double> kBinary{0, 1}, kSpin{-1, 1}, kTernary{-1, 0, 1};
 
-Grbm random_model(unsigned seed, Index n, Index m, const std::vector<double>& X, double scale, bool unit_sigma = false) {
+Grbm random_model(unsigned seed, Index n, Index m, const std::vector<double>& X, double scale,
+                  bool unit_sigma = false) {
     return test::random_grbm(seed, n, m, X, scale, 0.5, unit_sigma);
 }
 
@@ -225,13 +226,14 @@ TEST_CASE("returned points solve the mean-field equations and are stationary poi
                 // this would catch an update rule that does not match its free energy.
                 auto F = [&](const Vec& mu) {
                     const Mat Q = mean_field_sites(g, type, mu);
-                    return type == MeanFieldType::TypeI ? free_energy_type1(g, Q)
+                    return type == MeanFieldType::TypeI    ? free_energy_type1(g, Q)
                            : type == MeanFieldType::TypeII ? free_energy_type2(g, Q)
                                                            : free_energy_tap(g, Q);
                 };
                 auto grad_norm = [&](const Vec& mu) {
                     double worst = 0;
-                    const double lo = *std::min_element(X->begin(), X->end()), hi = *std::max_element(X->begin(), X->end());
+                    const double lo = *std::min_element(X->begin(), X->end()),
+                                 hi = *std::max_element(X->begin(), X->end());
                     for (Index j = 0; j < mu.size(); ++j) {
                         // step well inside the value range: the entropy's derivatives grow near its ends
                         const double h = 1e-4 * std::min({1.0, mu(j) - lo, hi - mu(j)});
@@ -242,8 +244,8 @@ TEST_CASE("returned points solve the mean-field equations and are stationary poi
                     }
                     return worst;
                 };
-                CHECK_MSG(grad_norm(r.mean_h) < 1e-6, "type " << mean_field_type_name(type) << " gradient "
-                                                              << grad_norm(r.mean_h));
+                CHECK_MSG(grad_norm(r.mean_h) < 1e-6,
+                          "type " << mean_field_type_name(type) << " gradient " << grad_norm(r.mean_h));
                 Vec off = r.mean_h;
                 off(0) += off(0) > 0 ? -0.05 : 0.05;
                 CHECK(grad_norm(off) > 1e-3);
@@ -343,8 +345,8 @@ TEST_CASE("TAP: closer to -log Z than F_II at weak coupling; error third order i
         };
         const auto [e2a, eta] = errors(0.2);
         const auto [e2b, etb] = errors(0.1);
-        std::printf("  X from %g, |X| = %zu: F_II gap %.3g -> %.3g (ratio %.1f), TAP error %.3g -> %.3g (ratio %.1f)\n", X->front(), X->size(),
-                    e2a, e2b, e2a / e2b, eta, etb, eta / etb);
+        std::printf("  X from %g, |X| = %zu: F_II gap %.3g -> %.3g (ratio %.1f), TAP error %.3g -> %.3g (ratio %.1f)\n",
+                    X->front(), X->size(), e2a, e2b, e2a / e2b, eta, etb, eta / etb);
         CHECK(e2a / e2b > 12 && e2a / e2b < 20);
         CHECK(std::fabs(eta / etb) > 40);
     }
@@ -392,7 +394,7 @@ TEST_CASE("iteration cap and update schemes: a parallel 2-cycle is reported, nev
     CHECK(jacobi.iterations == 1000);
     CHECK(jacobi.fixed_points.size() == 1 && !jacobi.fixed_points[0].converged);
     CHECK(jacobi.residual > 1);  // still flipping
-    o.damping = 0.1;  // contracts along the symmetric direction (slope 1 - d(1 + 9(1-mu^2)))
+    o.damping = 0.1;             // contracts along the symmetric direction (slope 1 - d(1 + 9(1-mu^2)))
     CHECK(mean_field(g, o).converged);
     o.damping = 1.0;
     o.update = MeanFieldUpdate::Sequential;
@@ -419,13 +421,15 @@ TEST_CASE("trace: one entry per sweep, ending on the reported free energy and re
                         o.damping = d;
                         o.max_iterations = 400;
                         const MeanFieldResult plain = mean_field(g, o);
-                        CHECK(plain.trace.free_energy.empty() && plain.trace.residual.empty() && plain.trace.change.empty());
+                        CHECK(plain.trace.free_energy.empty() && plain.trace.residual.empty() &&
+                              plain.trace.change.empty());
                         o.record_trace = true;
                         const MeanFieldResult r = mean_field(g, o);
                         CHECK(r.free_energy == plain.free_energy && r.iterations == plain.iterations);
                         CHECK(r.mean_h == plain.mean_h && r.converged == plain.converged);
                         const auto n = static_cast<std::size_t>(r.iterations);
-                        CHECK(r.trace.free_energy.size() == n && r.trace.residual.size() == n && r.trace.change.size() == n);
+                        CHECK(r.trace.free_energy.size() == n && r.trace.residual.size() == n &&
+                              r.trace.change.size() == n);
                         if (n == 0) continue;
                         CHECK(r.trace.free_energy.back() == r.free_energy);
                         CHECK(r.trace.residual.back() == r.residual);
@@ -504,7 +508,8 @@ TEST_CASE("trace: sequential type I and II sweeps never raise the free energy; p
     const MeanFieldResult r = mean_field(g, o);
     CHECK(!r.converged && r.trace.free_energy.size() == 50);
     int rises = 0;
-    for (std::size_t i = 0; i + 1 < r.trace.free_energy.size(); ++i) rises += r.trace.free_energy[i + 1] > r.trace.free_energy[i] + 1e-6;
+    for (std::size_t i = 0; i + 1 < r.trace.free_energy.size(); ++i)
+        rises += r.trace.free_energy[i + 1] > r.trace.free_energy[i] + 1e-6;
     CHECK(rises >= 20);
     for (double x : r.trace.residual) CHECK(x > 1);
 }
@@ -636,7 +641,8 @@ TEST_CASE("sweep: rows follow from the stated model distribution; ordering of th
     CHECK_THROWS_WITH(mean_field_sweep(so), InputError, "scales must be finite and >= 0");
 }
 
-TEST_CASE("sweep: cancelling with several threads throws Cancelled (no crash); on_trial counts every trial; rows per scale") {
+TEST_CASE(
+    "sweep: cancelling with several threads throws Cancelled (no crash); on_trial counts every trial; rows per scale") {
     MeanFieldSweepOptions so;
     so.scales = {0.1, 0.3};
     so.trials = 4000;  // far more trials than are run before the cancel

@@ -76,14 +76,16 @@ TEST_CASE("runs are refused from their sizes before anything is allocated") {
     o.chains = 1000000;
     o.scans = 10;
     o.betas = geometric_ladder(100, 0.9);
-    CHECK_THROWS_WITH(run_pt(load_preset("four-mode"), o), InputError, "parallel tempering with 1000000 chains x 100 rungs of 2 + 2 units");
+    CHECK_THROWS_WITH(run_pt(load_preset("four-mode"), o), InputError,
+                      "parallel tempering with 1000000 chains x 100 rungs of 2 + 2 units");
     // Training: 100 000 hidden units and chains on 9 visible ones.
     TrainOptions t;
     t.hidden = 100000;
     t.chains = 100000;
     t.batch = 2;
     t.updates = 1;
-    CHECK_THROWS_WITH(validate(t, load_dataset("bars:2")), InputError, "training 4 x 100000 units with 100000 chains needs");
+    CHECK_THROWS_WITH(validate(t, load_dataset("bars:2")), InputError,
+                      "training 4 x 100000 units with 100000 chains needs");
 }
 
 RBM_TEST_MAIN

@@ -11,10 +11,10 @@
 #include <limits>
 
 #include "check.hpp"
-#include "test_files.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace rbm;
@@ -34,7 +34,8 @@ bool same_params(const Model& a, const Model& b) {
     }
     if (const auto* x = a.as<Grbm>()) {
         const auto* y = b.as<Grbm>();
-        return x->W == y->W && x->b == y->b && x->c == y->c && x->sigma == y->sigma && x->hidden_values == y->hidden_values;
+        return x->W == y->W && x->b == y->b && x->c == y->c && x->sigma == y->sigma &&
+               x->hidden_values == y->hidden_values;
     }
     if (const auto* x = a.as<Leaky>()) {
         const auto* y = b.as<Leaky>();
@@ -172,7 +173,8 @@ TEST_CASE("--map text: pairs of a model name and an array name") {
     const ArrayNameMap m = parse_array_map("W=vishid,b=visbiases,c=hidbiases");
     CHECK(m.size() == 3 && m.at("W") == "vishid" && m.at("c") == "hidbiases");
     CHECK_THROWS_WITH(parse_array_map("W"), InputError, "--map: 'W' is not NAME=ARRAY");
-    CHECK_THROWS_WITH(parse_array_map("X=vishid"), InputError, "--map: unknown model name 'X' (expected one of W, b, c");
+    CHECK_THROWS_WITH(parse_array_map("X=vishid"), InputError,
+                      "--map: unknown model name 'X' (expected one of W, b, c");
     CHECK_THROWS_WITH(parse_array_map("W="), InputError, "'W=' names no array");
     CHECK_THROWS_WITH(parse_array_map("W=a,W=b"), InputError, "'W' is mapped twice");
     CHECK_THROWS_WITH(parse_array_map(""), InputError, "expected NAME=ARRAY pairs");
@@ -204,8 +206,7 @@ TEST_CASE("writers: .mat (v5, v7.3) and .h5 read back bit for bit, every kind") 
             const fs::path p = dir / (std::string("m") + ext);
             save_model(m, p);
             const Model back = load_model(p);
-            CHECK_MSG(same_params(back, m) && back.name == m.name && back.notes == m.notes,
-                      kind_name(m.kind()) << ext);
+            CHECK_MSG(same_params(back, m) && back.name == m.name && back.notes == m.notes, kind_name(m.kind()) << ext);
         }
         write_mat_model(m, dir / "m73.mat", true);
         CHECK_MSG(same_params(load_model(dir / "m73.mat"), m), kind_name(m.kind()) << " v7.3");
@@ -216,7 +217,8 @@ TEST_CASE("writers: .mat (v5, v7.3) and .h5 read back bit for bit, every kind") 
     CHECK(files == 4);
     Model with_start = gauss;
     with_start.anneal_from = std::make_shared<const Model>(gauss);
-    CHECK_THROWS_WITH(save_model(with_start, dir / "s.mat"), InputError, "cannot be written as .mat (use .json or .npz)");
+    CHECK_THROWS_WITH(save_model(with_start, dir / "s.mat"), InputError,
+                      "cannot be written as .mat (use .json or .npz)");
     CHECK(!fs::exists(dir / "s.mat"));
     fs::remove_all(dir);
 }
@@ -251,8 +253,9 @@ TEST_CASE(".h5 variable-length strings are read from the file's bytes, the globa
                       "g.h5: attribute 'kind' cannot be read: global heap object 1 claims 562949953421312 bytes, "
                       "more than its collection holds");
     // ... and 5 bytes into a 4-byte buffer.
-    CHECK_THROWS_WITH(model_from_file_bytes(with_size(5), ".h5", "g.h5"), InputError,
-                      "attribute 'kind' cannot be read: its global heap object holds 5 bytes, the string's length says 4");
+    CHECK_THROWS_WITH(
+        model_from_file_bytes(with_size(5), ".h5", "g.h5"), InputError,
+        "attribute 'kind' cannot be read: its global heap object holds 5 bytes, the string's length says 4");
     std::string no_signature = good;
     no_signature[gcol] = 'X';
     CHECK_THROWS_WITH(model_from_file_bytes(no_signature, ".h5", "g.h5"), InputError,

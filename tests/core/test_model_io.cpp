@@ -14,10 +14,10 @@
 #include <set>
 
 #include "check.hpp"
-#include "test_files.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/npy.hpp"
 #include "core/io/presets.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace rbm;
@@ -141,7 +141,8 @@ TEST_CASE("json messages: the documented examples verbatim") {
           "m.json: 'b' has length 3, expected 2 (one per visible unit, the rows of W)");
     CHECK(msg(R"({"kind":"brbm","W":[[1,2,3,4],[1,2,3,4],[1,2,3]]})") ==
           "m.json: 'W' row 2 has 3 numbers, expected 4 like row 0");
-    CHECK(msg(R"({"kind":"grbm","W":[[1],[1]],"sigma":[1,-1]})").rfind("m.json: 'sigma' must be > 0, but sigma[1] = -1", 0) == 0);
+    CHECK(msg(R"({"kind":"grbm","W":[[1],[1]],"sigma":[1,-1]})")
+              .rfind("m.json: 'sigma' must be > 0, but sigma[1] = -1", 0) == 0);
     CHECK(msg("{\"kind\": \"brbm\",\n \"W\": [[1]],\n \"b\"[0]}") ==
           "m.json: not valid JSON (line 3, column 5: syntax error while parsing object separator - unexpected '['; "
           "expected ':')");
@@ -157,15 +158,16 @@ TEST_CASE("json messages: the documented examples verbatim") {
     // A nested model's problems say where they are.
     CHECK(msg(R"({"kind":"gaussian","mean":[0],"cov":[[1]],"anneal_from":{"kind":"gaussian","mean":[0]}})") ==
           "m.json: in 'anneal_from': 'cov' is missing: a gaussian model needs 'cov' ([[n x n]])");
-    CHECK(msg(R"({"kind":"gaussian","mean":[0],"cov":[[1]],"anneal_from":{"kind":"gaussian","mean":[0],"cov":[[1]],"anneal_from":{}}})")
-              .find("'anneal_from' cannot itself have an 'anneal_from'") != std::string::npos);
+    CHECK(
+        msg(R"({"kind":"gaussian","mean":[0],"cov":[[1]],"anneal_from":{"kind":"gaussian","mean":[0],"cov":[[1]],"anneal_from":{}}})")
+            .find("'anneal_from' cannot itself have an 'anneal_from'") != std::string::npos);
 }
 
 // ------------------------------------------------------------------ valid fixtures
 
 TEST_CASE("npz fixtures written by numpy load with their exact values") {
     const fs::path dir = kData / "models";
-    {   // float32, Fortran order, kind as a 1-element '<U4' array: W[i,j] = (3i+j)/4 - 0.5
+    {  // float32, Fortran order, kind as a 1-element '<U4' array: W[i,j] = (3i+j)/4 - 0.5
         const Model m = load_model(dir / "brbm-f32-fortran.npz");
         const auto* p = m.as<Brbm>();
         CHECK(p != nullptr);
@@ -177,7 +179,7 @@ TEST_CASE("npz fixtures written by numpy load with their exact values") {
             CHECK(p->c(0) == 1 && p->c(1) == 2 && p->c(2) == 3);
         }
     }
-    {   // 0-d '<U4' kind, int64 hidden values {-1,0,1}, per-unit sigma
+    {  // 0-d '<U4' kind, int64 hidden values {-1,0,1}, per-unit sigma
         const Model m = load_model(dir / "grbm-hidden3.npz");
         const auto* p = m.as<Grbm>();
         CHECK(p != nullptr);
@@ -197,7 +199,7 @@ TEST_CASE("npz fixtures written by numpy load with their exact values") {
         j.notes.clear();
         CHECK(same_model(m, j));
     }
-    {   // no kind + 0-d leakiness -> leaky; deflate-compressed members; b defaults to zeros
+    {  // no kind + 0-d leakiness -> leaky; deflate-compressed members; b defaults to zeros
         const Model m = load_model(dir / "leaky-inferred.npz");
         const auto* p = m.as<Leaky>();
         CHECK(p != nullptr);
@@ -208,7 +210,7 @@ TEST_CASE("npz fixtures written by numpy load with their exact values") {
             CHECK(p->c(0) == 0.5 && p->c(1) == -0.5);
         }
     }
-    {   // no kind + sigma -> grbm with the default hidden values
+    {  // no kind + sigma -> grbm with the default hidden values
         const Model m = load_model(dir / "grbm-inferred.npz");
         const auto* p = m.as<Grbm>();
         CHECK(p != nullptr);
@@ -219,7 +221,7 @@ TEST_CASE("npz fixtures written by numpy load with their exact values") {
             CHECK(p->b.isZero(0) && p->c.isZero(0) && p->c.size() == 1);
         }
     }
-    {   // no kind -> brbm; int32 W, uint8 b, bool c; an unknown array is ignored
+    {  // no kind -> brbm; int32 W, uint8 b, bool c; an unknown array is ignored
         const Model m = load_model(dir / "brbm-int-dtypes.npz");
         const auto* p = m.as<Brbm>();
         CHECK(p != nullptr);
@@ -231,7 +233,7 @@ TEST_CASE("npz fixtures written by numpy load with their exact values") {
             CHECK(p->c(0) == 1 && p->c(1) == 0);
         }
     }
-    {   // gaussian with anneal_from/ arrays and a unicode name
+    {  // gaussian with anneal_from/ arrays and a unicode name
         const Model m = load_model(dir / "gaussian-anneal.npz");
         const auto* p = m.as<Gaussian>();
         CHECK(p != nullptr && m.anneal_from != nullptr);
@@ -260,8 +262,7 @@ TEST_CASE("lone .npy fixtures: W of a BRBM in every numpy encoding") {
         CHECK_MSG(p->b.size() == 3 && p->b.isZero(0) && p->c.size() == 2 && p->c.isZero(0), f);
     }
     const Model m = load_model(dir / "W-int8.npy");
-    CHECK(m.as<Brbm>() && m.as<Brbm>()->W(0, 0) == -128 && m.as<Brbm>()->W(0, 1) == 127 &&
-          m.as<Brbm>()->W(1, 1) == -1);
+    CHECK(m.as<Brbm>() && m.as<Brbm>()->W(0, 0) == -128 && m.as<Brbm>()->W(0, 1) == 127 && m.as<Brbm>()->W(1, 1) == -1);
 }
 
 TEST_CASE("json fixtures: defaults for b, c, sigma, hidden_values, leakiness; unknown keys ignored") {
@@ -290,14 +291,16 @@ TEST_CASE("json fixtures: defaults for b, c, sigma, hidden_values, leakiness; un
 TEST_CASE("json: unknown top-level keys are skipped whatever they hold; duplicate keys are refused where they count") {
     // Skipped unread: nesting, duplicates and wrong types inside an unknown key do not matter.
     const Model m = model_from_json_text(R"({"kind": "brbm", "extra": {"a": [1, {"b": 2, "b": 3}], "a": null},
-        "W": [[1, 2]], "more": [[[["deep"]]]], "c": [0.5, -0.5], "x": 1e300, "name": "kept"})", "u.json");
+        "W": [[1, 2]], "more": [[[["deep"]]]], "c": [0.5, -0.5], "x": 1e300, "name": "kept"})",
+                                         "u.json");
     CHECK(m.name == "kept" && m.as<Brbm>() && m.as<Brbm>()->c(1) == -0.5);
     // A known key twice, at the top level or inside a known object, is refused naming it.
-    CHECK_THROWS_WITH(model_from_json_text(R"({"kind": "brbm", "W": [[1]], "name": "a", "name": "b"})", "d.json"), InputError,
-                      "d.json: key 'name' appears twice at the top level; a key may appear only once");
-    CHECK_THROWS_WITH(model_from_json_text(R"({"kind": "brbm", "W": [[1]], "anneal_from": {"kind": "brbm", "W": [[1]], "W": [[2]]}})",
-                                           "n.json"),
-                      InputError, "key 'W' appears twice in 'anneal_from'");
+    CHECK_THROWS_WITH(model_from_json_text(R"({"kind": "brbm", "W": [[1]], "name": "a", "name": "b"})", "d.json"),
+                      InputError, "d.json: key 'name' appears twice at the top level; a key may appear only once");
+    CHECK_THROWS_WITH(
+        model_from_json_text(R"({"kind": "brbm", "W": [[1]], "anneal_from": {"kind": "brbm", "W": [[1]], "W": [[2]]}})",
+                             "n.json"),
+        InputError, "key 'W' appears twice in 'anneal_from'");
     // A known key repeated after other keys.
     CHECK_THROWS_WITH(model_from_json_text(R"({"kind": "brbm", "W": [[1]], "kind": "grbm"})", "k.json"), InputError,
                       "key 'kind' appears twice");
@@ -388,7 +391,8 @@ TEST_CASE("npy writer: numpy's header layout and an exact read back") {
 
 TEST_CASE("npy reader: every supported dtype, byte order and Fortran order") {
     auto one = [](const std::string& descr, const std::string& data, const std::string& shape = "(1,)") {
-        return parse_npy(npy_file("{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }", data), "x");
+        return parse_npy(npy_file("{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }", data),
+                         "x");
     };
     CHECK(one("<f8", bytes_of({0, 0, 0, 0, 0, 0, 0xF0, 0xBF})).data[0] == -1.0);
     CHECK(one(">f8", bytes_of({0x40, 0x09, 0x21, 0xFB, 0x54, 0x44, 0x2D, 0x18})).data[0] == 3.141592653589793);
@@ -437,8 +441,9 @@ TEST_CASE("npy reader: malformed headers are refused with a named reason") {
     CHECK(msg(huge).find("more than the limit 1048576") != std::string::npos);
     CHECK(msg(npy_file("{'descr': '|f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')))
               .find("no byte order") != std::string::npos);
-    CHECK(msg(npy_file("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')))
-              .find("lists 'descr' twice") != std::string::npos);
+    CHECK(
+        msg(npy_file("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')))
+            .find("lists 'descr' twice") != std::string::npos);
     CHECK(msg(npy_file("{'descr': '<U1', 'fortran_order': False, 'shape': (1,), }", bytes_of({0, 0xD8, 0, 0})))
               .find("invalid code point") != std::string::npos);
     CHECK(msg(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), } x", std::string(8, '\0')))
@@ -446,7 +451,9 @@ TEST_CASE("npy reader: malformed headers are refused with a named reason") {
     CHECK(msg(std::string("\x93NUMPY", 6)).find("ends inside the version") != std::string::npos);
     CHECK(msg("").find("file is empty") != std::string::npos);
     // Shapes whose element count overflows 64 bits are still refused by the limit check.
-    CHECK(msg(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999, 99999999999999999999), }", ""))
+    CHECK(msg(npy_file(
+                  "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999, 99999999999999999999), }",
+                  ""))
               .find("more than the limit 2^28") != std::string::npos);
     CHECK(msg(npy_file("{'descr': '<U9999999', 'fortran_order': False, 'shape': (100,), }", ""))
               .find("bytes, more than the limit") != std::string::npos);
@@ -457,7 +464,8 @@ TEST_CASE("npy reader: malformed headers are refused with a named reason") {
 TEST_CASE("load_model and save_model: extensions, unreadable paths, invalid models") {
     TempDir tmp;
     const Model m = sample_models()[1];
-    CHECK_THROWS_WITH(save_model(m, tmp.path / "m.txt"), InputError, "unknown extension '.txt' (expected .json or .npz)");
+    CHECK_THROWS_WITH(save_model(m, tmp.path / "m.txt"), InputError,
+                      "unknown extension '.txt' (expected .json or .npz)");
     CHECK_THROWS_WITH(save_model(m, tmp.path / "m.npy"), InputError, "expected .json or .npz");
     CHECK_THROWS_WITH(load_model(tmp.path / "absent.json"), InputError, "cannot read");
     CHECK_THROWS_WITH(load_model(tmp.path / "absent.json"), InputError, "No such file or directory");

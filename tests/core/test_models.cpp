@@ -3,10 +3,10 @@
 #include <cmath>
 
 #include "check.hpp"
-#include "test_support.hpp"
 #include "core/models/models.hpp"
 #include "core/numerics/scalar.hpp"
 #include "test_random_models.hpp"
+#include "test_support.hpp"
 
 using namespace rbm;
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "check.hpp"
-#include "philox_kats.hpp"
-#include "simd_paths.hpp"
 #include "core/kernels/philox_rows.hpp"
 #include "core/kernels/simd.hpp"
+#include "philox_kats.hpp"
+#include "simd_paths.hpp"
 
 using namespace rbm;
 
@@ -39,7 +39,10 @@ void scramble(ChainRngs& rngs, std::mt19937_64& gen) {
     for (Index r = 0; r < rngs.size(); ++r) {
         Rng g(gen(), gen());
         const std::uint64_t kind = gen() % 4;
-        const std::uint64_t pos = kind == 0 ? 0 : kind == 1 ? gen() % 1000 : kind == 2 ? ~std::uint64_t{0} - gen() % 3 : gen();
+        const std::uint64_t pos = kind == 0   ? 0
+                                  : kind == 1 ? gen() % 1000
+                                  : kind == 2 ? ~std::uint64_t{0} - gen() % 3
+                                              : gen();
         g.skip_blocks(pos);
         for (std::uint64_t k = gen() % 4; k > 0; --k) (void)g.next_u32();
         rngs[r] = g;
@@ -71,7 +74,8 @@ TEST_CASE("philox rows: Random123's known answers on every path, in every lane")
             std::array<std::uint32_t, 4> next = k.ctr;
             if (++next[0] == 0) ++next[1];
             const auto want = Rng::block(next, k.key);
-            for (int i = 0; i < 4; ++i) CHECK(out[static_cast<std::size_t>(r * 4 + i)] == want[static_cast<std::size_t>(i)]);
+            for (int i = 0; i < 4; ++i)
+                CHECK(out[static_cast<std::size_t>(r * 4 + i)] == want[static_cast<std::size_t>(i)]);
         }
     }
     restore();
@@ -94,7 +98,8 @@ TEST_CASE("philox rows: word for word the scalar fill_u32, state after included,
                 std::vector<std::uint32_t> want(static_cast<std::size_t>(rows) * wpr + 1, 0xdeadbeef), got = want;
                 // Twice, so the second call starts from the state the first left (buffered words).
                 for (int call = 0; call < 2; ++call) {
-                    for (Index r = 0; r < rows; ++r) a[begin + r].fill_u32(want.data() + r * static_cast<Index>(wpr), wpr);
+                    for (Index r = 0; r < rows; ++r)
+                        a[begin + r].fill_u32(want.data() + r * static_cast<Index>(wpr), wpr);
                     fill_rows_u32(b, begin, rows, wpr, got.data());
                     CHECK(want == got);  // the guard word past the end included
                     words += want.size() - 1;

@@ -12,8 +12,8 @@
 
 #include "check.hpp"
 #include "core/kernels/gibbs.hpp"
-#include "core/numerics/scalar.hpp"
 #include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
 #include "core/tempering/pt.hpp"
 #include "test_random_models.hpp"
 
@@ -97,7 +97,8 @@ TEST_CASE("monotone cubic: interpolates, never overshoots step data, inverse and
     for (int k = 0; k <= 4; ++k) CHECK_NEAR(f.value(k), std::vector<double>({0, 0, 1, 1, 3})[k], 1e-15);
     for (double y : {0.1, 0.5, 0.9, 1.5, 2.9}) CHECK_NEAR(f.value(f.inverse(y)), y, 1e-10);
     // Derivative against a central difference.
-    for (double x : {0.5, 1.3, 2.7, 3.4}) CHECK_NEAR(f.derivative(x), (f.value(x + 1e-6) - f.value(x - 1e-6)) / 2e-6, 1e-5);
+    for (double x : {0.5, 1.3, 2.7, 3.4})
+        CHECK_NEAR(f.derivative(x), (f.value(x + 1e-6) - f.value(x - 1e-6)) / 2e-6, 1e-5);
     // Linear data stay linear.
     const MonotoneCubic lin({0, 0.2, 0.5, 1}, {0, 0.4, 1.0, 2.0});
     CHECK_NEAR(lin.value(0.37), 0.74, 1e-12);
@@ -172,11 +173,12 @@ TEST_CASE("exact local moves: DEO matches 1/(2+2E), reversible 1/(2N+2E) and is 
     const double d = deo.stats.round_trip_rate(), dp = deo.stats.predicted_round_trip_rate();
     const double r = rev.stats.round_trip_rate(), rp = rev.stats.predicted_round_trip_rate();
     const double l = lif.stats.lifted_round_trip_rate(), lp = lif.stats.predicted_round_trip_rate();
-    std::printf("  N=%ld Lambda=%.3f  DEO %.5f vs %.5f (%ld trips)  reversible %.5f vs %.5f (%ld)  lifted replica "
-                "%.5f vs %.5f (%ld)  DEO/rev %.2f  [%.2fs]\n",
-                (long)N, deo.stats.barrier(), d, dp, (long)deo.stats.total_round_trips(), r, rp,
-                (long)rev.stats.total_round_trips(), l, lp, (long)lif.stats.lifted_round_trips, d / r,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    std::printf(
+        "  N=%ld Lambda=%.3f  DEO %.5f vs %.5f (%ld trips)  reversible %.5f vs %.5f (%ld)  lifted replica "
+        "%.5f vs %.5f (%ld)  DEO/rev %.2f  [%.2fs]\n",
+        (long)N, deo.stats.barrier(), d, dp, (long)deo.stats.total_round_trips(), r, rp,
+        (long)rev.stats.total_round_trips(), l, lp, (long)lif.stats.lifted_round_trips, d / r,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     CHECK(deo.stats.total_round_trips() > 5000);
     CHECK_NEAR(d / dp, 1.0, 0.10);
     CHECK_NEAR(r / rp, 1.0, 0.15);  // diffusive: fewer trips, and the start weighs more
@@ -184,7 +186,8 @@ TEST_CASE("exact local moves: DEO matches 1/(2+2E), reversible 1/(2N+2E) and is 
     CHECK(d / r > 3.5);
     // The same r_k whatever the scheme (they estimate the same stationary quantity).
     for (Index k = 0; k < N; ++k)
-        CHECK_NEAR(deo.stats.rejection[static_cast<std::size_t>(k)], rev.stats.rejection[static_cast<std::size_t>(k)], 0.02);
+        CHECK_NEAR(deo.stats.rejection[static_cast<std::size_t>(k)], rev.stats.rejection[static_cast<std::size_t>(k)],
+                   0.02);
     // Empirical acceptance of the proposed swaps agrees with the Rao-Blackwellised 1 - r_k.
     for (Index k = 0; k < N; ++k) {
         const auto s = static_cast<std::size_t>(k);
@@ -266,9 +269,10 @@ TEST_CASE("multimodal GRBM: PT mode weights match enumeration (chi-square), sing
         grbm_sample_visible(g, H, 1.0, nullptr, V, 0, rngs);
     }
     const double x_gibbs = chi2(H);
-    std::printf("  exact p(h) %.4f %.4f %.4f %.4f; chi2 (3 df, 1500 samples): PT %.2f, PT off-centre reference "
-                "%.2f, single-chain Gibbs %.1f; Lambda %.3f\n",
-                p[0], p[1], p[2], p[3], x_pt, x_pt_offset, x_gibbs, pt.stats.barrier());
+    std::printf(
+        "  exact p(h) %.4f %.4f %.4f %.4f; chi2 (3 df, 1500 samples): PT %.2f, PT off-centre reference "
+        "%.2f, single-chain Gibbs %.1f; Lambda %.3f\n",
+        p[0], p[1], p[2], p[3], x_pt, x_pt_offset, x_gibbs, pt.stats.barrier());
     CHECK(x_pt < 16.27);  // p = 0.001
     CHECK(x_pt_offset < 16.27);
     CHECK(x_gibbs > 40.0);
@@ -302,7 +306,8 @@ TEST_CASE("BRBM and leaky families: PT target means match the exact ones within 
         const Index n = exact.size(), per = r.target_samples.rows() / C;
         // Chain means are independent: their spread gives an honest standard error.
         Mat means = Mat::Zero(C, n);
-        for (Index i = 0; i < r.target_samples.rows(); ++i) means.row(r.sample_chains[static_cast<std::size_t>(i)]) += r.target_samples.row(i) / double(per);
+        for (Index i = 0; i < r.target_samples.rows(); ++i)
+            means.row(r.sample_chains[static_cast<std::size_t>(i)]) += r.target_samples.row(i) / double(per);
         const Vec grand = means.colwise().mean();
         double worst = 0;
         for (Index d = 0; d < n; ++d) {
@@ -311,7 +316,8 @@ TEST_CASE("BRBM and leaky families: PT target means match the exact ones within 
             worst = std::max(worst, std::fabs(z));
             CHECK_MSG(std::fabs(z) < 5.0, what << " coordinate " << d << ": " << grand(d) << " vs " << exact(d));
         }
-        std::printf("  %s: worst |z| %.2f over %ld coordinates; Lambda %.3f\n", what, worst, (long)n, r.stats.barrier());
+        std::printf("  %s: worst |z| %.2f over %ld coordinates; Lambda %.3f\n", what, worst, (long)n,
+                    r.stats.barrier());
     };
     check_means(mb, exact_b, "BRBM", {});
     PtReference biased;  // exercises the b_A term of the potential
@@ -338,10 +344,11 @@ TEST_CASE("adaptive ladder: rejection rates far more even than on a linear ladde
     o.adaptive_rounds = 4;
     const PtResult ada = run_pt(m, o);
     const double q_lin = max_over_min(lin.stats.rejection), q_ada = max_over_min(ada.stats.rejection);
-    std::printf("  max/min r_k: linear %.2f, adaptive %.2f; round trips per scan %.4f -> %.4f; Lambda %.3f; "
-                "recommended N %ld\n",
-                q_lin, q_ada, lin.stats.round_trip_rate(), ada.stats.round_trip_rate(), ada.stats.barrier(),
-                (long)recommended_n(ada.stats.barrier()));
+    std::printf(
+        "  max/min r_k: linear %.2f, adaptive %.2f; round trips per scan %.4f -> %.4f; Lambda %.3f; "
+        "recommended N %ld\n",
+        q_lin, q_ada, lin.stats.round_trip_rate(), ada.stats.round_trip_rate(), ada.stats.barrier(),
+        (long)recommended_n(ada.stats.barrier()));
     CHECK(q_lin > 10.0);
     CHECK(q_ada < 2.0);
     CHECK(ada.stats.round_trip_rate() > 4.0 * lin.stats.round_trip_rate());
@@ -372,7 +379,8 @@ TEST_CASE("same seed: identical index process, states and statistics at 1 and 2 
         bool same_history = a.history.size() == b.history.size() && a.history.size() == 40;
         for (Index i = 0; same_history && i < a.history.size(); ++i)
             for (Index c = 0; c < 150; ++c)
-                for (Index k = 0; k < 7; ++k) same_history = same_history && a.history.replica_at(i, c, k) == b.history.replica_at(i, c, k);
+                for (Index k = 0; k < 7; ++k)
+                    same_history = same_history && a.history.replica_at(i, c, k) == b.history.replica_at(i, c, k);
         CHECK_MSG(same_history, pt_scheme_name(s));
         CHECK(a.states == b.states);
         CHECK(a.hidden == b.hidden);
@@ -472,7 +480,8 @@ TEST_CASE("shared slots: 2 and 3 parts give bitwise the run of one process, ever
                 for (Index h = 0; same_history && h < r.history.size(); ++h)
                     for (Index c = 0; c < 150; ++c)
                         for (Index k = 0; k < 7; ++k)
-                            same_history = same_history && r.history.replica_at(h, c, k) == one.history.replica_at(h, c, k);
+                            same_history =
+                                same_history && r.history.replica_at(h, c, k) == one.history.replica_at(h, c, k);
                 CHECK_MSG(same_history, name << " part " << q << " of " << P);
                 CHECK_MSG(r.states == one.states && r.hidden == one.hidden, name << " part " << q << " of " << P);
                 CHECK_MSG(r.replica_at == one.replica_at, name);
@@ -534,7 +543,8 @@ TEST_CASE("decimated history keeps exactly the full history's records at multipl
         const Index scan = small.history.scan(i);
         ok = ok && scan == i * small.history.stride();
         for (Index c = 0; c < 2; ++c)
-            for (Index k = 0; k < 5; ++k) ok = ok && small.history.replica_at(i, c, k) == full.history.replica_at(scan, c, k);
+            for (Index k = 0; k < 5; ++k)
+                ok = ok && small.history.replica_at(i, c, k) == full.history.replica_at(scan, c, k);
     }
     CHECK(ok);
     // Every record is a permutation of the replicas.

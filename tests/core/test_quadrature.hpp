@@ -35,8 +35,8 @@ struct GaussLegendre {
 };
 
 // Composite Gauss-Legendre nodes over [lo, hi], panels no wider than `width`, split at `breaks`.
-inline void composite_nodes(double lo, double hi, double width, std::vector<double> breaks, int order, std::vector<double>& x,
-                     std::vector<double>& w) {
+inline void composite_nodes(double lo, double hi, double width, std::vector<double> breaks, int order,
+                            std::vector<double>& x, std::vector<double>& w) {
     static const GaussLegendre gl20(20);
     const GaussLegendre gl_other(order);
     const GaussLegendre& gl = order == 20 ? gl20 : gl_other;

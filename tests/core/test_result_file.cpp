@@ -37,10 +37,13 @@ struct Results {
     Results() {
         save_model(load_preset("four-mode"), tmp.path / "m.json");
         ais = cli_in(tmp.path, "ais m.json --steps 100 --chains 50 --reverse", "ais.json");
-        sweep = cli_in(tmp.path, "ais-sweep m.json --methods geometric:moment,cov --steps 10,30 --chains 40 --repeats 2", "sweep.json");
+        sweep =
+            cli_in(tmp.path, "ais-sweep m.json --methods geometric:moment,cov --steps 10,30 --chains 40 --repeats 2",
+                   "sweep.json");
         pt = cli_in(tmp.path, "pt m.json --chains 2 --sweeps 300", "pt.json");
         mf = cli_in(tmp.path, "meanfield m.json --type 2 --trace", "mf.json");
-        train = cli_in(tmp.path, "train --data bars:3 --hidden 4 --updates 60 --out t.json --log tlog.json", "train.json");
+        train =
+            cli_in(tmp.path, "train --data bars:3 --hidden 4 --updates 60 --out t.json --log tlog.json", "train.json");
         log = json::parse(slurp(tmp.path / "tlog.json"));
     }
 };
@@ -117,7 +120,8 @@ TEST_CASE("meanfield: free energy, marginals, fixed points, trace and the exact 
     CHECK(same_bits(m.mean_v, R.mf["mean_v"].get<std::vector<double>>()));
     CHECK(m.fixed_points.size() == R.mf["fixed_points"].size());
     CHECK(!m.trace_free_energy.empty());
-    CHECK(m.exact_free_energy.has_value() && same_bits(*m.exact_free_energy, R.mf["exact"]["free_energy"].get<double>()));
+    CHECK(m.exact_free_energy.has_value() &&
+          same_bits(*m.exact_free_energy, R.mf["exact"]["free_energy"].get<double>()));
 }
 
 TEST_CASE("train: the printed summary names the trained model and its log; the log array is a result too") {
@@ -150,9 +154,7 @@ TEST_CASE("looks_like_result: results and logs yes; model files, sessions, other
 TEST_CASE("size: a file larger than any result is refused before it is read") {
     TempDir tmp;
     const fs::path p = tmp.path / "huge.json";
-    {
-        std::ofstream(p) << "{}";
-    }
+    { std::ofstream(p) << "{}"; }
     fs::resize_file(p, kMaxResultBytes + 1);  // sparse: costs no disk
     CHECK_THROWS_WITH(load_result_file(p), InputError, "more than any result file may be (limit 1073741824)");
     CHECK_THROWS_WITH(load_result_file(tmp.path / "none.json"), InputError, "cannot read");

@@ -3,12 +3,12 @@
 #include <cmath>
 
 #include "check.hpp"
-#include "philox_kats.hpp"
-#include "test_support.hpp"
 #include "core/kernels/gibbs.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/random/rng.hpp"
+#include "philox_kats.hpp"
 #include "test_random_models.hpp"
+#include "test_support.hpp"
 
 using namespace rbm;
 

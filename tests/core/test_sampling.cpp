@@ -8,10 +8,10 @@
 #include <cstdio>
 
 #include "check.hpp"
-#include "test_random_models.hpp"
-#include "test_support.hpp"
 #include "core/exact/exact.hpp"
 #include "core/sampling/runner.hpp"
+#include "test_random_models.hpp"
+#include "test_support.hpp"
 
 using namespace rbm;
 
@@ -27,7 +27,8 @@ void check_mean(const RowMat& X, const Moments& exact, const char* what) {
         const double se = std::sqrt(exact.cov(i, i) / N);
         const double z = (mean - exact.mean(i)) / se;
         worst = std::max(worst, std::fabs(z));
-        CHECK_MSG(std::fabs(z) < 5.0, what << " unit " << i << ": " << mean << " vs exact " << exact.mean(i) << " (z " << z << ")");
+        CHECK_MSG(std::fabs(z) < 5.0,
+                  what << " unit " << i << ": " << mean << " vs exact " << exact.mean(i) << " (z " << z << ")");
     }
     std::printf("  %s: worst |z| %.2f over %ld units\n", what, worst, static_cast<long>(X.cols()));
 }
@@ -66,7 +67,8 @@ TEST_CASE("BRBM: sample means against exact enumeration, float64, float32, beta 
     check_mean(run_sampling(m, o).states, exact, "BRBM float32");
     o.float32 = false;
     o.beta = 0.4;
-    check_mean(run_sampling(m, o).states, exact_visible_moments(test::as_model(scaled(b, 0.4), true)), "BRBM at beta 0.4");
+    check_mean(run_sampling(m, o).states, exact_visible_moments(test::as_model(scaled(b, 0.4), true)),
+               "BRBM at beta 0.4");
 }
 
 TEST_CASE("binary GRBM, leaky and gaussian: sample means against exact answers") {
@@ -86,7 +88,8 @@ TEST_CASE("binary GRBM, leaky and gaussian: sample means against exact answers")
 }
 
 TEST_CASE("same seed: bitwise the same states at 1, 2 and 3 threads, every kind") {
-    std::vector<Model> models{test::as_model(test::random_brbm(2, 40, 30), true), test::as_model(test::random_grbm(2, 20, 12), true),
+    std::vector<Model> models{test::as_model(test::random_brbm(2, 40, 30), true),
+                              test::as_model(test::random_grbm(2, 20, 12), true),
                               test::as_model(test::random_grbm(2, 3, 2, {-1, 1}), true),
                               test::as_model(test::random_leaky(2, 5, 4, 0.5), true)};
     for (const Model& m : models) {
@@ -98,7 +101,8 @@ TEST_CASE("same seed: bitwise the same states at 1, 2 and 3 threads, every kind"
             SampleResult r[3];
             for (int t = 1; t <= 3; ++t) r[t - 1] = test::at_threads(t, [&] { return run_sampling(m, o); });
             for (int t = 1; t < 3; ++t) {
-                CHECK_MSG(r[t].states == r[0].states, kind_name(m.kind()) << " states differ at " << t + 1 << " threads");
+                CHECK_MSG(r[t].states == r[0].states, kind_name(m.kind())
+                                                          << " states differ at " << t + 1 << " threads");
                 CHECK(r[t].means == r[0].means);
                 CHECK(r[t].leaky.accepted == r[0].leaky.accepted);
             }
@@ -135,11 +139,12 @@ TEST_CASE("cancel: the states after sweeps_done sweeps, complete = false") {
     CHECK(!r.complete && r.sweeps_done == 6 && r.sweeps == 50);
     const SampleResult six = run_sampling(m, options(70, 6, 4));
     CHECK(six.complete && r.states == six.states);
-    CHECK_THROWS_WITH(run_sampling(test::as_model(test::random_grbm(1, 3, 2), true), [] {
-                          SampleOptions o;
-                          o.beta = 0.5;
-                          return o;
-                      }()),
+    CHECK_THROWS_WITH(run_sampling(test::as_model(test::random_grbm(1, 3, 2), true),
+                                   [] {
+                                       SampleOptions o;
+                                       o.beta = 0.5;
+                                       return o;
+                                   }()),
                       InputError, "reference");
 }
 

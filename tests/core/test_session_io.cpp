@@ -1,17 +1,17 @@
 // Session files: exact round trips (embedded models, preset names, every kind of setting), the
 // bad-session corpus (tests/data/bad_sessions with its EXPECTED.tsv manifest) and atomic saves.
 #include <cmath>
-#include <limits>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 
 #include "check.hpp"
-#include "test_files.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/session_io.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace rbm;
@@ -55,14 +55,15 @@ bool same_records(const std::vector<TrainRecord>& a, const std::vector<TrainReco
         const TrainRecord &x = a[i], &y = b[i];
         // NaN is written as null and read as the default quiet NaN: compare NaN-ness for those.
         const auto same = [](double u, double v) { return std::isnan(u) ? std::isnan(v) : same_bits(u, v); };
-        bool ok = x.update == y.update && x.log_likelihood_method == y.log_likelihood_method && x.projections == y.projections &&
-                  x.swap_acceptance.size() == y.swap_acceptance.size();
+        bool ok = x.update == y.update && x.log_likelihood_method == y.log_likelihood_method &&
+                  x.projections == y.projections && x.swap_acceptance.size() == y.swap_acceptance.size();
         for (double TrainRecord::*f : {&TrainRecord::epoch, &TrainRecord::learning_rate, &TrainRecord::log_likelihood,
-                                         &TrainRecord::log_likelihood_low, &TrainRecord::log_likelihood_high, &TrainRecord::log_z,
-                                         &TrainRecord::ais_ess, &TrainRecord::reconstruction_error, &TrainRecord::max_singular_value,
-                                         &TrainRecord::seconds})
+                                       &TrainRecord::log_likelihood_low, &TrainRecord::log_likelihood_high,
+                                       &TrainRecord::log_z, &TrainRecord::ais_ess, &TrainRecord::reconstruction_error,
+                                       &TrainRecord::max_singular_value, &TrainRecord::seconds})
             ok = ok && same(x.*f, y.*f);
-        for (std::size_t k = 0; ok && k < x.swap_acceptance.size(); ++k) ok = same(x.swap_acceptance[k], y.swap_acceptance[k]);
+        for (std::size_t k = 0; ok && k < x.swap_acceptance.size(); ++k)
+            ok = same(x.swap_acceptance[k], y.swap_acceptance[k]);
         if (!ok) return false;
     }
     return true;
@@ -86,7 +87,8 @@ SessionTrainingRun training_run() {
         rec.update = t;
         rec.epoch = static_cast<double>(t) / 3.0;
         rec.learning_rate = 0.1 + 0.2;
-        rec.log_likelihood = t == 20 ? std::numeric_limits<double>::quiet_NaN() : -2.7725887222397811 + 1e-3 * static_cast<double>(t);
+        rec.log_likelihood =
+            t == 20 ? std::numeric_limits<double>::quiet_NaN() : -2.7725887222397811 + 1e-3 * static_cast<double>(t);
         rec.log_likelihood_method = t == 20 ? "ais-failed" : "exact";
         rec.log_likelihood_low = -0.0;
         rec.log_likelihood_high = 5e-324;  // the smallest denormal
@@ -103,7 +105,8 @@ SessionTrainingRun training_run() {
     b->c(0) = -1.0 / 3.0;
     r.model = m;
     r.negatives = RowMat(3, m.n_visible());
-    for (Index i = 0; i < r.negatives.size(); ++i) r.negatives.data()[i] = static_cast<double>(i % 2) + 1e-17 * static_cast<double>(i);
+    for (Index i = 0; i < r.negatives.size(); ++i)
+        r.negatives.data()[i] = static_cast<double>(i % 2) + 1e-17 * static_cast<double>(i);
     return r;
 }
 
@@ -127,7 +130,8 @@ TEST_CASE("round trip: views' settings, the samples data and training runs, bit 
     const std::string text = session_to_json_text(s);
     const Session back = session_from_json_text(text, "s.json");
     CHECK(back.views == s.views);
-    CHECK(back.samples_data && back.samples_data->data == "digits" && back.samples_data->shifts && back.samples_data->standardize);
+    CHECK(back.samples_data && back.samples_data->data == "digits" && back.samples_data->shifts &&
+          back.samples_data->standardize);
     CHECK(back.samples_data->standardize_mean.size() == 64 && back.samples_data->standardize_mean(63) == 0.1 + 0.2);
     CHECK(back.samples_data->standardize_sd(0) == 1.0 / 3.0);
     CHECK(back.training_runs.size() == 2u);
@@ -145,7 +149,8 @@ TEST_CASE("round trip: views' settings, the samples data and training runs, bit 
     CHECK(std::isnan(back.training_runs[0].log[1].log_likelihood));
     CHECK(session_to_json_text(back) == text);
     // A file without the new keys (version 1 as first written) has none of them.
-    const Session old = session_from_json_text(R"({"format":"rbmscope-session","version":1,"model":"four-mode"})", "s.json");
+    const Session old =
+        session_from_json_text(R"({"format":"rbmscope-session","version":1,"model":"four-mode"})", "s.json");
     CHECK(old.views.empty() && !old.samples_data && old.training_runs.empty());
 }
 
@@ -196,30 +201,37 @@ TEST_CASE("parsing: optional keys, unknown keys ignored, integers kept apart fro
     CHECK(std::get<std::string>(s.settings.at("d").items[0]) == "x");
     CHECK(s.settings.at("e").is_list && s.settings.at("e").items.size() == 3u);
     CHECK(std::get<std::uint64_t>(s.settings.at("f").items[0]) == 9223372036854775808ull);
-    const Session bare = session_from_json_text(R"({"format":"rbmscope-session","version":1,"model":"leaky-2d"})", "s.json");
+    const Session bare =
+        session_from_json_text(R"({"format":"rbmscope-session","version":1,"model":"leaky-2d"})", "s.json");
     CHECK(bare.settings.empty());
     CHECK(bare.model.kind() == ModelKind::Leaky);
 }
 
 TEST_CASE("parsing: an unknown top-level key is skipped unread; a repeated key is refused") {
-    const Session s = session_from_json_text(R"({"format": "rbmscope-session", "version": 1, "junk": [[1, 2], {"x": 1, "x": 2}],
-        "model": "two-gaussians", "view": "density"})", "s.json");
+    const Session s =
+        session_from_json_text(R"({"format": "rbmscope-session", "version": 1, "junk": [[1, 2], {"x": 1, "x": 2}],
+        "model": "two-gaussians", "view": "density"})",
+                               "s.json");
     CHECK(s.preset == "two-gaussians" && s.view == "density");
     CHECK_THROWS_WITH(session_from_json_text(R"({"format": "rbmscope-session", "version": 1, "model": "two-gaussians",
-        "settings": {"a": 1, "a": 2}})", "d.json"), InputError, "d.json: key 'a' appears twice in 'settings'");
+        "settings": {"a": 1, "a": 2}})",
+                                             "d.json"),
+                      InputError, "d.json: key 'a' appears twice in 'settings'");
 }
 
 TEST_CASE("messages: an embedded model's problem reads as in a model file, with where it is") {
-    const std::string model_msg = error_of([] {
-        (void)model_from_json_text(R"({"kind":"grbm","W":[[1],[1]],"sigma":[1,-1]})", "s.json: in 'model'");
-    });
+    const std::string model_msg = error_of(
+        [] { (void)model_from_json_text(R"({"kind":"grbm","W":[[1],[1]],"sigma":[1,-1]})", "s.json: in 'model'"); });
     const std::string session_msg = error_of([] {
         (void)session_from_json_text(
-            R"({"format":"rbmscope-session","version":1,"model":{"kind":"grbm","W":[[1],[1]],"sigma":[1,-1]}})", "s.json");
+            R"({"format":"rbmscope-session","version":1,"model":{"kind":"grbm","W":[[1],[1]],"sigma":[1,-1]}})",
+            "s.json");
     });
     CHECK(session_msg == model_msg);
     CHECK(session_msg.rfind("s.json: in 'model': 'sigma' must be > 0, but sigma[1] = -1", 0) == 0);
-    CHECK(error_of([] { (void)session_from_json_text("{\"format\":\"rbmscope-session\",\n\"version\":1,\n\"model\"[]}", "s.json"); }) ==
+    CHECK(error_of([] {
+              (void)session_from_json_text("{\"format\":\"rbmscope-session\",\n\"version\":1,\n\"model\"[]}", "s.json");
+          }) ==
           "s.json: not valid JSON (line 3, column 8: syntax error while parsing object separator - unexpected '['; "
           "expected ':')");
 }

@@ -10,10 +10,10 @@
 #include <cstdlib>
 
 #include "check.hpp"
-#include "simd_paths.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
 #include "core/kernels/simd.hpp"
+#include "simd_paths.hpp"
 #include "test_random_models.hpp"
 
 using namespace rbm;
@@ -78,7 +78,8 @@ TEST_CASE("simd: BRBM float32 and float64 steps are bitwise those of the baselin
         for (SimdPath p : paths_to_test()) {
             const Run r = run_on(p, make, 64, 40);
             const bool same_w = r.lw.size() == base.lw.size() && (r.lw.array() == base.lw.array()).all();
-            const bool same_x = r.states.size() == base.states.size() && (r.states.array() == base.states.array()).all();
+            const bool same_x =
+                r.states.size() == base.states.size() && (r.states.array() == base.states.array()).all();
             std::printf("  %s %s: max |dlw| %.3g\n", f32 ? "float32" : "float64", simd_name(p),
                         (r.lw - base.lw).cwiseAbs().maxCoeff());
             CHECK_MSG(same_w, std::string("log weights differ on ") + simd_name(p));
@@ -109,9 +110,10 @@ TEST_CASE("simd: GRBM steps agree with the baseline path within rounding, estima
                 if (d > tol) ++off;
                 else worst = std::max(worst, d);
             }
-            std::printf("  %s %s: %ld of %ld chains off by more than %.0e, worst of the others %.3g; log Z %.6f vs %.6f\n",
-                        f32 ? "float32" : "float64", simd_name(p), static_cast<long>(off), static_cast<long>(chains), tol,
-                        worst, r.est.log_z, base.est.log_z);
+            std::printf(
+                "  %s %s: %ld of %ld chains off by more than %.0e, worst of the others %.3g; log Z %.6f vs %.6f\n",
+                f32 ? "float32" : "float64", simd_name(p), static_cast<long>(off), static_cast<long>(chains), tol,
+                worst, r.est.log_z, base.est.log_z);
             CHECK(off <= chains / 100);
             // The estimates: each inside the other's 95% interval.
             CHECK(r.est.log_z >= base.est.ci95_low && r.est.log_z <= base.est.ci95_high);
@@ -140,9 +142,9 @@ TEST_CASE("simd: leaky exact-MH sweeps agree with the baseline path within round
             if (d > 1e-9) ++off;
             else worst = std::max(worst, d);
         }
-        std::printf("  leaky %s: %ld of %ld chains off by more than 1e-9, worst of the others %.3g; log Z %.6f vs %.6f\n",
-                    simd_name(p), static_cast<long>(off), static_cast<long>(chains), worst, r.est.log_z,
-                    base.est.log_z);
+        std::printf(
+            "  leaky %s: %ld of %ld chains off by more than 1e-9, worst of the others %.3g; log Z %.6f vs %.6f\n",
+            simd_name(p), static_cast<long>(off), static_cast<long>(chains), worst, r.est.log_z, base.est.log_z);
         CHECK(off <= chains / 100);
         CHECK(r.est.log_z >= base.est.ci95_low && r.est.log_z <= base.est.ci95_high);
         CHECK(base.est.log_z >= r.est.ci95_low && base.est.log_z <= r.est.ci95_high);

@@ -121,7 +121,8 @@ TEST_CASE("CSV: many short rows cost little more than their matrix; a 2^28-cell 
     const Dataset d = parse_csv(text, "long.csv");
     CHECK(d.size() == static_cast<Index>(rows) && d.dim() == 1 && d.X(1, 0) == 1 && d.X(rows - 2, 0) == 0);
     text = std::string(static_cast<std::size_t>(kMaxFileElements), ',');  // 2^28 + 1 empty cells
-    CHECK_THROWS_WITH(parse_csv(text, "wide.csv"), InputError, "wide.csv: a row of more than 268435456 values; refusing");
+    CHECK_THROWS_WITH(parse_csv(text, "wide.csv"), InputError,
+                      "wide.csv: a row of more than 268435456 values; refusing");
 }
 
 TEST_CASE("npy: more than 2^28 elements is refused by the count, whatever the data") {
@@ -139,11 +140,14 @@ TEST_CASE("npy: more than 2^28 elements is refused by the count, whatever the da
 
 TEST_CASE("npy: a zero-length array cannot smuggle in a huge dimension") {
     // 0 elements, but W = (0, 10^15) would make a model with 10^15 hidden biases.
-    CHECK_THROWS_WITH(parse_npy(npy(header("<f8", "(0, 1000000000000000)")), "w.npy"), InputError,
-                      "w.npy: the array has shape (0, 1000000000000000), a dimension of 1000000000000000, more than the limit 2^28");
+    CHECK_THROWS_WITH(
+        parse_npy(npy(header("<f8", "(0, 1000000000000000)")), "w.npy"), InputError,
+        "w.npy: the array has shape (0, 1000000000000000), a dimension of 1000000000000000, more than the limit 2^28");
     CHECK_THROWS_WITH(model_from_file_bytes(npy(header("<f8", "(0, 268435456)")), ".npy", "w.npy"), InputError,
                       "'W' has shape (0, 268435456): it has no rows");
-    const std::string z = zip({{"W.npy", npy(header("<f8", "(268435456, 0)"))}, {"kind.npy", npy(header("<U4", "()"), std::string("b\0\0\0r\0\0\0b\0\0\0m\0\0\0", 16))}});
+    const std::string z =
+        zip({{"W.npy", npy(header("<f8", "(268435456, 0)"))},
+             {"kind.npy", npy(header("<U4", "()"), std::string("b\0\0\0r\0\0\0b\0\0\0m\0\0\0", 16))}});
     CHECK_THROWS_WITH(model_from_file_bytes(z, ".npz", "w.npz"), InputError, "it has no columns");
 }
 
@@ -156,7 +160,8 @@ TEST_CASE("npy: zero-width strings are refused (2^28 of them would need no data)
 TEST_CASE("npy: a header longer than 1 MiB is refused before it is read") {
     std::string b("\x93NUMPY\x02\x00", 8);
     le(b, 0xFFFFFFFFu, 4);
-    CHECK_THROWS_WITH(parse_npy(b, "h.npy"), InputError, "the .npy header claims 4294967295 bytes, more than the limit");
+    CHECK_THROWS_WITH(parse_npy(b, "h.npy"), InputError,
+                      "the .npy header claims 4294967295 bytes, more than the limit");
 }
 
 TEST_CASE("npz: the guards apply to every member, and the member is named") {

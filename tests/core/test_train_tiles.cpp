@@ -5,9 +5,9 @@
 // one process.
 #include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <mutex>
 #include <thread>
 
 #include "check.hpp"
@@ -49,7 +49,8 @@ RowMat rows_of(Index rows, Index cols, bool binary, std::uint64_t seed) {
 }
 
 bool same_bits(const Vec& a, const Vec& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+    return a.size() == b.size() &&
+           std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
 }
 
 }  // namespace
@@ -103,7 +104,8 @@ namespace {
 // P threads as the parts of one exchange: all_gather waits for every part and hands each the
 // concatenation in part order; the stop flags are or-ed.
 struct ThreadWorld {
-    explicit ThreadWorld(Index parts) : slots(static_cast<std::size_t>(parts)), stops(static_cast<std::size_t>(parts)) {}
+    explicit ThreadWorld(Index parts)
+        : slots(static_cast<std::size_t>(parts)), stops(static_cast<std::size_t>(parts)) {}
     std::mutex m;
     std::condition_variable cv;
     std::vector<std::vector<double>> slots;
@@ -201,7 +203,8 @@ std::string without_seconds(std::string ck) {
 
 }  // namespace
 
-TEST_CASE("a Trainer shared by 2 and 3 parts trains bitwise the model and checkpoint of one process (pcd, cd, pt, grbm)") {
+TEST_CASE(
+    "a Trainer shared by 2 and 3 parts trains bitwise the model and checkpoint of one process (pcd, cd, pt, grbm)") {
     const Dataset d = digits_binary();
     TrainOptions o;
     o.hidden = 12;
@@ -269,8 +272,8 @@ TEST_CASE("parts beyond the tiles idle when allowed: the model and checkpoint of
     TrainOptions o;
     o.hidden = 8;
     o.updates = 5;
-    o.batch = 64;   // 1 tile
-    o.chains = 100; // 2 tiles
+    o.batch = 64;    // 1 tile
+    o.chains = 100;  // 2 tiles
     o.monitor_every = 0;
     o.exact_limit = 0;
     o.ais_chains = 4;
@@ -281,7 +284,8 @@ TEST_CASE("parts beyond the tiles idle when allowed: the model and checkpoint of
         Trainer one(o, d);
         one.run();
         const std::vector<Index> idle = one.idle_parts(4);
-        CHECK_MSG(idle.size() == (method == TrainMethod::Cd ? 3u : 2u), train_method_name(method) << ": " << idle.size() << " idle");
+        CHECK_MSG(idle.size() == (method == TrainMethod::Cd ? 3u : 2u), train_method_name(method)
+                                                                            << ": " << idle.size() << " idle");
         Trainer shared = run_parts(o, d, 4, 0, true);
         CHECK(shared.status() == TrainStatus::Finished);
         CHECK_MSG(without_seconds(shared.checkpoint_json()) == without_seconds(one.checkpoint_json()),
@@ -301,7 +305,8 @@ void add_reference_score(const Model& model, const double* v, std::vector<long d
     for (Index j = 0; j < m; ++j) {
         long double e = c(j);
         for (Index i = 0; i < n; ++i) e += static_cast<long double>(W(i, j)) * v[i];
-        h[static_cast<std::size_t>(j)] = model.as<Brbm>() ? 1.0L / (1.0L + std::exp(-e)) : (e > 0 ? e : model.as<Leaky>()->leakiness * e);
+        h[static_cast<std::size_t>(j)] =
+            model.as<Brbm>() ? 1.0L / (1.0L + std::exp(-e)) : (e > 0 ? e : model.as<Leaky>()->leakiness * e);
     }
     for (Index j = 0; j < m; ++j)
         for (Index i = 0; i < n; ++i) acc[static_cast<std::size_t>(j * n + i)] += v[i] * h[static_cast<std::size_t>(j)];
@@ -341,11 +346,14 @@ TEST_CASE("one update's gradient equals a plain per-row computation: mean data s
             for (Index r = 0; r < neg.rows(); ++r) add_reference_score(before, neg.row(r).data(), negs);
             Vec expected(S);
             for (Index k = 0; k < S; ++k)
-                expected(k) = static_cast<double>(pos[static_cast<std::size_t>(k)] / d.size() - negs[static_cast<std::size_t>(k)] / neg.rows());
+                expected(k) = static_cast<double>(pos[static_cast<std::size_t>(k)] / d.size() -
+                                                  negs[static_cast<std::size_t>(k)] / neg.rows());
             const Vec got = t.last_gradient().flat();
-            const double scale = std::max(1.0, expected.cwiseAbs().maxCoeff()), err = (got - expected).cwiseAbs().maxCoeff();
+            const double scale = std::max(1.0, expected.cwiseAbs().maxCoeff()),
+                         err = (got - expected).cwiseAbs().maxCoeff();
             const double tol = f32 ? 1e-5 : 1e-13;
-            CHECK_MSG(err < tol * scale, (leaky ? "leaky" : "brbm") << (f32 ? " float32" : " float64") << ": max |gradient - reference| = " << err);
+            CHECK_MSG(err < tol * scale, (leaky ? "leaky" : "brbm") << (f32 ? " float32" : " float64")
+                                                                    << ": max |gradient - reference| = " << err);
             if (f32) CHECK_MSG(err > 0, "float32 products gave the double gradient exactly: not in single precision?");
         }
 }
@@ -371,7 +379,8 @@ TEST_CASE("float32 gradient products: the same bits at 1 and 2 threads and at 2 
         ck[threads - 1] = without_seconds(t.checkpoint_json());
     }
     CHECK(ck[0] == ck[1]);
-    for (const Index parts : {Index(2), Index(3)}) CHECK(without_seconds(run_parts(o, d, parts).checkpoint_json()) == ck[0]);
+    for (const Index parts : {Index(2), Index(3)})
+        CHECK(without_seconds(run_parts(o, d, parts).checkpoint_json()) == ck[0]);
 }
 
 RBM_TEST_MAIN

@@ -191,31 +191,37 @@ TEST_CASE("pcd and pt gradient estimates agree with the exact gradient within 5 
         const Vec exact = exact_log_likelihood_gradient(m, X).flat();
         const Vec est = t.last_gradient().flat();
         const Mat s = score_rows(m, t.negative_samples());
-        const Vec se = ((s.rowwise() - s.colwise().mean()).array().square().colwise().sum() /
-                        static_cast<double>(s.rows() - 1)).sqrt().transpose() / std::sqrt(static_cast<double>(s.rows()));
+        const Vec se =
+            ((s.rowwise() - s.colwise().mean()).array().square().colwise().sum() / static_cast<double>(s.rows() - 1))
+                .sqrt()
+                .transpose() /
+            std::sqrt(static_cast<double>(s.rows()));
         const Vec z = (est - exact).cwiseQuotient(se.cwiseMax(1e-12));
         std::printf("  %s: max |z| = %.2f over %d components, max se = %.4f, max |exact| = %.3f\n",
                     train_method_name(method), z.cwiseAbs().maxCoeff(), static_cast<int>(z.size()), se.maxCoeff(),
                     exact.cwiseAbs().maxCoeff());
-        CHECK_MSG(z.cwiseAbs().maxCoeff() < 5.0, train_method_name(method) << ": max |z| = " << z.cwiseAbs().maxCoeff());
-        CHECK(se.maxCoeff() < 0.02);                  // the test has power: errors are small...
-        CHECK(exact.cwiseAbs().maxCoeff() > 0.2);     // ...against a gradient that is not
+        CHECK_MSG(z.cwiseAbs().maxCoeff() < 5.0, train_method_name(method)
+                                                     << ": max |z| = " << z.cwiseAbs().maxCoeff());
+        CHECK(se.maxCoeff() < 0.02);               // the test has power: errors are small...
+        CHECK(exact.cwiseAbs().maxCoeff() > 0.2);  // ...against a gradient that is not
     }
 }
 
 TEST_CASE("bars-and-stripes 4x4: exact log-likelihood rises for every method and the mass lands on the patterns") {
     const Dataset data = bars_and_stripes(4);
     CHECK(data.size() == 30);
-    for (TrainMethod method : {TrainMethod::Cd, TrainMethod::Pcd, TrainMethod::Pt, TrainMethod::Lpt, TrainMethod::Deo}) {
+    for (TrainMethod method :
+         {TrainMethod::Cd, TrainMethod::Pcd, TrainMethod::Pt, TrainMethod::Lpt, TrainMethod::Deo}) {
         Trainer t(bars_options(method), data);
         CHECK(t.run() == TrainStatus::Finished);
         const auto& log = t.log();
         CHECK(log.size() == 5);
         CHECK(log.front().log_likelihood_method == "exact");
         const double mass = mass_on_patterns(t.model());
-        std::printf("  %s: exact avg log-lik %.3f -> %.3f -> %.3f -> %.3f -> %.3f (optimum %.3f); mass on patterns %.3f\n",
-                    train_method_name(method), log[0].log_likelihood, log[1].log_likelihood, log[2].log_likelihood,
-                    log[3].log_likelihood, log[4].log_likelihood, -std::log(30.0), mass);
+        std::printf(
+            "  %s: exact avg log-lik %.3f -> %.3f -> %.3f -> %.3f -> %.3f (optimum %.3f); mass on patterns %.3f\n",
+            train_method_name(method), log[0].log_likelihood, log[1].log_likelihood, log[2].log_likelihood,
+            log[3].log_likelihood, log[4].log_likelihood, -std::log(30.0), mass);
         CHECK(log.back().log_likelihood > log.front().log_likelihood + 5.0);
         CHECK(log[1].log_likelihood > log.front().log_likelihood + 3.0);
         CHECK(log.back().log_likelihood > log[1].log_likelihood);
@@ -265,12 +271,14 @@ TEST_CASE("leaky RBM on standardized digits with projection: no divergence, sing
         Index active = 0;
         for (auto p : t.projection_active()) active += p;
         const Model m = t.model();
-        std::printf("  %s: status %s, projection active in %d of %d updates, max singular value %.7f, "
-                    "log-lik %.2f (%s) -> %.2f (%s) -> %.2f (%s)\n",
-                    train_method_name(method), train_status_name(st), static_cast<int>(active),
-                    static_cast<int>(t.projection_active().size()), m.as<Leaky>()->max_singular_value(),
-                    t.log()[0].log_likelihood, t.log()[0].log_likelihood_method.c_str(), t.log()[1].log_likelihood,
-                    t.log()[1].log_likelihood_method.c_str(), t.log()[2].log_likelihood, t.log()[2].log_likelihood_method.c_str());
+        std::printf(
+            "  %s: status %s, projection active in %d of %d updates, max singular value %.7f, "
+            "log-lik %.2f (%s) -> %.2f (%s) -> %.2f (%s)\n",
+            train_method_name(method), train_status_name(st), static_cast<int>(active),
+            static_cast<int>(t.projection_active().size()), m.as<Leaky>()->max_singular_value(),
+            t.log()[0].log_likelihood, t.log()[0].log_likelihood_method.c_str(), t.log()[1].log_likelihood,
+            t.log()[1].log_likelihood_method.c_str(), t.log()[2].log_likelihood,
+            t.log()[2].log_likelihood_method.c_str());
         CHECK_MSG(st == TrainStatus::Finished, t.message());
         CHECK(t.projection_active().size() == 300);
         CHECK(active > 10);  // the projection had work to do, so "stays below 1" is not vacuous
@@ -301,7 +309,9 @@ TEST_CASE("automatic projection bound: the model's c_L = 1 variance stays within
     CHECK_THROWS_WITH(validate(o, d), InputError, "--projection-limit must lie in (0, 1)");
 }
 
-TEST_CASE("leaky RBM, 32 hidden units, Algorithm 2 on the standardized digits: the 1 - 1e-6 bound blows up, the automatic one learns") {
+TEST_CASE(
+    "leaky RBM, 32 hidden units, Algorithm 2 on the standardized digits: the 1 - 1e-6 bound blows up, the automatic "
+    "one learns") {
     // One overshooting step takes sigma_max(W) to the bound; at 1 - 1e-6 the model's variance at
     // c_L = 1 is 5e5, the annealed negative samples start out there and the biases explode.
     TrainOptions o = leaky_options(32, TrainMethod::Leaky, 10, TrainOptions{}.batch, 400);
@@ -327,7 +337,7 @@ TEST_CASE("leaky RBM, 32 hidden units, Algorithm 2 on the standardized digits: t
                 automatic.log()[1].log_likelihood, automatic.log()[2].log_likelihood);
     CHECK_MSG(st == TrainStatus::Finished, automatic.message());
     CHECK(bound > 0.98 && bound < 0.999);  // the digits' largest variance is about 7
-    CHECK(active > 50);                     // the bound was reached and held
+    CHECK(active > 50);                    // the bound was reached and held
     CHECK(automatic.model().as<Leaky>()->max_singular_value() <= bound + 1e-12);
     for (const TrainRecord& r : automatic.log()) {
         CHECK(r.log_likelihood_method == "ais");
@@ -346,8 +356,11 @@ TEST_CASE("leaky score: its mean under exact samples matches d log Z by quadratu
     const RowMat S = exact_samples(m, 200000, 3);
     const Mat s = score_rows(m, S);
     const Vec mean = s.colwise().mean().transpose();
-    const Vec se = ((s.rowwise() - mean.transpose()).array().square().colwise().sum() / static_cast<double>(s.rows() - 1))
-                       .sqrt().transpose() / std::sqrt(static_cast<double>(s.rows()));
+    const Vec se =
+        ((s.rowwise() - mean.transpose()).array().square().colwise().sum() / static_cast<double>(s.rows() - 1))
+            .sqrt()
+            .transpose() /
+        std::sqrt(static_cast<double>(s.rows()));
     CHECK((mean - mean_score(m, S).flat()).cwiseAbs().maxCoeff() < 1e-12);
     for (Index p = 0; p < mean.size(); ++p) {
         Model a = m, b = m;
@@ -359,7 +372,8 @@ TEST_CASE("leaky score: its mean under exact samples matches d log Z by quadratu
         bump(*a.as<Leaky>(), 1e-5);
         bump(*b.as<Leaky>(), -1e-5);
         const double dlogz = (leaky_log_z_quadrature(*a.as<Leaky>()) - leaky_log_z_quadrature(*b.as<Leaky>())) / 2e-5;
-        CHECK_MSG(std::fabs(mean(p) - dlogz) < 5 * se(p), "parameter " << p << ": " << mean(p) << " vs " << dlogz << " (se " << se(p) << ")");
+        CHECK_MSG(std::fabs(mean(p) - dlogz) < 5 * se(p),
+                  "parameter " << p << ": " << mean(p) << " vs " << dlogz << " (se " << se(p) << ")");
     }
 }
 
@@ -424,7 +438,8 @@ TEST_CASE("checkpoint refuses other data and malformed files") {
     t.step(3);
     const std::string saved = t.checkpoint_json();
     CHECK_THROWS_WITH(Trainer::from_checkpoint_json(saved, bars_and_stripes(3)), InputError, "other data");
-    CHECK_THROWS_WITH(Trainer::from_checkpoint_json("{\"format\": 1}", bars_and_stripes(4)), InputError, "not a training checkpoint");
+    CHECK_THROWS_WITH(Trainer::from_checkpoint_json("{\"format\": 1}", bars_and_stripes(4)), InputError,
+                      "not a training checkpoint");
     CHECK_THROWS_WITH(Trainer::from_checkpoint_json("[1,", bars_and_stripes(4)), InputError, "not JSON");
 }
 
@@ -445,7 +460,8 @@ TEST_CASE("checkpoint fields are checked on load: edits that crashed an update a
         try {
             Trainer::from_checkpoint_json(j.dump(), bars_and_stripes(3), "ck.json");
         } catch (const InputError& e) {
-            CHECK_MSG(std::string(e.what()).find("ck.json: " + expected) != std::string::npos, e.what() << " (expected " << expected << ")");
+            CHECK_MSG(std::string(e.what()).find("ck.json: " + expected) != std::string::npos,
+                      e.what() << " (expected " << expected << ")");
             return;
         }
         CHECK_MSG(false, "accepted; expected " << expected);
@@ -453,13 +469,24 @@ TEST_CASE("checkpoint fields are checked on load: edits that crashed an update a
     refused([](auto& j) { j["updates_done"] = -1; }, "updates_done must be an integer from 0 to");
     refused([](auto& j) { j["updates_done"] = 1e30; }, "updates_done must be an integer from 0 to");
     refused([](auto& j) { j["updates_done"] = 150.5; }, "updates_done must be an integer from 0 to");
-    refused([](auto& j) { j["sampler"]["replica_at"][0] = -1; }, "sampler.replica_at[0] must be an integer from 0 to 65535, got -1");
-    refused([](auto& j) { j["sampler"]["replica_at"][0] = j["sampler"]["replica_at"][1]; }, "tempering state: replica_at of chain 0 is not a permutation");
-    refused([](auto& j) { j["sampler"]["lifted"][0][1] = 0; }, "tempering state: lifted[0] must have a rung from 0 to 2 and a direction of 1 or -1");
+    refused([](auto& j) { j["sampler"]["replica_at"][0] = -1; },
+            "sampler.replica_at[0] must be an integer from 0 to 65535, got -1");
+    refused([](auto& j) { j["sampler"]["replica_at"][0] = j["sampler"]["replica_at"][1]; },
+            "tempering state: replica_at of chain 0 is not a permutation");
+    refused([](auto& j) { j["sampler"]["lifted"][0][1] = 0; },
+            "tempering state: lifted[0] must have a rung from 0 to 2 and a direction of 1 or -1");
     // Found by fuzz_train_checkpoint: a lifted replica at an end moving outwards proposed a pair
     // past the last one and read beyond the swap arrays.
-    refused([](auto& j) { j["sampler"]["lifted"][0] = {2, 1}; }, "tempering state: lifted[0] moves up from the top rung 2, where there is no pair");
-    refused([](auto& j) { j["sampler"]["lifted"][0] = {0, -1}; }, "tempering state: lifted[0] moves down from rung 0, where there is no pair");
+    refused(
+        [](auto& j) {
+            j["sampler"]["lifted"][0] = {2, 1};
+        },
+        "tempering state: lifted[0] moves up from the top rung 2, where there is no pair");
+    refused(
+        [](auto& j) {
+            j["sampler"]["lifted"][0] = {0, -1};
+        },
+        "tempering state: lifted[0] moves down from rung 0, where there is no pair");
     refused([](auto& j) { j["options"]["k"] = 2.5; }, "options.k must be an integer");
     refused([](auto& j) { j["velocity"]["W"]["data"][0][0] = "x"; }, "velocity.W: row 1 holds a non-number");
     // The unedited checkpoint still resumes, and the run goes on.
@@ -500,7 +527,8 @@ TEST_CASE("1 thread and 2 threads train bitwise identical models (pt, pcd, grbm)
         const Mat& w2 = variant == 2 ? m2.as<Grbm>()->W : m2.as<Brbm>()->W;
         CHECK(w1 == w2);
         CHECK(same_records(l1, l2));
-        if (variant == 2) CHECK(m1.as<Grbm>()->sigma == m2.as<Grbm>()->sigma && !(m1.as<Grbm>()->sigma.array() == 1.0).all());
+        if (variant == 2)
+            CHECK(m1.as<Grbm>()->sigma == m2.as<Grbm>()->sigma && !(m1.as<Grbm>()->sigma.array() == 1.0).all());
     }
 }
 

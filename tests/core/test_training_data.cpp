@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "check.hpp"
-#include "test_files.hpp"
 #include "core/data/datasets.hpp"
 #include "core/io/model_io.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace rbm;
@@ -131,13 +131,18 @@ TEST_CASE("a relative data path is looked up beside the model when not found as 
 
 TEST_CASE("malformed 'training' objects are refused naming the key") {
     const std::string head = R"({"kind": "brbm", "W": [[0.5], [-0.5]], "training": )";
-    const auto msg = [&](const std::string& t) { return error_of([&] { model_from_json_text(head + t + "}", "m.json"); }); };
-    CHECK(msg(R"({"data": "digits", "preprocessing": {"binarize": 0}})").find("'training.preprocessing.binarize'") != std::string::npos);
+    const auto msg = [&](const std::string& t) {
+        return error_of([&] { model_from_json_text(head + t + "}", "m.json"); });
+    };
+    CHECK(msg(R"({"data": "digits", "preprocessing": {"binarize": 0}})").find("'training.preprocessing.binarize'") !=
+          std::string::npos);
     CHECK(msg(R"({"data": ""})").find("'training.data' must be a non-empty string") != std::string::npos);
     CHECK(msg(R"({"data": "digits", "preprocessing": {"standardize": {"mean": [0, null], "sd": [1, 1]}}})")
-              .find("'training.preprocessing.standardize.mean' must be an array of 2 finite numbers") != std::string::npos);
+              .find("'training.preprocessing.standardize.mean' must be an array of 2 finite numbers") !=
+          std::string::npos);
     // null members are "not applied"; unknown members are ignored (docs/reference/model-files.md).
-    const Model ok = model_from_json_text(head + R"({"data": "digits", "preprocessing": {"binarize": null, "later": 1}, "x": 2})" + "}", "m.json");
+    const Model ok = model_from_json_text(
+        head + R"({"data": "digits", "preprocessing": {"binarize": null, "later": 1}, "x": 2})" + "}", "m.json");
     CHECK(ok.training && !ok.training->binarize && ok.training->data == "digits");
 }
 

@@ -42,7 +42,9 @@ inline double idleEventLoopWorstGapMs(int ms = 400) { return worstTickGapMs(ms);
 inline double loadAwareBoundMs(double strictMs, double looseMs) {
     const double idle = idleEventLoopWorstGapMs();
     if (idle < 20.0) return strictMs;
-    qWarning("machine loaded by other processes (idle event loop stalls %.1f ms): using the %.0f ms bound instead of %.0f ms",
-             idle, looseMs, strictMs);
+    qWarning(
+        "machine loaded by other processes (idle event loop stalls %.1f ms): using the %.0f ms bound instead of %.0f "
+        "ms",
+        idle, looseMs, strictMs);
     return looseMs;
 }

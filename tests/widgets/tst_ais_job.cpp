@@ -8,10 +8,10 @@
 #include <QtTest>
 #include <cmath>
 
-#include "main_window/main_window.hpp"
-#include "window_views.hpp"
 #include "core/io/presets.hpp"
+#include "main_window/main_window.hpp"
 #include "timing_bounds.hpp"
+#include "window_views.hpp"
 
 using namespace rbmscope;
 
@@ -89,8 +89,8 @@ private Q_SLOTS:
         session.stop();
         QVERIFY(finished.wait(5000));
         const double ms = t.nsecsElapsed() / 1e6;
-        qInfo("stopped %.1f ms after Cancel at step %lld of %lld", ms, static_cast<long long>(session.lanes()[0].result->steps_done),
-              static_cast<long long>(s.schedule.steps));
+        qInfo("stopped %.1f ms after Cancel at step %lld of %lld", ms,
+              static_cast<long long>(session.lanes()[0].result->steps_done), static_cast<long long>(s.schedule.steps));
         const double bound = loadAwareBoundMs(100.0, 1000.0);  // within 100 ms
         QVERIFY2(ms < bound, qPrintable(QStringLiteral("%1 ms (bound %2 ms)").arg(ms).arg(bound)));
         QCOMPARE(finished.first().first().toBool(), false);

@@ -9,13 +9,13 @@
 #include <cmath>
 
 #include "colormap.hpp"
-#include "views/density/density_field.hpp"
-#include "main_window/main_window.hpp"
-#include "window_views.hpp"
 #include "core/ais/paths.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/presets.hpp"
+#include "main_window/main_window.hpp"
 #include "timing_bounds.hpp"
+#include "views/density/density_field.hpp"
+#include "window_views.hpp"
 
 using namespace rbmscope;
 
@@ -29,7 +29,8 @@ QPointF brightest(const QImage& img, const QRectF& dom) {
         for (int x = 0; x < img.width(); ++x)
             if (img.pixelIndex(x, y) > best) {
                 best = img.pixelIndex(x, y);
-                at = QPointF(dom.left() + (x + 0.5) / img.width() * dom.width(), dom.bottom() - (y + 0.5) / img.height() * dom.height());
+                at = QPointF(dom.left() + (x + 0.5) / img.width() * dom.width(),
+                             dom.bottom() - (y + 0.5) / img.height() * dom.height());
             }
     return at;
 }
@@ -117,7 +118,11 @@ private Q_SLOTS:
         const rbm::Moments mo = rbm::exact_visible_moments(fourMode_);
         const double cell = v->box().x1 - v->box().x0;
         QVERIFY2(std::hypot(at.x() - mo.mean(0), at.y() - mo.mean(1)) < 2.5 * cell / v->box().nx,
-                 qPrintable(QStringLiteral("brightest at (%1, %2), mean (%3, %4)").arg(at.x()).arg(at.y()).arg(mo.mean(0)).arg(mo.mean(1))));
+                 qPrintable(QStringLiteral("brightest at (%1, %2), mean (%3, %4)")
+                                .arg(at.x())
+                                .arg(at.y())
+                                .arg(mo.mean(0))
+                                .arg(mo.mean(1))));
     }
 
     void newBetaRecomputesAndBumpsTheGeneration() {
@@ -167,7 +172,8 @@ private Q_SLOTS:
         const Field f = pathField(*path(fourMode_, "cov", "moment"), 0.5, v->box(), nullptr);
         QCOMPARE(differingPixels(v->heatmap(0)->image(), colorize(f.p, f.spec.nx, f.spec.ny, 0.0, f.max)), 0);
         const Field old = pathField(*path(fourMode_, "geometric", "moment"), 0.5, v->box(), nullptr);
-        QVERIFY(differingPixels(v->heatmap(0)->image(), colorize(old.p, old.spec.nx, old.spec.ny, 0.0, old.max)) > 1000);
+        QVERIFY(differingPixels(v->heatmap(0)->image(), colorize(old.p, old.spec.nx, old.spec.ny, 0.0, old.max)) >
+                1000);
     }
 
     void comparisonSharesOneColourScale() {
@@ -256,7 +262,9 @@ private Q_SLOTS:
         const int n = 512;
         std::vector<double> values(static_cast<std::size_t>(n) * n);
         for (int y = 0; y < n; ++y)
-            for (int x = 0; x < n; ++x) values[static_cast<std::size_t>(y) * n + x] = std::exp(-((x - 256.0) * (x - 256.0) + (y - 200.0) * (y - 200.0)) / 8000.0);
+            for (int x = 0; x < n; ++x)
+                values[static_cast<std::size_t>(y) * n + x] =
+                    std::exp(-((x - 256.0) * (x - 256.0) + (y - 200.0) * (y - 200.0)) / 8000.0);
         double colourMs = 1e9, paintMs = 1e9;
         QImage img;
         HeatmapView view;
@@ -277,7 +285,8 @@ private Q_SLOTS:
         QCOMPARE(img.pixelIndex(256, n - 1 - 200), 255);
         // A 512 x 512 grid redraws in well under a frame (typically 0.3 + 2.5 ms, best of five).
         const double bound = loadAwareBoundMs(16.0, 100.0);
-        QVERIFY2(colourMs + paintMs < bound, qPrintable(QStringLiteral("%1 + %2 ms (bound %3 ms)").arg(colourMs).arg(paintMs).arg(bound)));
+        QVERIFY2(colourMs + paintMs < bound,
+                 qPrintable(QStringLiteral("%1 + %2 ms (bound %3 ms)").arg(colourMs).arg(paintMs).arg(bound)));
         // The density itself (four-mode, AIS path, 512 x 512 points) for the record.
         rbm::GridSpec spec{-6, 10, -6, 10, n, n};
         QElapsedTimer t;

@@ -1,16 +1,16 @@
 // BackgroundJobs: a newer request on a channel drops the older one's late result and progress;
 // stop() keeps a partial result; a cancelled job ends its channel's running state; a job's
 // parallel loops get every core while the GUI thread stays free.
+#include <tbb/parallel_for.h>
 #include <QSignalSpy>
 #include <QtTest>
 #include <chrono>
 #include <mutex>
 #include <set>
-#include <tbb/parallel_for.h>
 #include <thread>
 
-#include "jobs/background_jobs.hpp"
 #include "core/numerics/types.hpp"
+#include "jobs/background_jobs.hpp"
 
 using rbmscope::BackgroundJobs;
 
@@ -31,7 +31,8 @@ private Q_SLOTS:
             },
             [&delivered](int v) { delivered.push_back(v); });
         QCOMPARE(jobs.generation("c"), std::uint64_t(1));
-        jobs.submit<int>("c", [](const BackgroundJobs::CancelFlag&) { return 2; }, [&delivered](int v) { delivered.push_back(v); });
+        jobs.submit<int>(
+            "c", [](const BackgroundJobs::CancelFlag&) { return 2; }, [&delivered](int v) { delivered.push_back(v); });
         QCOMPARE(jobs.generation("c"), std::uint64_t(2));
         QTRY_VERIFY_WITH_TIMEOUT(slowDone.load(), 5000);
         QTRY_VERIFY_WITH_TIMEOUT(!jobs.isRunning("c"), 5000);

@@ -18,8 +18,10 @@ private:
         const QImage& img = h->image();
         const QRectF d = h->domain();
         for (const QPointF& m : h->markers()) {
-            const int x = std::clamp(static_cast<int>((m.x() - d.left()) / d.width() * img.width()), 0, img.width() - 1);
-            const int y = std::clamp(static_cast<int>((d.bottom() - m.y()) / d.height() * img.height()), 0, img.height() - 1);
+            const int x =
+                std::clamp(static_cast<int>((m.x() - d.left()) / d.width() * img.width()), 0, img.width() - 1);
+            const int y =
+                std::clamp(static_cast<int>((d.bottom() - m.y()) / d.height() * img.height()), 0, img.height() - 1);
             out.push_back(img.pixelIndex(x, y));
         }
         return out;
@@ -27,12 +29,14 @@ private:
 
 private Q_SLOTS:
     void logMapping() {
-        // vmax -> top colour, each decade below it a quarter of the table lower, 10^-4 and below (and 0, NaN) the bottom.
+        // vmax -> top colour, each decade below it a quarter of the table lower, 10^-4 and below (and 0, NaN) the
+        // bottom.
         const std::vector<double> v{1.0, 0.1, 0.01, 1e-3, 1e-4, 1e-6, 0.0, std::nan("")};
         const QImage img = colorize(v, static_cast<int>(v.size()), 1, 0.0, 1.0, ColourScale::Log);
         const int expected[] = {255, 191, 127, 63, 0, 0, 0, 0};
         for (int i = 0; i < static_cast<int>(v.size()); ++i)
-            QVERIFY2(std::abs(img.pixelIndex(i, 0) - expected[i]) <= 1, qPrintable(QString::number(img.pixelIndex(i, 0))));
+            QVERIFY2(std::abs(img.pixelIndex(i, 0) - expected[i]) <= 1,
+                     qPrintable(QString::number(img.pixelIndex(i, 0))));
         // The linear map is unchanged: 0.1 of the maximum is a tenth of the table.
         const QImage lin = colorize(v, static_cast<int>(v.size()), 1, 0.0, 1.0);
         QCOMPARE(lin.pixelIndex(0, 0), 255);
@@ -55,8 +59,8 @@ private Q_SLOTS:
         QVERIFY(log->isChecked());
         QCOMPARE(h->colourScale(), ColourScale::Log);
         const std::vector<int> logged = atModes(h);
-        qInfo("colour index at the four modes: linear %d %d %d %d, log %d %d %d %d", linear[0], linear[1], linear[2], linear[3],
-              logged[0], logged[1], logged[2], logged[3]);
+        qInfo("colour index at the four modes: linear %d %d %d %d, log %d %d %d %d", linear[0], linear[1], linear[2],
+              linear[3], logged[0], logged[1], logged[2], logged[3]);
         // Log: every mode in the upper half of the colours (within two decades of the peak).
         QVERIFY2(*std::min_element(logged.begin(), logged.end()) >= 128, qPrintable(QString::number(logged[0])));
         // The annealing views follow, and their images are redrawn on the log scale.

@@ -6,12 +6,12 @@
 #include <QtTest>
 #include <cmath>
 
-#include "main_window/main_window.hpp"
-#include "window_views.hpp"
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/presets.hpp"
+#include "main_window/main_window.hpp"
+#include "window_views.hpp"
 
 using namespace rbmscope;
 
@@ -50,9 +50,11 @@ private Q_SLOTS:
     void sweepPointsAppearAsRunsFinish() {
         MainWindow w;
         open(w, "four-mode");
-        setSweep(w, 1000, {50, 400, 3000});  // 1000 chains: long enough that redraws (coalesced to ~30/s) land between runs
-        std::vector<int> seen;  // points on the chart at each update
-        connect(sweepJobOf(w), &SweepJob::progressed, this, [&] { seen.push_back(estimatesViewOf(w)->plottedPoints()); });
+        setSweep(w, 1000,
+                 {50, 400, 3000});  // 1000 chains: long enough that redraws (coalesced to ~30/s) land between runs
+        std::vector<int> seen;      // points on the chart at each update
+        connect(sweepJobOf(w), &SweepJob::progressed, this,
+                [&] { seen.push_back(estimatesViewOf(w)->plottedPoints()); });
         w.startSweep();
         QCOMPARE(w.currentView(), QStringLiteral("estimates"));
         QVERIFY(waitIdle(w));

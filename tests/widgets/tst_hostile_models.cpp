@@ -15,11 +15,11 @@
 #include "core/io/model_io.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/session_io.hpp"
-#include "main_window/main_window.hpp"
-#include "window_views.hpp"
-#include "screenshot_dir.hpp"
 #include "ellipse_heatmap.hpp"
+#include "main_window/main_window.hpp"
+#include "screenshot_dir.hpp"
 #include "text_preview.hpp"
+#include "window_views.hpp"
 
 using rbmscope::MainWindow;
 
@@ -39,7 +39,9 @@ QString statusText(MainWindow& w) {
     return all;
 }
 
-bool sameModel(const rbm::Model& a, const rbm::Model& b) { return rbm::model_to_json_text(a) == rbm::model_to_json_text(b); }
+bool sameModel(const rbm::Model& a, const rbm::Model& b) {
+    return rbm::model_to_json_text(a) == rbm::model_to_json_text(b);
+}
 
 // A 2-D GRBM as the issue's hand-made files had it.
 QByteArray grbmJson(const char* b, const char* W, const char* hidden, const char* sigma = "[1, 1]") {
@@ -83,7 +85,8 @@ private Q_SLOTS:
         qputenv("RBMSCOPE_CONFIG_DIR", config_.path().toUtf8());
     }
     void cleanup() {
-        for (const char* suffix : {"", ".broken", ".opening"}) QFile::remove(MainWindow::autosavePath() + QLatin1String(suffix));
+        for (const char* suffix : {"", ".broken", ".opening"})
+            QFile::remove(MainWindow::autosavePath() + QLatin1String(suffix));
     }
 
     // The crash of the issue at its root: the density tab's setModel on b = 1e308 says why it
@@ -138,8 +141,8 @@ private Q_SLOTS:
         QTest::newRow("grbm 4-d W = 1e308")
             << QByteArray(R"({"format": "rbmscope-model", "version": 1, "kind": "grbm", "W": [[1e308, 0], [0, 1e308],
                 [-1e308, 1], [1, 1]], "b": [1e308, 0, 0, -1e308], "c": [0, 0], "sigma": [1, 1, 1, 1], "hidden_values": [0, 1]})");
-        QTest::newRow("brbm W = 1e308")
-            << QByteArray(R"({"format": "rbmscope-model", "version": 1, "kind": "brbm", "W": [[1e308, -1e308], [1e308, 1e308],
+        QTest::newRow("brbm W = 1e308") << QByteArray(
+            R"({"format": "rbmscope-model", "version": 1, "kind": "brbm", "W": [[1e308, -1e308], [1e308, 1e308],
                 [-1e308, 1], [1, 1]], "b": [1e308, 0, 0, -1e308], "c": [1e308, -1e308]})");
         QTest::newRow("gaussian mean 1e308")
             << QByteArray(R"({"format": "rbmscope-model", "version": 1, "kind": "gaussian", "mean": [1e308, -1e308],
@@ -148,8 +151,8 @@ private Q_SLOTS:
             << QByteArray(R"({"format": "rbmscope-model", "version": 1, "kind": "gaussian", "mean": [0, 0],
                 "cov": [[1e300, 0], [0, 1e300]]})");
         // Crashed the annealing view's painter (particles at 1e300 handed to QPainter).
-        QTest::newRow("leaky b = 1e300")
-            << QByteArray(R"({"format": "rbmscope-model", "version": 1, "kind": "leaky", "W": [[0.5, 0], [0, 0.5]],
+        QTest::newRow("leaky b = 1e300") << QByteArray(
+            R"({"format": "rbmscope-model", "version": 1, "kind": "leaky", "W": [[0.5, 0], [0, 0.5]],
                 "b": [1e300, -1e300], "c": [1e300, 0], "leakiness": 0.5})");
     }
     // Each model is shown (and every view and run survives it) or refused with a message while
@@ -198,7 +201,8 @@ private Q_SLOTS:
         const QString path = dir.filePath(QStringLiteral("b.json"));
         writeBytes(path, grbmJson("[1e308, 0]", "[[1, 0], [0, 1]]", "[0, 1]"));
         const rbm::Model shown = w.model();
-        Q_EMIT trainingViewOf(w)->openModel(rbm::load_model(path.toStdString()), rbm::Dataset{}, QStringLiteral("trained"));
+        Q_EMIT trainingViewOf(w)->openModel(rbm::load_model(path.toStdString()), rbm::Dataset{},
+                                            QStringLiteral("trained"));
         QVERIFY(sameModel(w.model(), shown));
         QVERIFY2(statusText(w).contains(QStringLiteral("Cannot open the trained model")), qPrintable(statusText(w)));
         QVERIFY2(statusText(w).contains(QStringLiteral("cannot be drawn")), qPrintable(statusText(w)));
@@ -263,7 +267,8 @@ private Q_SLOTS:
             w.setInteractive(false);
             w.setAutosave(false);
             QVERIFY(!w.startWithSession(QString()));
-            QVERIFY2(w.sessionMessage().contains(QStringLiteral("stopped while showing")), qPrintable(w.sessionMessage()));
+            QVERIFY2(w.sessionMessage().contains(QStringLiteral("stopped while showing")),
+                     qPrintable(w.sessionMessage()));
             QVERIFY(QFile::exists(MainWindow::autosavePath() + QStringLiteral(".broken")));
             QVERIFY(!QFile::exists(MainWindow::autosavePath() + QStringLiteral(".opening")));
         }

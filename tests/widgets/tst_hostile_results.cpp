@@ -3,6 +3,7 @@
 // a sweep of 2 000 methods and a path longer than any file's are refused with a message; the
 // model file a result names is checked against the memory budget before it is hashed (an 8 GB
 // sparse file took 17-45 s to hash before).
+#include <sys/stat.h>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -13,7 +14,6 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <sys/stat.h>
 
 #include "main_window/main_window.hpp"
 
@@ -54,9 +54,14 @@ private Q_SLOTS:
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
         QVERIFY(dir_.isValid());
         const QString d = dir_.path();
-        QCOMPARE(cli(d, {QStringLiteral("convert"), QStringLiteral("four-mode"), QStringLiteral("m.json")}, QStringLiteral("convert.json")), QString());
-        QCOMPARE(cli(d, QStringLiteral("ais m.json --steps 50 --chains 50").split(' '), QStringLiteral("ais.json")), QString());
-        QCOMPARE(cli(d, QStringLiteral("ais-sweep m.json --steps 10 --chains 20 --repeats 1").split(' '), QStringLiteral("sweep.json")), QString());
+        QCOMPARE(cli(d, {QStringLiteral("convert"), QStringLiteral("four-mode"), QStringLiteral("m.json")},
+                     QStringLiteral("convert.json")),
+                 QString());
+        QCOMPARE(cli(d, QStringLiteral("ais m.json --steps 50 --chains 50").split(' '), QStringLiteral("ais.json")),
+                 QString());
+        QCOMPARE(cli(d, QStringLiteral("ais-sweep m.json --steps 10 --chains 20 --repeats 1").split(' '),
+                     QStringLiteral("sweep.json")),
+                 QString());
     }
 
     void longStringsAndManyWarningsOpenAsBoundedPreviews() {
@@ -120,7 +125,8 @@ private Q_SLOTS:
         w.setInteractive(false);
         w.setAutosave(false);
         QVERIFY(!w.loadFile(file));
-        QVERIFY2(w.statusMessage().contains(QStringLiteral("model_file.path is a path of 60000 bytes; a file path holds at most 4096")),
+        QVERIFY2(w.statusMessage().contains(
+                     QStringLiteral("model_file.path is a path of 60000 bytes; a file path holds at most 4096")),
                  qPrintable(w.statusMessage()));
         QVERIFY(w.statusMessage().size() < 2000);
     }
@@ -145,7 +151,8 @@ private Q_SLOTS:
         t.start();
         QVERIFY(!w.loadFile(file));
         QVERIFY2(t.elapsed() < 5000, qPrintable(QString::number(t.elapsed())));
-        QVERIFY2(w.statusMessage().contains(QStringLiteral("more than the memory budget")), qPrintable(w.statusMessage()));
+        QVERIFY2(w.statusMessage().contains(QStringLiteral("more than the memory budget")),
+                 qPrintable(w.statusMessage()));
         QFile::remove(big);
     }
 
@@ -176,8 +183,9 @@ private Q_SLOTS:
         w.setInteractive(false);
         w.setAutosave(false);
         QVERIFY(!w.loadFile(file));  // returns at once: a FIFO is never opened
-        QVERIFY2(w.statusMessage().contains(QStringLiteral("pipe.json is a FIFO (named pipe), not a regular file: refused")),
-                 qPrintable(w.statusMessage()));
+        QVERIFY2(
+            w.statusMessage().contains(QStringLiteral("pipe.json is a FIFO (named pipe), not a regular file: refused")),
+            qPrintable(w.statusMessage()));
         QVERIFY(!w.statusMessage().contains(QStringLiteral("not found")));
     }
 

@@ -4,10 +4,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "main_window/main_window.hpp"
-#include "window_views.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/presets.hpp"
+#include "main_window/main_window.hpp"
+#include "window_views.hpp"
 
 using rbmscope::MainWindow;
 
@@ -124,7 +124,8 @@ private Q_SLOTS:
         QTest::qWait(60);
         const int liveRedraws = static_cast<int>(density.count());
         QVERIFY2(liveRedraws >= 2, "the density must follow the drag");
-        QVERIFY2(liveRedraws <= seconds * 30 + 3, qPrintable(QStringLiteral("%1 redraws in %2 s").arg(liveRedraws).arg(seconds)));
+        QVERIFY2(liveRedraws <= seconds * 30 + 3,
+                 qPrintable(QStringLiteral("%1 redraws in %2 s").arg(liveRedraws).arg(seconds)));
         QTest::mouseRelease(v, Qt::LeftButton, {}, v->toWidget(QPointF(1.5, 2.0)).toPoint());
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), 30000);
         const auto* g = w.model().as<rbm::Grbm>();

@@ -13,8 +13,8 @@
 #include "views/meanfield/meanfield_view.hpp"
 
 #include <algorithm>
-#include "screenshot_dir.hpp"
 #include "core/io/presets.hpp"
+#include "screenshot_dir.hpp"
 
 using namespace rbmscope;
 
@@ -135,7 +135,8 @@ private Q_SLOTS:
         for (int i = 0; i < n; ++i) {
             const auto y = [&](int k) { return static_cast<QXYSeries*>(series[k])->at(i).y(); };
             const double f1 = y(0), f2 = y(1), fz = y(3);
-            QVERIFY2(fz <= f2 + 1e-9 && f2 <= f1 + 1e-9, qPrintable(QStringLiteral("%1 %2 %3").arg(f1).arg(f2).arg(fz)));
+            QVERIFY2(fz <= f2 + 1e-9 && f2 <= f1 + 1e-9,
+                     qPrintable(QStringLiteral("%1 %2 %3").arg(f1).arg(f2).arg(fz)));
         }
         // The gap of type I grows with the coupling (common random numbers).
         const auto at = [&](int k, int i) { return static_cast<QXYSeries*>(series[k])->at(i).y(); };

@@ -1,16 +1,16 @@
 // Opening model files in the app: a .mat dropped on the window opens like File ->
 // Open model; a bad file dropped gives the message and keeps the current model; File -> Open
 // recent remembers the last files and drops those that are gone; the dialog offers every format.
-#include <QDialogButtonBox>
-#include <QDropEvent>
-#include <QPushButton>
-#include <QFile>
 #include <QApplication>
 #include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDropEvent>
+#include <QFile>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPainter>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -84,7 +84,8 @@ private Q_SLOTS:
         const QString dropped = w.statusMessage();
         QVERIFY(!w.loadFile(kData + QStringLiteral("/bad/mat-W-cell.mat")));
         QCOMPARE(w.statusMessage(), dropped);
-        QVERIFY2(dropped.contains(QStringLiteral("'W' (variable 'vishid') must be a numeric array")), qPrintable(dropped));
+        QVERIFY2(dropped.contains(QStringLiteral("'W' (variable 'vishid') must be a numeric array")),
+                 qPrintable(dropped));
         // A file libhdf5 crashes on (read in a child process): a message, the model kept.
         for (const char* crash : {"h5-metadata-accumulator-null.h5", "mat-v73-metadata-accumulator-null.mat"}) {
             QVERIFY(dropFile(w, kData + QStringLiteral("/bad/") + QString::fromUtf8(crash)));

@@ -5,28 +5,28 @@
 // (or, when the open model has the recorded shape, the result is shown with it and the banner
 // says so); a changed model file is named; a broken result is refused with its one line.
 #include <QApplication>
-#include <QDropEvent>
 #include <QDir>
+#include <QDropEvent>
 #include <QFile>
 #include <QFileInfo>
-#include <QMimeData>
-#include <QUrl>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineSeries>
+#include <QMimeData>
 #include <QProcess>
 #include <QScatterSeries>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QUrl>
 #include <QtTest>
 #include <cstring>
 #include <set>
 
 #include "main_window/main_window.hpp"
-#include "window_views.hpp"
 #include "screenshot_dir.hpp"
+#include "window_views.hpp"
 
 using namespace rbmscope;
 
@@ -67,7 +67,9 @@ bool dropFile(MainWindow& w, const QString& path) {
     return drop.isAccepted();
 }
 
-bool waitIdle(MainWindow& w) { return QTest::qWaitFor([&] { return w.idle(); }, 60000); }
+bool waitIdle(MainWindow& w) {
+    return QTest::qWaitFor([&] { return w.idle(); }, 60000);
+}
 
 }  // namespace
 
@@ -80,16 +82,27 @@ private Q_SLOTS:
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
         QVERIFY(dir_.isValid());
         const QString d = dir_.path();
-        QCOMPARE(cli(d, {QStringLiteral("convert"), QStringLiteral("four-mode"), QStringLiteral("m.json")}, QStringLiteral("convert.json")), QString());
-        QCOMPARE(cli(d, QStringLiteral("ais-sweep m.json --methods geometric:moment,cov --steps 10,30,100 --chains 50 --repeats 2").split(' '),
+        QCOMPARE(cli(d, {QStringLiteral("convert"), QStringLiteral("four-mode"), QStringLiteral("m.json")},
+                     QStringLiteral("convert.json")),
+                 QString());
+        QCOMPARE(cli(d,
+                     QStringLiteral(
+                         "ais-sweep m.json --methods geometric:moment,cov --steps 10,30,100 --chains 50 --repeats 2")
+                         .split(' '),
                      QStringLiteral("sweep.json")),
                  QString());
-        QCOMPARE(cli(d, QStringLiteral("ais m.json --steps 200 --chains 100 --seed 3").split(' '), QStringLiteral("ais.json")), QString());
-        QCOMPARE(cli(d, QStringLiteral("pt m.json --chains 2 --sweeps 400").split(' '), QStringLiteral("pt.json")), QString());
-        QCOMPARE(cli(d, QStringLiteral("meanfield m.json --type 2 --trace").split(' '), QStringLiteral("mf.json")), QString());
-        QCOMPARE(cli(d, QStringLiteral("train --data bars:3 --hidden 4 --updates 60 --out t.json --log tlog.json").split(' '),
-                     QStringLiteral("train.json")),
+        QCOMPARE(cli(d, QStringLiteral("ais m.json --steps 200 --chains 100 --seed 3").split(' '),
+                     QStringLiteral("ais.json")),
                  QString());
+        QCOMPARE(cli(d, QStringLiteral("pt m.json --chains 2 --sweeps 400").split(' '), QStringLiteral("pt.json")),
+                 QString());
+        QCOMPARE(cli(d, QStringLiteral("meanfield m.json --type 2 --trace").split(' '), QStringLiteral("mf.json")),
+                 QString());
+        QCOMPARE(
+            cli(d,
+                QStringLiteral("train --data bars:3 --hidden 4 --updates 60 --out t.json --log tlog.json").split(' '),
+                QStringLiteral("train.json")),
+            QString());
     }
 
     void sweepOpensInEstimatesWithTheSamePoints() {
@@ -203,7 +216,8 @@ private Q_SLOTS:
         const QString cwd = QDir::currentPath();
         QDir::setCurrent(other.path());
         QVERIFY(!w.loadFile(other.filePath(QStringLiteral("ais.json"))));
-        QVERIFY2(w.statusMessage().contains(QStringLiteral("its model file 'm.json' is not found")), qPrintable(w.statusMessage()));
+        QVERIFY2(w.statusMessage().contains(QStringLiteral("its model file 'm.json' is not found")),
+                 qPrintable(w.statusMessage()));
         QVERIFY(w.statusMessage().contains(QStringLiteral("open that model first")));
         QCOMPARE(w.model().n_visible(), rbm::Index(16));  // the model stays
         QVERIFY(w.resultBanner().isEmpty());
@@ -239,7 +253,8 @@ private Q_SLOTS:
         w.setAutosave(false);
         QVERIFY(w.loadPreset(QStringLiteral("bars-and-stripes")));
         QVERIFY(!w.loadFile(kData + QStringLiteral("/bad_results/sweep-steps-missing.json")));
-        QVERIFY2(w.statusMessage().contains(QStringLiteral("results[2].steps is missing")), qPrintable(w.statusMessage()));
+        QVERIFY2(w.statusMessage().contains(QStringLiteral("results[2].steps is missing")),
+                 qPrintable(w.statusMessage()));
         QCOMPARE(w.model().n_visible(), rbm::Index(16));
         QVERIFY(waitIdle(w));
     }
@@ -268,7 +283,8 @@ private Q_SLOTS:
         QCOMPARE(w.currentView(), QStringLiteral("meanfield"));
         QVERIFY(sameBits(meanFieldViewOf(w)->freeEnergies()[1], mf[QStringLiteral("free_energy")].toDouble()));
         QVERIFY(std::isnan(meanFieldViewOf(w)->freeEnergies()[0]));  // type I is not in a type II result
-        QVERIFY(sameBits(meanFieldViewOf(w)->freeEnergies()[3], mf[QStringLiteral("exact")].toObject()[QStringLiteral("free_energy")].toDouble()));
+        QVERIFY(sameBits(meanFieldViewOf(w)->freeEnergies()[3],
+                         mf[QStringLiteral("exact")].toObject()[QStringLiteral("free_energy")].toDouble()));
 
         // train's summary: the trained model (9 visible units) and its log's curves.
         QVERIFY(w.loadFile(dir_.filePath(QStringLiteral("train.json"))));
@@ -280,7 +296,8 @@ private Q_SLOTS:
         QVERIFY(log.open(QIODevice::ReadOnly));
         const QJsonArray records = QJsonDocument::fromJson(log.readAll()).array();
         QCOMPARE(static_cast<qsizetype>(ll->count()), records.size());
-        QVERIFY(sameBits(ll->points().back().y(), records.last().toObject()[QStringLiteral("log_likelihood")].toDouble()));
+        QVERIFY(
+            sameBits(ll->points().back().y(), records.last().toObject()[QStringLiteral("log_likelihood")].toDouble()));
         // The --log array alone: the curves, with the model open now.
         QVERIFY(w.loadFile(dir_.filePath(QStringLiteral("tlog.json"))));
         QCOMPARE(w.currentView(), QStringLiteral("training"));

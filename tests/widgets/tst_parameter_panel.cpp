@@ -1,14 +1,14 @@
 // The parameter panel checks every field as the user types, shows the reason it refuses a value
 // under the field and disables Run; it offers only the (path, base) pairs build_path accepts for
 // the model's kind; it shows build_path's refusal; the schedule plot follows the schedule fields.
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStandardItemModel>
-#include <QLabel>
 #include <QtTest>
 
-#include "parameter_panel.hpp"
 #include "core/ais/paths.hpp"
 #include "core/io/presets.hpp"
+#include "parameter_panel.hpp"
 
 using namespace rbmscope;
 
@@ -37,15 +37,51 @@ private Q_SLOTS:
         QTest::addColumn<QString>("bad");
         QTest::addColumn<QString>("reason");
         QTest::addColumn<QString>("good");
-        QTest::newRow("K zero") << "steps" << "linear" << "0" << "between 1 and 1000000" << "50";
-        QTest::newRow("K text") << "steps" << "linear" << "ten" << "whole number" << "10";
-        QTest::newRow("K too big") << "steps" << "linear" << "5000000" << "between 1 and 1000000" << "100";
-        QTest::newRow("chains negative") << "chains" << "linear" << "-5" << "between 1 and" << "200";
-        QTest::newRow("seed text") << "seed" << "linear" << "abc" << "seed must be a whole number" << "42";
-        QTest::newRow("threads too many") << "threads" << "linear" << "999" << "between 0 and 256" << "2";
-        QTest::newRow("sweep list") << "sweep" << "linear" << "10, x, 100" << "'x' is not a whole number" << "10, 100";
-        QTest::newRow("geometric start 1") << "start" << "geometric" << "1.5" << "first β must lie in (0, 1)" << "0.001";
-        QTest::newRow("sigmoid delta 0") << "delta" << "sigmoid" << "0" << "δ must lie in (0, 50]" << "6";
+        QTest::newRow("K zero") << "steps"
+                                << "linear"
+                                << "0"
+                                << "between 1 and 1000000"
+                                << "50";
+        QTest::newRow("K text") << "steps"
+                                << "linear"
+                                << "ten"
+                                << "whole number"
+                                << "10";
+        QTest::newRow("K too big") << "steps"
+                                   << "linear"
+                                   << "5000000"
+                                   << "between 1 and 1000000"
+                                   << "100";
+        QTest::newRow("chains negative") << "chains"
+                                         << "linear"
+                                         << "-5"
+                                         << "between 1 and"
+                                         << "200";
+        QTest::newRow("seed text") << "seed"
+                                   << "linear"
+                                   << "abc"
+                                   << "seed must be a whole number"
+                                   << "42";
+        QTest::newRow("threads too many") << "threads"
+                                          << "linear"
+                                          << "999"
+                                          << "between 0 and 256"
+                                          << "2";
+        QTest::newRow("sweep list") << "sweep"
+                                    << "linear"
+                                    << "10, x, 100"
+                                    << "'x' is not a whole number"
+                                    << "10, 100";
+        QTest::newRow("geometric start 1") << "start"
+                                           << "geometric"
+                                           << "1.5"
+                                           << "first β must lie in (0, 1)"
+                                           << "0.001";
+        QTest::newRow("sigmoid delta 0") << "delta"
+                                         << "sigmoid"
+                                         << "0"
+                                         << "δ must lie in (0, 50]"
+                                         << "6";
     }
     void refusesBadValuesWithAVisibleReason() {
         QFETCH(QString, field);
@@ -138,8 +174,9 @@ private Q_SLOTS:
                 }
                 if (allowed) {
                     ++offered;
-                    QVERIFY2(accepted, qPrintable(QStringLiteral("offered %1:%2 but build_path says: %3")
-                                                      .arg(QString::fromStdString(path), QString::fromStdString(base), why)));
+                    QVERIFY2(accepted,
+                             qPrintable(QStringLiteral("offered %1:%2 but build_path says: %3")
+                                            .arg(QString::fromStdString(path), QString::fromStdString(base), why)));
                 }
                 if (!accepted) QVERIFY(!allowed);
             }
@@ -215,7 +252,8 @@ private Q_SLOTS:
         panel.setExactSampling(false, QStringLiteral("model too large to enumerate"));
         const auto shown = [&panel] {
             for (QLabel* l : panel.findChildren<QLabel*>())
-                if (l->text().contains(QStringLiteral("exact samples unavailable")) && l->isVisibleTo(&panel)) return true;
+                if (l->text().contains(QStringLiteral("exact samples unavailable")) && l->isVisibleTo(&panel))
+                    return true;
             return false;
         };
         QVERIFY(!shown());

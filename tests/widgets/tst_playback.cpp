@@ -51,8 +51,8 @@ private Q_SLOTS:
             betas.insert(v->beta());
         }
         const double seconds = clock.elapsed() / 1000.0;
-        qInfo("computed in %.3f s; played back in %.2f s through %zu checkpoints (%zu recorded), %zu betas", computeSeconds,
-              seconds, steps.size(), frames, betas.size());
+        qInfo("computed in %.3f s; played back in %.2f s through %zu checkpoints (%zu recorded), %zu betas",
+              computeSeconds, seconds, steps.size(), frames, betas.size());
         QVERIFY(!v->playing());
         QVERIFY2(seconds >= 3.0, qPrintable(QString::number(seconds)));
         QVERIFY2(steps.size() >= 20, qPrintable(QString::number(steps.size())));  // the particles move
@@ -90,11 +90,12 @@ private Q_SLOTS:
             QVERIFY2(!img.isNull(), qPrintable(file));
             QCOMPARE(img.size(), expected);
             QCOMPARE(img.dotsPerMeterX(), qRound(192 / 0.0254));
-            distinct.insert(QByteArray(reinterpret_cast<const char*>(img.constBits()), static_cast<int>(img.sizeInBytes())));
+            distinct.insert(
+                QByteArray(reinterpret_cast<const char*>(img.constBits()), static_cast<int>(img.sizeInBytes())));
         }
         QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("frame-0013.png"))));
         QCOMPARE(distinct.size(), std::size_t{12});  // every frame shows another beta
-        QCOMPARE(annealingViewOf(w)->beta(), 1.0);     // the view is back where it was
+        QCOMPARE(annealingViewOf(w)->beta(), 1.0);   // the view is back where it was
 
         // Other views have no playback (Tempering's: tst_tempering_playback).
         QVERIFY(w.setCurrentView(QStringLiteral("density")));

@@ -16,9 +16,9 @@
 #include <QtTest>
 
 #include "main_window/main_window.hpp"
-#include "test_window.hpp"
 #include "main_window/presenter_overlay.hpp"
 #include "screenshot_dir.hpp"
+#include "test_window.hpp"
 
 using namespace rbmscope;
 
@@ -74,20 +74,23 @@ class TestPresenter : public QObject {
         for (QWidget* x : w.findChildren<QWidget*>()) {
             if (!x->isVisible() || x->isWindow()) continue;
             const bool ok = isAncestorOrSelf(view, x) || isAncestorOrSelf(x, view) || isAncestorOrSelf(strip, x);
-            QVERIFY2(ok, qPrintable(QStringLiteral("visible beside the view: %1 (%2)").arg(x->metaObject()->className(), x->objectName())));
+            QVERIFY2(ok, qPrintable(QStringLiteral("visible beside the view: %1 (%2)")
+                                        .arg(x->metaObject()->className(), x->objectName())));
         }
         for (int i = 0; i < tabs->count(); ++i)
             if (tabs->widget(i) != view) QVERIFY(!tabs->widget(i)->isVisible());
         const QRect v(view->mapTo(centre, QPoint(0, 0)), view->size());
         const QRect s = strip->geometry();
         QCOMPARE(centre->mapTo(&w, QPoint(0, 0)), QPoint(0, 0));  // no menu or tool bar above
-        QCOMPARE(centre->size(), w.size());                      // nor status bar or dock beside
+        QCOMPARE(centre->size(), w.size());                       // nor status bar or dock beside
         QCOMPARE(s.bottom(), centre->height() - 1);
         QCOMPARE(s.width(), centre->width());
         QCOMPARE(s.height(), strip->barHeight());
-        QVERIFY2(v.left() <= 2 && v.right() >= centre->width() - 3, qPrintable(QStringLiteral("view x %1..%2").arg(v.left()).arg(v.right())));
+        QVERIFY2(v.left() <= 2 && v.right() >= centre->width() - 3,
+                 qPrintable(QStringLiteral("view x %1..%2").arg(v.left()).arg(v.right())));
         QVERIFY2(v.top() <= 2, qPrintable(QString::number(v.top())));
-        QVERIFY2(v.bottom() < s.top() && v.bottom() >= s.top() - 3, qPrintable(QStringLiteral("view ends at %1, strip starts at %2").arg(v.bottom()).arg(s.top())));
+        QVERIFY2(v.bottom() < s.top() && v.bottom() >= s.top() - 3,
+                 qPrintable(QStringLiteral("view ends at %1, strip starts at %2").arg(v.bottom()).arg(s.top())));
     }
 
 private Q_SLOTS:
@@ -104,7 +107,8 @@ private Q_SLOTS:
         if (QTest::currentTestFailed()) return;
         auto* tabs = w.findChild<QTabWidget*>();
         auto* dock = w.findChild<QDockWidget*>(QStringLiteral("parameterDock"));
-        QVERIFY(tabs->tabBar()->isVisible() && dock->isVisible() && w.menuBar()->isVisible() && w.statusBar()->isVisible());
+        QVERIFY(tabs->tabBar()->isVisible() && dock->isVisible() && w.menuBar()->isVisible() &&
+                w.statusBar()->isVisible());
         QVERIFY(!w.presenterOverlay()->isVisible());
         press(w, Qt::Key_F11);
         QVERIFY(w.presenter());
@@ -116,7 +120,8 @@ private Q_SLOTS:
         QTest::qWait(50);  // the full-screen geometry is in
         checkOneView(w);
         QCOMPARE(w.presenterOverlay()->info().view, QStringLiteral("Annealing"));
-        QCOMPARE(w.presenterOverlay()->info().viewKey, QKeySequence(Qt::CTRL | Qt::Key_2).toString(QKeySequence::NativeText));
+        QCOMPARE(w.presenterOverlay()->info().viewKey,
+                 QKeySequence(Qt::CTRL | Qt::Key_2).toString(QKeySequence::NativeText));
         // Ctrl+4 (a menu shortcut, with the menu bar hidden) changes the view; the strip names it.
         press(w, Qt::Key_4, Qt::ControlModifier);
         QCOMPARE(w.currentView(), QStringLiteral("estimates"));
@@ -129,7 +134,8 @@ private Q_SLOTS:
         // F11 again: everything comes back, the strip goes.
         press(w, Qt::Key_F11);
         QVERIFY(!w.presenter());
-        QVERIFY(tabs->tabBar()->isVisible() && dock->isVisible() && w.menuBar()->isVisible() && w.statusBar()->isVisible());
+        QVERIFY(tabs->tabBar()->isVisible() && dock->isVisible() && w.menuBar()->isVisible() &&
+                w.statusBar()->isVisible());
         QVERIFY(w.findChild<QToolBar*>(QStringLiteral("transportBar"))->isVisible());
         QVERIFY(!w.presenterOverlay()->isVisible());
     }
@@ -137,9 +143,12 @@ private Q_SLOTS:
     void stripFollowsTheTransportAndItsButtonsAct_data() {
         QTest::addColumn<QString>("preset");
         QTest::addColumn<QString>("view");
-        QTest::newRow("annealing") << "four-mode" << "annealing";
-        QTest::newRow("tempering") << "four-mode" << "tempering";
-        QTest::newRow("samples") << "bars-and-stripes" << "samples";
+        QTest::newRow("annealing") << "four-mode"
+                                   << "annealing";
+        QTest::newRow("tempering") << "four-mode"
+                                   << "tempering";
+        QTest::newRow("samples") << "bars-and-stripes"
+                                 << "samples";
     }
 
     void stripFollowsTheTransportAndItsButtonsAct() {
@@ -200,7 +209,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(t->units() > held + 5, 10000);
         QTRY_COMPARE(state(), QStringLiteral("Running"));
         QTRY_VERIFY_WITH_TIMEOUT(strip->info().speed.contains(QStringLiteral("per second")), 10000);
-        QVERIFY(strip->info().speed.contains(QStringLiteral("1,000")) || strip->info().speed.contains(QStringLiteral("1000")));
+        QVERIFY(strip->info().speed.contains(QStringLiteral("1,000")) ||
+                strip->info().speed.contains(QStringLiteral("1000")));
         click("cancel");
         QCOMPARE(t->state(), Transport::State::Stopped);
         QCOMPARE(state(), QStringLiteral("Stopped"));
@@ -239,9 +249,12 @@ private Q_SLOTS:
     void screenshots_data() {
         QTest::addColumn<QString>("preset");
         QTest::addColumn<QString>("view");
-        QTest::newRow("annealing") << "four-mode" << "annealing";
-        QTest::newRow("compare") << "four-mode" << "compare";
-        QTest::newRow("tempering") << "four-mode" << "tempering";
+        QTest::newRow("annealing") << "four-mode"
+                                   << "annealing";
+        QTest::newRow("compare") << "four-mode"
+                                 << "compare";
+        QTest::newRow("tempering") << "four-mode"
+                                   << "tempering";
     }
 
     void screenshots() {

@@ -2,6 +2,7 @@
 // chains (minutes on a 784 x 500 GRBM) returns within a second; an autosave that cannot be
 // written is told to the user (at start and on quit); SIGTERM and SIGHUP to the real `rbmscope`
 // save the session and exit 0.
+#include <sys/types.h>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
@@ -13,7 +14,6 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
-#include <sys/types.h>
 
 #include "core/io/model_io.hpp"
 #include "core/io/presets.hpp"
@@ -94,7 +94,8 @@ private Q_SLOTS:
         QSignalSpy progress(w, &MainWindow::pathProgress);
         QVERIFY(w->loadFile(path));
         QVERIFY(progress.wait(120000));  // posted by gibbs_moments' progress hook, i.e. inside the estimation
-        QVERIFY2(progress.last().at(0).toString().contains(QStringLiteral("Gibbs")), qPrintable(progress.last().at(0).toString()));
+        QVERIFY2(progress.last().at(0).toString().contains(QStringLiteral("Gibbs")),
+                 qPrintable(progress.last().at(0).toString()));
         QVERIFY(w->jobs()->isRunning(QStringLiteral("paths")));
         QVERIFY(!lanesReadyOf(*w));
         QElapsedTimer clock;

@@ -39,10 +39,12 @@ QJsonObject direct(const QString& dir, const QStringList& args) {
     return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
 }
 
-const QStringList kSweep = {QStringLiteral("ais-sweep"), QStringLiteral("preset:four-mode"), QStringLiteral("--methods"),
-                            QStringLiteral("cov,geometric"), QStringLiteral("--steps"), QStringLiteral("20,50"),
-                            QStringLiteral("--chains"), QStringLiteral("240"), QStringLiteral("--repeats"),
-                            QStringLiteral("2"), QStringLiteral("--seed"), QStringLiteral("7")};
+const QStringList kSweep = {QStringLiteral("ais-sweep"), QStringLiteral("preset:four-mode"),
+                            QStringLiteral("--methods"), QStringLiteral("cov,geometric"),
+                            QStringLiteral("--steps"),   QStringLiteral("20,50"),
+                            QStringLiteral("--chains"),  QStringLiteral("240"),
+                            QStringLiteral("--repeats"), QStringLiteral("2"),
+                            QStringLiteral("--seed"),    QStringLiteral("7")};
 
 // The sweep rows' estimates, bit for bit.
 void compareRows(const QJsonObject& a, const QJsonObject& b) {
@@ -51,7 +53,8 @@ void compareRows(const QJsonObject& a, const QJsonObject& b) {
     QCOMPARE(ra.size(), rb.size());
     for (int i = 0; i < ra.size(); ++i)
         for (const char* key : {"log_z_mean", "ci95_low_mean", "ci95_high_mean", "ess_mean"})
-            QVERIFY2(sameBits(ra[i].toObject()[QLatin1String(key)].toDouble(), rb[i].toObject()[QLatin1String(key)].toDouble()),
+            QVERIFY2(sameBits(ra[i].toObject()[QLatin1String(key)].toDouble(),
+                              rb[i].toObject()[QLatin1String(key)].toDouble()),
                      key);
 }
 
@@ -72,24 +75,40 @@ private Q_SLOTS:
     void invocation_data() {
         QTest::addColumn<QString>("launcher");
         QTest::addColumn<QString>("command");
-        QTest::addColumn<QString>("program");     // "cli" = RemoteRun::cliPath()
+        QTest::addColumn<QString>("program");        // "cli" = RemoteRun::cliPath()
         QTest::addColumn<QStringList>("arguments");  // "cli" likewise
         QTest::addColumn<bool>("ok");
         const QString cli = QStringLiteral("cli");
-        QTest::newRow("mpirun") << "mpirun -np 4" << "rbmscope-cli ais preset:four-mode --chains 10" << "mpirun"
-                                << QStringList{"-np", "4", cli, "ais", "preset:four-mode", "--chains", "10", "--progress", "jsonl"} << true;
-        QTest::newRow("no launcher") << "" << "rbmscope-cli pt preset:four-mode" << cli
+        QTest::newRow("mpirun") << "mpirun -np 4"
+                                << "rbmscope-cli ais preset:four-mode --chains 10"
+                                << "mpirun" << QStringList{"-np",      "4",  cli,          "ais",  "preset:four-mode",
+                                                           "--chains", "10", "--progress", "jsonl"}
+                                << true;
+        QTest::newRow("no launcher") << ""
+                                     << "rbmscope-cli pt preset:four-mode" << cli
                                      << QStringList{"pt", "preset:four-mode", "--progress", "jsonl"} << true;
-        QTest::newRow("srun, quoted path") << "srun -n 64 --mpi=pmix" << "'/opt/my tools/rbmscope-cli' ais m.json --progress jsonl"
-                                           << "srun"
-                                           << QStringList{"-n", "64", "--mpi=pmix", "/opt/my tools/rbmscope-cli", "ais", "m.json", "--progress", "jsonl"}
-                                           << true;
-        QTest::newRow("double quotes, variable") << "" << "rbmscope-cli ais \"my model.json\" --seed $RBMSCOPE_TEST_SEED" << cli
-                                                 << QStringList{"ais", "my model.json", "--seed", "17", "--progress", "jsonl"} << true;
-        QTest::newRow("no command") << "mpirun -np 2" << "   " << "" << QStringList{} << false;
-        QTest::newRow("command substitution") << "" << "rbmscope-cli ais $(rm -rf x)" << "" << QStringList{} << false;
-        QTest::newRow("unbalanced quote") << "mpirun -np '2" << "rbmscope-cli ais m.json" << "" << QStringList{} << false;
-        QTest::newRow("pipe") << "" << "rbmscope-cli ais m.json | tee x" << "" << QStringList{} << false;
+        QTest::newRow("srun, quoted path")
+            << "srun -n 64 --mpi=pmix"
+            << "'/opt/my tools/rbmscope-cli' ais m.json --progress jsonl"
+            << "srun" << QStringList{"-n",  "64",     "--mpi=pmix", "/opt/my tools/rbmscope-cli",
+                                     "ais", "m.json", "--progress", "jsonl"}
+            << true;
+        QTest::newRow("double quotes, variable")
+            << ""
+            << "rbmscope-cli ais \"my model.json\" --seed $RBMSCOPE_TEST_SEED" << cli
+            << QStringList{"ais", "my model.json", "--seed", "17", "--progress", "jsonl"} << true;
+        QTest::newRow("no command") << "mpirun -np 2"
+                                    << "   "
+                                    << "" << QStringList{} << false;
+        QTest::newRow("command substitution") << ""
+                                              << "rbmscope-cli ais $(rm -rf x)"
+                                              << "" << QStringList{} << false;
+        QTest::newRow("unbalanced quote") << "mpirun -np '2"
+                                          << "rbmscope-cli ais m.json"
+                                          << "" << QStringList{} << false;
+        QTest::newRow("pipe") << ""
+                              << "rbmscope-cli ais m.json | tee x"
+                              << "" << QStringList{} << false;
     }
     void invocation() {
         QFETCH(QString, launcher);
@@ -118,20 +137,23 @@ private Q_SLOTS:
         w->action(QStringLiteral("remoteRun"))->trigger();
         RemoteRunDialog* d = w->remoteRunDialog();
         QVERIFY(d && d->isVisible());
-        QVERIFY2(d->command().startsWith(QStringLiteral("rbmscope-cli ais-sweep preset:four-mode ")), qPrintable(d->command()));
+        QVERIFY2(d->command().startsWith(QStringLiteral("rbmscope-cli ais-sweep preset:four-mode ")),
+                 qPrintable(d->command()));
         QTest::keyClick(d, Qt::Key_Escape);
         QVERIFY(!d->isVisible());
         // The Annealing view's command is ais with its first method.
         QVERIFY(w->setCurrentView(QStringLiteral("annealing")));
         QCOMPARE(w->openRemoteRun(), d);
-        QVERIFY2(d->command().startsWith(QStringLiteral("rbmscope-cli ais preset:four-mode --path ")), qPrintable(d->command()));
+        QVERIFY2(d->command().startsWith(QStringLiteral("rbmscope-cli ais preset:four-mode --path ")),
+                 qPrintable(d->command()));
         // The Tempering view's is pt with the view's controls.
         QVERIFY(w->setCurrentView(QStringLiteral("tempering")));
         TemperingSettings ts = temperingViewOf(*w)->settings();
         ts.replicas = 5;
         temperingViewOf(*w)->setSettings(ts);
         QCOMPARE(w->openRemoteRun(), d);
-        QVERIFY2(d->command().startsWith(QStringLiteral("rbmscope-cli pt preset:four-mode ")), qPrintable(d->command()));
+        QVERIFY2(d->command().startsWith(QStringLiteral("rbmscope-cli pt preset:four-mode ")),
+                 qPrintable(d->command()));
         QVERIFY2(d->command().contains(QStringLiteral(" --replicas 5")), qPrintable(d->command()));
         // The Training view's is train with the view's data and options, writing the model beside the result.
         QVERIFY(w->setCurrentView(QStringLiteral("training")));
@@ -205,7 +227,8 @@ private Q_SLOTS:
         QVERIFY(w->loadPreset(QStringLiteral("four-mode")));
         RemoteRunDialog* d = w->openRemoteRun();
         d->setLauncher(mpi ? mpiexec + QStringLiteral(" --oversubscribe -np 2") : QString());
-        d->setCommand(QStringLiteral("rbmscope-cli ais preset:four-mode --path cov --chains 400 --steps 100000000 --seed 2 --threads 1"));
+        d->setCommand(QStringLiteral(
+            "rbmscope-cli ais preset:four-mode --path cov --chains 400 --steps 100000000 --seed 2 --threads 1"));
         QSignalSpy ready(d, &RemoteRunDialog::resultReady);
         QSignalSpy progress(d->run(), &RemoteRun::progress);
         QVERIFY(d->startRun());
@@ -215,7 +238,8 @@ private Q_SLOTS:
         t.start();
         while (!annealing && t.elapsed() < 120000) {
             progress.wait(500);
-            for (const auto& args : progress) annealing = annealing || args.at(0).value<RemoteProgress>().phase == QLatin1String("annealing");
+            for (const auto& args : progress)
+                annealing = annealing || args.at(0).value<RemoteProgress>().phase == QLatin1String("annealing");
         }
         QVERIFY(annealing);
         QTest::keyClick(d, Qt::Key_Escape);
@@ -240,7 +264,8 @@ private Q_SLOTS:
         d->setCommand(QStringLiteral("rbmscope-cli ais preset:four-mode"));
         QVERIFY(d->startRun());
         QVERIFY(finished.wait(30000));
-        QVERIFY2(d->statusText().contains(QStringLiteral("cannot start 'no-such-launcher-rbmscope'")), qPrintable(d->statusText()));
+        QVERIFY2(d->statusText().contains(QStringLiteral("cannot start 'no-such-launcher-rbmscope'")),
+                 qPrintable(d->statusText()));
         d->setLauncher(QString());
         d->setCommand(QStringLiteral("rbmscope-cli ais preset:no-such-preset"));
         QVERIFY(d->startRun());

@@ -6,9 +6,9 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTextDocumentFragment>
-#include <QSignalSpy>
 #include <QtTest>
 
 #include "core/io/model_io.hpp"
@@ -27,8 +27,10 @@ QString readAll(const QString& path) {
 // The <pre class="cmd"> blocks, unescaped.
 QStringList commands(const QString& html) {
     QStringList out;
-    QRegularExpression re(QStringLiteral("<pre class=\"cmd\">(.*?)</pre>"), QRegularExpression::DotMatchesEverythingOption);
-    for (auto it = re.globalMatch(html); it.hasNext();) out << QTextDocumentFragment::fromHtml(it.next().captured(1)).toPlainText();
+    QRegularExpression re(QStringLiteral("<pre class=\"cmd\">(.*?)</pre>"),
+                          QRegularExpression::DotMatchesEverythingOption);
+    for (auto it = re.globalMatch(html); it.hasNext();)
+        out << QTextDocumentFragment::fromHtml(it.next().captured(1)).toPlainText();
     return out;
 }
 
@@ -137,7 +139,8 @@ private Q_SLOTS:
             QVERIFY2(m.captured(1).toInt() > 600 && m.captured(2).toInt() > 400, qPrintable(m.captured(0)));
         }
         QVERIFY(figures >= 3);
-        QVERIFY(!html.contains(QStringLiteral("<img src=\"http")) && !html.contains(QStringLiteral("<script src=")));  // self-contained
+        QVERIFY(!html.contains(QStringLiteral("<img src=\"http")) &&
+                !html.contains(QStringLiteral("<script src=")));  // self-contained
         QVERIFY(html.contains(QStringLiteral("exact log Z")));
         const QStringList cmds = commands(html);
         QCOMPARE(cmds.size(), static_cast<int>(lanes.size()));
@@ -178,7 +181,8 @@ private Q_SLOTS:
             bool found = false;
             for (const QJsonValue& v : rows) {
                 const QJsonObject r = v.toObject();
-                if (r.value(QStringLiteral("method")).toString() != method || r.value(QStringLiteral("steps")).toInteger() != p.steps)
+                if (r.value(QStringLiteral("method")).toString() != method ||
+                    r.value(QStringLiteral("steps")).toInteger() != p.steps)
                     continue;
                 found = true;
                 QVERIFY(sameDouble(r.value(QStringLiteral("log_z_mean")).toDouble(), p.estimate.log_z));
@@ -210,7 +214,8 @@ private Q_SLOTS:
         QVERIFY(!cmds.isEmpty());
         QVERIFY(cmds.front().contains(QStringLiteral("edited.model.json")));
         const QJsonObject cli = runCli(cmds.front(), dir_.path());
-        QVERIFY(sameDouble(cli.value(QStringLiteral("log_z")).toDouble(), aisJobOf(*w_)->lanes().front().result->estimate.log_z));
+        QVERIFY(sameDouble(cli.value(QStringLiteral("log_z")).toDouble(),
+                           aisJobOf(*w_)->lanes().front().result->estimate.log_z));
     }
 
     // Mean field: the three free energies of the view, and each command gives its own exactly.
@@ -235,9 +240,10 @@ private Q_SLOTS:
     // that method only, and points at the result's own command line instead of inventing options.
     void reopenedMeanFieldResultHasNoInventedCommand() {
         QString html;
-        reportOfReopenedResult({QStringLiteral("meanfield"), QStringLiteral("preset:four-mode"), QStringLiteral("--type"),
-                                QStringLiteral("tap"), QStringLiteral("--restarts"), QStringLiteral("3")},
-                               QStringLiteral("mf"), &html);
+        reportOfReopenedResult(
+            {QStringLiteral("meanfield"), QStringLiteral("preset:four-mode"), QStringLiteral("--type"),
+             QStringLiteral("tap"), QStringLiteral("--restarts"), QStringLiteral("3")},
+            QStringLiteral("mf"), &html);
         if (QTest::currentTestFailed()) return;
         QVERIFY(html.contains(QStringLiteral("<h2 id=\"meanfield\">")));
         QVERIFY(commands(html).filter(QStringLiteral(" meanfield ")).isEmpty());
@@ -272,8 +278,9 @@ private Q_SLOTS:
             QVERIFY(html.contains(QStringLiteral("<h2 id=\"tempering\">")));
             const QStringList cmds = commands(html).filter(QStringLiteral("rbmscope-cli pt "));
             QCOMPARE(cmds.size(), 1);
-            QVERIFY2(cmds.front().contains(variant == 0 ? QStringLiteral("--ladder linear") : QStringLiteral("--adaptive ")),
-                     qPrintable(cmds.front()));
+            QVERIFY2(
+                cmds.front().contains(variant == 0 ? QStringLiteral("--ladder linear") : QStringLiteral("--adaptive ")),
+                qPrintable(cmds.front()));
             const QJsonObject cli = runCli(cmds.front(), dir_.path());
             QVERIFY2(!cli.isEmpty(), qPrintable(cmds.front()));
             const rbm::PtStats& st = f->stats;
@@ -281,7 +288,8 @@ private Q_SLOTS:
             QVERIFY(st.total_round_trips() > 0);  // a count of zero would compare equal too easily
             const QJsonArray betas = cli.value(QStringLiteral("betas")).toArray();
             QCOMPARE(betas.size(), static_cast<qsizetype>(st.betas.size()));
-            for (std::size_t k = 0; k < st.betas.size(); ++k) QVERIFY(sameDouble(betas[static_cast<qsizetype>(k)].toDouble(), st.betas[k]));
+            for (std::size_t k = 0; k < st.betas.size(); ++k)
+                QVERIFY(sameDouble(betas[static_cast<qsizetype>(k)].toDouble(), st.betas[k]));
             const std::vector<double> acc = st.acceptance();
             const QJsonArray cliAcc = cli.value(QStringLiteral("swap_acceptance")).toArray();
             QCOMPARE(cliAcc.size(), static_cast<qsizetype>(acc.size()));
@@ -350,7 +358,8 @@ private Q_SLOTS:
         const QJsonObject fin = cli.value(QStringLiteral("final")).toObject();
         QVERIFY(sameDouble(fin.value(QStringLiteral("log_likelihood")).toDouble(), last.log_likelihood));
         QVERIFY(sameDouble(fin.value(QStringLiteral("reconstruction_error")).toDouble(), last.reconstruction_error));
-        const rbm::Model trained = rbm::load_model(dir_.filePath(cli.value(QStringLiteral("model")).toString()).toStdString());
+        const rbm::Model trained =
+            rbm::load_model(dir_.filePath(cli.value(QStringLiteral("model")).toString()).toStdString());
         const rbm::Brbm* a = r->snapshot->model.as<rbm::Brbm>();
         const rbm::Brbm* b = trained.as<rbm::Brbm>();
         QVERIFY(a && b);

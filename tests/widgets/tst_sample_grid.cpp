@@ -64,9 +64,9 @@ private Q_SLOTS:
         QCOMPARE(g.tileImage(0).pixel(1, 1), divergingColor(1));
         QCOMPARE(g.tileImage(1).pixel(0, 0), divergingColor(0.25));  // shared: 0.5 / 2
         g.setPerTileScale(true);
-        QCOMPARE(g.tileImage(1).pixel(0, 0), divergingColor(1));      // per tile: 0.5 / 0.5
+        QCOMPARE(g.tileImage(1).pixel(0, 0), divergingColor(1));  // per tile: 0.5 / 0.5
         QCOMPARE(g.tileImage(1).pixel(1, 0), divergingColor(-1));
-        QCOMPARE(g.tileImage(0).pixel(0, 1), divergingColor(0.5));    // tile 0 unchanged
+        QCOMPARE(g.tileImage(0).pixel(0, 1), divergingColor(0.5));  // tile 0 unchanged
         // The map's ends and middle.
         QCOMPARE(divergingColor(0), qRgb(255, 255, 255));
         QCOMPARE(divergingColor(1), qRgb(178, 24, 43));

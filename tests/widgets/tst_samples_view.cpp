@@ -12,11 +12,11 @@
 #include <optional>
 #include <set>
 
-#include "views/filters/filters_view.hpp"
 #include "core/data/datasets.hpp"
 #include "core/io/presets.hpp"
-#include "views/samples/samples_view.hpp"
 #include "screenshot_dir.hpp"
+#include "views/filters/filters_view.hpp"
+#include "views/samples/samples_view.hpp"
 
 using namespace rbmscope;
 
@@ -102,7 +102,9 @@ private Q_SLOTS:
         qInfo("PT: %.3f of 64 samples are bars or stripes", validPt);
         QVERIFY(validPt >= 0.73);
         v.setShowProbabilities(true);
-        QVERIFY(v.grabForScreenshot().save(screenshotDir() + QStringLiteral("/samples.png")));  // exact mass 0.91 minus 5 standard errors of 64 draws (0.036 each)
+        QVERIFY(v.grabForScreenshot().save(
+            screenshotDir() +
+            QStringLiteral("/samples.png")));  // exact mass 0.91 minus 5 standard errors of 64 draws (0.036 each)
     }
 
     // A BRBM trained on binarized digits shows binarized data (not grey levels) next to
@@ -139,7 +141,8 @@ private Q_SLOTS:
             return out;
         };
         QVERIFY(v.dataGrid()->tileCount() > 0);
-        QVERIFY2(greys(v.dataGrid()).size() == 2, qPrintable(QString::number(greys(v.dataGrid()).size())));  // black and white only
+        QVERIFY2(greys(v.dataGrid()).size() == 2,
+                 qPrintable(QString::number(greys(v.dataGrid()).size())));  // black and white only
 
         SamplesSettings s;
         s.sampler = SamplerKind::Gibbs;
@@ -202,9 +205,9 @@ private Q_SLOTS:
         f.resize(600, 400);
         f.show();
         rbm::Mat W = rbm::Mat::Zero(4, 3);
-        W.col(0) << 1, 0, 0, 0;      // norm 1
-        W.col(1) << 0, 3, 0, 0;      // norm 3
-        W.col(2) << 0, 0, -2, 0;     // norm 2
+        W.col(0) << 1, 0, 0, 0;   // norm 1
+        W.col(1) << 0, 3, 0, 0;   // norm 3
+        W.col(2) << 0, 0, -2, 0;  // norm 2
         rbm::Model m;
         m.params = rbm::Brbm{W, rbm::Vec::Zero(4), rbm::Vec::Zero(3)};
         f.setModel(m);

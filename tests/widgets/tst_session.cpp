@@ -13,12 +13,12 @@
 #include <QtTest>
 #include <cstring>
 
-#include "main_window/main_window.hpp"
-#include "window_views.hpp"
-#include "screenshot_dir.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/session_io.hpp"
+#include "main_window/main_window.hpp"
+#include "screenshot_dir.hpp"
+#include "window_views.hpp"
 
 using rbmscope::MainWindow;
 
@@ -137,7 +137,8 @@ private Q_SLOTS:
         // Save session (Ctrl+S) writes to the same file without asking.
         typeInto(b, "chains", QStringLiteral("77"));
         b.action(QStringLiteral("saveSession"))->trigger();
-        QCOMPARE(rbm::load_session(path.toStdString()).settings.at("chains"), rbm::SessionValue::scalar(std::int64_t{77}));
+        QCOMPARE(rbm::load_session(path.toStdString()).settings.at("chains"),
+                 rbm::SessionValue::scalar(std::int64_t{77}));
         QTRY_VERIFY_WITH_TIMEOUT(b.idle(), kIdleMs);
     }
 
@@ -197,20 +198,30 @@ private Q_SLOTS:
         QTest::newRow("truncated") << good.left(good.size() / 2) << QString("not valid JSON (line");
         QTest::newRow("a model file") << QByteArray::fromStdString(rbm::preset_json_text("four-mode"))
                                       << QString("'format' is 'rbmscope-model', expected \"rbmscope-session\"");
-        QTest::newRow("bad embedded model") << QByteArray(R"({"format":"rbmscope-session","version":1,"model":{"kind":"grbm","W":[[1],[1]],"sigma":[1,0]}})")
-                                            << QString("in 'model': 'sigma' must be > 0");
-        QTest::newRow("chains 0") << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","settings":{"chains":0}})")
-                                  << QString("setting 'chains' must be an integer from 1 to 1000000, got 0");
-        QTest::newRow("seed text") << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","settings":{"seed":"1"}})")
-                                   << QString("setting 'seed' must be an integer from 0 to 18446744073709551615, got \"1\"");
-        QTest::newRow("method for another kind") << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"leaky-2d","settings":{"path":"cov"}})")
-                                                 << QString("settings 'path' and 'base' (cov:moment) do not suit this model");
-        QTest::newRow("compare not a list") << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","settings":{"compare":"cov"}})")
-                                            << QString("setting 'compare' must be an array of \"path:base\" strings, got \"cov\"");
-        QTest::newRow("unknown schedule") << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","settings":{"schedule":"cubic"}})")
-                                          << QString("setting 'schedule' must be one of linear, sigmoid");
-        QTest::newRow("unknown view") << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","view":"3d"})")
-                                      << QString("'view' is '3d', expected one of density, annealing");
+        QTest::newRow("bad embedded model")
+            << QByteArray(
+                   R"({"format":"rbmscope-session","version":1,"model":{"kind":"grbm","W":[[1],[1]],"sigma":[1,0]}})")
+            << QString("in 'model': 'sigma' must be > 0");
+        QTest::newRow("chains 0")
+            << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","settings":{"chains":0}})")
+            << QString("setting 'chains' must be an integer from 1 to 1000000, got 0");
+        QTest::newRow("seed text")
+            << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","settings":{"seed":"1"}})")
+            << QString("setting 'seed' must be an integer from 0 to 18446744073709551615, got \"1\"");
+        QTest::newRow("method for another kind")
+            << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"leaky-2d","settings":{"path":"cov"}})")
+            << QString("settings 'path' and 'base' (cov:moment) do not suit this model");
+        QTest::newRow("compare not a list")
+            << QByteArray(
+                   R"({"format":"rbmscope-session","version":1,"model":"four-mode","settings":{"compare":"cov"}})")
+            << QString("setting 'compare' must be an array of \"path:base\" strings, got \"cov\"");
+        QTest::newRow("unknown schedule")
+            << QByteArray(
+                   R"({"format":"rbmscope-session","version":1,"model":"four-mode","settings":{"schedule":"cubic"}})")
+            << QString("setting 'schedule' must be one of linear, sigmoid");
+        QTest::newRow("unknown view")
+            << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","view":"3d"})")
+            << QString("'view' is '3d', expected one of density, annealing");
     }
     // Opened at start-up (--session FILE): the message names the problem, the default preset
     // opens, the window works, and neither the quit's autosave nor anything else touches the file.
@@ -257,8 +268,9 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
         const rbm::Model before = w.model();
         QVERIFY(!w.openSession(bad));
-        QVERIFY2(w.sessionMessage().contains(QStringLiteral("setting 'steps' must be an integer from 1 to 1000000, got -5")),
-                 qPrintable(w.sessionMessage()));
+        QVERIFY2(
+            w.sessionMessage().contains(QStringLiteral("setting 'steps' must be an integer from 1 to 1000000, got -5")),
+            qPrintable(w.sessionMessage()));
         QVERIFY(sameModel(w.model(), before));
         QCOMPARE(w.model().as<rbm::Grbm>()->W(1, 1), 3.5);
         QCOMPARE(w.settings().schedule.steps, rbm::Index{42});

@@ -15,9 +15,9 @@
 #include "core/io/model_io.hpp"
 #include "core/io/session_io.hpp"
 #include "main_window/main_window.hpp"
-#include "window_views.hpp"
 #include "screenshot_dir.hpp"
 #include "views/training/training_view.hpp"
+#include "window_views.hpp"
 
 using namespace rbmscope;
 
@@ -40,13 +40,14 @@ bool sameRecords(const std::vector<rbm::TrainRecord>& a, const std::vector<rbm::
     const auto same = [](double u, double v) { return std::isnan(u) ? std::isnan(v) : sameBits(u, v); };
     for (std::size_t i = 0; i < a.size(); ++i) {
         const rbm::TrainRecord &x = a[i], &y = b[i];
-        if (x.update != y.update || x.log_likelihood_method != y.log_likelihood_method || x.projections != y.projections ||
-            x.swap_acceptance.size() != y.swap_acceptance.size())
+        if (x.update != y.update || x.log_likelihood_method != y.log_likelihood_method ||
+            x.projections != y.projections || x.swap_acceptance.size() != y.swap_acceptance.size())
             return false;
-        for (double rbm::TrainRecord::*f : {&rbm::TrainRecord::epoch, &rbm::TrainRecord::learning_rate, &rbm::TrainRecord::log_likelihood,
-                                              &rbm::TrainRecord::log_likelihood_low, &rbm::TrainRecord::log_likelihood_high,
-                                              &rbm::TrainRecord::log_z, &rbm::TrainRecord::ais_ess, &rbm::TrainRecord::reconstruction_error,
-                                              &rbm::TrainRecord::max_singular_value, &rbm::TrainRecord::seconds})
+        for (double rbm::TrainRecord::*f :
+             {&rbm::TrainRecord::epoch, &rbm::TrainRecord::learning_rate, &rbm::TrainRecord::log_likelihood,
+              &rbm::TrainRecord::log_likelihood_low, &rbm::TrainRecord::log_likelihood_high, &rbm::TrainRecord::log_z,
+              &rbm::TrainRecord::ais_ess, &rbm::TrainRecord::reconstruction_error,
+              &rbm::TrainRecord::max_singular_value, &rbm::TrainRecord::seconds})
             if (!same(x.*f, y.*f)) return false;
         for (std::size_t k = 0; k < x.swap_acceptance.size(); ++k)
             if (!same(x.swap_acceptance[k], y.swap_acceptance[k])) return false;
@@ -198,7 +199,8 @@ private Q_SLOTS:
             QVERIFY(sameRecords(y->snapshot->log, x->snapshot->log));
             QVERIFY(y->snapshot->log.size() >= 3);
             QCOMPARE(rbm::model_to_json_text(y->snapshot->model), rbm::model_to_json_text(x->snapshot->model));
-            QVERIFY(sameBits(rbm::RowMat(y->snapshot->model.as<rbm::Brbm>()->W), rbm::RowMat(x->snapshot->model.as<rbm::Brbm>()->W)));
+            QVERIFY(sameBits(rbm::RowMat(y->snapshot->model.as<rbm::Brbm>()->W),
+                             rbm::RowMat(x->snapshot->model.as<rbm::Brbm>()->W)));
             QVERIFY(sameBits(y->snapshot->negatives, x->snapshot->negatives));
             QVERIFY(trainSettingsToMap(y->data, y->options) == trainSettingsToMap(x->data, x->options));
             // The chart holds exactly the run's records.
@@ -286,30 +288,44 @@ private Q_SLOTS:
     void aWrongNewKeyIsNamedAndChangesNothing_data() {
         QTest::addColumn<QString>("views");
         QTest::addColumn<QString>("message");
-        QTest::newRow("replicas") << QStringLiteral(R"("views": {"tempering": {"replicas": 1000}},)")
-                                  << QStringLiteral("setting 'views.tempering.replicas' must be an integer from 2 to 64, got 1000");
+        QTest::newRow("replicas")
+            << QStringLiteral(R"("views": {"tempering": {"replicas": 1000}},)")
+            << QStringLiteral("setting 'views.tempering.replicas' must be an integer from 2 to 64, got 1000");
         QTest::newRow("ladder not increasing")
-            << QStringLiteral(R"("views": {"tempering": {"ladder": "linear", "replicas": 3, "custom_ladder": [0.5, 0.2, 1]}},)")
+            << QStringLiteral(
+                   R"("views": {"tempering": {"ladder": "linear", "replicas": 3, "custom_ladder": [0.5, 0.2, 1]}},)")
             << QStringLiteral("setting 'views.tempering.custom_ladder' must be a valid ladder, got one that is not");
-        QTest::newRow("ladder length") << QStringLiteral(R"("views": {"tempering": {"replicas": 3, "custom_ladder": [0, 1]}},)")
-                                       << QStringLiteral("setting 'views.tempering.custom_ladder' must be empty or 3 β's (one per replica), got 2 β's");
+        QTest::newRow("ladder length")
+            << QStringLiteral(R"("views": {"tempering": {"replicas": 3, "custom_ladder": [0, 1]}},)")
+            << QStringLiteral(
+                   "setting 'views.tempering.custom_ladder' must be empty or 3 β's (one per replica), got 2 β's");
         QTest::newRow("samples speed") << QStringLiteral(R"("views": {"samples": {"speed": 7}},)")
                                        << QStringLiteral("setting 'views.samples.speed' must be one of 0, 200, 20, 2");
-        QTest::newRow("training hidden") << QStringLiteral(R"("views": {"training": {"hidden": 5000}},)")
-                                         << QStringLiteral("setting 'views.training.hidden' must be a number from 1 to 4096 (the view's field), got 5000");
-        QTest::newRow("training method") << QStringLiteral(R"("views": {"training": {"method": "sgd"}},)")
-                                         << QStringLiteral("setting 'views.training.method' must be one of cd, pcd, pt, lpt, deo, leaky, mix, got \"sgd\"");
-        QTest::newRow("estimates bars") << QStringLiteral(R"("views": {"estimates": {"bars": "none"}},)")
-                                        << QStringLiteral("setting 'views.estimates.bars' must be one of bootstrap95, three-sigma, got \"none\"");
-        QTest::newRow("meanfield damping") << QStringLiteral(R"("views": {"meanfield": {"damping": 0}},)")
-                                           << QStringLiteral("setting 'views.meanfield.damping' must be a number from 0.05 to 1, got 0");
+        QTest::newRow("training hidden")
+            << QStringLiteral(R"("views": {"training": {"hidden": 5000}},)")
+            << QStringLiteral(
+                   "setting 'views.training.hidden' must be a number from 1 to 4096 (the view's field), got 5000");
+        QTest::newRow("training method")
+            << QStringLiteral(R"("views": {"training": {"method": "sgd"}},)")
+            << QStringLiteral(
+                   "setting 'views.training.method' must be one of cd, pcd, pt, lpt, deo, leaky, mix, got \"sgd\"");
+        QTest::newRow("estimates bars")
+            << QStringLiteral(R"("views": {"estimates": {"bars": "none"}},)")
+            << QStringLiteral("setting 'views.estimates.bars' must be one of bootstrap95, three-sigma, got \"none\"");
+        QTest::newRow("meanfield damping")
+            << QStringLiteral(R"("views": {"meanfield": {"damping": 0}},)")
+            << QStringLiteral("setting 'views.meanfield.damping' must be a number from 0.05 to 1, got 0");
         QTest::newRow("film betas") << QStringLiteral(R"("views": {"annealing": {"film_betas": "0, 2"}},)")
-                                    << QStringLiteral("setting 'views.annealing.film_betas' must be text the field accepts");
+                                    << QStringLiteral(
+                                           "setting 'views.annealing.film_betas' must be text the field accepts");
         QTest::newRow("run does not match its model")
-            << QStringLiteral(R"("training_runs": [{"label": "cd", "settings": {"hidden": 3}, "status": "finished", "message": "",
+            << QStringLiteral(
+                   R"("training_runs": [{"label": "cd", "settings": {"hidden": 3}, "status": "finished", "message": "",
                  "updates_done": 0, "total_updates": 0, "projections": 0, "image_rows": 0, "image_cols": 0, "seconds": 0,
                  "log": [], "negatives": [], "model": {"kind": "brbm", "W": [[1, 2]], "b": [0], "c": [0, 0]}}],)")
-            << QStringLiteral("training_runs[0]: the model (brbm, 2 hidden units) does not match the run's settings (kind brbm, hidden 3)");
+            << QStringLiteral(
+                   "training_runs[0]: the model (brbm, 2 hidden units) does not match the run's settings (kind brbm, "
+                   "hidden 3)");
     }
     void aWrongNewKeyIsNamedAndChangesNothing() {
         QFETCH(QString, views);

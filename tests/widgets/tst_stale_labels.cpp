@@ -10,9 +10,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "main_window/main_window.hpp"
 #include "core/io/presets.hpp"
 #include "ladder_plot.hpp"
+#include "main_window/main_window.hpp"
 #include "run_curves.hpp"
 #include "test_window.hpp"
 
@@ -120,7 +120,8 @@ private Q_SLOTS:
         annealingViewOf(w)->setBeta(1.0);
         const QString overlay = annealingViewOf(w)->heatmap(0)->overlayText();
         const QChar thin(0x2009);  // thousands are grouped with thin spaces
-        QVERIFY2(overlay.contains(QStringLiteral("1") + thin + QStringLiteral("000 of 5") + thin + QStringLiteral("000 AIS particles shown")),
+        QVERIFY2(overlay.contains(QStringLiteral("1") + thin + QStringLiteral("000 of 5") + thin +
+                                  QStringLiteral("000 AIS particles shown")),
                  qPrintable(overlay));
     }
 
@@ -141,7 +142,8 @@ private Q_SLOTS:
     // Space on a view's job: its own status line says paused (not "running…") until Space resumes.
     void statusLineSaysPausedWhilePaused_data() {
         QTest::addColumn<QString>("view");
-        for (const char* v : {"annealing", "estimates", "tempering", "samples"}) QTest::newRow(v) << QString::fromLatin1(v);
+        for (const char* v : {"annealing", "estimates", "tempering", "samples"})
+            QTest::newRow(v) << QString::fromLatin1(v);
     }
     void statusLineSaysPausedWhilePaused() {
         QFETCH(QString, view);
@@ -176,7 +178,8 @@ private Q_SLOTS:
     // Esc with nothing running changes nothing: a finished run stays finished, in every view.
     void escAfterAFinishedRunKeepsItFinished_data() {
         QTest::addColumn<QString>("view");
-        for (const char* v : {"annealing", "estimates", "tempering", "meanfield", "samples"}) QTest::newRow(v) << QString::fromLatin1(v);
+        for (const char* v : {"annealing", "estimates", "tempering", "meanfield", "samples"})
+            QTest::newRow(v) << QString::fromLatin1(v);
     }
     void escAfterAFinishedRunKeepsItFinished() {
         QFETCH(QString, view);
@@ -236,7 +239,8 @@ private Q_SLOTS:
         auto* label = w.findChild<QLabel*>(QStringLiteral("transportState"));
         QVERIFY(label);
         QTest::qWait(50);
-        QVERIFY2(label->text().contains(QStringLiteral("finished")) && !label->text().contains(QStringLiteral(" 0 ")), qPrintable(label->text()));
+        QVERIFY2(label->text().contains(QStringLiteral("finished")) && !label->text().contains(QStringLiteral(" 0 ")),
+                 qPrintable(label->text()));
         QCOMPARE(w.transport()->state(), Transport::State::Finished);
     }
 

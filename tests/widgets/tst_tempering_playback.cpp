@@ -32,9 +32,7 @@ std::vector<int> trajectoryOf(const std::vector<std::uint16_t>& recent, int rung
     return out;
 }
 
-void saveShot(QWidget* w, const QString& name) {
-    QVERIFY(w->grab().save(screenshotDir() + QLatin1Char('/') + name));
-}
+void saveShot(QWidget* w, const QString& name) { QVERIFY(w->grab().save(screenshotDir() + QLatin1Char('/') + name)); }
 
 }  // namespace
 
@@ -64,7 +62,8 @@ private Q_SLOTS:
         computeClock.start();
         w.runCurrent();
         QVERIFY(done.wait(120000));
-        qInfo("default run (%lld scans) computed and shown at fast in %.2f s", defaults.scans, computeClock.elapsed() / 1000.0);
+        qInfo("default run (%lld scans) computed and shown at fast in %.2f s", defaults.scans,
+              computeClock.elapsed() / 1000.0);
         v->setSettings(defaults);
         QTRY_VERIFY_WITH_TIMEOUT(v->rungHeatmapCount() == defaults.replicas, 20000);
         QVERIFY(v->canReplay());
@@ -87,7 +86,7 @@ private Q_SLOTS:
         QTest::keyClick(&w, Qt::Key_Space);
         QVERIFY(v->playing());
         QVERIFY(!w.transport()->active());  // a replay, not a new run
-        std::set<int> records;  // every recorded scan that reached the screen
+        std::set<int> records;              // every recorded scan that reached the screen
         const auto conn = connect(v, &TemperingView::frameShown, this, [&] { records.insert(v->shownRecord()); });
         QElapsedTimer clock;
         clock.start();
@@ -104,10 +103,11 @@ private Q_SLOTS:
         const double seconds = clock.elapsed() / 1000.0;
         disconnect(conn);
         QVERIFY2(v->playing(), "the replay has ended already");
-        qInfo("default run: %d scans recorded (one in %lld) of %lld; replay at %.0f scans/s lasts %.1f s; %zu distinct "
-              "recorded scans shown in the first %.1f s (still playing)",
-              n, rec->stride(), rec->scan(n - 1), v->replayRate(), static_cast<double>(rec->scan(n - 1)) / v->replayRate(),
-              records.size(), seconds);
+        qInfo(
+            "default run: %d scans recorded (one in %lld) of %lld; replay at %.0f scans/s lasts %.1f s; %zu distinct "
+            "recorded scans shown in the first %.1f s (still playing)",
+            n, rec->stride(), rec->scan(n - 1), v->replayRate(),
+            static_cast<double>(rec->scan(n - 1)) / v->replayRate(), records.size(), seconds);
         QVERIFY2(records.size() >= 20, qPrintable(QString::number(records.size())));
         QTest::keyClick(&w, Qt::Key_Space);
         QVERIFY(!v->playing());
@@ -119,7 +119,8 @@ private Q_SLOTS:
             const TemperingFrame at = rec->frame(k);
             QCOMPARE(v->displayedFrame()->scansDone, rec->scan(k));
             QCOMPARE(v->trajectoryChart()->lastScan(), rec->scan(k) - 1);  // the chart numbers its rows from 0, as live
-            for (int r = 0; r < at.rungs; ++r) QVERIFY(v->trajectoryChart()->trajectory(r) == trajectoryOf(at.recent, at.rungs, r));
+            for (int r = 0; r < at.rungs; ++r)
+                QVERIFY(v->trajectoryChart()->trajectory(r) == trajectoryOf(at.recent, at.rungs, r));
             for (int rung = 0; rung < at.rungs; ++rung) {
                 QVERIFY(v->rungHeatmap(rung)->hasSpot());
                 QCOMPARE(v->rungHeatmap(rung)->spot(), QPointF(at.states(rung, 0), at.states(rung, 1)));
@@ -172,7 +173,8 @@ private Q_SLOTS:
             for (int i = 1; i <= 5; ++i) {
                 const QImage img(dir.filePath(QStringLiteral("frame-%1.png").arg(i, 4, 10, QLatin1Char('0'))));
                 QVERIFY(!img.isNull());
-                distinct.insert(QByteArray(reinterpret_cast<const char*>(img.constBits()), static_cast<int>(img.sizeInBytes())));
+                distinct.insert(
+                    QByteArray(reinterpret_cast<const char*>(img.constBits()), static_cast<int>(img.sizeInBytes())));
             }
             QCOMPARE(distinct.size(), std::size_t{5});
             QCOMPARE(v->shownRecord(), k + 2);
@@ -230,9 +232,10 @@ private Q_SLOTS:
             if (v->running()) scans.insert(v->displayedFrame()->scansDone);
         });
         long long shownAtEngineEnd = -1;
-        const auto engineEnd = connect(v->jobs(), &BackgroundJobs::runningChanged, this, [&](const QString& ch, bool on) {
-            if (ch == v->runChannel() && !on) shownAtEngineEnd = t->units();
-        });
+        const auto engineEnd =
+            connect(v->jobs(), &BackgroundJobs::runningChanged, this, [&](const QString& ch, bool on) {
+                if (ch == v->runChannel() && !on) shownAtEngineEnd = t->units();
+            });
         QSignalSpy finished(v, &TemperingView::runFinished);
         QElapsedTimer clock;
         clock.start();
@@ -242,7 +245,8 @@ private Q_SLOTS:
         const double engineSeconds = clock.elapsed() / 1000.0;
         QVERIFY(v->running() && !v->computing());  // the job is still showing what was computed
         QVERIFY2(shownAtEngineEnd <= watch.scans / 2, qPrintable(QString::number(shownAtEngineEnd)));
-        QTRY_VERIFY2_WITH_TIMEOUT(label->text().contains(QStringLiteral("1200 of 1200 computed")), qPrintable(label->text()), 2000);
+        QTRY_VERIFY2_WITH_TIMEOUT(label->text().contains(QStringLiteral("1200 of 1200 computed")),
+                                  qPrintable(label->text()), 2000);
         QVERIFY2(v->statusText().contains(QStringLiteral("of 1200 computed")), qPrintable(v->statusText()));
         QVERIFY2(v->replaySlider()->isEnabled() == false, "no replay while the run is shown");
 
@@ -265,9 +269,10 @@ private Q_SLOTS:
         disconnect(engineEnd);
         QCOMPARE(t->state(), Transport::State::Finished);
         QCOMPARE(t->units(), watch.scans);
-        qInfo("1200 scans at watch: engine done after %.2f s, show ended after %.2f s (%.2f s of it held by Space); "
-              "%zu distinct recorded scans shown",
-              engineSeconds, showSeconds, 0.5, scans.size());
+        qInfo(
+            "1200 scans at watch: engine done after %.2f s, show ended after %.2f s (%.2f s of it held by Space); "
+            "%zu distinct recorded scans shown",
+            engineSeconds, showSeconds, 0.5, scans.size());
         QVERIFY2(showSeconds >= 3.0, qPrintable(QString::number(showSeconds)));
         QVERIFY2(scans.size() >= 20, qPrintable(QString::number(scans.size())));
         const TemperingFrame atWatch = *v->shownFrame();
@@ -314,7 +319,7 @@ private Q_SLOTS:
         for (int i = 0; i + 1 < n; ++i) QCOMPARE(rec->scan(i), i * stride);  // evenly spaced from scan 0
         QCOMPARE(rec->scan(n - 1), s.scans);                                 // and the end
         QVERIFY(rec->scan(n - 2) + stride > s.scans);                        // no gap before it
-        QVERIFY2(n - 1 > (cap - 1) / 2, "decimated more than needed");      // one halving too many would halve this
+        QVERIFY2(n - 1 > (cap - 1) / 2, "decimated more than needed");       // one halving too many would halve this
         // Every record is a full view: the chart's window and the states at that scan.
         const TemperingFrame mid = rec->frame(n / 2);
         QCOMPARE(mid.scansDone, rec->scan(n / 2));
@@ -331,9 +336,10 @@ private Q_SLOTS:
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         env.insert(QStringLiteral("RBMSCOPE_CONFIG_DIR"), dir.path());
         app.setProcessEnvironment(env);
-        app.start(QStringLiteral(RBMSCOPE_GUI_BINARY), {QStringLiteral("--preset"), QStringLiteral("four-mode"), QStringLiteral("--view"),
-                                                        QStringLiteral("tempering"), QStringLiteral("--run"), QStringLiteral("--size"),
-                                                        QStringLiteral("1200x800"), QStringLiteral("--screenshot"), file});
+        app.start(QStringLiteral(RBMSCOPE_GUI_BINARY),
+                  {QStringLiteral("--preset"), QStringLiteral("four-mode"), QStringLiteral("--view"),
+                   QStringLiteral("tempering"), QStringLiteral("--run"), QStringLiteral("--size"),
+                   QStringLiteral("1200x800"), QStringLiteral("--screenshot"), file});
         QVERIFY(app.waitForFinished(180000));
         const QString err = QString::fromLocal8Bit(app.readAllStandardError());
         QVERIFY2(app.exitStatus() == QProcess::NormalExit && app.exitCode() == 0, qPrintable(err));

@@ -9,8 +9,8 @@
 
 #include "core/io/presets.hpp"
 #include "screenshot_dir.hpp"
-#include "views/tempering/tempering_view.hpp"
 #include "timing_bounds.hpp"
+#include "views/tempering/tempering_view.hpp"
 
 using namespace rbmscope;
 
@@ -22,8 +22,8 @@ TemperingSettings fastSettings(rbm::PtScheme scheme) {
     s.replicas = 7;
     s.gamma = 0.7;
     s.seed = 3;
-    s.scans = 2000000;       // long enough to still be running when checked
-    s.scansPerSecond = 0;    // fast
+    s.scans = 2000000;     // long enough to still be running when checked
+    s.scansPerSecond = 0;  // fast
     return s;
 }
 

@@ -76,7 +76,8 @@ private Q_SLOTS:
                                  kLongMs);
         QStringList labels;
         for (const LaneRun& l : aisJobOf(w)->lanes()) labels << l.label;
-        QVERIFY2(labels.contains(QStringLiteral("AIS")) && labels.contains(QStringLiteral("AISC")), qPrintable(labels.join(',')));
+        QVERIFY2(labels.contains(QStringLiteral("AIS")) && labels.contains(QStringLiteral("AISC")),
+                 qPrintable(labels.join(',')));
 
         // 4. Estimates, Shift+F5: points for both methods at every K of the sweep.
         press(w, Qt::Key_4, Qt::ControlModifier);
@@ -94,7 +95,7 @@ private Q_SLOTS:
         for (int variant = 0; variant < 2; ++variant) {
             TemperingSettings ts = t->settings();
             ts.scheme = variant == 0 ? rbm::PtScheme::Deo : rbm::PtScheme::Reversible;
-            ts.scans = 3000;          // the default 20 000 at the default "watch" pace would take minutes here
+            ts.scans = 3000;  // the default 20 000 at the default "watch" pace would take minutes here
             ts.scansPerSecond = 0;
             t->setSettings(ts);
             QSignalSpy finished(t, &TemperingView::runFinished);
@@ -138,7 +139,8 @@ private Q_SLOTS:
                                      std::all_of(aisJobOf(w)->lanes().begin(), aisJobOf(w)->lanes().end(),
                                                  [](const LaneRun& l) { return l.result && l.result->complete; }),
                                  kLongMs);
-        const double ga = aisJobOf(w)->lanes()[0].result->estimate.log_z, ma = aisJobOf(w)->lanes()[1].result->estimate.log_z;
+        const double ga = aisJobOf(w)->lanes()[0].result->estimate.log_z,
+                     ma = aisJobOf(w)->lanes()[1].result->estimate.log_z;
         qInfo("two-gaussians, K = 25, perfect transitions: geometric %.4f, moment averages %.4f, exact %.4f", ga, ma,
               exactLogZOf(w).value_or(NAN));
         QCOMPARE(oneDecimal(ga), -9.6);

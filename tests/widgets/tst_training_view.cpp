@@ -3,19 +3,19 @@
 // bound -log 14); Stop keeps the model (saved and reloaded identically), Resume continues it and a
 // checkpoint reloads it; a bad CSV path shows a message and keeps the settings; Compare methods
 // runs every method one after another with one series each (tempered ones with swap acceptance in
-// [0, 1]); Export data writes one CSV line per record; Open in app hands the trained model to the main window's samples view.
-// Screenshot: training.png in screenshotDir().
+// [0, 1]); Export data writes one CSV line per record; Open in app hands the trained model to the main window's samples
+// view. Screenshot: training.png in screenshotDir().
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
 
-#include "main_window/main_window.hpp"
-#include "window_views.hpp"
 #include "core/io/model_io.hpp"
+#include "main_window/main_window.hpp"
 #include "screenshot_dir.hpp"
 #include "views/training/training_view.hpp"
+#include "window_views.hpp"
 
 using namespace rbmscope;
 
@@ -150,9 +150,11 @@ private Q_SLOTS:
         QVERIFY(kind);
         QStringList items;
         for (int i = 0; i < kind->count(); ++i) items << kind->itemText(i);
-        QVERIFY2(items.filter(QStringLiteral("Fashion-MNIST")).size() == 2, qPrintable(items.join(QStringLiteral(" | "))));
-        for (const QString& spec : {QStringLiteral("fashion-mnist"), QStringLiteral("fashion-mnist:test"), QStringLiteral("digits"),
-                                    QStringLiteral("bars:3"), QStringLiteral("/tmp/x-idx3-ubyte.gz")}) {
+        QVERIFY2(items.filter(QStringLiteral("Fashion-MNIST")).size() == 2,
+                 qPrintable(items.join(QStringLiteral(" | "))));
+        for (const QString& spec :
+             {QStringLiteral("fashion-mnist"), QStringLiteral("fashion-mnist:test"), QStringLiteral("digits"),
+              QStringLiteral("bars:3"), QStringLiteral("/tmp/x-idx3-ubyte.gz")}) {
             TrainDataSpec d;
             d.source = spec;
             d.prep = TrainDataSpec::Prep::Binarize;

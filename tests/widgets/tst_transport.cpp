@@ -8,16 +8,16 @@
 // override first, as a key press from the window system does).
 // The speed control holds every run at 1000 units per second, so no job ends on its own during
 // a case, however fast the machine.
+#include <time.h>
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QSettings>
 #include <QStandardPaths>
-#include <cmath>
 #include <QtTest>
+#include <cmath>
 #include <functional>
-#include <time.h>
 
 #include "main_window/main_window.hpp"
 #include "test_window.hpp"
@@ -47,7 +47,8 @@ class TestTransport : public QObject {
         w.show();
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
-        QVERIFY(w.loadPreset(view == QLatin1String("samples") ? QStringLiteral("bars-and-stripes") : QStringLiteral("four-mode")));
+        QVERIFY(w.loadPreset(view == QLatin1String("samples") ? QStringLiteral("bars-and-stripes")
+                                                              : QStringLiteral("four-mode")));
         QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kStartMs);
         makeRunsLong(w, kStartMs);
         if (QTest::currentTestFailed()) return;
@@ -63,8 +64,10 @@ private Q_SLOTS:
         QTest::addColumn<QString>("unit");
         for (const char* v : {"annealing", "compare", "estimates", "tempering", "samples", "training"}) {
             const QString name = QString::fromLatin1(v);
-            const QString unit = name == "tempering" ? "PT scan" : name == "samples" ? "sampling sweep"
-                                 : name == "training"  ? "training update" : "annealing step";
+            const QString unit = name == "tempering"  ? "PT scan"
+                                 : name == "samples"  ? "sampling sweep"
+                                 : name == "training" ? "training update"
+                                                      : "annealing step";
             QTest::newRow(v) << name << unit;
         }
     }
@@ -89,7 +92,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(t->units() > 3, kStartMs);
         QCOMPARE(t->state(), Transport::State::Running);
         QVERIFY2(w.action("cancel")->isEnabled(), "Run → Cancel is enabled while the job runs");
-        for (const QString& other : {QStringLiteral("tempering"), QStringLiteral("samples"), QStringLiteral("annealing")})
+        for (const QString& other :
+             {QStringLiteral("tempering"), QStringLiteral("samples"), QStringLiteral("annealing")})
             if (w.transport(other) != t) QVERIFY2(!w.transport(other)->active(), qPrintable(other + " must not run"));
 
         // Space pauses: once the worker holds, the counter does not move.
@@ -153,12 +157,17 @@ private Q_SLOTS:
         const double endMs = clock.nsecsElapsed() / 1e6;
         // Tempering: the units at Esc are the shown scans, the end is the engine's last computed one.
         const QString counted = pt ? QStringLiteral("%1 %2s shown at Esc, the engine's last computed %3")
-                                         .arg(atEsc).arg(unit).arg(t->units())
+                                         .arg(atEsc)
+                                         .arg(unit)
+                                         .arg(t->units())
                                    : QStringLiteral("cancelled after %1 %2s, %3 more after Esc")
-                                         .arg(t->units()).arg(unit).arg(t->units() - atEsc);
-        qInfo("%s: %s; Stopped shown %.2f ms after Esc (GUI thread CPU %.2f ms, bound 100 ms); the worker handed over "
-              "after %.1f ms (bound 2000 ms)",
-              qPrintable(view), qPrintable(counted), shownMs, shownCpu, endMs);
+                                         .arg(t->units())
+                                         .arg(unit)
+                                         .arg(t->units() - atEsc);
+        qInfo(
+            "%s: %s; Stopped shown %.2f ms after Esc (GUI thread CPU %.2f ms, bound 100 ms); the worker handed over "
+            "after %.1f ms (bound 2000 ms)",
+            qPrintable(view), qPrintable(counted), shownMs, shownCpu, endMs);
         QVERIFY2(shownCpu < 100, qPrintable(QString::number(shownCpu)));
         // (The Tempering view shows the last scan its engine computed, far ahead of the shown one.)
         if (!pt) QVERIFY2(t->units() - atEsc <= 100, qPrintable(QString::number(t->units() - atEsc)));
@@ -221,7 +230,8 @@ private Q_SLOTS:
         QVERIFY(t->active());
         if (view == QLatin1String("annealing")) {
             QVERIFY(aisJobOf(w)->running());
-            for (const LaneRun& l : aisJobOf(w)->lanes()) QVERIFY2(!l.result, "the cancelled run's partial result landed in the new run");
+            for (const LaneRun& l : aisJobOf(w)->lanes())
+                QVERIFY2(!l.result, "the cancelled run's partial result landed in the new run");
         }
         press(w, Qt::Key_Escape);
         QTRY_VERIFY_WITH_TIMEOUT(!t->jobActive(), 10000);

@@ -15,8 +15,8 @@
 #include "main_window/main_window.hpp"
 #include "main_window/presenter_overlay.hpp"
 #include "test_window.hpp"
-#include "window_views.hpp"
 #include "views/training/training_view.hpp"
+#include "window_views.hpp"
 
 using namespace rbmscope;
 
@@ -180,7 +180,8 @@ private Q_SLOTS:
             const S s = todo.back();
             todo.pop_back();
             for (int e = 0; e < events.keyCount(); ++e)
-                if (const auto to = Transport::next(s, static_cast<E>(events.value(e))); to && seen.insert(*to).second) todo.push_back(*to);
+                if (const auto to = Transport::next(s, static_cast<E>(events.value(e))); to && seen.insert(*to).second)
+                    todo.push_back(*to);
         }
         QCOMPARE(static_cast<int>(seen.size()), states.keyCount());
         for (int i = 0; i < states.keyCount(); ++i) {
@@ -284,7 +285,9 @@ private Q_SLOTS:
         w.stepCurrent();  // → the next record
         QCOMPARE(t->state(), S::Replaying);
         QCOMPARE(t->units(), units);
-        QVERIFY2(label(w).contains(QStringLiteral(" · replay: scan %1").arg(temperingViewOf(w)->displayedFrame()->scansDone)), qPrintable(label(w)));
+        QVERIFY2(label(w).contains(
+                     QStringLiteral(" · replay: scan %1").arg(temperingViewOf(w)->displayedFrame()->scansDone)),
+                 qPrintable(label(w)));
         temperingViewOf(w)->endReplay();
         QCOMPARE(t->state(), S::Finished);
         QTRY_COMPARE(strip(w), QStringLiteral("Finished"));

@@ -22,8 +22,8 @@ namespace {
 
 constexpr int kStartMs = 60000;  // first units of a job (a loaded machine builds paths slowly)
 
-const char* const kViews[] = {"density", "annealing", "compare", "estimates", "tempering",
-                              "meanfield", "samples", "filters", "training"};
+const char* const kViews[] = {"density",   "annealing", "compare", "estimates", "tempering",
+                              "meanfield", "samples",   "filters", "training"};
 
 QString presetFor(const QString& view) {
     return view == QLatin1String("samples") ? QStringLiteral("bars-and-stripes") : QStringLiteral("four-mode");
@@ -262,7 +262,8 @@ private Q_SLOTS:
         }
         const rbm::Session changed = saved(va);
         QVERIFY(part(changed, view));
-        QVERIFY2(!part(before, view) || *part(before, view) != *part(changed, view), "the change shows in the saved part");
+        QVERIFY2(!part(before, view) || *part(before, view) != *part(changed, view),
+                 "the change shows in the saved part");
 
         auto b = testWindow();
         QVERIFY(b->loadPreset(presetFor(view)));

@@ -22,14 +22,26 @@ namespace rbmscope {
 
 inline DensityTab* densityTabOf(const MainWindow& w) { return w.viewWidget<DensityTab>(QStringLiteral("density")); }
 inline HeatmapView* densityViewOf(const MainWindow& w) { return densityTabOf(w)->view(); }
-inline AnnealingView* annealingViewOf(const MainWindow& w) { return w.viewWidget<AnnealingView>(QStringLiteral("annealing")); }
-inline AnnealingView* compareViewOf(const MainWindow& w) { return w.viewWidget<AnnealingView>(QStringLiteral("compare")); }
-inline EstimatesView* estimatesViewOf(const MainWindow& w) { return w.viewWidget<EstimatesView>(QStringLiteral("estimates")); }
-inline TemperingView* temperingViewOf(const MainWindow& w) { return w.viewWidget<TemperingView>(QStringLiteral("tempering")); }
-inline MeanFieldView* meanFieldViewOf(const MainWindow& w) { return w.viewWidget<MeanFieldView>(QStringLiteral("meanfield")); }
+inline AnnealingView* annealingViewOf(const MainWindow& w) {
+    return w.viewWidget<AnnealingView>(QStringLiteral("annealing"));
+}
+inline AnnealingView* compareViewOf(const MainWindow& w) {
+    return w.viewWidget<AnnealingView>(QStringLiteral("compare"));
+}
+inline EstimatesView* estimatesViewOf(const MainWindow& w) {
+    return w.viewWidget<EstimatesView>(QStringLiteral("estimates"));
+}
+inline TemperingView* temperingViewOf(const MainWindow& w) {
+    return w.viewWidget<TemperingView>(QStringLiteral("tempering"));
+}
+inline MeanFieldView* meanFieldViewOf(const MainWindow& w) {
+    return w.viewWidget<MeanFieldView>(QStringLiteral("meanfield"));
+}
 inline SamplesView* samplesViewOf(const MainWindow& w) { return w.viewWidget<SamplesView>(QStringLiteral("samples")); }
 inline FiltersView* filtersViewOf(const MainWindow& w) { return w.viewWidget<FiltersView>(QStringLiteral("filters")); }
-inline TrainingView* trainingViewOf(const MainWindow& w) { return w.viewWidget<TrainingView>(QStringLiteral("training")); }
+inline TrainingView* trainingViewOf(const MainWindow& w) {
+    return w.viewWidget<TrainingView>(QStringLiteral("training"));
+}
 
 // The AIS pipeline (lanes, run, sweep) of the density, annealing, compare and estimates views.
 inline AnnealingPipeline* aisPipelineOf(const MainWindow& w) { return w.findChild<AnnealingPipeline*>(); }

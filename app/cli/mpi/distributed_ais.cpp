@@ -20,11 +20,11 @@ AisResult run_ais_on_world(const AnnealingPath& path, const Schedule& schedule, 
         throw InputError("mpirun -np " + std::to_string(ranks) + ": more ranks than the " + std::to_string(n) +
                          " AIS chains; use at most " + std::to_string(blocks) + " ranks or more --chains");
     if (ranks > blocks)
-        throw InputError("mpirun -np " + std::to_string(ranks) + ": " + std::to_string(n) + " chains make " +
-                         std::to_string(blocks) + " block(s) of " + std::to_string(block) +
-                         " (ranks share whole blocks, so that every chain's numbers are those of one process); use at most " +
-                         std::to_string(blocks) + " ranks or at least " + std::to_string((ranks - 1) * block + 1) +
-                         " chains");
+        throw InputError(
+            "mpirun -np " + std::to_string(ranks) + ": " + std::to_string(n) + " chains make " +
+            std::to_string(blocks) + " block(s) of " + std::to_string(block) +
+            " (ranks share whole blocks, so that every chain's numbers are those of one process); use at most " +
+            std::to_string(blocks) + " ranks or at least " + std::to_string((ranks - 1) * block + 1) + " chains");
     w.agree(0, /*start_work=*/true);
 
     const Index r = w.rank();
@@ -50,7 +50,8 @@ AisResult run_ais_on_world(const AnnealingPath& path, const Schedule& schedule, 
     // Every rank must send the same vectors (agree_stop makes cancelled ranks stop together).
     for (int shape : w.agree(static_cast<int>(parts.size()) * 2 + (res.complete ? 1 : 0)))
         if (shape != static_cast<int>(parts.size()) * 2 + (res.complete ? 1 : 0))
-            throw std::runtime_error("the ranks stopped at different steps; a distributed run needs them to stop together");
+            throw std::runtime_error(
+                "the ranks stopped at different steps; a distributed run needs them to stop together");
     std::vector<double> buf;
     buf.reserve(static_cast<std::size_t>(local) * parts.size());
     for (const Vec* v : parts) buf.insert(buf.end(), v->data(), v->data() + v->size());
@@ -71,13 +72,14 @@ AisResult run_ais_on_world(const AnnealingPath& path, const Schedule& schedule, 
         chain += nq;
     }
     res.log_weights = std::move(full[0]);
-    for (std::size_t i = 0; i < res.running_log_weights.size(); ++i) res.running_log_weights[i] = std::move(full[1 + i]);
+    for (std::size_t i = 0; i < res.running_log_weights.size(); ++i)
+        res.running_log_weights[i] = std::move(full[1 + i]);
     if (res.reverse) res.reverse->log_weights = std::move(full[m - 1]);
     summarize_ais(res, options);
     res.running_log_weights.clear();
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double sweeps = static_cast<double>(n) *
-                          static_cast<double>(res.steps_done + (res.reverse ? res.reverse->steps_done : 0));
+    const double sweeps =
+        static_cast<double>(n) * static_cast<double>(res.steps_done + (res.reverse ? res.reverse->steps_done : 0));
     res.chain_sweeps_per_s = res.seconds > 0 ? sweeps / res.seconds : 0.0;
     return res;
 }

@@ -45,8 +45,10 @@ void World::init([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv) {
     // Without MPI every process of `mpirun -np N` would run the whole command and print it.
     for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
         if (const char* n = std::getenv(v); n && std::atoi(n) > 1) {
-            std::fprintf(stderr, "rbmscope-cli: built without MPI (-DRBMSCOPE_MPI=OFF), so it cannot share a run "
-                                 "between the %s processes mpirun started; rebuild with MPI or run it without mpirun\n", n);
+            std::fprintf(stderr,
+                         "rbmscope-cli: built without MPI (-DRBMSCOPE_MPI=OFF), so it cannot share a run "
+                         "between the %s processes mpirun started; rebuild with MPI or run it without mpirun\n",
+                         n);
             std::exit(2);
         }
 #else
@@ -128,7 +130,8 @@ std::vector<double> World::all_gather(const double* data, std::size_t count, std
         std::vector<double> out(total);
         if (counts) counts->assign(ns.begin(), ns.end());
         MPI_Allgatherv(data, n, MPI_DOUBLE, out.data(), ns.data(), displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
-        bytes_sent_ += (sizeof(int) + sizeof(double) * static_cast<std::uint64_t>(count)) * static_cast<std::uint64_t>(size_ - 1);
+        bytes_sent_ +=
+            (sizeof(int) + sizeof(double) * static_cast<std::uint64_t>(count)) * static_cast<std::uint64_t>(size_ - 1);
         return out;
     }
 #endif

@@ -1,10 +1,10 @@
 #include "jobs/background_jobs.hpp"
 
+#include <tbb/global_control.h>
+#include <tbb/info.h>
 #include <QMetaObject>
 #include <QPointer>
 #include <memory>
-#include <tbb/global_control.h>
-#include <tbb/info.h>
 
 #include "core/numerics/types.hpp"
 
@@ -60,7 +60,8 @@ void BackgroundJobs::postProgress(const QString& channel, std::uint64_t generati
     dispatchToGui(channel, generation, std::move(onGui), false);
 }
 
-void BackgroundJobs::dispatchToGui(const QString& channel, std::uint64_t generation, std::function<void()> onGui, bool finishes) {
+void BackgroundJobs::dispatchToGui(const QString& channel, std::uint64_t generation, std::function<void()> onGui,
+                                   bool finishes) {
     QPointer<BackgroundJobs> self(this);
     QMetaObject::invokeMethod(
         this,

@@ -10,14 +10,14 @@
 // for a long AIS run it stole). The arena has one slot per core for workers plus one for the GUI
 // thread (which only enqueues), and the process allows one more oneTBB thread than cores so the
 // worker hosting a job does not take a core away from that job's parallel loops.
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 #include <QObject>
 #include <QString>
 #include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
-#include <tbb/task_arena.h>
-#include <tbb/task_group.h>
 
 namespace rbmscope {
 
@@ -47,8 +47,8 @@ public:
         std::function<void(std::function<void()>)> post;
     };
     template <class R>
-    void submitWithProgress(const QString& channel, std::function<R(const Context&)> work, std::function<void(R)> deliver,
-                            std::function<void(QString)> fail = {}) {
+    void submitWithProgress(const QString& channel, std::function<R(const Context&)> work,
+                            std::function<void(R)> deliver, std::function<void(QString)> fail = {}) {
         auto [generation, flag] = begin(channel);
         Context ctx{flag, [this, channel, generation = generation](std::function<void()> f) {
                         postProgress(channel, generation, std::move(f));

@@ -22,7 +22,8 @@ bool Playhead::allowed(State from, State to) {
     return false;
 }
 
-Playhead::Playhead(Source source, QObject* parent) : QObject(parent), source_(std::move(source)), timer_(new QTimer(this)) {
+Playhead::Playhead(Source source, QObject* parent)
+    : QObject(parent), source_(std::move(source)), timer_(new QTimer(this)) {
     timer_->setTimerType(Qt::PreciseTimer);
     timer_->setInterval(kPlayheadTickMs);
     connect(timer_, &QTimer::timeout, this, &Playhead::tick);
@@ -81,7 +82,7 @@ void Playhead::cancel() {
         gate_->pause.store(false);
         gate_->holding.store(false);
     }
-    enter(State::Cutting);  // stopped at once; the last computed unit goes on screen once it is written
+    enter(State::Cutting);             // stopped at once; the last computed unit goes on screen once it is written
     if (source_.written()) endShow();  // else the next ticks look again
 }
 

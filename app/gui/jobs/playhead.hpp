@@ -43,10 +43,11 @@ public:
         // Puts on screen the newest record at or before `unit` (after: the oldest one after it),
         // unless it is there already, and returns its unit; -1 when there is none (yet).
         std::function<long long(long long unit, bool after)> seek;
-        std::function<long long()> newest;   // unit of the newest record, -1 when none
-        std::function<bool()> written;       // the worker wrote its last record (the recording is complete)
-        std::function<bool()> computing;     // the engine still computes
-        std::function<double()> showPace;    // units per second of the show when neither setPace nor the gate sets one; 0: as computed
+        std::function<long long()> newest;  // unit of the newest record, -1 when none
+        std::function<bool()> written;      // the worker wrote its last record (the recording is complete)
+        std::function<bool()> computing;    // the engine still computes
+        std::function<double()>
+            showPace;  // units per second of the show when neither setPace nor the gate sets one; 0: as computed
         std::function<double()> replayPace;  // units per second of Play when setPace sets none
         // The show is over: put the run's end on screen (the last unit computed); returns its unit.
         std::function<long long()> showEnd;
@@ -62,16 +63,16 @@ public:
     // The replay (of an Ended run whose recording is written).
     bool canReplay() const;
     void setPlaying(bool on);
-    bool step();                  // the next record; false at the end (Ended: the first record)
-    void seek(long long unit);    // the record at or before unit
-    void endReplay();             // back to the run's end
+    bool step();                // the next record; false at the end (Ended: the first record)
+    void seek(long long unit);  // the record at or before unit
+    void endReplay();           // back to the run's end
 
     State state() const { return state_; }
     bool showing() const { return state_ == State::Showing; }
     bool replaying() const { return state_ == State::Replaying || state_ == State::Playing; }
-    long long shown() const { return shown_; }  // the unit on screen, -1 none
-    bool complete() const { return complete_; } // the last run's engine ended complete
-    bool cut() const { return cut_; }           // Esc stopped the last run's show before its end
+    long long shown() const { return shown_; }                  // the unit on screen, -1 none
+    bool complete() const { return complete_; }                 // the last run's engine ended complete
+    bool cut() const { return cut_; }                           // Esc stopped the last run's show before its end
     bool held() const { return gate_ && gate_->pause.load(); }  // the show's pause is asked
     rbm::StepGate* gate() const { return gate_.get(); }
     // The transport's speed (units per second; 0: none): the show's and the replay's pace when set.

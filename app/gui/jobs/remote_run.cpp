@@ -1,8 +1,8 @@
 #include "jobs/remote_run.hpp"
 
 #include <signal.h>
-#include <wordexp.h>
 #include <unistd.h>
+#include <wordexp.h>
 
 #include <QCoreApplication>
 #include <QDir>
@@ -39,11 +39,14 @@ QStringList shellWords(const QString& line, QString* error) {
     const int rc = ::wordexp(line.toLocal8Bit().constData(), &w, WRDE_NOCMD);
     if (rc != 0) {
         if (rc == WRDE_NOSPACE) ::wordfree(&w);
-        *error = rc == WRDE_CMDSUB    ? QObject::tr("'%1': command substitution ($(…) or `…`) is not run here").arg(line)
-                 : rc == WRDE_BADCHAR ? QObject::tr("'%1': a character the shell treats specially (| & ; < > ( ) { } or a newline) "
-                                                    "is not allowed; quote it").arg(line)
-                 : rc == WRDE_SYNTAX  ? QObject::tr("'%1': unbalanced quotes").arg(line)
-                                      : QObject::tr("'%1' cannot be split into words").arg(line);
+        *error = rc == WRDE_CMDSUB ? QObject::tr("'%1': command substitution ($(…) or `…`) is not run here").arg(line)
+                 : rc == WRDE_BADCHAR
+                     ? QObject::tr(
+                           "'%1': a character the shell treats specially (| & ; < > ( ) { } or a newline) "
+                           "is not allowed; quote it")
+                           .arg(line)
+                 : rc == WRDE_SYNTAX ? QObject::tr("'%1': unbalanced quotes").arg(line)
+                                     : QObject::tr("'%1' cannot be split into words").arg(line);
         return {};
     }
     QStringList out;
@@ -99,14 +102,16 @@ RemoteRun::Invocation RemoteRun::invocation(const QString& launcher, const QStri
     if (cmd.front() == QLatin1String("rbmscope-cli")) {
         const QString cli = cliPath();
         if (cli.isEmpty()) {
-            inv.error = tr("rbmscope-cli is not found next to the app or on PATH: give its full path in the command, "
-                           "or set RBMSCOPE_CLI");
+            inv.error =
+                tr("rbmscope-cli is not found next to the app or on PATH: give its full path in the command, "
+                   "or set RBMSCOPE_CLI");
             return inv;
         }
         cmd.front() = cli;
     }
     bool hasProgress = false;
-    for (const QString& a : cmd) hasProgress = hasProgress || a == QLatin1String("--progress") || a.startsWith(QLatin1String("--progress="));
+    for (const QString& a : cmd)
+        hasProgress = hasProgress || a == QLatin1String("--progress") || a.startsWith(QLatin1String("--progress="));
     if (!hasProgress) cmd << QStringLiteral("--progress") << QStringLiteral("jsonl");
     QStringList all = pre + cmd;
     inv.program = all.takeFirst();
@@ -116,7 +121,8 @@ RemoteRun::Invocation RemoteRun::invocation(const QString& launcher, const QStri
 
 bool RemoteRun::running() const { return process_->state() != QProcess::NotRunning; }
 
-bool RemoteRun::start(const QString& launcher, const QString& command, const QString& workDir, const QString& resultPath) {
+bool RemoteRun::start(const QString& launcher, const QString& command, const QString& workDir,
+                      const QString& resultPath) {
     error_.clear();
     if (running()) {
         error_ = tr("a run is already going: cancel it first");
@@ -181,7 +187,8 @@ void RemoteRun::handleLine(const QByteArray& raw) {
     if (line.startsWith('{')) {
         QJsonParseError err;
         const QJsonDocument doc = QJsonDocument::fromJson(line, &err);
-        if (err.error == QJsonParseError::NoError && doc.isObject() && doc.object().contains(QLatin1String("fraction"))) {
+        if (err.error == QJsonParseError::NoError && doc.isObject() &&
+            doc.object().contains(QLatin1String("fraction"))) {
             const QJsonObject o = doc.object();
             RemoteProgress p;
             p.phase = o.value(QLatin1String("phase")).toString();
@@ -248,12 +255,13 @@ RemoteOutcome RemoteRun::collectResult(int exitCode, QProcess::ExitStatus status
         if (!out.complete && !cancelRequested_)
             out.message = tr("the run stopped before the end (exit code %1); its partial result is kept").arg(exitCode);
         else if (out.complete && out.exitCode != 0 && !cancelRequested_)
-            out.message = tr("the launcher exited with code %1 after the result was written:\n%2").arg(exitCode).arg(tail(log_, 5));
+            out.message = tr("the launcher exited with code %1 after the result was written:\n%2")
+                              .arg(exitCode)
+                              .arg(tail(log_, 5));
     } else {
         QFile::remove(partPath_);
-        out.message = status == QProcess::CrashExit
-                          ? tr("the launcher crashed")
-                          : tr("the command printed no result (exit code %1)").arg(exitCode);
+        out.message = status == QProcess::CrashExit ? tr("the launcher crashed")
+                                                    : tr("the command printed no result (exit code %1)").arg(exitCode);
         if (!log_.isEmpty()) out.message += QStringLiteral(":\n") + tail(log_, 8);
     }
     return out;

@@ -17,20 +17,20 @@
 namespace rbmscope {
 
 struct RemoteProgress {
-    QString phase;          // "moments", "annealing", "sweep", "tempering", "training", …
-    double fraction = 0;    // of the whole command, 0..1
+    QString phase;        // "moments", "annealing", "sweep", "tempering", "training", …
+    double fraction = 0;  // of the whole command, 0..1
     double elapsedS = 0;
-    double etaS = -1;       // -1: not known yet
+    double etaS = -1;  // -1: not known yet
     double chainSweepsPerS = -1;
-    bool final = false;     // the command's last line
-    QJsonObject line;       // everything the line had (beta, step, round, …)
+    bool final = false;  // the command's last line
+    QJsonObject line;    // everything the line had (beta, step, round, …)
 };
 
 struct RemoteOutcome {
     QString resultPath;  // the JSON result, "" when the command printed none
     bool complete = false;
-    int exitCode = -1;   // of the launcher (mpirun exits 1 after a Ctrl-C even though rank 0 printed)
-    QString message;     // "" on success; else what went wrong, with the last log lines
+    int exitCode = -1;  // of the launcher (mpirun exits 1 after a Ctrl-C even though rank 0 printed)
+    QString message;    // "" on success; else what went wrong, with the last log lines
 };
 
 class RemoteRun : public QObject {
@@ -69,7 +69,8 @@ public:
 
 Q_SIGNALS:
     void progress(const rbmscope::RemoteProgress& p);
-    void point(const QJsonObject& point);  // ais-sweep: one finished run (method, k, repeat, log_z, ci95_low, ci95_high, ess)
+    void point(
+        const QJsonObject& point);  // ais-sweep: one finished run (method, k, repeat, log_z, ci95_low, ci95_high, ess)
     void logLine(const QString& line);
     void finished(const rbmscope::RemoteOutcome& outcome);
 

@@ -77,13 +77,13 @@ public:
         QString unit;  // what one Step advances, e.g. "annealing step"
         // Start a new run whose worker uses `gate` (fresh, with pause, budget and pace already set).
         std::function<void(std::shared_ptr<rbm::StepGate> gate)> start;
-        std::function<void()> stop;              // stop, keeping what was computed
-        std::function<bool()> active;            // a run is in progress (or about to start)
-        std::function<bool()> finished;          // the last run ended complete
-        std::function<rbm::StepGate*()> gate;    // the gate of the current / last run (may be null)
-        std::function<QString()> cannotRun;      // "" when Run is possible, else why not
-        std::function<double()> fraction;        // of the current / last run in [0, 1], < 0 unknown (may be null)
-        bool canStep = true;                     // false: the job has no units (Step disabled)
+        std::function<void()> stop;            // stop, keeping what was computed
+        std::function<bool()> active;          // a run is in progress (or about to start)
+        std::function<bool()> finished;        // the last run ended complete
+        std::function<rbm::StepGate*()> gate;  // the gate of the current / last run (may be null)
+        std::function<QString()> cannotRun;    // "" when Run is possible, else why not
+        std::function<double()> fraction;      // of the current / last run in [0, 1], < 0 unknown (may be null)
+        bool canStep = true;                   // false: the job has no units (Step disabled)
         // Words after the unit count in the toolbar, e.g. what a paced view shows against what its
         // engine computed (may be null).
         std::function<QString()> detail;
@@ -96,12 +96,12 @@ public:
     };
     explicit Transport(Job job, QObject* parent = nullptr);
 
-    void run();                  // a new run from the start with the current settings
+    void run();  // a new run from the start with the current settings
     void restart() { run(); }
-    void setPaused(bool on);     // while no job runs: nothing
+    void setPaused(bool on);  // while no job runs: nothing
     void togglePause();
-    void step();                 // one unit; when no run is in progress: a new run, paused after its first unit
-    void cancel();               // stop, keep what was computed
+    void step();    // one unit; when no run is in progress: a new run, paused after its first unit
+    void cancel();  // stop, keep what was computed
     // The model changed: the last run is no longer the model's, so Idle with 0 units (nothing
     // while a run is in progress: that run is the new model's).
     void reset();
@@ -112,8 +112,8 @@ public:
     // Running, pausing, paused or stepping; false from the moment cancel() returns.
     bool active() const { return job_.active() && !stopping(); }
     bool jobActive() const { return job_.active(); }  // the worker has not handed over its end yet
-    long long units() const;                       // units done by the current / last run (0 when Idle)
-    double fraction() const;                       // < 0 when the job cannot say
+    long long units() const;                          // units done by the current / last run (0 when Idle)
+    double fraction() const;                          // < 0 when the job cannot say
     QString unitName() const { return job_.unit; }
     QString detail() const { return job_.detail ? job_.detail() : QString(); }
     bool canStep() const { return job_.canStep; }
@@ -129,8 +129,8 @@ Q_SIGNALS:
 private:
     std::shared_ptr<rbm::StepGate> freshGate(bool paused) const;
     void poll();
-    bool apply(Event e) const;  // through next(); false when refused
-    void sync() const;          // fold in what the job did since the last look
+    bool apply(Event e) const;              // through next(); false when refused
+    void sync() const;                      // fold in what the job did since the last look
     std::optional<State> endOfRun() const;  // how the last run ended, as the job tells it; none: no run
     // Cancelled, the worker not ended yet: the gate of the run cancelled is still the job's
     // (a run started since, by the transport or by the view, has a gate of its own).
@@ -138,12 +138,12 @@ private:
 
     Job job_;
     double pace_ = 0;
-    mutable bool cancelled_ = false;  // the last run was cancelled (a run the job starts itself clears it)
+    mutable bool cancelled_ = false;              // the last run was cancelled (a run the job starts itself clears it)
     const rbm::StepGate* stoppedGate_ = nullptr;  // the gate of the run cancel() stopped, until its worker ends
     // The state machine (mutable: reading the state folds in what the job did).
     mutable State state_ = State::Idle;
-    mutable bool ran_ = false;                          // a run started since the last reset
-    mutable std::optional<long long> restoredUnits_;   // the units of a restored run, while it is shown
+    mutable bool ran_ = false;                        // a run started since the last reset
+    mutable std::optional<long long> restoredUnits_;  // the units of a restored run, while it is shown
     State last_ = State::Idle;
     long long lastUnits_ = 0;
     int ticks_ = 0;

@@ -20,10 +20,11 @@ QString shapeText(const std::vector<std::int64_t>& shape) {
 
 // The array a key most likely is: its own name, Hinton's, else by shape (W: the only 2-D array).
 int guess(const QString& key, const std::vector<rbm::ArrayInfo>& arrays) {
-    const std::map<QString, QStringList> names = {{QStringLiteral("W"), {QStringLiteral("W"), QStringLiteral("vishid")}},
-                                                  {QStringLiteral("b"), {QStringLiteral("b"), QStringLiteral("visbiases")}},
-                                                  {QStringLiteral("c"), {QStringLiteral("c"), QStringLiteral("hidbiases")}},
-                                                  {QStringLiteral("sigma"), {QStringLiteral("sigma")}}};
+    const std::map<QString, QStringList> names = {
+        {QStringLiteral("W"), {QStringLiteral("W"), QStringLiteral("vishid")}},
+        {QStringLiteral("b"), {QStringLiteral("b"), QStringLiteral("visbiases")}},
+        {QStringLiteral("c"), {QStringLiteral("c"), QStringLiteral("hidbiases")}},
+        {QStringLiteral("sigma"), {QStringLiteral("sigma")}}};
     for (std::size_t i = 0; i < arrays.size(); ++i)
         if (names.at(key).contains(QString::fromStdString(arrays[i].name))) return static_cast<int>(i);
     if (key == QLatin1String("W")) {
@@ -40,7 +41,8 @@ int guess(const QString& key, const std::vector<rbm::ArrayInfo>& arrays) {
 
 }  // namespace
 
-ArrayImportDialog::ArrayImportDialog(const QString& fileName, const std::vector<rbm::ArrayInfo>& arrays, QWidget* parent)
+ArrayImportDialog::ArrayImportDialog(const QString& fileName, const std::vector<rbm::ArrayInfo>& arrays,
+                                     QWidget* parent)
     : QDialog(parent) {
     setWindowTitle(tr("Import model arrays"));
     auto* layout = new QVBoxLayout(this);
@@ -80,7 +82,9 @@ ArrayImportDialog::ArrayImportDialog(const QString& fileName, const std::vector<
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    auto updateOk = [this, buttons] { buttons->button(QDialogButtonBox::Ok)->setEnabled(boxes_.at(QStringLiteral("W"))->currentIndex() > 0); };
+    auto updateOk = [this, buttons] {
+        buttons->button(QDialogButtonBox::Ok)->setEnabled(boxes_.at(QStringLiteral("W"))->currentIndex() > 0);
+    };
     connect(boxes_.at(QStringLiteral("W")), &QComboBox::currentIndexChanged, this, updateOk);
     updateOk();
     layout->addWidget(buttons);

@@ -5,39 +5,38 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
-#include <QKeyEvent>
-#include <QLineEdit>
-#include <QStyle>
-#include <QToolBar>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
-#include <QInputDialog>
 #include <QFileInfo>
+#include <QInputDialog>
+#include <QKeyEvent>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
-#include <algorithm>
 #include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <iostream>
 
-#include "main_window/method_help.hpp"
-#include "main_window/presenter_overlay.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/result_file.hpp"
 #include "core/kernels/simd.hpp"
+#include "main_window/method_help.hpp"
+#include "main_window/presenter_overlay.hpp"
 #include "main_window/view_export.hpp"
-#include "views/view_registry.hpp"
 #include "text_preview.hpp"
+#include "views/view_registry.hpp"
 
 namespace rbmscope {
 
-MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), jobs_(new BackgroundJobs(this)) {
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), jobs_(new BackgroundJobs(this)) {
     setWindowTitle(QStringLiteral("rbmscope"));
     editTimer_ = new QTimer(this);
     editTimer_->setSingleShot(true);
@@ -57,7 +56,8 @@ MainWindow::MainWindow(QWidget* parent)
     resize(1280, 800);
 
     connect(jobs_, &BackgroundJobs::runningChanged, this, [this](const QString& channel, bool running) {
-        if (running && !resultChannel_.isEmpty() && channel == resultChannel_) clearResultBanner();  // a live run replaces it
+        if (running && !resultChannel_.isEmpty() && channel == resultChannel_)
+            clearResultBanner();  // a live run replaces it
         updateActions();
     });
 }
@@ -127,15 +127,17 @@ void MainWindow::buildViews() {
     resultBanner_->setObjectName(QStringLiteral("resultBanner"));
     resultBanner_->setWordWrap(true);
     resultBanner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    resultBanner_->setStyleSheet(QStringLiteral("QLabel { background: #fff8e1; border-bottom: 1px solid #e0c060; padding: 4px 8px; }"));
+    resultBanner_->setStyleSheet(
+        QStringLiteral("QLabel { background: #fff8e1; border-bottom: 1px solid #e0c060; padding: 4px 8px; }"));
     resultBanner_->hide();
     centreLayout->addWidget(resultBanner_);
     centreLayout->addWidget(tabs_, 1);
     setCentralWidget(centre);
     overlay_ = new PresenterOverlay(centre);
     overlay_->hide();
-    connect(tabs_, &QTabWidget::currentChanged, this,
-            [this] { resultBanner_->setVisible(!presenter_ && !resultView_.isEmpty() && currentView() == resultView_); });
+    connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+        resultBanner_->setVisible(!presenter_ && !resultView_.isEmpty() && currentView() == resultView_);
+    });
     for (int i = 0; i < tabs_->count(); ++i) tabs_->widget(i)->setFocusPolicy(Qt::ClickFocus);
 }
 
@@ -145,7 +147,8 @@ void MainWindow::buildPanel() {
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     panel_ = new ParameterPanel;
     QList<QPair<QString, QString>> presets;
-    for (const auto& p : rbm::list_presets()) presets.append({QString::fromStdString(p.name), QString::fromStdString(p.title)});
+    for (const auto& p : rbm::list_presets())
+        presets.append({QString::fromStdString(p.name), QString::fromStdString(p.title)});
     panel_->setPresets(presets);
     auto* scroll = new QScrollArea(dock);
     scroll->setWidget(panel_);
@@ -215,12 +218,17 @@ void MainWindow::buildMenus() {
         presets->addAction(QString::fromStdString(p.title), this, [this, name] { loadPreset(name); });
     }
     file->addSeparator();
-    exportImageAction_ = file->addAction(tr("Export &image of this view (PNG, SVG)…"), this, &MainWindow::exportImageDialog);
+    exportImageAction_ =
+        file->addAction(tr("Export &image of this view (PNG, SVG)…"), this, &MainWindow::exportImageDialog);
     exportImageAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    exportDataAction_ = file->addAction(tr("Export &data of this view (CSV, JSON)…"), this, &MainWindow::exportDataDialog);
+    exportDataAction_ =
+        file->addAction(tr("Export &data of this view (CSV, JSON)…"), this, &MainWindow::exportDataDialog);
     exportDataAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
-    exportPlaybackAction_ = file->addAction(tr("Export &playback frames (PNG)…"), this, &MainWindow::exportPlaybackDialog);
-    exportPlaybackAction_->setToolTip(tr("The Annealing or Compare view from β = 0 to 1, or the Tempering view's recorded run, as numbered PNG images, for slides"));
+    exportPlaybackAction_ =
+        file->addAction(tr("Export &playback frames (PNG)…"), this, &MainWindow::exportPlaybackDialog);
+    exportPlaybackAction_->setToolTip(
+        tr("The Annealing or Compare view from β = 0 to 1, or the Tempering view's recorded run, as numbered PNG "
+           "images, for slides"));
     exportReportAction_ = file->addAction(tr("Export &report (HTML)…"), this, &MainWindow::exportReportDialog);
     exportReportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
     file->addSeparator();
@@ -229,22 +237,28 @@ void MainWindow::buildMenus() {
 
     // One transport for every view's job (jobs/transport.hpp): the actions act on the current view's.
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
-    runAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Run"), this, &MainWindow::runCurrent);
+    runAction_ =
+        runMenu->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Run"), this, &MainWindow::runCurrent);
     runAction_->setShortcut(QKeySequence(Qt::Key_F5));
     runAction_->setToolTip(tr("Run this view's job from the start (F5)"));
     sweepAction_ = runMenu->addAction(tr("Run &sweep over K"), this, &MainWindow::startSweep);
     sweepAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
-    pauseAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this, &MainWindow::togglePause);
+    pauseAction_ =
+        runMenu->addAction(style()->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this, &MainWindow::togglePause);
     pauseAction_->setShortcut(QKeySequence(Qt::Key_Space));
     pauseAction_->setCheckable(true);
     pauseAction_->setToolTip(tr("Pause or resume this view's job (Space)"));
-    stepAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("S&tep"), this, &MainWindow::stepCurrent);
+    stepAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("S&tep"), this,
+                                     &MainWindow::stepCurrent);
     stepAction_->setShortcuts({QKeySequence(Qt::Key_Right), QKeySequence(Qt::Key_Period)});
-    stepAction_->setToolTip(tr("Pause and advance one unit: an annealing step, a PT scan, a sampling sweep, a training update (→ or .)"));
-    cancelAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_MediaStop), tr("&Cancel (keep results)"), this, &MainWindow::cancelCurrent);
+    stepAction_->setToolTip(
+        tr("Pause and advance one unit: an annealing step, a PT scan, a sampling sweep, a training update (→ or .)"));
+    cancelAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_MediaStop), tr("&Cancel (keep results)"), this,
+                                       &MainWindow::cancelCurrent);
     cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
     cancelAction_->setToolTip(tr("Stop this view's job and keep what it computed (Esc)"));
-    restartAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("Res&tart"), this, &MainWindow::restartCurrent);
+    restartAction_ = runMenu->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("Res&tart"), this,
+                                        &MainWindow::restartCurrent);
     restartAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F5));
     restartAction_->setToolTip(tr("Start this view's job again from the beginning (Ctrl+F5)"));
     QMenu* speed = runMenu->addMenu(tr("S&peed"));
@@ -266,8 +280,9 @@ void MainWindow::buildMenus() {
     runMenu->addSeparator();
     remoteRunAction_ = runMenu->addAction(tr("Run with &MPI…"), this, [this] { openRemoteRun(); });
     remoteRunAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
-    remoteRunAction_->setToolTip(tr("Run this view's computation with rbmscope-cli under mpirun (or srun, or as one process) "
-                                    "and open its result here"));
+    remoteRunAction_->setToolTip(
+        tr("Run this view's computation with rbmscope-cli under mpirun (or srun, or as one process) "
+           "and open its result here"));
     runMenu->addSeparator();
     resetAction_ = runMenu->addAction(tr("R&eset model and parameters"), this, &MainWindow::reset);
     resetAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -276,7 +291,8 @@ void MainWindow::buildMenus() {
     transportBar_->setObjectName(QStringLiteral("transportBar"));
     transportBar_->setFocusPolicy(Qt::NoFocus);
     transportBar_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    for (QAction* a : {runAction_, pauseAction_, stepAction_, cancelAction_, restartAction_}) transportBar_->addAction(a);
+    for (QAction* a : {runAction_, pauseAction_, stepAction_, cancelAction_, restartAction_})
+        transportBar_->addAction(a);
     transportBar_->addSeparator();
     transportBar_->addWidget(new QLabel(tr(" Speed "), this));
     transportBar_->addWidget(speedBox_);
@@ -337,7 +353,8 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
         if (w->window() == this && k->modifiers() == Qt::NoModifier) {
             // A number field (spin box) never takes Space: unaccepted, the override lets the pause
             // shortcut fire. Free-text fields (file names) keep it.
-            const bool numberField = qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QAbstractSpinBox*>(w->parentWidget());
+            const bool numberField =
+                qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QAbstractSpinBox*>(w->parentWidget());
             if (k->key() == Qt::Key_Space && numberField) {
                 event->ignore();
                 return true;
@@ -345,9 +362,12 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
             // Enter ends editing of a field; the focus goes back to the view, so the next Space pauses.
             if (type == QEvent::KeyPress && (k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter) &&
                 (qobject_cast<QLineEdit*>(w) || numberField))
-                QMetaObject::invokeMethod(this, [this] {
-                    if (QWidget* v = tabs_->currentWidget()) v->setFocus(Qt::OtherFocusReason);
-                }, Qt::QueuedConnection);
+                QMetaObject::invokeMethod(
+                    this,
+                    [this] {
+                        if (QWidget* v = tabs_->currentWidget()) v->setFocus(Qt::OtherFocusReason);
+                    },
+                    Qt::QueuedConnection);
         }
     }
     return QMainWindow::eventFilter(watched, event);
@@ -411,7 +431,8 @@ void MainWindow::applyPresenterScale() {
     f.setPointSizeF(normalFont_.pointSizeF() * presenterScale_);
     setFont(f);  // every child widget inherits it (labels, tables, menus, chart titles that use the widget font)
     transportBar_->setIconSize(normalIconSize_ * presenterScale_);
-    statusText_->setText(tr("Presenter mode: F11 leaves it, Ctrl+= / Ctrl+− scale (now ×%1)").arg(presenterScale_, 0, 'f', 2));
+    statusText_->setText(
+        tr("Presenter mode: F11 leaves it, Ctrl+= / Ctrl+− scale (now ×%1)").arg(presenterScale_, 0, 'f', 2));
     placeOverlay();
     updateOverlay();
 }
@@ -481,8 +502,8 @@ bool MainWindow::loadPreset(const QString& name) {
 
 bool MainWindow::loadFile(const QString& path) {
     // A result of rbmscope-cli opens with its model in its view (main_window/result_files.cpp).
-    if (QFileInfo(path).suffix().compare(QStringLiteral("json"), Qt::CaseInsensitive) == 0 && QFileInfo(path).isFile() &&
-        QFileInfo(path).size() <= static_cast<qint64>(rbm::kMaxResultBytes)) {
+    if (QFileInfo(path).suffix().compare(QStringLiteral("json"), Qt::CaseInsensitive) == 0 &&
+        QFileInfo(path).isFile() && QFileInfo(path).size() <= static_cast<qint64>(rbm::kMaxResultBytes)) {
         QFile f(path);
         if (f.open(QIODevice::ReadOnly) && rbm::looks_like_result(f.readAll().toStdString())) return openResult(path);
     }
@@ -496,7 +517,8 @@ bool MainWindow::loadFile(const QString& path) {
         // What the loader noticed (a transposed W) stays readable in the status bar.
         QStringList notes;
         for (const auto& w : loaded.warnings) notes << QString::fromStdString(w);
-        if (!notes.isEmpty()) statusText_->setText(QFileInfo(path).fileName() + ": " + notes.join(QStringLiteral("; ")));
+        if (!notes.isEmpty())
+            statusText_->setText(QFileInfo(path).fileName() + ": " + notes.join(QStringLiteral("; ")));
         return true;
     } catch (const std::exception& e) {
         const QString why = QString::fromStdString(e.what());
@@ -516,13 +538,13 @@ void MainWindow::showError(const QString& title, const QString& message) {
 }
 
 void MainWindow::openModelDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open model or result"), QString(),
-                                                      modelFileFilter());
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open model or result"), QString(), modelFileFilter());
     if (!path.isEmpty()) loadFile(path);
 }
 
 void MainWindow::saveModelDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save model"), QString(), tr("Model file (*.json);;NumPy (*.npz)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save model"), QString(), tr("Model file (*.json);;NumPy (*.npz)"));
     if (path.isEmpty()) return;
     try {
         rbm::save_model(model_, path.toStdString());
@@ -533,10 +555,11 @@ void MainWindow::saveModelDialog() {
 }
 
 QString MainWindow::exportImage(const QString& path, double dpi) {
-    const QString err = rbmscope::exportImage(tabs_->currentWidget(), path,
-                                              QStringLiteral("rbmscope — %1 — %2").arg(tabs_->tabText(tabs_->currentIndex()),
-                                                                                      textPreview(model_.name, kNamePreviewChars)),
-                                              dpi);
+    const QString err = rbmscope::exportImage(
+        tabs_->currentWidget(), path,
+        QStringLiteral("rbmscope — %1 — %2")
+            .arg(tabs_->tabText(tabs_->currentIndex()), textPreview(model_.name, kNamePreviewChars)),
+        dpi);
     statusText_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
     return err;
 }
@@ -562,8 +585,9 @@ void MainWindow::exportImageDialog() {
     int dpi = 96;
     if (QFileInfo(path).suffix().toLower() == QLatin1String("png")) {
         bool ok = false;
-        dpi = QInputDialog::getInt(this, tr("Export image"), tr("Resolution (dpi; 96 is the screen's pixels, 192 twice as many):"),
-                                   96, static_cast<int>(kMinExportDpi), static_cast<int>(kMaxExportDpi), 24, &ok);
+        dpi = QInputDialog::getInt(this, tr("Export image"),
+                                   tr("Resolution (dpi; 96 is the screen's pixels, 192 twice as many):"), 96,
+                                   static_cast<int>(kMinExportDpi), static_cast<int>(kMaxExportDpi), 24, &ok);
         if (!ok) return;
     }
     if (const QString err = exportImage(path, dpi); !err.isEmpty()) showError(tr("Cannot export the image"), err);
@@ -603,7 +627,8 @@ void MainWindow::about() {
     QString simd;
     try {
         simd = tr("Kernels: %1 (this processor has %2)")
-                   .arg(QString::fromLatin1(rbm::simd_name(rbm::simd_active())), QString::fromStdString(rbm::cpu_features()));
+                   .arg(QString::fromLatin1(rbm::simd_name(rbm::simd_active())),
+                        QString::fromStdString(rbm::cpu_features()));
     } catch (const rbm::InputError& e) {
         simd = QString::fromStdString(e.what()).toHtmlEscaped();
     }

@@ -18,12 +18,12 @@
 #include <QTimer>
 #include <optional>
 
+#include "core/io/session_io.hpp"
+#include "core/models/models.hpp"
 #include "heatmap_view.hpp"
 #include "jobs/background_jobs.hpp"
 #include "jobs/transport.hpp"
 #include "parameter_panel.hpp"
-#include "core/models/models.hpp"
-#include "core/io/session_io.hpp"
 #include "views/view.hpp"
 
 class QAction;
@@ -90,9 +90,9 @@ public:
     RunSettings settings() const { return settings_; }
 
     // Actions (also on menus and shortcuts).
-    void startRun();     // Run on the "annealing" view (the AIS run of the Annealing and Compare views)
-    void startSweep();   // Run on the "estimates" view (the sweep over K)
-    void stopAll();      // stop every run, keep partial results (the status bar's Cancel)
+    void startRun();    // Run on the "annealing" view (the AIS run of the Annealing and Compare views)
+    void startSweep();  // Run on the "estimates" view (the sweep over K)
+    void stopAll();     // stop every run, keep partial results (the status bar's Cancel)
     void reset();
     // The transport (jobs/transport.hpp) of a view's job, by view name ("" = the current view);
     // null for a view without one (Target density, Filters). Run (F5), Pause (Space), Step
@@ -157,7 +157,8 @@ public:
     QString statusLine() const { return statusText_->text(); }
     QString modelSummary() const;  // the description in the parameter panel (HTML)
     BackgroundJobs* jobs() const { return jobs_; }
-    // run sweep pause step cancel restart reset presenter exportImage exportData exportReport remoteRun exportPlayback logScale openModel saveModel openSession saveSession saveSessionAs
+    // run sweep pause step cancel restart reset presenter exportImage exportData exportReport remoteRun exportPlayback
+    // logScale openModel saveModel openSession saveSession saveSessionAs
     QAction* action(const QString& name) const;
 
     // Sessions (main_window/session_files.cpp): the model, every panel setting and the view, in a
@@ -234,14 +235,16 @@ private:
     // for an unedited preset, else the model saved as `dir`/`baseName`.model.json, named by its
     // file name (a report's commands run in its folder) or, with `absolute`, its full path.
     // `note` says where the model was written; "" and `error` on failure.
-    std::string cliModelArgument(const QString& dir, const QString& baseName, bool absolute, QString* note, QString* error);
+    std::string cliModelArgument(const QString& dir, const QString& baseName, bool absolute, QString* note,
+                                 QString* error);
     // main_window/result_files.cpp: openResult in named steps.
     struct ResultModel;
     bool locateResultModel(const rbm::ResultFile& res, const QString& path, ResultModel* out);
-    bool readResultLog(const rbm::ResultFile& res, const QString& path, std::vector<rbm::TrainFileRecord>* records, QStringList* notes);
+    bool readResultLog(const rbm::ResultFile& res, const QString& path, std::vector<rbm::TrainFileRecord>* records,
+                       QStringList* notes);
     void applyResultSettings(const rbm::ResultFile& res);
-    bool showResultInView(const rbm::ResultFile& res, const QString& path, const std::vector<rbm::TrainFileRecord>& records,
-                          QStringList notes);
+    bool showResultInView(const rbm::ResultFile& res, const QString& path,
+                          const std::vector<rbm::TrainFileRecord>& records, QStringList notes);
     void setResultBanner(const QString& view, const QString& channel, const QString& html);
     void clearResultBanner();
 
@@ -313,7 +316,7 @@ private:
     void placeOverlay();   // the strip along the bottom of the view area, the view above it
     void updateOverlay();  // from updateActions: the current view's transport as the strip shows it
     PresenterOverlay* overlay_ = nullptr;
-    QList<QWidget*> presenterHidden_;  // what presenter mode hid (restored when it ends)
+    QList<QWidget*> presenterHidden_;    // what presenter mode hid (restored when it ends)
     const Transport* rateOf_ = nullptr;  // the overlay's measured speed: units over >= 0.5 s
     long long rateUnits_ = 0;
     QElapsedTimer rateClock_;
@@ -334,8 +337,8 @@ private:
     QAction* saveSessionAsAction_ = nullptr;
     QMenu* recentMenu_ = nullptr;
 
-    QTimer* editTimer_ = nullptr;      // live model edits: at most ~30 density recomputes per second
-    QTimer* editFinalTimer_ = nullptr; // paths and runs follow a finished edit
+    QTimer* editTimer_ = nullptr;       // live model edits: at most ~30 density recomputes per second
+    QTimer* editFinalTimer_ = nullptr;  // paths and runs follow a finished edit
     bool editPending_ = false;
 };
 

@@ -23,23 +23,27 @@ QString geometricGrbm(bool sigmaBase) {
                "log f<sub>β</sub>(v) = −β Σ(v<sub>i</sub>−b<sub>i</sub>)²/(2σ<sub>i</sub>²) + Σ<sub>j</sub> "
                "softplus(β λ<sub>j</sub>) − (1−β) Σ(v<sub>i</sub>−b<sup>A</sup><sub>i</sub>)²/(2σ<sub>A,i</sub>²); "
                "log Z<sub>0</sub> = m log 2 + Σ log(√(2π) σ<sub>A,i</sub>).</p>"
-               "<p>%2</p><p><i>Source:</i> Salakhutdinov &amp; Murray 2008; Kiwaki &amp; Aihara 2015, eqs. 7–9 and §5.</p>")
+               "<p>%2</p><p><i>Source:</i> Salakhutdinov &amp; Murray 2008; Kiwaki &amp; Aihara 2015, eqs. 7–9 and "
+               "§5.</p>")
         .arg(sigmaBase ? QStringLiteral("AISM") : QStringLiteral("AIS"),
-             sigmaBase ? QStringLiteral("<b>AISM</b>: b<sup>A</sup> = target mean, σ<sub>A</sub> = σ (the model's own "
-                                        "standard deviations).")
-                       : QStringLiteral("<b>AIS</b>: b<sup>A</sup> and σ<sub>A</sub>² are the target's mean and variance "
-                                        "(exact moments when enumerable). The base matches the variances but not the "
-                                        "covariance: on a correlated target it puts mass where the target has none."));
+             sigmaBase
+                 ? QStringLiteral("<b>AISM</b>: b<sup>A</sup> = target mean, σ<sub>A</sub> = σ (the model's own "
+                                  "standard deviations).")
+                 : QStringLiteral("<b>AIS</b>: b<sup>A</sup> and σ<sub>A</sub>² are the target's mean and variance "
+                                  "(exact moments when enumerable). The base matches the variances but not the "
+                                  "covariance: on a correlated target it puts mass where the target has none."));
 }
 
 const char* kCov =
     "<h3>Full-covariance base — AISC</h3>"
     "<p>An auxiliary Gaussian x carries the target's covariance into the base:<br>"
-    "&nbsp;&nbsp;E<sub>β</sub>(h,x,v) = β E<sub>B</sub>(v,h) + (1−β)[Σ<sub>i</sub>(v<sub>i</sub>−x<sub>i</sub>)²/(2σ<sub>i</sub>²)"
+    "&nbsp;&nbsp;E<sub>β</sub>(h,x,v) = β E<sub>B</sub>(v,h) + "
+    "(1−β)[Σ<sub>i</sub>(v<sub>i</sub>−x<sub>i</sub>)²/(2σ<sub>i</sub>²)"
     " + ½ (x−b<sup>A</sup>)ᵀΛ(x−b<sup>A</sup>)].<br>"
     "Integrating x out, the weights use log f<sub>β</sub>(v) = −β Σ(v<sub>i</sub>−b<sub>i</sub>)²/(2σ<sub>i</sub>²) + "
     "Σ<sub>j</sub> softplus(β λ<sub>j</sub>) − (1−β) ½ (v−b<sup>A</sup>)ᵀΣ<sub>A</sub><sup>−1</sup>(v−b<sup>A</sup>), "
-    "Σ<sub>A</sub> = Λ<sup>−1</sup> + diag(σ²), log Z<sub>0</sub> = m log 2 + (n/2) log 2π + ½ log det Σ<sub>A</sub>.</p>"
+    "Σ<sub>A</sub> = Λ<sup>−1</sup> + diag(σ²), log Z<sub>0</sub> = m log 2 + (n/2) log 2π + ½ log det "
+    "Σ<sub>A</sub>.</p>"
     "<p>To match the target covariance C, Λ = (C − diag σ²)<sup>−1</sup>; C − diag σ² has rank ≤ m, so its "
     "eigenvalues are floored at 10<sup>−3</sup> × mean σ² (the path's notes say how many). The kernel resamples x "
     "and h given v, then v, at every step.</p>"
@@ -55,14 +59,16 @@ const char* kMoments =
     "<p>RBMs (moments-averaged spline, MAS): at knots β<sub>r</sub> (0.1, …, 0.9) fit η(β<sub>r</sub>) by maximizing "
     "ηᵀs(β<sub>r</sub>) − log Z(η), then anneal geometrically between consecutive knots. The optimal binned schedule "
     "gives segment r a share of the K steps ∝ √((η<sub>r+1</sub>−η<sub>r</sub>)ᵀ(s<sub>r+1</sub>−s<sub>r</sub>)). "
-    "The cost functional F = ½(η<sub>1</sub>−η<sub>0</sub>)ᵀ(s<sub>1</sub>−s<sub>0</sub>) is the same for GA, MA and MAS "
+    "The cost functional F = ½(η<sub>1</sub>−η<sub>0</sub>)ᵀ(s<sub>1</sub>−s<sub>0</sub>) is the same for GA, MA and "
+    "MAS "
     "(Theorem 2).</p>"
     "<p><i>Source:</i> Grosse, Maddison &amp; Salakhutdinov 2013 (§5.1: the two-Gaussian toy).</p>";
 
 const char* kGeometricGauss =
     "<h3>Geometric averages between two Gaussians</h3>"
     "<p>p<sub>β</sub> ∝ p<sub>0</sub><sup>1−β</sup> p<sub>1</sub><sup>β</sup>: natural parameters are averaged, so "
-    "the precision matrices average and the intermediate distribution stays narrow, sliding from one mean to the other. "
+    "the precision matrices average and the intermediate distribution stays narrow, sliding from one mean to the "
+    "other. "
     "Between two distant Gaussians the chains are always far from where the next distribution puts its mass: most "
     "weights are tiny and log Ẑ lands many nats low (SPEC: GA ≈ −11 vs MA ≈ −0.7 at K = 25, exact log Z = 0).</p>"
     "<p><i>Source:</i> Grosse, Maddison &amp; Salakhutdinov 2013, §5.1.</p>";
@@ -71,7 +77,8 @@ const char* kLeaky =
     "<h3>Leakiness annealing — AIS-Leaky</h3>"
     "<p>For a leaky-ReLU RBM, η = Wᵀv + c and α<sub>j</sub> = 1 if η<sub>j</sub> &gt; 0 else c<sub>L</sub>; "
     "log p*(v) = −½‖v‖² + Σ<sub>j</sub> α<sub>j</sub> η<sub>j</sub>²/2 (SPEC corrects the paper's eq. 6). At leakiness "
-    "1 the model is a Gaussian, N((I−WWᵀ)<sup>−1</sup>Wc, (I−WWᵀ)<sup>−1</sup>), with exact samples and log Z. The path "
+    "1 the model is a Gaussian, N((I−WWᵀ)<sup>−1</sup>Wc, (I−WWᵀ)<sup>−1</sup>), with exact samples and log Z. The "
+    "path "
     "lowers the leakiness from 1 to c<sub>L</sub>; each step adds Σ<sub>j: η<sub>j</sub>≤0</sub> (c<sub>k</sub> − "
     "c<sub>k−1</sub>) η<sub>j</sub>²/2 to the log weight.</p>"
     "<p>Kernel: the paper's Gibbs conditionals do not leave p*(v) invariant for c<sub>L</sub> &lt; 1 (SPEC §1.3); the "
@@ -114,7 +121,8 @@ QString estimatesHelpHtml() {
         "over 1000 resamples of the N log weights. <b>±3σ</b>: log(mean w ± 3 sd(w)/√N) + log Z<sub>0</sub> "
         "(Salakhutdinov's bounds); when mean w − 3 sd(w)/√N ≤ 0 the lower bound does not exist and the bar is drawn "
         "dashed to the bottom.</p>"
-        "<p><b>ESS</b> = N / (1 + s²(w*)), w*<sub>i</sub> = N w<sub>i</sub> / Σ w (Kiwaki eq. 6): N when all weights are "
+        "<p><b>ESS</b> = N / (1 + s²(w*)), w*<sub>i</sub> = N w<sub>i</sub> / Σ w (Kiwaki eq. 6): N when all weights "
+        "are "
         "equal, 1 when one dominates.</p>"
         "<p><b>Reverse AIS</b> starts from exact target samples and anneals back to the base; log Z<sub>0</sub> − "
         "logmeanexp(reverse log weights) is a stochastic <i>upper</i> bound, forward AIS a stochastic lower bound: the "

@@ -33,8 +33,9 @@ QString droppedModelFile(const QMimeData* mime) {
 }  // namespace
 
 QString MainWindow::modelFileFilter() {
-    return tr("Models and results (*.json *.npz *.npy *.mat *.h5 *.hdf5);;JSON: models, rbmscope-cli results (*.json);;"
-              "NumPy (*.npz *.npy);;MATLAB (*.mat);;HDF5 (*.h5 *.hdf5);;All files (*)");
+    return tr(
+        "Models and results (*.json *.npz *.npy *.mat *.h5 *.hdf5);;JSON: models, rbmscope-cli results (*.json);;"
+        "NumPy (*.npz *.npy);;MATLAB (*.mat);;HDF5 (*.h5 *.hdf5);;All files (*)");
 }
 
 bool MainWindow::isModelFileName(const QString& path) {
@@ -110,8 +111,9 @@ int MainWindow::importWithDialog(const QString& path) {
         rememberRecent(path);
         QStringList notes;
         for (const auto& w : loaded.warnings) notes << QString::fromStdString(w);
-        statusText_->setText(QFileInfo(path).fileName() + ": " +
-                             (notes.isEmpty() ? tr("arrays picked in the import dialog") : notes.join(QStringLiteral("; "))));
+        statusText_->setText(
+            QFileInfo(path).fileName() + ": " +
+            (notes.isEmpty() ? tr("arrays picked in the import dialog") : notes.join(QStringLiteral("; "))));
         return 1;
     } catch (const std::exception& e) {
         showError(tr("Cannot open model"), QString::fromStdString(e.what()));

@@ -24,7 +24,8 @@ QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi) {
     View* v = activeView();
     if (!v) return tr("no view is shown");
     if (playbackTimer_) return tr("a playback export is already running");
-    if (frames < 2 || frames > kMaxFrames) return tr("the number of frames must be from 2 to %1, got %2").arg(kMaxFrames).arg(frames);
+    if (frames < 2 || frames > kMaxFrames)
+        return tr("the number of frames must be from 2 to %1, got %2").arg(kMaxFrames).arg(frames);
     if (!(dpi >= kMinExportDpi && dpi <= kMaxExportDpi))
         return tr("the resolution must be from %1 to %2 dpi, got %3").arg(kMinExportDpi).arg(kMaxExportDpi).arg(dpi);
     // What differs between the views (View::playbackFrames): how frame i is put on screen, when it
@@ -40,7 +41,7 @@ QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi) {
     const auto restore = f.restore;
     const auto superseded = f.superseded;
     QWidget* target = f.target;
-    auto next = std::make_shared<int>(0);       // frame to produce
+    auto next = std::make_shared<int>(0);          // frame to produce
     auto waiting = std::make_shared<bool>(false);  // it is asked for, not yet on screen
     playbackTimer_ = new QTimer(this);
     playbackTimer_->setInterval(5);
@@ -74,12 +75,16 @@ void MainWindow::exportPlaybackDialog() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export playback frames into"));
     if (dir.isEmpty()) return;
     bool ok = false;
-    const int frames = QInputDialog::getInt(this, tr("Export playback frames"), activeView() && !activeView()->framesPrompt().isEmpty() ? activeView()->framesPrompt() : tr("Frames:"), 60, 2, kMaxFrames, 1, &ok);
+    const int frames = QInputDialog::getInt(
+        this, tr("Export playback frames"),
+        activeView() && !activeView()->framesPrompt().isEmpty() ? activeView()->framesPrompt() : tr("Frames:"), 60, 2,
+        kMaxFrames, 1, &ok);
     if (!ok) return;
     const int dpi = QInputDialog::getInt(this, tr("Export playback frames"), tr("Resolution (dpi):"), 96,
                                          static_cast<int>(kMinExportDpi), static_cast<int>(kMaxExportDpi), 24, &ok);
     if (!ok) return;
-    if (const QString err = exportPlayback(dir, frames, dpi); !err.isEmpty()) showError(tr("Cannot export the playback"), err);
+    if (const QString err = exportPlayback(dir, frames, dpi); !err.isEmpty())
+        showError(tr("Cannot export the playback"), err);
 }
 
 }  // namespace rbmscope

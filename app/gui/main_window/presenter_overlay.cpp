@@ -90,13 +90,15 @@ std::array<PresenterOverlay::Button, 4> PresenterOverlay::buttons() const {
     const QFontMetrics key(keyFont);
     std::array<Button, 4> out{Button{{}, tr("Run"), QStringLiteral("F5")},
                               Button{{}, info_.pauseLabel.isEmpty() ? tr("Pause") : info_.pauseLabel, tr("Space")},
-                              Button{{}, tr("Step"), QStringLiteral("→")}, Button{{}, tr("Cancel"), QStringLiteral("Esc")}};
+                              Button{{}, tr("Step"), QStringLiteral("→")},
+                              Button{{}, tr("Cancel"), QStringLiteral("Esc")}};
     const int p = pad(row);
     const int top = 2 * p + row1Height(big), h = row2Height(row);
     int x = p;
     for (Button& b : out) {
         const int glyph = row.height() * 3 / 4;
-        const int w = p / 2 + glyph + p / 2 + row.horizontalAdvance(b.label) + p / 2 + key.horizontalAdvance(b.key) + p + p / 2;
+        const int w =
+            p / 2 + glyph + p / 2 + row.horizontalAdvance(b.label) + p / 2 + key.horizontalAdvance(b.key) + p + p / 2;
         b.rect = QRect(x, top, w, h);
         x += w + p / 2;
     }
@@ -174,8 +176,9 @@ void PresenterOverlay::paintEvent(QPaintEvent*) {
             const double f = std::clamp(info_.fraction, 0.0, 1.0);
             if (f > 0) {
                 p.setBrush(info_.stateColour);
-                p.drawRoundedRect(QRectF(bar.left(), bar.top(), std::max<double>(bar.height(), f * bar.width()), bar.height()),
-                                  bar.height() / 2.0, bar.height() / 2.0);
+                p.drawRoundedRect(
+                    QRectF(bar.left(), bar.top(), std::max<double>(bar.height(), f * bar.width()), bar.height()),
+                    bar.height() / 2.0, bar.height() / 2.0);
             }
             p.setFont(rowF);
             p.setPen(Qt::white);
@@ -200,14 +203,19 @@ void PresenterOverlay::paintEvent(QPaintEvent*) {
             int bx = b.rect.left() + pd / 2;
             const int glyph = row.height() * 3 / 4;
             p.setPen(ink);
-            drawGlyph(p, QString::fromLatin1(i == 0 ? "run" : i == 1 ? "pause" : i == 2 ? "step" : "cancel"),
-                      info_.playGlyph,
-                      QRectF(bx, b.rect.center().y() - glyph / 2.0, glyph, glyph));
+            drawGlyph(p,
+                      QString::fromLatin1(i == 0   ? "run"
+                                          : i == 1 ? "pause"
+                                          : i == 2 ? "step"
+                                                   : "cancel"),
+                      info_.playGlyph, QRectF(bx, b.rect.center().y() - glyph / 2.0, glyph, glyph));
             bx += glyph + pd / 2;
             p.setFont(rowF);
-            p.drawText(QRect(bx, b.rect.top(), row.horizontalAdvance(b.label), b.rect.height()), Qt::AlignVCenter, b.label);
+            p.drawText(QRect(bx, b.rect.top(), row.horizontalAdvance(b.label), b.rect.height()), Qt::AlignVCenter,
+                       b.label);
             bx += row.horizontalAdvance(b.label) + pd / 2;
-            const QRect cap(bx, b.rect.center().y() - key.height() / 2 - 2, key.horizontalAdvance(b.key) + pd, key.height() + 4);
+            const QRect cap(bx, b.rect.center().y() - key.height() / 2 - 2, key.horizontalAdvance(b.key) + pd,
+                            key.height() + 4);
             p.setPen(QPen(ink, 1.5));
             p.setBrush(Qt::NoBrush);
             p.drawRoundedRect(cap, 4, 4);
@@ -218,13 +226,15 @@ void PresenterOverlay::paintEvent(QPaintEvent*) {
         const QRect r2(end, all.front().rect.top(), width() - pd - end, all.front().rect.height());
         p.setFont(rowF);
         p.setPen(Qt::white);
-        const QString text = info_.speed.isEmpty() ? info_.units : info_.units + QStringLiteral("   ·   ") + info_.speed;
+        const QString text =
+            info_.speed.isEmpty() ? info_.units : info_.units + QStringLiteral("   ·   ") + info_.speed;
         p.drawText(r2, Qt::AlignVCenter | Qt::AlignLeft, row.elidedText(text, Qt::ElideRight, r2.width()));
     } else {
         p.setFont(rowF);
         p.setPen(QColor(190, 195, 205));
         const QRect r2(pd, all.front().rect.top(), width() - 2 * pd, all.front().rect.height());
-        p.drawText(r2, Qt::AlignVCenter | Qt::AlignLeft, tr("This view has no job to run   ·   Ctrl+1 … Ctrl+9 change the view   ·   F11 leaves"));
+        p.drawText(r2, Qt::AlignVCenter | Qt::AlignLeft,
+                   tr("This view has no job to run   ·   Ctrl+1 … Ctrl+9 change the view   ·   F11 leaves"));
     }
 }
 

@@ -19,17 +19,17 @@ class PresenterOverlay : public QWidget {
     Q_OBJECT
 public:
     struct Info {
-        QString view;           // "Annealing"
-        QString viewKey;        // "Ctrl+2"
-        bool transport = false; // the view has a job (else only the name is shown)
-        QString state;          // "Running"
+        QString view;            // "Annealing"
+        QString viewKey;         // "Ctrl+2"
+        bool transport = false;  // the view has a job (else only the name is shown)
+        QString state;           // "Running"
         QColor stateColour;
-        double fraction = -1;   // progress in [0, 1]; < 0 unknown
-        QString units;          // "1 234 annealing steps"
-        QString speed;          // "980 per s · at most 1000 per s"
+        double fraction = -1;  // progress in [0, 1]; < 0 unknown
+        QString units;         // "1 234 annealing steps"
+        QString speed;         // "980 per s · at most 1000 per s"
         bool canRun = false, canPause = false, held = false, canStep = false, canCancel = false;
-        QString pauseLabel;     // "Pause", "Resume" or "Play β" (Space with nothing running)
-        bool playGlyph = false; // the pause button draws ▶ (Resume, Play β)
+        QString pauseLabel;      // "Pause", "Resume" or "Play β" (Space with nothing running)
+        bool playGlyph = false;  // the pause button draws ▶ (Resume, Play β)
         bool operator==(const Info&) const = default;
     };
     explicit PresenterOverlay(QWidget* parent = nullptr);

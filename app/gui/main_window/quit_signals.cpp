@@ -1,15 +1,15 @@
 #include "main_window/quit_signals.hpp"
 
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <QCoreApplication>
 #include <QSocketNotifier>
 #include <QWidget>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <iostream>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "main_window/main_window.hpp"
 

@@ -37,38 +37,35 @@ QString duration(double s) {
 QString commandName(const QString& command) {
     const RemoteRun::Invocation inv = RemoteRun::invocation(QString(), command);
     const QString name = inv.arguments.isEmpty() ? QString() : inv.arguments.front();
-    return !name.isEmpty() && name.front().isLetter() && !name.contains(QLatin1Char('/')) ? name : QStringLiteral("run");
+    return !name.isEmpty() && name.front().isLetter() && !name.contains(QLatin1Char('/')) ? name
+                                                                                          : QStringLiteral("run");
 }
 
 }  // namespace
 
 RemoteRunDialog::RemoteRunDialog(QWidget* parent)
-    : QDialog(parent),
-      run_(new RemoteRun(this)),
-      launcher_(new QLineEdit(this)),
-      command_(new QLineEdit(this)),
-      folder_(new QLineEdit(this)),
-      start_(new QPushButton(tr("&Start"), this)),
-      cancel_(new QPushButton(tr("&Cancel run (keep results)"), this)),
-      bar_(new QProgressBar(this)),
-      status_(new QLabel(this)),
-      points_(new QTableWidget(0, 5, this)),
-      log_(new QPlainTextEdit(this)) {
+    : QDialog(parent), run_(new RemoteRun(this)), launcher_(new QLineEdit(this)), command_(new QLineEdit(this)),
+      folder_(new QLineEdit(this)), start_(new QPushButton(tr("&Start"), this)),
+      cancel_(new QPushButton(tr("&Cancel run (keep results)"), this)), bar_(new QProgressBar(this)),
+      status_(new QLabel(this)), points_(new QTableWidget(0, 5, this)), log_(new QPlainTextEdit(this)) {
     setObjectName(QStringLiteral("remoteRunDialog"));
     setWindowTitle(tr("Run with MPI"));
     setModal(false);
     launcher_->setObjectName(QStringLiteral("launcher"));
     launcher_->setPlaceholderText(tr("none: one process on this machine"));
-    launcher_->setToolTip(tr("The launcher line the command is started under, e.g.\n"
-                             "  mpirun -np 4\n  mpirun --oversubscribe -np 8     (more ranks than cores)\n"
-                             "  mpirun --hostfile hosts -np 16\n  srun -n 64\n"
-                             "Empty: the command runs as one process here. Every rank count gives the same numbers."));
+    launcher_->setToolTip(
+        tr("The launcher line the command is started under, e.g.\n"
+           "  mpirun -np 4\n  mpirun --oversubscribe -np 8     (more ranks than cores)\n"
+           "  mpirun --hostfile hosts -np 16\n  srun -n 64\n"
+           "Empty: the command runs as one process here. Every rank count gives the same numbers."));
     command_->setObjectName(QStringLiteral("command"));
-    command_->setToolTip(tr("The rbmscope-cli command (the current view's run; edit it freely). "
-                            "--progress jsonl is added so the dialog can follow it."));
+    command_->setToolTip(
+        tr("The rbmscope-cli command (the current view's run; edit it freely). "
+           "--progress jsonl is added so the dialog can follow it."));
     folder_->setObjectName(QStringLiteral("folder"));
-    folder_->setToolTip(tr("The folder the command runs in and its result is written to; on a cluster, one every node "
-                           "can reach"));
+    folder_->setToolTip(
+        tr("The folder the command runs in and its result is written to; on a cluster, one every node "
+           "can reach"));
     auto* browse = new QPushButton(tr("&Browse…"), this);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString d = QFileDialog::getExistingDirectory(this, tr("Folder for the run"), folder());
@@ -154,8 +151,8 @@ QString RemoteRunDialog::statusText() const { return status_->text(); }
 int RemoteRunDialog::pointCount() const { return points_->rowCount(); }
 
 bool RemoteRunDialog::startRun() {
-    const QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")) + QLatin1Char('-') +
-                         commandName(command()) + QStringLiteral(".json");
+    const QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")) +
+                         QLatin1Char('-') + commandName(command()) + QStringLiteral(".json");
     points_->setRowCount(0);
     log_->clear();
     bar_->setValue(0);
@@ -173,8 +170,9 @@ void RemoteRunDialog::cancelRun() {
     if (!run_->running()) return;
     const bool second = run_->cancelling();
     run_->cancel();
-    status_->setText(second ? tr("Killed the launcher.")
-                            : tr("Cancelling: the ranks stop and print what they have (Cancel again kills the launcher)…"));
+    status_->setText(
+        second ? tr("Killed the launcher.")
+               : tr("Cancelling: the ranks stop and print what they have (Cancel again kills the launcher)…"));
     updateButtons();
 }
 
@@ -191,7 +189,8 @@ void RemoteRunDialog::onProgress(const RemoteProgress& p) {
     QString text = tr("%1: %2 % after %3").arg(p.phase).arg(100 * p.fraction, 0, 'f', 1).arg(duration(p.elapsedS));
     if (p.etaS >= 0 && !p.final) text += tr(", about %1 left").arg(duration(p.etaS));
     if (p.chainSweepsPerS > 0) text += tr(", %1 chain-sweeps/s").arg(QLocale().toString(p.chainSweepsPerS, 'f', 0));
-    if (p.line.contains(QLatin1String("beta"))) text += tr(", β = %1").arg(p.line.value(QLatin1String("beta")).toDouble(), 0, 'g', 4);
+    if (p.line.contains(QLatin1String("beta")))
+        text += tr(", β = %1").arg(p.line.value(QLatin1String("beta")).toDouble(), 0, 'g', 4);
     if (p.line.contains(QLatin1String("log_z")))
         text += tr("; log Ẑ = %1").arg(p.line.value(QLatin1String("log_z")).toDouble(), 0, 'g', 10);
     if (p.final) text += p.line.value(QLatin1String("complete")).toBool() ? tr(" — done") : tr(" — stopped");
@@ -218,7 +217,8 @@ void RemoteRunDialog::onFinished(const RemoteOutcome& out) {
     if (out.resultPath.isEmpty()) {
         text = tr("Failed: %1").arg(out.message);
     } else {
-        text = out.complete ? tr("Finished: %1").arg(out.resultPath) : tr("Stopped; partial result: %1").arg(out.resultPath);
+        text = out.complete ? tr("Finished: %1").arg(out.resultPath)
+                            : tr("Stopped; partial result: %1").arg(out.resultPath);
         if (!out.message.isEmpty()) text += QLatin1Char('\n') + out.message;
         if (out.complete) bar_->setValue(1000);
     }

@@ -5,9 +5,9 @@
 
 #include "core/io/model_io.hpp"
 #include "core/io/result_source.hpp"
-#include "views/cli_equivalent.hpp"
 #include "main_window/main_window.hpp"
 #include "main_window/remote_run_dialog.hpp"
+#include "views/cli_equivalent.hpp"
 
 namespace rbmscope {
 
@@ -24,9 +24,10 @@ std::string MainWindow::cliModelArgument(const QString& dir, const QString& base
         return {};
     }
     if (note)
-        *note = absolute ? tr("The command reads the model from %1, written for it.").arg(path)
-                         : tr("The commands read the model from %1, written next to this page (run them in its folder).")
-                               .arg(fileName);
+        *note = absolute
+                    ? tr("The command reads the model from %1, written for it.").arg(path)
+                    : tr("The commands read the model from %1, written next to this page (run them in its folder).")
+                          .arg(fileName);
     return (absolute ? path : fileName).toStdString();
 }
 
@@ -38,7 +39,7 @@ std::vector<std::string> MainWindow::remoteCommand(const QString& dir, const QSt
     bool readsModel = true;
     const View* v = activeView();
     if (std::optional<CliEquivalent> own = v ? v->cliCommand(modelArg, dir, baseName, &readsModel) : std::nullopt) {
-        c = std::move(*own);  // the view's own computation (what Run there would start)
+        c = std::move(*own);                     // the view's own computation (what Run there would start)
         if (!readsModel && note) note->clear();  // train reads no model; it writes one beside the result
     } else {
         const std::vector<MethodSpec> methods = settings_.methods();
@@ -48,8 +49,9 @@ std::vector<std::string> MainWindow::remoteCommand(const QString& dir, const QSt
         }
         c = aisCommand(modelArg, model_.kind(), settings_, methods.front());
         if (methods.size() > 1 && note)
-            *note += tr(" The first of the %1 selected methods; the Estimates view's command (ais-sweep) runs them all.")
-                         .arg(methods.size());
+            *note +=
+                tr(" The first of the %1 selected methods; the Estimates view's command (ais-sweep) runs them all.")
+                    .arg(methods.size());
     }
     if (c.argv.empty()) {
         if (error) *error = tr("rbmscope-cli has no option for %1").arg(c.missing);
@@ -61,7 +63,8 @@ std::vector<std::string> MainWindow::remoteCommand(const QString& dir, const QSt
 RemoteRunDialog* MainWindow::openRemoteRun() {
     if (!remoteRun_) {
         remoteRun_ = new RemoteRunDialog(this);
-        connect(remoteRun_, &RemoteRunDialog::resultReady, this, [this](const QString& path, bool) { openResult(path); });
+        connect(remoteRun_, &RemoteRunDialog::resultReady, this,
+                [this](const QString& path, bool) { openResult(path); });
     }
     // A new command for the view as it is now, unless a run is going (then the dialog shows it).
     if (!remoteRun_->run()->running()) {

@@ -16,10 +16,10 @@
 
 #include "core/io/model_io.hpp"
 #include "core/io/result_source.hpp"
-#include "views/cli_equivalent.hpp"
-#include "views/report_html.hpp"
 #include "main_window/main_window.hpp"
 #include "main_window/view_export.hpp"
+#include "views/cli_equivalent.hpp"
+#include "views/report_html.hpp"
 
 namespace rbmscope {
 namespace {
@@ -46,13 +46,16 @@ QString MainWindow::exportReport(const QString& path) {
         return QStringLiteral("a report is an HTML page: give the file name the suffix .html");
     // What the commands name as MODEL.
     QString modelNote, modelError;
-    const std::string modelArg = cliModelArgument(info.absolutePath(), info.completeBaseName(), false, &modelNote, &modelError);
+    const std::string modelArg =
+        cliModelArgument(info.absolutePath(), info.completeBaseName(), false, &modelNote, &modelError);
     if (modelArg.empty()) return modelError;
     const rbm::ModelKind kind = model_.kind();
     const QSize pageSize = tabs_->currentWidget()->size();
 
     QString html;
-    html += QStringLiteral("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rbmscope report — %1</title><style>%2</style></head><body>\n")
+    html += QStringLiteral(
+                "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rbmscope report — "
+                "%1</title><style>%2</style></head><body>\n")
                 .arg(esc(modelTitle()), QString::fromLatin1(kStyle));
     html += QStringLiteral("<h1>rbmscope report: %1</h1>\n").arg(esc(modelTitle()));
     html += QStringLiteral("<p class=\"meta\">Written %1 by rbmscope (File → Export report).</p>\n")
@@ -64,7 +67,8 @@ QString MainWindow::exportReport(const QString& path) {
     html += row(tr("visible units n"), QString::number(model_.n_visible()));
     html += row(tr("hidden units m"), QString::number(model_.n_hidden()));
     html += row(tr("opened from"), esc(modelEdited_ ? origin_ + tr(" (edited since)") : origin_));
-    if (exactLogZ_) html += row(tr("exact log Z"), QStringLiteral("<span class=\"n\">%1</span>").arg(num(*exactLogZ_, 10)));
+    if (exactLogZ_)
+        html += row(tr("exact log Z"), QStringLiteral("<span class=\"n\">%1</span>").arg(num(*exactLogZ_, 10)));
     html += QStringLiteral("</table>\n");
     if (!modelNote.isEmpty()) html += QStringLiteral("<p class=\"meta\">%1</p>\n").arg(esc(modelNote));
     // Each view's section, in tab order (the density's figure belongs to the model).

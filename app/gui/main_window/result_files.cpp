@@ -3,10 +3,10 @@
 // settings to the panel (auto-run off, so Run (F5) repeats it live), and show: the numbers go into
 // the view that declares it opens that kind of result (View::opensResult / showResult), as a
 // finished run. Nothing is recomputed.
+#include <sys/stat.h>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -55,12 +55,12 @@ Located locate(const std::string& recorded, const std::string& fnv1a64, const QS
             // A FIFO would block the read forever: say what it is rather than "not found".
             struct stat st {};
             if (out.refused.isEmpty() && ::stat(QFile::encodeName(c).constData(), &st) == 0)
-                out.refused = QObject::tr("%1 is %2, not a regular file: refused")
-                                  .arg(QFileInfo(c).absoluteFilePath(),
-                                       S_ISFIFO(st.st_mode)   ? QObject::tr("a FIFO (named pipe)")
-                                       : S_ISSOCK(st.st_mode) ? QObject::tr("a socket")
-                                       : S_ISDIR(st.st_mode)  ? QObject::tr("a directory")
-                                                              : QObject::tr("a device"));
+                out.refused =
+                    QObject::tr("%1 is %2, not a regular file: refused")
+                        .arg(QFileInfo(c).absoluteFilePath(), S_ISFIFO(st.st_mode) ? QObject::tr("a FIFO (named pipe)")
+                                                              : S_ISSOCK(st.st_mode) ? QObject::tr("a socket")
+                                                              : S_ISDIR(st.st_mode)  ? QObject::tr("a directory")
+                                                                                     : QObject::tr("a device"));
             continue;
         }
         bool match = false;
@@ -139,14 +139,16 @@ bool MainWindow::locateResultModel(const rbm::ResultFile& res, const QString& pa
                 rbm::LoadedModel loaded = rbm::load_model_file(at.path.toStdString(), options);
                 if (res.model && !at.hashMatches) {
                     if (!sameShape(loaded.model, res.model->kind, res.model->n, res.model->m))
-                        throw rbm::InputError(
-                            tr("the model file %1 has changed since the run and no longer fits it (the result is of a %2, "
-                               "the file holds a %3)")
-                                .arg(at.path, shape(res.model->kind, res.model->n, res.model->m),
-                                     shape(rbm::kind_name(loaded.model.kind()), loaded.model.n_visible(), loaded.model.n_hidden()))
-                                .toStdString());
+                        throw rbm::InputError(tr("the model file %1 has changed since the run and no longer fits it "
+                                                 "(the result is of a %2, "
+                                                 "the file holds a %3)")
+                                                  .arg(at.path, shape(res.model->kind, res.model->n, res.model->m),
+                                                       shape(rbm::kind_name(loaded.model.kind()),
+                                                             loaded.model.n_visible(), loaded.model.n_hidden()))
+                                                  .toStdString());
                     notes << tr("the model file %1 has changed since the run (its FNV-1a hash is not the recorded %2): "
-                                "it has the recorded kind and shape, but the numbers shown are of the file as it was then")
+                                "it has the recorded kind and shape, but the numbers shown are of the file as it was "
+                                "then")
                                  .arg(at.path.toHtmlEscaped(), qs(res.model->fnv1a64));
                 }
                 if (const QString problem = displayProblem(loaded.model); !problem.isEmpty())
@@ -158,16 +160,19 @@ bool MainWindow::locateResultModel(const rbm::ResultFile& res, const QString& pa
             } else if (res.model) {
                 // Not found: the loaded model stands in when it has the recorded kind and shape.
                 if (!sameShape(model_, res.model->kind, res.model->n, res.model->m))
-                    throw rbm::InputError(tr("its model file '%1' is not found (looked for %2); the result is of a %3 and the "
-                                             "model open now is not: open that model first, then the result")
-                                              .arg(qs(recorded), at.tried.join(tr(" and ")),
-                                                   shape(res.model->kind, res.model->n, res.model->m))
-                                              .toStdString());
-                notes << tr("its model file '%1' is not found (looked for %2): shown with the model open now, which has "
-                            "the recorded kind and shape but may not be the model of the run")
-                             .arg(qs(recorded).toHtmlEscaped(), at.tried.join(tr(" and ")).toHtmlEscaped());
+                    throw rbm::InputError(
+                        tr("its model file '%1' is not found (looked for %2); the result is of a %3 and the "
+                           "model open now is not: open that model first, then the result")
+                            .arg(qs(recorded), at.tried.join(tr(" and ")),
+                                 shape(res.model->kind, res.model->n, res.model->m))
+                            .toStdString());
+                notes
+                    << tr("its model file '%1' is not found (looked for %2): shown with the model open now, which has "
+                          "the recorded kind and shape but may not be the model of the run")
+                           .arg(qs(recorded).toHtmlEscaped(), at.tried.join(tr(" and ")).toHtmlEscaped());
             } else {
-                notes << tr("the trained model '%1' is not found (looked for %2): the log is shown with the model open now")
+                notes << tr("the trained model '%1' is not found (looked for %2): the log is shown with the model open "
+                            "now")
                              .arg(qs(recorded).toHtmlEscaped(), at.tried.join(tr(" and ")).toHtmlEscaped());
             }
         }
@@ -179,18 +184,19 @@ bool MainWindow::locateResultModel(const rbm::ResultFile& res, const QString& pa
 }
 
 // Step 2, a training summary's log (read before anything changes: a bad log refuses the result).
-bool MainWindow::readResultLog(const rbm::ResultFile& res, const QString& path, std::vector<rbm::TrainFileRecord>* records,
-                               QStringList* notes) {
+bool MainWindow::readResultLog(const rbm::ResultFile& res, const QString& path,
+                               std::vector<rbm::TrainFileRecord>* records, QStringList* notes) {
     const QString file = QFileInfo(path).fileName();
     if (res.command == rbm::ResultCommand::TrainLog) *records = res.train->records;
     if (res.command == rbm::ResultCommand::Train && !res.train->log.empty()) {
         const Located at = locate(res.train->log, std::string(), path);
         if (at.path.isEmpty())
-            *notes << tr("its log '%1' is not found (looked for %2)").arg(qs(res.train->log).toHtmlEscaped(), at.tried.join(tr(" and ")).toHtmlEscaped());
+            *notes << tr("its log '%1' is not found (looked for %2)")
+                          .arg(qs(res.train->log).toHtmlEscaped(), at.tried.join(tr(" and ")).toHtmlEscaped());
         else if (!at.path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
-            *notes << tr("its log %1 is a CSV file; the curves are read from a --log FILE.json").arg(at.path.toHtmlEscaped());
-        else
-            try {
+            *notes << tr("its log %1 is a CSV file; the curves are read from a --log FILE.json")
+                          .arg(at.path.toHtmlEscaped());
+        else try {
                 *records = rbm::load_train_log(at.path.toStdString());
             } catch (const std::exception& e) {
                 showError(tr("Cannot open result"), file + ": " + QString::fromStdString(e.what()));
@@ -233,8 +239,10 @@ void MainWindow::applyResultSettings(const rbm::ResultFile& res) {
         std::vector<MethodSpec> methods;
         std::vector<rbm::Index> steps;
         for (const rbm::SweepFileRow& r : w.rows) {
-            if (auto m = methodOf(r.path, r.base); m && std::find(methods.begin(), methods.end(), *m) == methods.end()) methods.push_back(*m);
-            if (r.steps <= kMaxSteps && std::find(steps.begin(), steps.end(), r.steps) == steps.end()) steps.push_back(r.steps);
+            if (auto m = methodOf(r.path, r.base); m && std::find(methods.begin(), methods.end(), *m) == methods.end())
+                methods.push_back(*m);
+            if (r.steps <= kMaxSteps && std::find(steps.begin(), steps.end(), r.steps) == steps.end())
+                steps.push_back(r.steps);
         }
         if (!methods.empty()) {
             s.method = methods.front();
@@ -243,14 +251,15 @@ void MainWindow::applyResultSettings(const rbm::ResultFile& res) {
         std::sort(steps.begin(), steps.end());
         if (!steps.empty()) s.sweepSteps = steps;
         adopt(w.schedule, w.chains, w.seed, w.perfect);
-        s.reverse = std::any_of(w.rows.begin(), w.rows.end(), [](const rbm::SweepFileRow& r) { return r.log_z_upper_mean.has_value(); });
+        s.reverse = std::any_of(w.rows.begin(), w.rows.end(),
+                                [](const rbm::SweepFileRow& r) { return r.log_z_upper_mean.has_value(); });
     }
     applySettings(s);
 }
 
 // Step 4, the numbers, into the view that opens this kind of result; the banner says what it shows.
-bool MainWindow::showResultInView(const rbm::ResultFile& res, const QString& path, const std::vector<rbm::TrainFileRecord>& records,
-                                  QStringList notes) {
+bool MainWindow::showResultInView(const rbm::ResultFile& res, const QString& path,
+                                  const std::vector<rbm::TrainFileRecord>& records, QStringList notes) {
     const QString file = QFileInfo(path).fileName();
     View* v = nullptr;
     for (View* candidate : views_)
@@ -259,20 +268,24 @@ bool MainWindow::showResultInView(const rbm::ResultFile& res, const QString& pat
             break;
         }
     if (!v) {
-        showError(tr("Cannot open result"), file + ": " + tr("no view shows a result of %1").arg(qs(rbm::result_command_name(res.command))));
+        showError(tr("Cannot open result"),
+                  file + ": " + tr("no view shows a result of %1").arg(qs(rbm::result_command_name(res.command))));
         return false;
     }
     const ShownResult shown = v->showResult(res, file, records);
     setCurrentView(v->name());
 
-    QString html = tr("<b>Reopened result</b> %1 — not a live run; Run (F5) computes live.<br>"
-                      "<code>%2</code><br>Shown: %3. Not in this view: %4.")
-                       .arg(file.toHtmlEscaped(), qs(res.command_line.empty() ? std::string(rbm::result_command_name(res.command))
-                                                                              : res.command_line).toHtmlEscaped(),
-                            shown.shown, shown.missing);
+    QString html =
+        tr("<b>Reopened result</b> %1 — not a live run; Run (F5) computes live.<br>"
+           "<code>%2</code><br>Shown: %3. Not in this view: %4.")
+            .arg(file.toHtmlEscaped(),
+                 qs(res.command_line.empty() ? std::string(rbm::result_command_name(res.command)) : res.command_line)
+                     .toHtmlEscaped(),
+                 shown.shown, shown.missing);
     if (!res.complete) notes.prepend(tr("the run was interrupted: the numbers are partial"));
     for (const std::string& w : res.warnings) notes << qs(w).toHtmlEscaped();
-    if (!notes.isEmpty()) html += QStringLiteral("<br><span style='color:#b00020'>%1</span>").arg(notes.join(QStringLiteral("<br>")));
+    if (!notes.isEmpty())
+        html += QStringLiteral("<br><span style='color:#b00020'>%1</span>").arg(notes.join(QStringLiteral("<br>")));
     setResultBanner(v->name(), shown.channel, html);
     statusText_->setText(tr("Reopened %1 (%2)").arg(file, qs(rbm::result_command_name(res.command))));
     return true;

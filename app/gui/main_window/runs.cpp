@@ -5,15 +5,15 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QKeySequence>
-#include <algorithm>
 #include <QStyle>
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
-#include "main_window/main_window.hpp"
-#include "main_window/presenter_overlay.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/presets.hpp"
+#include "main_window/main_window.hpp"
+#include "main_window/presenter_overlay.hpp"
 #include "text_preview.hpp"
 
 namespace rbmscope {
@@ -54,7 +54,8 @@ void MainWindow::setModel(rbm::Model m, const QString& origin, const QString& pr
     origin_ = origin;
     presetName_ = presetName;
     modelEdited_ = false;
-    setWindowTitle(QStringLiteral("rbmscope — %1").arg(model_.name.empty() ? origin : textPreview(model_.name, kNamePreviewChars)));
+    setWindowTitle(QStringLiteral("rbmscope — %1")
+                       .arg(model_.name.empty() ? origin : textPreview(model_.name, kNamePreviewChars)));
     clearResultBanner();  // a reopened result is of the model it came with
     exactLogZ_.reset();
     const ModelTraits traits = traitsOf(model_);
@@ -89,7 +90,8 @@ void MainWindow::refreshSummary() {
     QString notes = textPreview(snapshot.notes, kNotesPreviewChars).toHtmlEscaped();
     if (modelEdited_)
         notes = tr("Edited by hand: the weights are no longer the preset's, so what follows describes the "
-                   "original, not this model.") + (notes.isEmpty() ? QString() : QStringLiteral("<br>") + notes);
+                   "original, not this model.") +
+                (notes.isEmpty() ? QString() : QStringLiteral("<br>") + notes);
     const QString tail = notes.isEmpty() ? QString() : QStringLiteral("<p style='color:#666'>%1</p>").arg(notes);
     panel_->setModelSummary(base + tr("<br>exact log Z: computing…") + tail);
     struct Summary {
@@ -101,7 +103,8 @@ void MainWindow::refreshSummary() {
         [snapshot](const BackgroundJobs::CancelFlag& cancel) {
             if (!rbm::has_exact_log_z(snapshot)) {
                 const auto size = rbm::enumeration_size(snapshot);
-                return Summary{QStringLiteral("exact log Z: not available (%1)").arg(QString::fromStdString(size.what)), std::nullopt};
+                return Summary{QStringLiteral("exact log Z: not available (%1)").arg(QString::fromStdString(size.what)),
+                               std::nullopt};
             }
             rbm::ExactOptions opts;
             opts.cancel = cancel.get();  // 2^24 configurations take seconds; quitting must not wait
@@ -240,7 +243,8 @@ void MainWindow::onModelEdited(const rbm::Grbm& g, bool final) {
     candidate.params = g;
     try {
         rbm::validate(candidate);
-        if (const QString problem = displayProblem(candidate); !problem.isEmpty()) throw rbm::InputError(problem.toStdString());
+        if (const QString problem = displayProblem(candidate); !problem.isEmpty())
+            throw rbm::InputError(problem.toStdString());
     } catch (const std::exception& e) {
         statusText_->setText(tr("Edit refused: %1").arg(QString::fromStdString(e.what())));
         return;
@@ -271,7 +275,8 @@ void MainWindow::applyModelEdit() {
 }
 
 bool MainWindow::idle() const {
-    if (jobs_->isRunning(QStringLiteral("summary")) || editTimer_->isActive() || editFinalTimer_->isActive()) return false;
+    if (jobs_->isRunning(QStringLiteral("summary")) || editTimer_->isActive() || editFinalTimer_->isActive())
+        return false;
     for (const View* v : views_)
         if (v->busy()) return false;
     return true;
@@ -289,16 +294,17 @@ void MainWindow::updateActions() {
     restartAction_->setEnabled(runnable);
     stepAction_->setEnabled(t && t->canStep() && (active || runnable));
     cancelAction_->setEnabled(active);
-    const bool held = st == Transport::State::Paused || st == Transport::State::Pausing || st == Transport::State::Stepping;
+    const bool held =
+        st == Transport::State::Paused || st == Transport::State::Pausing || st == Transport::State::Stepping;
     const View* v = activeView();
     // Nothing runs: Space is the view's playback (Play β, a tempering replay), when it has one.
     const Playback play = !active && v ? v->playback() : Playback{};
     pauseAction_->setEnabled((active && t->canStep()) || play.available);
     pauseAction_->setChecked(held);
     pauseAction_->setText(held ? tr("&Resume") : play.available ? play.label : tr("&Pause"));
-    pauseAction_->setIcon(style()->standardIcon(held || (play.available && play.playGlyph) ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
-    if (transportState_)
-        transportState_->setText(t ? QStringLiteral("  ") + t->describe() : QString());
+    pauseAction_->setIcon(style()->standardIcon(held || (play.available && play.playGlyph) ? QStyle::SP_MediaPlay
+                                                                                           : QStyle::SP_MediaPause));
+    if (transportState_) transportState_->setText(t ? QStringLiteral("  ") + t->describe() : QString());
     updateOverlay();
 }
 
@@ -317,10 +323,16 @@ void MainWindow::updateOverlay() {
             case Transport::State::Running: in.state = tr("Running"), in.stateColour = QColor(0x66, 0xbb, 0x6a); break;
             case Transport::State::Pausing: in.state = tr("Pausing…"), in.stateColour = QColor(0xff, 0xca, 0x28); break;
             case Transport::State::Paused: in.state = tr("Paused"), in.stateColour = QColor(0xff, 0xca, 0x28); break;
-            case Transport::State::Stepping: in.state = tr("Stepping"), in.stateColour = QColor(0xff, 0xca, 0x28); break;
+            case Transport::State::Stepping:
+                in.state = tr("Stepping"), in.stateColour = QColor(0xff, 0xca, 0x28);
+                break;
             case Transport::State::Stopped: in.state = tr("Stopped"), in.stateColour = QColor(0xef, 0x53, 0x50); break;
-            case Transport::State::Finished: in.state = tr("Finished"), in.stateColour = QColor(0x64, 0xb5, 0xf6); break;
-            case Transport::State::Replaying: in.state = tr("Replaying"), in.stateColour = QColor(0xba, 0x68, 0xc8); break;
+            case Transport::State::Finished:
+                in.state = tr("Finished"), in.stateColour = QColor(0x64, 0xb5, 0xf6);
+                break;
+            case Transport::State::Replaying:
+                in.state = tr("Replaying"), in.stateColour = QColor(0xba, 0x68, 0xc8);
+                break;
             case Transport::State::Playing: in.state = tr("Playing"), in.stateColour = QColor(0xba, 0x68, 0xc8); break;
         }
         in.fraction = st == Transport::State::Idle ? -1.0 : t->fraction();

@@ -15,8 +15,8 @@
 #include <QTemporaryFile>
 #include <iostream>
 
-#include "main_window/main_window.hpp"
 #include "core/io/presets.hpp"
+#include "main_window/main_window.hpp"
 
 namespace rbmscope {
 
@@ -68,8 +68,10 @@ QString MainWindow::applySessionFile(const QString& path) {
         return path + QStringLiteral(": ") + err;
     const QString view = QString::fromStdString(s.view);
     if (!view.isEmpty() && !viewNames().contains(view))
-        return QStringLiteral("%1: 'view' is '%2', expected one of %3").arg(path, view, viewNames().join(QStringLiteral(", ")));
-    if (const QString problem = displayProblem(s.model); !problem.isEmpty()) return path + QStringLiteral(": ") + problem;
+        return QStringLiteral("%1: 'view' is '%2', expected one of %3")
+            .arg(path, view, viewNames().join(QStringLiteral(", ")));
+    if (const QString problem = displayProblem(s.model); !problem.isEmpty())
+        return path + QStringLiteral(": ") + problem;
     // The views' own settings, checked by each view (unknown view names are ignored, like unknown keys).
     for (View* v : views_)
         if (const QString err = v->readSession(s); !err.isEmpty()) return path + QStringLiteral(": ") + err;
@@ -112,7 +114,8 @@ bool MainWindow::saveSession(const QString& path) {
 QString MainWindow::autosaveSession() {
     if (origin_.isEmpty()) return tr("no model is open");
     const QString path = autosavePath();
-    if (!QDir().mkpath(QFileInfo(path).absolutePath())) return tr("cannot create the folder %1").arg(QFileInfo(path).absolutePath());
+    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
+        return tr("cannot create the folder %1").arg(QFileInfo(path).absolutePath());
     try {
         rbm::save_session(captureSession(), path.toStdString());
     } catch (const std::exception& e) {
@@ -161,13 +164,15 @@ bool MainWindow::startWithSession(const QString& sessionFile) {
     }
     QString err;
     if (autosaved && QFileInfo::exists(marker)) {
-        err = tr("%1: the app stopped while showing this session at its last start (it crashed or was killed)").arg(path);
+        err =
+            tr("%1: the app stopped while showing this session at its last start (it crashed or was killed)").arg(path);
     } else {
         if (autosaved) {
             QFile f(marker);
             if (f.open(QIODevice::WriteOnly)) f.write("rbmscope: showing the last session\n");
             // Gone once the density (the first view to draw) is in, or on quit.
-            connect(this, &MainWindow::densityReady, this, [marker] { QFile::remove(marker); }, Qt::SingleShotConnection);
+            connect(
+                this, &MainWindow::densityReady, this, [marker] { QFile::remove(marker); }, Qt::SingleShotConnection);
         }
         try {
             err = applySessionFile(path);
@@ -227,7 +232,8 @@ void MainWindow::saveSessionToCurrent() {
 }
 
 void MainWindow::saveSessionAsDialog() {
-    QString path = QFileDialog::getSaveFileName(this, tr("Save session"), sessionPath_.isEmpty() ? QStringLiteral("session.json") : sessionPath_,
+    QString path = QFileDialog::getSaveFileName(this, tr("Save session"),
+                                                sessionPath_.isEmpty() ? QStringLiteral("session.json") : sessionPath_,
                                                 tr("rbmscope sessions (*.json)"));
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");

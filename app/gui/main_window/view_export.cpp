@@ -11,7 +11,8 @@ namespace rbmscope {
 QString writeAtomically(const QString& path, const QByteArray& bytes) {
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly)) return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
-    if (f.write(bytes) != bytes.size() || !f.commit()) return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+    if (f.write(bytes) != bytes.size() || !f.commit())
+        return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
     return {};
 }
 
@@ -19,10 +20,14 @@ QString exportImage(QWidget* widget, const QString& path, const QString& title, 
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix == QLatin1String("png")) {
         if (!(dpi >= kMinExportDpi && dpi <= kMaxExportDpi))
-            return QStringLiteral("the resolution must be from %1 to %2 dpi, got %3").arg(kMinExportDpi).arg(kMaxExportDpi).arg(dpi);
+            return QStringLiteral("the resolution must be from %1 to %2 dpi, got %3")
+                .arg(kMinExportDpi)
+                .arg(kMaxExportDpi)
+                .arg(dpi);
         const double scale = dpi / 96.0;
         // The widget paints itself at `scale` (text, lines and markers redrawn, not pixels stretched).
-        QImage image(QSize(qRound(widget->width() * scale), qRound(widget->height() * scale)), QImage::Format_ARGB32_Premultiplied);
+        QImage image(QSize(qRound(widget->width() * scale), qRound(widget->height() * scale)),
+                     QImage::Format_ARGB32_Premultiplied);
         image.setDevicePixelRatio(scale);
         image.fill(widget->palette().window().color());
         widget->render(&image);
@@ -44,7 +49,8 @@ QString exportImage(QWidget* widget, const QString& path, const QString& title, 
         if (!painter.begin(&gen)) return QStringLiteral("cannot write the SVG image %1").arg(path);
         widget->render(&painter);
         painter.end();
-        if (!QFileInfo(path).exists() || QFileInfo(path).size() == 0) return QStringLiteral("cannot write the SVG image %1").arg(path);
+        if (!QFileInfo(path).exists() || QFileInfo(path).size() == 0)
+            return QStringLiteral("cannot write the SVG image %1").arg(path);
         return {};
     }
     return QStringLiteral("unknown image format '.%1': use .png or .svg").arg(suffix);
@@ -53,7 +59,8 @@ QString exportImage(QWidget* widget, const QString& path, const QString& title, 
 QString exportData(const QString& path, const QString& csv, const QJsonObject& json) {
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix == QLatin1String("csv")) return writeAtomically(path, csv.toUtf8());
-    if (suffix == QLatin1String("json")) return writeAtomically(path, QJsonDocument(json).toJson(QJsonDocument::Indented));
+    if (suffix == QLatin1String("json"))
+        return writeAtomically(path, QJsonDocument(json).toJson(QJsonDocument::Indented));
     return QStringLiteral("unknown data format '.%1': use .csv or .json").arg(suffix);
 }
 

@@ -42,7 +42,8 @@ QString common(std::vector<std::string>& a, const RunSettings& s, bool geometric
         return QStringLiteral("the sigmoid schedule's delta %1 (the CLI uses %2)")
             .arg(s.schedule.sigmoid_delta)
             .arg(defaults.sigmoid_delta);
-    if (s.schedule.kind == "geometric" && s.schedule.geometric_start != defaults.geometric_start && !geometricStartOption)
+    if (s.schedule.kind == "geometric" && s.schedule.geometric_start != defaults.geometric_start &&
+        !geometricStartOption)
         return QStringLiteral("the geometric schedule's first beta %1 (ais-sweep uses %2)")
             .arg(s.schedule.geometric_start)
             .arg(defaults.geometric_start);
@@ -81,9 +82,10 @@ CliEquivalent sweepCommand(const std::string& model, rbm::ModelKind kind, const 
         methods.push_back(m.path + ":" + m.base);
         leaky = leaky || leakyPath(m.path, kind);
     }
-    if (s.schedule.kind == "list") return {{}, QStringLiteral("a schedule given as a list of betas (ais-sweep takes a kind)")};
-    std::vector<std::string> a{"rbmscope-cli", "ais-sweep", model, "--methods", joined(methods), "--steps", joinSteps(s.sweepSteps),
-                               "--repeats", "1"};
+    if (s.schedule.kind == "list")
+        return {{}, QStringLiteral("a schedule given as a list of betas (ais-sweep takes a kind)")};
+    std::vector<std::string> a{"rbmscope-cli",          "ais-sweep", model, "--methods", joined(methods), "--steps",
+                               joinSteps(s.sweepSteps), "--repeats", "1"};
     if (QString missing = common(a, s, false); !missing.isEmpty()) return {{}, missing};
     if (leaky) a.insert(a.end(), {"--kernel", rbm::leaky_kernel_name(s.leakyKernel)});
     out.argv = std::move(a);
@@ -92,17 +94,39 @@ CliEquivalent sweepCommand(const std::string& model, rbm::ModelKind kind, const 
 
 CliEquivalent meanFieldCommand(const std::string& model, const rbm::MeanFieldOptions& o, rbm::MeanFieldType type) {
     CliEquivalent out;
-    out.argv = {"rbmscope-cli", "meanfield", model, "--type", rbm::mean_field_type_name(type), "--damping", exact(o.damping),
-                "--update", o.update == rbm::MeanFieldUpdate::Parallel ? "parallel" : "sequential", "--restarts",
-                std::to_string(o.restarts), "--tol", exact(o.tol), "--max-iterations", std::to_string(o.max_iterations),
-                "--seed", std::to_string(o.seed)};
+    out.argv = {"rbmscope-cli",
+                "meanfield",
+                model,
+                "--type",
+                rbm::mean_field_type_name(type),
+                "--damping",
+                exact(o.damping),
+                "--update",
+                o.update == rbm::MeanFieldUpdate::Parallel ? "parallel" : "sequential",
+                "--restarts",
+                std::to_string(o.restarts),
+                "--tol",
+                exact(o.tol),
+                "--max-iterations",
+                std::to_string(o.max_iterations),
+                "--seed",
+                std::to_string(o.seed)};
     return out;
 }
 
 CliEquivalent ptCommand(const std::string& model, const TemperingSettings& s) {
     CliEquivalent out;
-    std::vector<std::string> a{"rbmscope-cli", "pt", model, "--scheme", rbm::pt_scheme_name(s.scheme), "--chains",
-                               std::to_string(s.chains), "--sweeps", std::to_string(s.scans), "--seed", std::to_string(s.seed)};
+    std::vector<std::string> a{"rbmscope-cli",
+                               "pt",
+                               model,
+                               "--scheme",
+                               rbm::pt_scheme_name(s.scheme),
+                               "--chains",
+                               std::to_string(s.chains),
+                               "--sweeps",
+                               std::to_string(s.scans),
+                               "--seed",
+                               std::to_string(s.seed)};
     if (!s.customLadder.empty()) {  // dragged rungs: the ladder itself, and no tuning (as runTempering)
         std::vector<std::string> betas;
         for (double b : s.customLadder) betas.push_back(exact(b));
@@ -110,7 +134,8 @@ CliEquivalent ptCommand(const std::string& model, const TemperingSettings& s) {
     } else if (s.ladder == LadderKind::Linear) {
         a.insert(a.end(), {"--ladder", "linear", "--replicas", std::to_string(s.replicas)});
     } else {
-        a.insert(a.end(), {"--ladder", "geometric", "--replicas", std::to_string(s.replicas), "--gamma", exact(s.gamma)});
+        a.insert(a.end(),
+                 {"--ladder", "geometric", "--replicas", std::to_string(s.replicas), "--gamma", exact(s.gamma)});
         if (s.ladder == LadderKind::Adaptive && s.adaptiveRounds > 0)
             a.insert(a.end(), {"--adaptive", std::to_string(s.adaptiveRounds)});
     }
@@ -123,7 +148,9 @@ CliEquivalent trainCommand(const TrainDataSpec& data, const rbm::TrainOptions& o
     if (!o.init_bias_from_data) return {{}, QStringLiteral("visible biases that do not start from the data")};
     if (o.ais_seed != defaults.ais_seed) return {{}, QStringLiteral("the monitor's AIS seed %1").arg(o.ais_seed)};
     if (o.exact_limit != std::floor(o.exact_limit) || o.exact_limit < 0 || o.exact_limit > 9.0e15)
-        return {{}, QStringLiteral("an exact-enumeration limit of %1 terms (the CLI takes a whole number)").arg(o.exact_limit)};
+        return {
+            {},
+            QStringLiteral("an exact-enumeration limit of %1 terms (the CLI takes a whole number)").arg(o.exact_limit)};
     std::vector<std::string> a{"rbmscope-cli", "train", "--data", data.source.trimmed().toStdString()};
     if (data.shifts) a.push_back("--shifts");
     switch (data.prep) {
@@ -132,11 +159,26 @@ CliEquivalent trainCommand(const TrainDataSpec& data, const rbm::TrainOptions& o
         case TrainDataSpec::Prep::Scale: a.push_back("--scale"); break;
         case TrainDataSpec::Prep::Standardize: a.push_back("--standardize"); break;
     }
-    a.insert(a.end(), {"--kind", rbm::kind_name(o.kind), "--hidden", std::to_string(o.hidden), "--method",
-                       rbm::train_method_name(o.method), "--k", std::to_string(o.k), "--batch", std::to_string(o.batch),
-                       "--updates", std::to_string(o.updates), "--lr", exact(o.learning_rate), "--lr-schedule",
-                       o.schedule == rbm::LearningRateSchedule::Linear ? "linear" : "constant", "--momentum", exact(o.momentum),
-                       "--weight-decay", exact(o.weight_decay)});
+    a.insert(a.end(), {"--kind",
+                       rbm::kind_name(o.kind),
+                       "--hidden",
+                       std::to_string(o.hidden),
+                       "--method",
+                       rbm::train_method_name(o.method),
+                       "--k",
+                       std::to_string(o.k),
+                       "--batch",
+                       std::to_string(o.batch),
+                       "--updates",
+                       std::to_string(o.updates),
+                       "--lr",
+                       exact(o.learning_rate),
+                       "--lr-schedule",
+                       o.schedule == rbm::LearningRateSchedule::Linear ? "linear" : "constant",
+                       "--momentum",
+                       exact(o.momentum),
+                       "--weight-decay",
+                       exact(o.weight_decay)});
     if (rbm::is_tempered(o.method))
         a.insert(a.end(), {"--gamma", exact(o.gamma), "--rungs", std::to_string(o.temperatures)});
     if (o.chains > 0) a.insert(a.end(), {"--chains", std::to_string(o.chains)});
@@ -152,9 +194,9 @@ CliEquivalent trainCommand(const TrainDataSpec& data, const rbm::TrainOptions& o
     }
     char limit[32];
     std::snprintf(limit, sizeof limit, "%.0f", o.exact_limit);
-    a.insert(a.end(), {"--monitor-every", std::to_string(o.monitor_every), "--monitor-examples", std::to_string(o.monitor_examples),
-                       "--ais-chains", std::to_string(o.ais_chains), "--ais-steps", std::to_string(o.ais_steps), "--exact-limit",
-                       limit, "--out", out});
+    a.insert(a.end(), {"--monitor-every", std::to_string(o.monitor_every), "--monitor-examples",
+                       std::to_string(o.monitor_examples), "--ais-chains", std::to_string(o.ais_chains), "--ais-steps",
+                       std::to_string(o.ais_steps), "--exact-limit", limit, "--out", out});
     return {std::move(a), {}};
 }
 

@@ -14,7 +14,7 @@ QString reportNumber(double x, int digits = 6);  // "—" when not finite
 inline QString reportEscape(const QString& s) { return s.toHtmlEscaped(); }
 // The widget as an <svg> element (heatmaps are embedded images inside it), drawn at `size`.
 QString reportSvg(QWidget* w, const QString& title, QSize size);
-QString reportCommand(const CliEquivalent& c);  // <pre> with the command, or why there is none
+QString reportCommand(const CliEquivalent& c);                // <pre> with the command, or why there is none
 QString reportRow(const QString& key, const QString& value);  // value is HTML
 
 }  // namespace rbmscope

@@ -9,9 +9,9 @@
 #include <QWidget>
 #include <cmath>
 
+#include "core/io/result_source.hpp"
 #include "views/cli_equivalent.hpp"
 #include "views/report_html.hpp"
-#include "core/io/result_source.hpp"
 
 namespace rbmscope {
 
@@ -40,13 +40,18 @@ QString View::exportData(QString* csv, QJsonObject* json) const {
     return {};
 }
 
-std::optional<CliEquivalent> View::cliCommand(const std::string&, const QString&, const QString&, bool*) const { return std::nullopt; }
-
-QString View::playbackFrames(int, PlaybackFrames*) {
-    return tr("playback frames are exported from the Annealing, Compare or Tempering view; the current view is %1").arg(name());
+std::optional<CliEquivalent> View::cliCommand(const std::string&, const QString&, const QString&, bool*) const {
+    return std::nullopt;
 }
 
-ShownResult View::showResult(const rbm::ResultFile&, const QString&, const std::vector<rbm::TrainFileRecord>&) { return {}; }
+QString View::playbackFrames(int, PlaybackFrames*) {
+    return tr("playback frames are exported from the Annealing, Compare or Tempering view; the current view is %1")
+        .arg(name());
+}
+
+ShownResult View::showResult(const rbm::ResultFile&, const QString&, const std::vector<rbm::TrainFileRecord>&) {
+    return {};
+}
 
 QString reportNumber(double x, int digits) {
     if (!std::isfinite(x)) return QStringLiteral("—");
@@ -82,9 +87,11 @@ QString reportSvg(QWidget* w, const QString& title, QSize size) {
 
 QString reportCommand(const CliEquivalent& c) {
     if (c.argv.empty())
-        return QStringLiteral("<p class=\"note\">No command line reproduces this exactly: rbmscope-cli has no option for %1.</p>")
+        return QStringLiteral(
+                   "<p class=\"note\">No command line reproduces this exactly: rbmscope-cli has no option for %1.</p>")
             .arg(reportEscape(c.missing));
-    return QStringLiteral("<pre class=\"cmd\">%1</pre>").arg(reportEscape(QString::fromStdString(rbm::shell_command_line(c.argv))));
+    return QStringLiteral("<pre class=\"cmd\">%1</pre>")
+        .arg(reportEscape(QString::fromStdString(rbm::shell_command_line(c.argv))));
 }
 
 QString reportRow(const QString& key, const QString& value) {

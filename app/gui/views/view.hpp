@@ -45,23 +45,23 @@ struct CliEquivalent;  // views/cli_equivalent.hpp
 
 // What the window lends its views; nothing in it names a view.
 struct ViewContext {
-    QObject* owner = nullptr;      // the window: parent of the objects views share (their jobs outlive the widgets)
-    QWidget* parent = nullptr;     // parent of the views' widgets (the tab widget)
+    QObject* owner = nullptr;   // the window: parent of the objects views share (their jobs outlive the widgets)
+    QWidget* parent = nullptr;  // parent of the views' widgets (the tab widget)
     BackgroundJobs* jobs = nullptr;
     ParameterPanel* panel = nullptr;
-    std::function<const rbm::Model&()> model;             // the window's model as it is now (with live edits)
-    std::function<void(const QString&)> say;              // the status bar's text
-    std::function<void(const QString&)> progressNote;     // a long preparation says how far it is
-    std::function<bool(const QString&)> showView;         // make the view of that name the current one
-    std::function<View*(const QString&)> view;            // another view, by name
-    std::function<void()> changed;                        // a transport's state moved: the window's actions follow
-    std::function<void()> statusChanged;                  // what View::status() reports moved: the status bar follows
+    std::function<const rbm::Model&()> model;          // the window's model as it is now (with live edits)
+    std::function<void(const QString&)> say;           // the status bar's text
+    std::function<void(const QString&)> progressNote;  // a long preparation says how far it is
+    std::function<bool(const QString&)> showView;      // make the view of that name the current one
+    std::function<View*(const QString&)> view;         // another view, by name
+    std::function<void()> changed;                     // a transport's state moved: the window's actions follow
+    std::function<void()> statusChanged;               // what View::status() reports moved: the status bar follows
     // A view replaces the window's model (Training's "Open in app"): false, reported, when no view can show it.
     std::function<bool(const rbm::Model&, const QString& origin)> openModel;
     std::function<void(const rbm::TrainingData&)> attachTrainingData;  // Samples' data becomes the model's
-    std::function<void(const rbm::Grbm&, bool final)> editModel;        // a view edits the model (density arrows)
-    std::function<void()> finishEdit;                                    // the edit is finished: paths and runs follow
-    std::function<void(const QString& channel)> resultDropped;          // a job dropped what it showed (a reopened result goes)
+    std::function<void(const rbm::Grbm&, bool final)> editModel;       // a view edits the model (density arrows)
+    std::function<void()> finishEdit;                                  // the edit is finished: paths and runs follow
+    std::function<void(const QString& channel)> resultDropped;  // a job dropped what it showed (a reopened result goes)
 };
 
 enum class ModelChange {
@@ -79,8 +79,8 @@ struct ModelEvent {
 
 // The status bar while a view's job runs (or after it ended): nullopt from views that leave it alone.
 struct StatusReport {
-    bool busy = false;     // progress, elapsed time, speed and Cancel shown
-    double fraction = 0;   // of the run, in [0, 1]
+    bool busy = false;    // progress, elapsed time, speed and Cancel shown
+    double fraction = 0;  // of the run, in [0, 1]
     QString elapsed, speed;
     QString text;
 };
@@ -88,7 +88,7 @@ struct StatusReport {
 // What Space does on a view while its job is not running.
 struct Playback {
     bool available = false;
-    QString label;         // the Pause action's text then ("&Play β", "&Replay run", "&Pause replay")
+    QString label;          // the Pause action's text then ("&Play β", "&Replay run", "&Pause replay")
     bool playGlyph = true;  // the action shows ▶ (else ⏸)
 };
 
@@ -106,8 +106,8 @@ struct ReportContext {
     std::string modelArg;  // MODEL in the commands (preset:NAME or a file written beside the page)
     rbm::ModelKind kind = rbm::ModelKind::Brbm;
     RunSettings settings;
-    QSize pageSize;        // the figures' size (the current view's)
-    QString baseName;      // the page's file name without suffix (train's output is named after it)
+    QSize pageSize;    // the figures' size (the current view's)
+    QString baseName;  // the page's file name without suffix (train's output is named after it)
 };
 
 // A reopened result as its view shows it (for the banner above the views).
@@ -139,13 +139,13 @@ public:
         if (Transport* t = transport()) t->setPace(unitsPerSecond);
     }
     double pace() const { return transport() ? transport()->pace() : 0; }
-    virtual void stop() { cancel(); }  // the status bar's Cancel: every view's job stops
+    virtual void stop() { cancel(); }            // the status bar's Cancel: every view's job stops
     virtual bool busy() const { return false; }  // still computing for the current model and settings
     virtual std::optional<StatusReport> status() const { return std::nullopt; }
 
     virtual void setModel(const rbm::Model&, const ModelEvent&) {}
-    virtual void setSettings(const RunSettings&) {}                // the panel changed
-    virtual void setExactLogZ(std::optional<double>) {}            // once the window's summary has it
+    virtual void setSettings(const RunSettings&) {}      // the panel changed
+    virtual void setExactLogZ(std::optional<double>) {}  // once the window's summary has it
     virtual void setColourScale(ColourScale) {}
 
     // Session: write the view's part into `s`; read it back checking everything ("" or why not),
@@ -161,8 +161,8 @@ public:
     virtual QString reportSection(const ReportContext&) const { return {}; }
     // The command of Run with MPI…; nullopt: the window's default (the AIS run's first method).
     // `readsModel` false: the command writes a model rather than reading one.
-    virtual std::optional<CliEquivalent> cliCommand(const std::string& modelArg, const QString& dir, const QString& baseName,
-                                                    bool* readsModel) const;
+    virtual std::optional<CliEquivalent> cliCommand(const std::string& modelArg, const QString& dir,
+                                                    const QString& baseName, bool* readsModel) const;
 
     // Playback while the job does not run.
     virtual Playback playback() const { return {}; }
@@ -174,7 +174,8 @@ public:
 
     // rbmscope-cli results this view reopens; showResult after the window has the model and settings.
     virtual bool opensResult(const rbm::ResultFile&) const { return false; }
-    virtual ShownResult showResult(const rbm::ResultFile&, const QString& file, const std::vector<rbm::TrainFileRecord>& log);
+    virtual ShownResult showResult(const rbm::ResultFile&, const QString& file,
+                                   const std::vector<rbm::TrainFileRecord>& log);
 
 Q_SIGNALS:
     void pictureReady();  // the view drew the first picture of a model (the density: start-up is through)

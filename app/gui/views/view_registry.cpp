@@ -21,15 +21,9 @@ ViewList createViews(const ViewContext& ctx) {
     // One AIS pipeline (lanes, run, sweep) feeds the first four views.
     auto* ais = new AnnealingPipeline(ctx);
     return {
-        makeDensityView(ctx, ais),
-        makeAnnealingView(ctx, ais),
-        makeCompareView(ctx, ais),
-        makeEstimatesView(ctx, ais),
-        makeTemperingView(ctx),
-        makeMeanFieldView(ctx),
-        makeSamplesView(ctx),
-        makeFiltersView(ctx),
-        makeTrainingView(ctx),
+        makeDensityView(ctx, ais),   makeAnnealingView(ctx, ais), makeCompareView(ctx, ais),
+        makeEstimatesView(ctx, ais), makeTemperingView(ctx),      makeMeanFieldView(ctx),
+        makeSamplesView(ctx),        makeFiltersView(ctx),        makeTrainingView(ctx),
     };
 }
 

@@ -1,9 +1,9 @@
 #include "views/annealing/ais_job.hpp"
 
+#include <tbb/task_arena.h>
 #include <QPointer>
 #include <algorithm>
 #include <cmath>
-#include <tbb/task_arena.h>
 
 #include "views/density/density_field.hpp"
 
@@ -158,7 +158,8 @@ void AisJob::flush() {
 
 void AisJob::apply(Update u) {
     for (auto& [i, frame] : u.frames)
-        if (i >= 0 && static_cast<std::size_t>(i) < lanes_.size()) lanes_[static_cast<std::size_t>(i)].frames.push_back(std::move(frame));
+        if (i >= 0 && static_cast<std::size_t>(i) < lanes_.size())
+            lanes_[static_cast<std::size_t>(i)].frames.push_back(std::move(frame));
     if (u.live && u.live->lane >= 0 && static_cast<std::size_t>(u.live->lane) < lanes_.size()) {
         Live& l = *u.live;
         status_.lane = l.lane;

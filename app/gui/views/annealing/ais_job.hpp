@@ -11,10 +11,10 @@
 #include <memory>
 #include <optional>
 
+#include "core/ais/runner.hpp"
 #include "jobs/background_jobs.hpp"
 #include "jobs/coalesced_mailbox.hpp"
 #include "jobs/lanes.hpp"
-#include "core/ais/runner.hpp"
 
 namespace rbmscope {
 
@@ -40,15 +40,15 @@ struct LaneRun {
 struct RunStatus {
     bool running = false;
     bool paused = false;
-    bool stopped = false;     // ended by stop(): the results are partial
-    int lane = -1;            // lane being run
+    bool stopped = false;  // ended by stop(): the results are partial
+    int lane = -1;         // lane being run
     rbm::AisPhase phase = rbm::AisPhase::Forward;
-    double beta = 0;          // where that lane's chains are
+    double beta = 0;  // where that lane's chains are
     rbm::Index step = 0, steps = 0;
-    double fraction = 0;      // of the whole run (all lanes)
-    double elapsed = 0;       // seconds, pauses excluded
-    double speed = 0;         // chain-sweeps per second
-    QVector<QPointF> live;    // current particles of `lane`
+    double fraction = 0;    // of the whole run (all lanes)
+    double elapsed = 0;     // seconds, pauses excluded
+    double speed = 0;       // chain-sweeps per second
+    QVector<QPointF> live;  // current particles of `lane`
 };
 
 class AisJob : public QObject {
@@ -80,7 +80,7 @@ public:
 
 Q_SIGNALS:
     void started();
-    void progressed();        // coalesced: at most ~30 per second
+    void progressed();  // coalesced: at most ~30 per second
     void laneFinished(int lane);
     void finished(bool complete);
 

@@ -4,8 +4,8 @@
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QSignalBlocker>
-#include <QTextStream>
 #include <QSplitter>
+#include <QTextStream>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -25,7 +25,8 @@ QString AnnealingView::exportCsv() const {
     for (int iy = 0; iy < g.ny; ++iy)
         for (int ix = 0; ix < g.nx; ++ix) {
             s << g.x0 + (ix + 0.5) * (g.x1 - g.x0) / g.nx << ',' << g.y0 + (iy + 0.5) * (g.y1 - g.y0) / g.ny;
-            const std::size_t k = static_cast<std::size_t>(iy) * static_cast<std::size_t>(g.nx) + static_cast<std::size_t>(ix);
+            const std::size_t k =
+                static_cast<std::size_t>(iy) * static_cast<std::size_t>(g.nx) + static_cast<std::size_t>(ix);
             for (const Field& f : shownFields_) s << ',' << (k < f.p.size() ? f.p[k] : 0.0);
             s << '\n';
         }
@@ -36,8 +37,8 @@ QJsonObject AnnealingView::exportJson() const {
     QJsonObject o;
     o[QStringLiteral("view")] = name_;
     o[QStringLiteral("beta")] = shownBeta_;
-    o[QStringLiteral("grid")] = QJsonObject{{"x0", box_.x0}, {"x1", box_.x1}, {"y0", box_.y0}, {"y1", box_.y1},
-                                            {"nx", box_.nx}, {"ny", box_.ny}};
+    o[QStringLiteral("grid")] = QJsonObject{{"x0", box_.x0}, {"x1", box_.x1}, {"y0", box_.y0},
+                                            {"y1", box_.y1}, {"nx", box_.nx}, {"ny", box_.ny}};
     QJsonArray lanes;
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
         QJsonObject l;

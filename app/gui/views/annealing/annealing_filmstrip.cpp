@@ -5,8 +5,8 @@
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QSignalBlocker>
-#include <QTextStream>
 #include <QSplitter>
+#include <QTextStream>
 #include <QVBoxLayout>
 #include <cmath>
 

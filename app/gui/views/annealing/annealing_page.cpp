@@ -19,7 +19,8 @@ class AnnealingPage : public View {
 public:
     AnnealingPage(const ViewContext& ctx, AnnealingPipeline* ais, const QString& name, int maxLanes)
         : View(ctx.owner), ctx_(ctx), ais_(ais), name_(name) {
-        view_ = new AnnealingView(ctx.jobs, name == QLatin1String("annealing") ? QStringLiteral("anneal") : name, maxLanes, ctx.parent);
+        view_ = new AnnealingView(ctx.jobs, name == QLatin1String("annealing") ? QStringLiteral("anneal") : name,
+                                  maxLanes, ctx.parent);
         view_->setObjectName(name);
         ais_->addAnnealingView(view_);
     }
@@ -74,7 +75,9 @@ public:
         const double was = view->beta();
         const std::uint64_t runId = run->runId();
         out->show = [view, frames](int i) { view->setBeta(static_cast<double>(i) / (frames - 1)); };
-        out->shown = [view, frames](int i) { return !view->busy() && view->shownBeta() == static_cast<double>(i) / (frames - 1); };
+        out->shown = [view, frames](int i) {
+            return !view->busy() && view->shownBeta() == static_cast<double>(i) / (frames - 1);
+        };
         out->restore = [view, was] { view->setBeta(was); };
         out->superseded = [run, runId] { return run->runId() != runId || run->running(); };
         out->target = view;
@@ -94,14 +97,19 @@ public:
         QString html;
         html += QStringLiteral("<h2 id=\"ais\">Annealed importance sampling</h2>\n");
         html += reportSvg(view_, tr("Annealing"), r.pageSize);
-        html += QStringLiteral("<table><tr><th>method</th><th>log Ẑ</th><th>95% interval (bootstrap)</th><th>ESS</th><th>K</th><th>N</th><th>state</th></tr>");
+        html += QStringLiteral(
+            "<table><tr><th>method</th><th>log Ẑ</th><th>95% interval "
+            "(bootstrap)</th><th>ESS</th><th>K</th><th>N</th><th>state</th></tr>");
         for (const LaneRun& l : run->lanes()) {
             if (!l.result) continue;
             const rbm::AisResult& a = *l.result;
-            const QString state = a.complete ? tr("complete") : tr("partial (β = %1; log Ẑ_β, not log Z)").arg(num(a.beta_reached, 4));
-            html += QStringLiteral("<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">[%3, %4]</td><td class=\"n\">%5</td><td class=\"n\">%6</td><td class=\"n\">%7</td><td>%8</td></tr>")
-                        .arg(esc(l.label), num(a.estimate.log_z, 8), num(a.estimate.ci95_low, 8), num(a.estimate.ci95_high, 8),
-                             num(a.estimate.ess, 4))
+            const QString state =
+                a.complete ? tr("complete") : tr("partial (β = %1; log Ẑ_β, not log Z)").arg(num(a.beta_reached, 4));
+            html += QStringLiteral(
+                        "<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">[%3, %4]</td><td class=\"n\">%5</td><td "
+                        "class=\"n\">%6</td><td class=\"n\">%7</td><td>%8</td></tr>")
+                        .arg(esc(l.label), num(a.estimate.log_z, 8), num(a.estimate.ci95_low, 8),
+                             num(a.estimate.ci95_high, 8), num(a.estimate.ess, 4))
                         .arg(a.steps)
                         .arg(run->chains())
                         .arg(esc(state));
@@ -114,7 +122,8 @@ public:
             html += reportCommand(aisCommand(r.modelArg, r.kind, r.settings, l.spec));
         }
         if (run->lanes().size() > 1)
-            if (View* compare = ctx_.view(QStringLiteral("compare"))) html += reportSvg(compare->widget(), tr("Compare"), r.pageSize);
+            if (View* compare = ctx_.view(QStringLiteral("compare")))
+                html += reportSvg(compare->widget(), tr("Compare"), r.pageSize);
         return html;
     }
 
@@ -127,7 +136,11 @@ private:
 
 }  // namespace
 
-View* makeAnnealingView(const ViewContext& ctx, AnnealingPipeline* ais) { return new AnnealingPage(ctx, ais, QStringLiteral("annealing"), 1); }
-View* makeCompareView(const ViewContext& ctx, AnnealingPipeline* ais) { return new AnnealingPage(ctx, ais, QStringLiteral("compare"), 6); }
+View* makeAnnealingView(const ViewContext& ctx, AnnealingPipeline* ais) {
+    return new AnnealingPage(ctx, ais, QStringLiteral("annealing"), 1);
+}
+View* makeCompareView(const ViewContext& ctx, AnnealingPipeline* ais) {
+    return new AnnealingPage(ctx, ais, QStringLiteral("compare"), 6);
+}
 
 }  // namespace rbmscope

@@ -51,7 +51,9 @@ AnnealingPipeline::AnnealingPipeline(const ViewContext& ctx) : QObject(ctx.owner
     ais.active = [this] { return run_->running() || (runAfterLanes_ && pendingRunGate_); };
     ais.finished = [this] { return !run_->status().stopped && !run_->lanes().empty(); };
     ais.gate = [this] { return pendingRunGate_ ? pendingRunGate_.get() : run_->stepGate(); };
-    ais.cannotRun = [this] { return ctx_.panel->isValid() ? QString() : ctx_.panel->problems().join(QStringLiteral("; ")); };
+    ais.cannotRun = [this] {
+        return ctx_.panel->isValid() ? QString() : ctx_.panel->problems().join(QStringLiteral("; "));
+    };
     ais.fraction = [this] { return run_->lanes().empty() ? -1.0 : run_->status().fraction; };
     // Play β of the annealing views (nothing runs then).
     ais.playback = [this] {
@@ -202,9 +204,9 @@ void AnnealingPipeline::onLanes(std::vector<Lane> lanes) {
         const Lane& primary = lanes_.front();
         if (primary.path) {
             panel->setPathStatus(primary.notes, false);
-            panel->setExactSampling(primary.path->can_sample_exactly(),
-                                    tr("the %1 path cannot draw exact samples from p_β (model too large to enumerate)")
-                                        .arg(primary.label));
+            panel->setExactSampling(
+                primary.path->can_sample_exactly(),
+                tr("the %1 path cannot draw exact samples from p_β (model too large to enumerate)").arg(primary.label));
             if (settings_.schedule.kind == "binned") {
                 try {
                     panel->setSchedulePreview(rbm::make_schedule(settings_.schedule, primary.path.get()));
@@ -326,17 +328,15 @@ void AnnealingPipeline::stopPlaying() {
     for (AnnealingView* v : annealing_) v->setPlaying(false);
 }
 
-void AnnealingPipeline::holdRuns() {
-    runAfterLanes_ = sweepAfterLanes_ = false;
-}
+void AnnealingPipeline::holdRuns() { runAfterLanes_ = sweepAfterLanes_ = false; }
 
 bool AnnealingPipeline::busy() const {
     for (const char* c : {"paths", "ais", "sweep"})
         if (ctx_.jobs->isRunning(QString::fromLatin1(c))) return true;
     bool views = false;
     for (AnnealingView* v : annealing_) views = views || v->busy();
-    return !lanesReady_ || runAfterLanes_ || sweepAfterLanes_ || autoRunTimer_->isActive() || views || run_->running() ||
-           sweep_->running();
+    return !lanesReady_ || runAfterLanes_ || sweepAfterLanes_ || autoRunTimer_->isActive() || views ||
+           run_->running() || sweep_->running();
 }
 
 StatusReport AnnealingPipeline::status() const {
@@ -349,7 +349,8 @@ StatusReport AnnealingPipeline::status() const {
         out.fraction = sweep_->fraction();
         out.elapsed = seconds(sweep_->elapsed());
         out.speed = rate(sweep_->speed()) + tr("chain-sweeps/s");
-        out.text = (sweep_->paused() ? tr("Paused — ") : QString()) + tr("Sweep over K: %1 runs done").arg(sweep_->points().size());
+        out.text = (sweep_->paused() ? tr("Paused — ") : QString()) +
+                   tr("Sweep over K: %1 runs done").arg(sweep_->points().size());
         return out;
     }
     if (runBusy) {
@@ -386,7 +387,9 @@ StatusReport AnnealingPipeline::status() const {
             } else if (l.result) {
                 QString part = QStringLiteral("%1: log Ẑ = %2").arg(l.label).arg(l.result->estimate.log_z, 0, 'f', 3);
                 if (l.result->estimate.ess < rbm::kReliableEss)
-                    part += tr(" (interval unreliable: ESS %1 < %2)").arg(l.result->estimate.ess, 0, 'f', 1).arg(rbm::kReliableEss);
+                    part += tr(" (interval unreliable: ESS %1 < %2)")
+                                .arg(l.result->estimate.ess, 0, 'f', 1)
+                                .arg(rbm::kReliableEss);
                 parts << part;
                 total += l.result->seconds;
             } else if (!l.error.isEmpty()) {
@@ -395,7 +398,8 @@ StatusReport AnnealingPipeline::status() const {
         }
         if (exactLogZ_ && !partial) parts << tr("exact %1").arg(*exactLogZ_, 0, 'f', 3);
         const bool stopped = run_->status().stopped || partial || (run_->running() && !runBusy);
-        const QString head = stopped ? tr("Stopped (partial results kept). ") : tr("Run finished in %1. ").arg(seconds(total));
+        const QString head =
+            stopped ? tr("Stopped (partial results kept). ") : tr("Run finished in %1. ").arg(seconds(total));
         out.text = head + parts.join(QStringLiteral(" · "));
         return out;
     }

@@ -48,9 +48,9 @@ public:
     void setExactLogZ(std::optional<double> logZ);
     bool busy() const;
     StatusReport status() const;
-    void stop();              // every run and sweep, keeping results; the β animations stop
-    void stopPlaying();       // the β animations of the annealing views
-    void holdRuns();          // a reopened result is shown: nothing replaces it until Run
+    void stop();         // every run and sweep, keeping results; the β animations stop
+    void stopPlaying();  // the β animations of the annealing views
+    void holdRuns();     // a reopened result is shown: nothing replaces it until Run
     bool twoD() const;
 
 Q_SIGNALS:
@@ -80,7 +80,7 @@ private:
     Transport* aisTransport_ = nullptr;
     Transport* sweepTransport_ = nullptr;
     std::shared_ptr<rbm::StepGate> pendingRunGate_, pendingSweepGate_;  // for a run waiting for its lanes
-    QTimer* autoRunTimer_ = nullptr;  // debounces runs while the user types
+    QTimer* autoRunTimer_ = nullptr;                                    // debounces runs while the user types
     std::vector<AnnealingView*> annealing_;
     EstimatesView* estimates_ = nullptr;
 };

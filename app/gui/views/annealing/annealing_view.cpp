@@ -5,8 +5,8 @@
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QSignalBlocker>
-#include <QTextStream>
 #include <QSplitter>
+#include <QTextStream>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -84,11 +84,13 @@ AnnealingView::AnnealingView(BackgroundJobs* jobs, const QString& name, int maxL
     particlesBox_->setChecked(true);
     sharedBox_ = new QCheckBox(tr("one colour scale"), bottom);
     sharedBox_->setChecked(true);
-    sharedBox_->setToolTip(tr("One colour scale for every method (compare densities directly), or one per method "
-                              "(see the shape of a broad density next to a peaked one)"));
+    sharedBox_->setToolTip(
+        tr("One colour scale for every method (compare densities directly), or one per method "
+           "(see the shape of a broad density next to a peaked one)"));
     sharedBox_->setVisible(maxLanes_ > 1);
-    filmField_ = new ValidatedField(QStringLiteral("0, 0.05, 0.2, 0.4, 0.7, 1"),
-                                    [](const QString& t) { return checkUnitList(t, QObject::tr("filmstrip β")); }, bottom);
+    filmField_ = new ValidatedField(
+        QStringLiteral("0, 0.05, 0.2, 0.4, 0.7, 1"),
+        [](const QString& t) { return checkUnitList(t, QObject::tr("filmstrip β")); }, bottom);
     filmField_->setMaximumWidth(170);
     filmField_->lineEdit()->setToolTip(tr("β values of the filmstrip, comma-separated"));
     controls->addWidget(playButton_);
@@ -172,7 +174,8 @@ void AnnealingView::setLanesPending() {
 }
 
 void AnnealingView::setLanes(const std::vector<Lane>& lanes) {
-    lanes_.assign(lanes.begin(), lanes.begin() + std::min<std::ptrdiff_t>(maxLanes_, static_cast<std::ptrdiff_t>(lanes.size())));
+    lanes_.assign(lanes.begin(),
+                  lanes.begin() + std::min<std::ptrdiff_t>(maxLanes_, static_cast<std::ptrdiff_t>(lanes.size())));
     shownFields_.clear();
     if (!drawable_) return;
     std::vector<rbm::PathPtr> paths;
@@ -369,7 +372,8 @@ void AnnealingView::submitHeat() {
             for (const Field& f : r.fields) top = std::max(top, f.max);
             for (const Field& f : r.fields) {
                 r.vmax.push_back(shared ? top : f.max);
-                r.images.push_back(f.p.empty() ? QImage() : colorize(f.p, f.spec.nx, f.spec.ny, 0.0, r.vmax.back(), scale));
+                r.images.push_back(f.p.empty() ? QImage()
+                                               : colorize(f.p, f.spec.nx, f.spec.ny, 0.0, r.vmax.back(), scale));
             }
             return r;
         },
@@ -389,7 +393,8 @@ void AnnealingView::showHeat(HeatResult r) {
         }
         h->setMessage(QString());
         h->setImage(r.images[static_cast<std::size_t>(i)], domainOf(box_), 0.0, r.vmax[static_cast<std::size_t>(i)],
-                    r.fields[static_cast<std::size_t>(i)].exact ? tr("p(v), exact") : QStringLiteral("p_β(v)"), r.scale);
+                    r.fields[static_cast<std::size_t>(i)].exact ? tr("p(v), exact") : QStringLiteral("p_β(v)"),
+                    r.scale);
         h->setMarkers(modes_);
     }
     shownFields_ = std::move(r.fields);

@@ -20,14 +20,14 @@
 #include <QTimer>
 #include <QWidget>
 
-#include "session_fields.hpp"
-#include "views/annealing/ais_job.hpp"
-#include "jobs/background_jobs.hpp"
-#include "views/density/density_field.hpp"
 #include "filmstrip.hpp"
 #include "heatmap_view.hpp"
+#include "jobs/background_jobs.hpp"
 #include "jobs/lanes.hpp"
+#include "session_fields.hpp"
 #include "validated_field.hpp"
+#include "views/annealing/ais_job.hpp"
+#include "views/density/density_field.hpp"
 
 namespace rbmscope {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/numerics/scalar.hpp"
 #include "core/numerics/parallel.hpp"
+#include "core/numerics/scalar.hpp"
 #include "core/random/rng.hpp"
 
 namespace rbmscope {
@@ -73,7 +73,8 @@ rbm::GridSpec withCells(rbm::GridSpec box, int longSide) {
 
 bool drawsOverTwoVisible(const rbm::AnnealingPath& path) { return path.visible_dim() == 2 && path.log_f_on_visible(); }
 
-Field pathField(const rbm::AnnealingPath& path, double beta, const rbm::GridSpec& spec, const std::atomic<bool>* cancel) {
+Field pathField(const rbm::AnnealingPath& path, double beta, const rbm::GridSpec& spec,
+                const std::atomic<bool>* cancel) {
     if (!drawsOverTwoVisible(path))
         throw rbm::InputError("the annealing view draws paths over two visible units; this path has " +
                               std::to_string(path.visible_dim()));

@@ -18,15 +18,16 @@ struct Field {
     rbm::GridSpec spec;
     std::vector<double> p;  // normalized density, ny rows of nx values, row 0 at y0
     double max = 0;
-    double logZ = 0;        // exact log Z, or the grid's estimate of log Z_beta (Riemann sum)
-    bool exact = false;     // from rbm::density_grid (the target's exact density)
+    double logZ = 0;     // exact log Z, or the grid's estimate of log Z_beta (Riemann sum)
+    bool exact = false;  // from rbm::density_grid (the target's exact density)
 };
 
 // Whether pathField can draw `path`: two visible units, and log_f a function of them alone.
 bool drawsOverTwoVisible(const rbm::AnnealingPath& path);
 // p_beta of `path` (drawsOverTwoVisible), normalized on the grid. Throws rbm::Cancelled
 // when *cancel is raised, rbm::InputError when the path is not 2-D or the grid holds no mass.
-Field pathField(const rbm::AnnealingPath& path, double beta, const rbm::GridSpec& spec, const std::atomic<bool>* cancel);
+Field pathField(const rbm::AnnealingPath& path, double beta, const rbm::GridSpec& spec,
+                const std::atomic<bool>* cancel);
 // The exact target density (rbm::density_grid).
 Field exactField(const rbm::Model& model, const rbm::GridSpec& spec, const std::atomic<bool>* cancel);
 // beta == 1 with an exact density available: exactField; otherwise pathField.

@@ -56,14 +56,17 @@ void DensityTab::setModel(const rbm::Model& model, bool keepBox) {
 
 void DensityTab::show(Field f, const rbm::Model& model) {
     lastMs_ = static_cast<double>(clock_.nsecsElapsed()) / 1e6;
-    view_->setImage(colorize(f.p, f.spec.nx, f.spec.ny, 0.0, f.max, scale_), domainOf(f.spec), 0.0, f.max, tr("density p(v)"), scale_);
-    view_->setTitle(QStringLiteral("%1   ·   log Z = %2").arg(textPreview(model.name, kNamePreviewChars)).arg(f.logZ, 0, 'f', 4));
+    view_->setImage(colorize(f.p, f.spec.nx, f.spec.ny, 0.0, f.max, scale_), domainOf(f.spec), 0.0, f.max,
+                    tr("density p(v)"), scale_);
+    view_->setTitle(
+        QStringLiteral("%1   ·   log Z = %2").arg(textPreview(model.name, kNamePreviewChars)).arg(f.logZ, 0, 'f', 4));
     view_->clearOverlays();
     view_->setMarkers(targetModes(model, &f));
     if (const auto* g = model.as<rbm::Grbm>()) {
         // Each hidden unit j moves a component centre by sigma∘W_j: draw that vector from b.
         QVector<QPointF> arrows;
-        for (Eigen::Index j = 0; j < g->n_hidden(); ++j) arrows.push_back({g->sigma(0) * g->W(0, j), g->sigma(1) * g->W(1, j)});
+        for (Eigen::Index j = 0; j < g->n_hidden(); ++j)
+            arrows.push_back({g->sigma(0) * g->W(0, j), g->sigma(1) * g->W(1, j)});
         view_->setArrows({g->b(0), g->b(1)}, arrows);
         view_->setOverlayText(tr("drag an arrow tip to change that hidden unit's weights"));
     }
@@ -74,8 +77,8 @@ void DensityTab::show(Field f, const rbm::Model& model) {
 void DensityTab::setColourScale(ColourScale scale) {
     scale_ = scale;
     if (field_.p.empty()) return;
-    view_->setImage(colorize(field_.p, field_.spec.nx, field_.spec.ny, 0.0, field_.max, scale_), domainOf(field_.spec), 0.0,
-                    field_.max, tr("density p(v)"), scale_);
+    view_->setImage(colorize(field_.p, field_.spec.nx, field_.spec.ny, 0.0, field_.max, scale_), domainOf(field_.spec),
+                    0.0, field_.max, tr("density p(v)"), scale_);
 }
 
 QString DensityTab::exportCsv() const {
@@ -87,7 +90,8 @@ QString DensityTab::exportCsv() const {
     for (int iy = 0; iy < g.ny && !field_.p.empty(); ++iy)
         for (int ix = 0; ix < g.nx; ++ix)
             s << g.x0 + (ix + 0.5) * (g.x1 - g.x0) / g.nx << ',' << g.y0 + (iy + 0.5) * (g.y1 - g.y0) / g.ny << ','
-              << field_.p[static_cast<std::size_t>(iy) * static_cast<std::size_t>(g.nx) + static_cast<std::size_t>(ix)] << '\n';
+              << field_.p[static_cast<std::size_t>(iy) * static_cast<std::size_t>(g.nx) + static_cast<std::size_t>(ix)]
+              << '\n';
     return out;
 }
 
@@ -97,16 +101,18 @@ QJsonObject DensityTab::exportJson() const {
     for (int iy = 0; iy < g.ny && !field_.p.empty(); ++iy) {
         QJsonArray row;
         for (int ix = 0; ix < g.nx; ++ix)
-            row.append(field_.p[static_cast<std::size_t>(iy) * static_cast<std::size_t>(g.nx) + static_cast<std::size_t>(ix)]);
+            row.append(
+                field_.p[static_cast<std::size_t>(iy) * static_cast<std::size_t>(g.nx) + static_cast<std::size_t>(ix)]);
         rows.append(row);
     }
     QJsonArray modes;
     for (const QPointF& m : view_->markers()) modes.append(QJsonArray{m.x(), m.y()});
-    return QJsonObject{{"view", "density"},
-                       {"log_z", field_.logZ},
-                       {"grid", QJsonObject{{"x0", g.x0}, {"x1", g.x1}, {"y0", g.y0}, {"y1", g.y1}, {"nx", g.nx}, {"ny", g.ny}}},
-                       {"density_rows_from_y0", rows},
-                       {"modes", modes}};
+    return QJsonObject{
+        {"view", "density"},
+        {"log_z", field_.logZ},
+        {"grid", QJsonObject{{"x0", g.x0}, {"x1", g.x1}, {"y0", g.y0}, {"y1", g.y1}, {"nx", g.nx}, {"ny", g.ny}}},
+        {"density_rows_from_y0", rows},
+        {"modes", modes}};
 }
 
 }  // namespace rbmscope

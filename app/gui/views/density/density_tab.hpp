@@ -7,9 +7,9 @@
 #include <QLabel>
 #include <QStackedWidget>
 
+#include "heatmap_view.hpp"
 #include "jobs/background_jobs.hpp"
 #include "views/density/density_field.hpp"
-#include "heatmap_view.hpp"
 
 namespace rbmscope {
 

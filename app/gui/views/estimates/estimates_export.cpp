@@ -22,10 +22,11 @@ QString EstimatesView::exportCsv() const {
     if (!sweep_) return out;
     for (const SweepPoint& p : sweep_->points()) {
         const rbm::AisEstimate& e = p.estimate;
-        s << '"' << sweep_->laneLabels().value(p.lane) << '"' << ',' << p.steps << ',' << e.log_z << ',' << e.ci95_low << ','
-          << e.ci95_high << ',';
+        s << '"' << sweep_->laneLabels().value(p.lane) << '"' << ',' << p.steps << ',' << e.log_z << ',' << e.ci95_low
+          << ',' << e.ci95_high << ',';
         if (e.log_z_low) s << *e.log_z_low;
-        s << ',' << e.log_z_high << ',' << e.ess << ',' << e.ess_fraction << ',' << e.log_w_mean << ',' << e.log_w_var << ',';
+        s << ',' << e.log_z_high << ',' << e.ess << ',' << e.ess_fraction << ',' << e.log_w_mean << ',' << e.log_w_var
+          << ',';
         if (p.reverseUpper) s << *p.reverseUpper;
         s << ',' << p.seconds << ',';
         if (exact_) s << *exact_;
@@ -77,7 +78,8 @@ QJsonObject EstimatesView::exportJson() const {
                 q[QStringLiteral("running")] = running;
                 QJsonArray hist;
                 for (rbm::Index c : e.histogram.counts) hist.append(static_cast<qint64>(c));
-                q[QStringLiteral("histogram")] = QJsonObject{{"lo", e.histogram.lo}, {"hi", e.histogram.hi}, {"counts", hist}};
+                q[QStringLiteral("histogram")] =
+                    QJsonObject{{"lo", e.histogram.lo}, {"hi", e.histogram.hi}, {"counts", hist}};
             }
             runs.append(q);
         }

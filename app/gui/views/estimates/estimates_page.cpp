@@ -88,24 +88,31 @@ public:
         QString html;
         html += QStringLiteral("<h2 id=\"sweep\">Estimates against the number of steps K</h2>\n");
         html += reportSvg(view_, tr("Estimates"), r.pageSize);
-        html += QStringLiteral("<table><tr><th>method</th><th>K</th><th>log Ẑ</th><th>95% interval</th><th>ESS</th></tr>");
+        html +=
+            QStringLiteral("<table><tr><th>method</th><th>K</th><th>log Ẑ</th><th>95% interval</th><th>ESS</th></tr>");
         for (const SweepPoint& p : sweep->points()) {
-            const QString label = p.lane < sweep->laneLabels().size() ? sweep->laneLabels()[p.lane] : QString::number(p.lane);
-            html += QStringLiteral("<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td><td class=\"n\">[%4, %5]</td><td class=\"n\">%6</td></tr>")
+            const QString label =
+                p.lane < sweep->laneLabels().size() ? sweep->laneLabels()[p.lane] : QString::number(p.lane);
+            html += QStringLiteral(
+                        "<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td><td class=\"n\">[%4, %5]</td><td "
+                        "class=\"n\">%6</td></tr>")
                         .arg(reportEscape(label))
                         .arg(p.steps)
-                        .arg(num(p.estimate.log_z, 8), num(p.estimate.ci95_low, 8), num(p.estimate.ci95_high, 8), num(p.estimate.ess, 4));
+                        .arg(num(p.estimate.log_z, 8), num(p.estimate.ci95_low, 8), num(p.estimate.ci95_high, 8),
+                             num(p.estimate.ess, 4));
         }
         html += QStringLiteral("</table>\n");
         html += reportCommand(sweepCommand(r.modelArg, r.kind, r.settings));
         return html;
     }
-    std::optional<CliEquivalent> cliCommand(const std::string& modelArg, const QString&, const QString&, bool*) const override {
+    std::optional<CliEquivalent> cliCommand(const std::string& modelArg, const QString&, const QString&,
+                                            bool*) const override {
         return sweepCommand(modelArg, ctx_.model().kind(), ais_->settings());
     }
 
     bool opensResult(const rbm::ResultFile& res) const override { return res.ais || res.sweep; }
-    ShownResult showResult(const rbm::ResultFile& res, const QString&, const std::vector<rbm::TrainFileRecord>&) override {
+    ShownResult showResult(const rbm::ResultFile& res, const QString&,
+                           const std::vector<rbm::TrainFileRecord>&) override {
         ais_->holdRuns();  // nothing replaces the result until Run
         const rbm::ModelKind kind = ctx_.model().kind();
         ShownResult out;
@@ -116,7 +123,8 @@ public:
             lane.result = aisResultOf(*res.ais, res.complete);
             lane.running = lane.result->running;
             ais_->run()->showResult({std::move(lane)}, res.ais->chains);
-            out.shown = tr("log Ẑ, its intervals and ESS in the run table, the running estimate and the log-weight histogram");
+            out.shown =
+                tr("log Ẑ, its intervals and ESS in the run table, the running estimate and the log-weight histogram");
             out.missing = tr("particles (a result holds none: the Annealing view's filmstrip fills on Run)");
             out.channel = QStringLiteral("ais");
             return out;
@@ -157,10 +165,13 @@ public:
         std::sort(steps.begin(), steps.end());
         ais_->run()->cancel();
         ais_->sweep()->showResult(labels, std::move(steps), std::move(points));
-        out.shown = tr("log Ẑ (mean of %1 repeats) with its mean bootstrap 95% interval and ESS against K for %2 method(s)")
-                        .arg(res.sweep->repeats)
-                        .arg(labels.size());
-        out.missing = tr("the ±3σ bars (a sweep records the sd of its repeats: ±3 sd is drawn); the running estimate and histogram of a single run");
+        out.shown =
+            tr("log Ẑ (mean of %1 repeats) with its mean bootstrap 95% interval and ESS against K for %2 method(s)")
+                .arg(res.sweep->repeats)
+                .arg(labels.size());
+        out.missing =
+            tr("the ±3σ bars (a sweep records the sd of its repeats: ±3 sd is drawn); the running estimate and "
+               "histogram of a single run");
         out.channel = QStringLiteral("sweep");
         return out;
     }

@@ -56,7 +56,7 @@ QString fmt(double v, int prec = 3) { return std::isfinite(v) ? QString::number(
 }  // namespace
 
 QColor EstimatesView::laneColor(int i) {
-    static const QColor palette[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
+    static const QColor palette[] = {QColor(31, 119, 180), QColor(214, 39, 40),   QColor(44, 160, 44),
                                      QColor(255, 127, 14), QColor(148, 103, 189), QColor(140, 86, 75)};
     return palette[static_cast<std::size_t>(i) % 6];
 }
@@ -171,7 +171,8 @@ EstimatesView::EstimatesView(QWidget* parent) : QWidget(parent) {
     root->addLayout(grid, 1);
 
     connect(sweepButton_, &QPushButton::clicked, this, &EstimatesView::sweepRequested);
-    connect(barsBox_, &QComboBox::currentIndexChanged, this, [this](int i) { setBars(i == 0 ? Bars::Bootstrap95 : Bars::ThreeSigma); });
+    connect(barsBox_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setBars(i == 0 ? Bars::Bootstrap95 : Bars::ThreeSigma); });
     connect(essBox_, &QComboBox::currentIndexChanged, this, [this](int i) { setEssFraction(i == 1); });
     connect(histLane_, &QComboBox::currentIndexChanged, this, [this] {
         refreshHistogram();
@@ -225,7 +226,8 @@ void EstimatesView::ensureSweepLanes(const QStringList& labels) {
     for (LaneSeries& s : series_) {
         for (QAbstractSeries* x : std::initializer_list<QAbstractSeries*>{s.line, s.points, s.revLine, s.revPoints})
             logZChart_->removeSeries(x), delete x;
-        for (QAbstractSeries* x : std::initializer_list<QAbstractSeries*>{s.ess, s.essPoints}) essChart_->removeSeries(x), delete x;
+        for (QAbstractSeries* x : std::initializer_list<QAbstractSeries*>{s.ess, s.essPoints})
+            essChart_->removeSeries(x), delete x;
     }
     series_.clear();
     logZView_->clearErrorBars();
@@ -392,9 +394,12 @@ void EstimatesView::refreshSweep() {
     if (!sweep_ || (sweep_->points().empty() && !sweep_->running())) {
         sweepStatus_->setText(tr("No sweep yet: Run sweep runs AIS at every K of the panel's list."));
     } else {
-        const int total = static_cast<int>(sweep_->steps().size()) * static_cast<int>(std::count_if(
-            sweep_->laneErrors().begin(), sweep_->laneErrors().end(), [](const QString& e) { return e.isEmpty(); }));
-        QString text = tr("%1 of %2 runs").arg(sweep_->points().size()).arg(std::max<int>(total, static_cast<int>(sweep_->points().size())));
+        const int total = static_cast<int>(sweep_->steps().size()) *
+                          static_cast<int>(std::count_if(sweep_->laneErrors().begin(), sweep_->laneErrors().end(),
+                                                         [](const QString& e) { return e.isEmpty(); }));
+        QString text = tr("%1 of %2 runs")
+                           .arg(sweep_->points().size())
+                           .arg(std::max<int>(total, static_cast<int>(sweep_->points().size())));
         if (sweep_->running()) text += tr(" — running, %1%").arg(static_cast<int>(sweep_->fraction() * 100));
         else if (sweep_->fraction() < 1.0) text += tr(" — stopped; the points computed are kept");
         for (int i = 0; i < sweep_->laneErrors().size(); ++i)
@@ -416,7 +421,8 @@ void EstimatesView::refreshRun() {
     Range y;
     for (std::size_t i = 0; i < runSeries_.size(); ++i) {
         QList<QPointF> pts;
-        pts.append({0.0, run_->lanes()[i].result ? run_->lanes()[i].result->log_z0 : std::numeric_limits<double>::quiet_NaN()});
+        pts.append({0.0, run_->lanes()[i].result ? run_->lanes()[i].result->log_z0
+                                                 : std::numeric_limits<double>::quiet_NaN()});
         if (!std::isfinite(pts.front().y())) pts.clear();
         for (const rbm::RunningPoint& p : run_->lanes()[i].running) pts.append({p.beta, p.log_z});
         for (const QPointF& p : pts) y.add(p.y());
@@ -441,34 +447,44 @@ void EstimatesView::refreshRun() {
     if (exact_) html += tr("Exact log Z = <b>%1</b>. ").arg(fmt(*exact_, 4));
     if (!run_ || run_->lanes().empty()) {
         const bool sweepShown = sweep_ && !sweep_->points().empty();
-        summary_->setText(html + (sweepShown ? tr("The charts below show a single run; none yet (Run, F5, computes one).")
-                                             : tr("No run yet: press Run (F5).")));
+        summary_->setText(html + (sweepShown
+                                      ? tr("The charts below show a single run; none yet (Run, F5, computes one).")
+                                      : tr("No run yet: press Run (F5).")));
         return;
     }
-    html += QStringLiteral("<table cellspacing='0' cellpadding='3'><tr><th align='left'>%1</th><th>log Ẑ</th><th>bootstrap 95%</th>"
-                           "<th>±3σ</th><th>ESS (ESS/N)</th><th>log w mean, var</th><th>sandwich: lower · upper</th><th>time</th></tr>")
-                .arg(tr("method"));
+    html +=
+        QStringLiteral(
+            "<table cellspacing='0' cellpadding='3'><tr><th align='left'>%1</th><th>log Ẑ</th><th>bootstrap 95%</th>"
+            "<th>±3σ</th><th>ESS (ESS/N)</th><th>log w mean, var</th><th>sandwich: lower · "
+            "upper</th><th>time</th></tr>")
+            .arg(tr("method"));
     for (std::size_t i = 0; i < run_->lanes().size(); ++i) {
         const LaneRun& l = run_->lanes()[i];
-        html += QStringLiteral("<tr><td><span style='color:%1'>■</span> %2</td>").arg(laneColor(static_cast<int>(i)).name(), l.label.toHtmlEscaped());
+        html += QStringLiteral("<tr><td><span style='color:%1'>■</span> %2</td>")
+                    .arg(laneColor(static_cast<int>(i)).name(), l.label.toHtmlEscaped());
         if (!l.error.isEmpty()) {
             html += QStringLiteral("<td colspan='7' style='color:#c62828'>%1</td></tr>").arg(l.error.toHtmlEscaped());
             continue;
         }
         if (!l.result) {
-            html += QStringLiteral("<td colspan='7'>%1</td></tr>").arg(run_->running() ? tr("running…") : tr("not run"));
+            html +=
+                QStringLiteral("<td colspan='7'>%1</td></tr>").arg(run_->running() ? tr("running…") : tr("not run"));
             continue;
         }
         const rbm::AisResult& r = *l.result;
         const rbm::AisEstimate& e = r.estimate;
-        const QString partial = r.complete || r.steps_done == r.steps ? QString() : tr(" (stopped at β = %1: log Z_β)").arg(fmt(r.beta_reached));
+        const QString partial = r.complete || r.steps_done == r.steps
+                                    ? QString()
+                                    : tr(" (stopped at β = %1: log Z_β)").arg(fmt(r.beta_reached));
         html += QStringLiteral("<td align='right'><b>%1</b>%2</td>").arg(fmt(e.log_z, 4), partial);
         // Below kReliableEss effective samples the bootstrap interval misses low (core/ais/estimates.hpp).
         const bool unreliable = e.ess < rbm::kReliableEss;
         html += QStringLiteral("<td align='center'%3>[%1, %2]%4</td>")
-                    .arg(fmt(e.ci95_low), fmt(e.ci95_high), unreliable ? QStringLiteral(" style='color:#c62828'") : QString(),
+                    .arg(fmt(e.ci95_low), fmt(e.ci95_high),
+                         unreliable ? QStringLiteral(" style='color:#c62828'") : QString(),
                          unreliable ? tr("<br>unreliable: ESS < %1").arg(rbm::kReliableEss) : QString());
-        html += QStringLiteral("<td align='center'>[%1, %2]</td>").arg(e.log_z_low ? fmt(*e.log_z_low) : tr("none"), fmt(e.log_z_high));
+        html += QStringLiteral("<td align='center'>[%1, %2]</td>")
+                    .arg(e.log_z_low ? fmt(*e.log_z_low) : tr("none"), fmt(e.log_z_high));
         html += QStringLiteral("<td align='center'>%1 (%2)</td>").arg(fmt(e.ess, 1), fmt(e.ess_fraction, 3));
         html += QStringLiteral("<td align='center'>%1, %2</td>").arg(fmt(e.log_w_mean), fmt(e.log_w_var));
         if (r.reverse && r.reverse->log_z_upper) {
@@ -479,10 +495,12 @@ void EstimatesView::refreshRun() {
             QString verdict;
             if (e.log_z > up) {
                 const bool overlap = e.ci95_low <= r.reverse->ci95_high && r.reverse->ci95_low <= e.ci95_high;
-                verdict = overlap ? tr("<br>crossed: they agree within their 95% intervals (noise, not an order)")
-                                  : tr("<br>crossed beyond their 95% intervals: a bound is off (too few chains or steps)");
+                verdict = overlap
+                              ? tr("<br>crossed: they agree within their 95% intervals (noise, not an order)")
+                              : tr("<br>crossed beyond their 95% intervals: a bound is off (too few chains or steps)");
             }
-            html += QStringLiteral("<td align='center'>%1 (forward) · <b>%2</b> (reverse)%3</td>").arg(fmt(e.log_z, 3), fmt(up, 3), verdict);
+            html += QStringLiteral("<td align='center'>%1 (forward) · <b>%2</b> (reverse)%3</td>")
+                        .arg(fmt(e.log_z, 3), fmt(up, 3), verdict);
         } else {
             html += QStringLiteral("<td align='center'>—</td>");
         }
@@ -490,9 +508,11 @@ void EstimatesView::refreshRun() {
     }
     html += QStringLiteral("</table>");
     const int sel = histLane_->currentIndex();
-    if (sel >= 0 && static_cast<std::size_t>(sel) < run_->lanes().size() && run_->lanes()[static_cast<std::size_t>(sel)].result) {
+    if (sel >= 0 && static_cast<std::size_t>(sel) < run_->lanes().size() &&
+        run_->lanes()[static_cast<std::size_t>(sel)].result) {
         const rbm::AisResult& r = *run_->lanes()[static_cast<std::size_t>(sel)].result;
-        QString notes = QString::fromStdString(r.path_name) + QStringLiteral("; kernel: ") + QString::fromStdString(r.kernel);
+        QString notes =
+            QString::fromStdString(r.path_name) + QStringLiteral("; kernel: ") + QString::fromStdString(r.kernel);
         if (!r.notes.empty()) notes += QStringLiteral("; ") + QString::fromStdString(r.notes);
         if (std::isfinite(r.cost_functional)) notes += tr("; cost functional F = %1").arg(fmt(r.cost_functional, 3));
         html += QStringLiteral("<span style='color:#666'>%1</span>").arg(notes.toHtmlEscaped());
@@ -504,7 +524,8 @@ void EstimatesView::refreshHistogram() {
     const int sel = histLane_->currentIndex();
     QList<QPointF> upper, lower;
     const rbm::AisResult* r = nullptr;
-    if (run_ && sel >= 0 && static_cast<std::size_t>(sel) < run_->lanes().size() && run_->lanes()[static_cast<std::size_t>(sel)].result)
+    if (run_ && sel >= 0 && static_cast<std::size_t>(sel) < run_->lanes().size() &&
+        run_->lanes()[static_cast<std::size_t>(sel)].result)
         r = &*run_->lanes()[static_cast<std::size_t>(sel)].result;
     if (r && !r->estimate.histogram.counts.empty()) {
         const rbm::Histogram& h = r->estimate.histogram;
@@ -522,7 +543,9 @@ void EstimatesView::refreshHistogram() {
         histX_->applyNiceNumbers();
         histY_->setRange(0, top * 1.08);
         histY_->applyNiceNumbers();
-        histChart_->setTitle(tr("Log-weight histogram — %1 (N = %2)").arg(run_->lanes()[static_cast<std::size_t>(sel)].label).arg(r->estimate.n));
+        histChart_->setTitle(tr("Log-weight histogram — %1 (N = %2)")
+                                 .arg(run_->lanes()[static_cast<std::size_t>(sel)].label)
+                                 .arg(r->estimate.n));
         QColor col = laneColor(sel);
         histArea_->setPen(QPen(col, 1.5));
         col.setAlpha(110);

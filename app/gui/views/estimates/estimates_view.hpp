@@ -16,9 +16,9 @@
 #include <QWidget>
 #include <optional>
 
+#include "error_bar_chart.hpp"
 #include "session_fields.hpp"
 #include "views/annealing/ais_job.hpp"
-#include "error_bar_chart.hpp"
 #include "views/estimates/sweep_job.hpp"
 
 class QAreaSeries;

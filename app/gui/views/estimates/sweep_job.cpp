@@ -1,9 +1,9 @@
 #include "views/estimates/sweep_job.hpp"
 
+#include <tbb/task_arena.h>
 #include <QPointer>
 #include <algorithm>
 #include <chrono>
-#include <tbb/task_arena.h>
 
 namespace rbmscope {
 
@@ -63,7 +63,8 @@ void SweepJob::start(const std::vector<Lane>& lanes, const RunSettings& settings
                     ctl.gate = pause.get();
                     const double before = done;
                     ctl.on_progress = [&](const rbm::AisSnapshot& s) {
-                        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                        const double elapsed =
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                         if (mailbox->merge([&](Update& u) {
                                 u.fraction = (before + s.fraction * static_cast<double>(k)) / total;
                                 u.elapsed = elapsed;
@@ -91,8 +92,10 @@ void SweepJob::start(const std::vector<Lane>& lanes, const RunSettings& settings
                             p.reverseLow = r->reverse->ci95_low;
                             p.reverseHigh = r->reverse->ci95_high;
                         }
-                        sweeps += static_cast<double>(k) * static_cast<double>(settings.chains) * (settings.reverse ? 2 : 1);
-                        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                        sweeps +=
+                            static_cast<double>(k) * static_cast<double>(settings.chains) * (settings.reverse ? 2 : 1);
+                        const double elapsed =
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                         done += static_cast<double>(k);
                         if (mailbox->merge([&](Update& u) {
                                 u.points.push_back(p);

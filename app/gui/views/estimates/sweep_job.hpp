@@ -7,10 +7,10 @@
 #include <memory>
 #include <optional>
 
+#include "core/ais/runner.hpp"
 #include "jobs/background_jobs.hpp"
 #include "jobs/coalesced_mailbox.hpp"
 #include "jobs/lanes.hpp"
-#include "core/ais/runner.hpp"
 
 namespace rbmscope {
 
@@ -18,7 +18,7 @@ struct SweepPoint {
     int lane = 0;
     rbm::Index steps = 0;  // K
     rbm::AisEstimate estimate;
-    std::optional<double> reverseUpper;  // reverse AIS: stochastic upper bound on log Z
+    std::optional<double> reverseUpper;      // reverse AIS: stochastic upper bound on log Z
     double reverseLow = 0, reverseHigh = 0;  // its bootstrap interval
     double seconds = 0;
 };
@@ -26,7 +26,8 @@ struct SweepPoint {
 class SweepJob : public QObject {
     Q_OBJECT
 public:
-    explicit SweepJob(BackgroundJobs* jobs, const QString& channel = QStringLiteral("sweep"), QObject* parent = nullptr);
+    explicit SweepJob(BackgroundJobs* jobs, const QString& channel = QStringLiteral("sweep"),
+                      QObject* parent = nullptr);
 
     // gate: pause, single steps (one annealing step of the run in progress) and pacing; null: its own.
     void start(const std::vector<Lane>& lanes, const RunSettings& settings, std::shared_ptr<rbm::StepGate> gate = {});

@@ -16,7 +16,9 @@ public:
     QString title() const override { return tr("Filters"); }
     QString toolTip() const override { return tr("Each hidden unit's weights as an image, sorted by norm"); }
     QWidget* widget() const override { return filters_; }
-    QString noTransport() const override { return tr("the Filters view draws the model's weights: it has nothing to run"); }
+    QString noTransport() const override {
+        return tr("the Filters view draws the model's weights: it has nothing to run");
+    }
     void setModel(const rbm::Model& m, const ModelEvent& e) override {
         if (e.change == ModelChange::Opened || e.change == ModelChange::Edited) filters_->setModel(m);
     }

@@ -21,8 +21,9 @@ FiltersView::FiltersView(QWidget* parent, bool compact) : QWidget(parent) {
     scale_ = new QComboBox(this);
     scale_->addItem(tr("shared scale"));
     scale_->addItem(tr("per-filter scale"));
-    scale_->setToolTip(tr("Shared: one colour scale for all filters (compare strengths); per filter: each "
-                          "filter uses its own largest |weight| (see every pattern)"));
+    scale_->setToolTip(
+        tr("Shared: one colour scale for all filters (compare strengths); per filter: each "
+           "filter uses its own largest |weight| (see every pattern)"));
     count_ = new QSpinBox(this);
     count_->setRange(1, 4096);
     count_->setValue(compact ? 64 : 400);
@@ -55,7 +56,8 @@ FiltersView::FiltersView(QWidget* parent, bool compact) : QWidget(parent) {
     grid_ = new SampleGrid(this);
     grid_->setMode(SampleGrid::Mode::Diverging);
     root->addWidget(grid_, 1);
-    connect(scale_, &QComboBox::currentIndexChanged, this, [this] { grid_->setPerTileScale(scale_->currentIndex() == 1); });
+    connect(scale_, &QComboBox::currentIndexChanged, this,
+            [this] { grid_->setPerTileScale(scale_->currentIndex() == 1); });
     for (QSpinBox* s : {count_, rowsSpin_, colsSpin_}) connect(s, &QSpinBox::valueChanged, this, [this] { refresh(); });
     grid_->setMessage(tr("Open or train an image-shaped RBM to see its filters."));
 }
@@ -81,7 +83,8 @@ void FiltersView::refresh() {
     norms_.clear();
     if (W.size() == 0) {
         grid_->clear();
-        grid_->setMessage(tr("A %1 model has no hidden units, so no filters.").arg(QString::fromLatin1(rbm::kind_name(model_.kind()))));
+        grid_->setMessage(tr("A %1 model has no hidden units, so no filters.")
+                              .arg(QString::fromLatin1(rbm::kind_name(model_.kind()))));
         info_->clear();
         return;
     }
@@ -98,7 +101,8 @@ void FiltersView::refresh() {
     if (rows == 0 || W.rows() < 4) {
         grid_->clear();
         grid_->setMessage(tr("Filters are drawn as images; this model has n = %1 visible units, which is not a square "
-                             "image. Set the image shape above (rows × columns = n).").arg(W.rows()));
+                             "image. Set the image shape above (rows × columns = n).")
+                              .arg(W.rows()));
         info_->clear();
         return;
     }
@@ -107,7 +111,9 @@ void FiltersView::refresh() {
     for (int j = 0; j < m; ++j) norm[static_cast<std::size_t>(j)] = W.col(j).norm();
     order_.resize(static_cast<std::size_t>(m));
     std::iota(order_.begin(), order_.end(), 0);
-    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return norm[static_cast<std::size_t>(a)] > norm[static_cast<std::size_t>(b)]; });
+    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
+        return norm[static_cast<std::size_t>(a)] > norm[static_cast<std::size_t>(b)];
+    });
     const int shown = std::min(m, count_->value());
     rbm::RowMat F(shown, W.rows());
     QStringList captions;

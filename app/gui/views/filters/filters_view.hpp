@@ -11,9 +11,9 @@
 #include <QWidget>
 #include <vector>
 
-#include "session_fields.hpp"
 #include "core/models/models.hpp"
 #include "sample_grid.hpp"
+#include "session_fields.hpp"
 
 namespace rbmscope {
 
@@ -28,7 +28,8 @@ public:
     void setSharedScale(bool shared);
     // Sessions: scale (shared | per-filter), count, rows, cols (0 = from the model or data).
     std::vector<SessionField> sessionFields() const {
-        return {{"scale", scale_, {"shared", "per-filter"}}, {"count", count_}, {"rows", rowsSpin_}, {"cols", colsSpin_}};
+        return {
+            {"scale", scale_, {"shared", "per-filter"}}, {"count", count_}, {"rows", rowsSpin_}, {"cols", colsSpin_}};
     }
 
     SampleGrid* grid() const { return grid_; }

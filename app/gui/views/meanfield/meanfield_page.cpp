@@ -38,32 +38,39 @@ public:
     // Mean field: the three methods' free energies beside -log Z, and the command of each.
     QString reportSection(const ReportContext& r) const override {
         const std::array<double, 4> mf = meanfield_->freeEnergies();
-        if (r.kind != rbm::ModelKind::Grbm || !std::any_of(mf.begin(), mf.begin() + 3, [](double x) { return std::isfinite(x); }))
+        if (r.kind != rbm::ModelKind::Grbm ||
+            !std::any_of(mf.begin(), mf.begin() + 3, [](double x) { return std::isfinite(x); }))
             return {};
         const auto num = [](double x, int digits = 6) { return reportNumber(x, digits); };
         QString html;
         html += QStringLiteral("<h2 id=\"meanfield\">Mean field</h2>\n");
         html += reportSvg(meanfield_, tr("Mean field"), r.pageSize);
-        const rbm::MeanFieldType types[3] = {rbm::MeanFieldType::TypeI, rbm::MeanFieldType::TypeII, rbm::MeanFieldType::Tap};
+        const rbm::MeanFieldType types[3] = {rbm::MeanFieldType::TypeI, rbm::MeanFieldType::TypeII,
+                                             rbm::MeanFieldType::Tap};
         const QString names[3] = {tr("type I"), tr("type II"), tr("TAP")};
         html += QStringLiteral("<table><tr><th>method</th><th>free energy</th><th>F − (−log Z)</th></tr>");
         for (int i = 0; i < 3; ++i)
             html += QStringLiteral("<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td></tr>")
-                        .arg(names[i], num(mf[static_cast<std::size_t>(i)], 10), num(mf[static_cast<std::size_t>(i)] - mf[3], 4));
-        html += QStringLiteral("<tr><td>exact −log Z</td><td class=\"n\">%1</td><td></td></tr></table>\n").arg(num(mf[3], 10));
+                        .arg(names[i], num(mf[static_cast<std::size_t>(i)], 10),
+                             num(mf[static_cast<std::size_t>(i)] - mf[3], 4));
+        html += QStringLiteral("<tr><td>exact −log Z</td><td class=\"n\">%1</td><td></td></tr></table>\n")
+                    .arg(num(mf[3], 10));
         for (int i = 0; i < 3; ++i) {
             if (!std::isfinite(mf[static_cast<std::size_t>(i)])) continue;  // a reopened result holds one method
             html += QStringLiteral("<p>%1:</p>").arg(names[i]);
             if (const auto& o = meanfield_->shownOptions())
                 html += reportCommand(meanFieldCommand(r.modelArg, *o, types[i]));
             else
-                html += QStringLiteral("<p class=\"note\">Reopened from a result file: its own command line (shown in the app) reproduces it.</p>");
+                html += QStringLiteral(
+                    "<p class=\"note\">Reopened from a result file: its own command line (shown in the app) reproduces "
+                    "it.</p>");
         }
         return html;
     }
 
     bool opensResult(const rbm::ResultFile& res) const override { return res.meanfield.has_value(); }
-    ShownResult showResult(const rbm::ResultFile& res, const QString& file, const std::vector<rbm::TrainFileRecord>&) override {
+    ShownResult showResult(const rbm::ResultFile& res, const QString& file,
+                           const std::vector<rbm::TrainFileRecord>&) override {
         const rbm::MeanFieldFileResult& m = *res.meanfield;
         rbm::MeanFieldResult r;
         r.free_energy = m.free_energy;
@@ -85,7 +92,8 @@ public:
         std::optional<double> exactF = m.exact_free_energy;  // -log Z, as the view's exact row
         meanfield_->showResult(method, r, exactF, tr("reopened from %1 (not a live run)").arg(file));
         const QString names[3] = {tr("type I"), tr("type II"), tr("TAP")};
-        return {tr("the %1 row of the table (free energy, error, iterations, convergence, fixed points) and its residual trace")
+        return {tr("the %1 row of the table (free energy, error, iterations, convergence, fixed points) and its "
+                   "residual trace")
                     .arg(names[method]),
                 tr("the density picture and the other two methods (press Run to compute them)"), meanfield_->channel()};
     }

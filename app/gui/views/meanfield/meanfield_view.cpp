@@ -5,8 +5,8 @@
 #include <QHeaderView>
 #include <QLogValueAxis>
 #include <QSplitter>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,7 +18,7 @@ namespace rbmscope {
 namespace {
 
 constexpr int kCells = 160;
-constexpr int kMaxComponents = 1024;     // type II / TAP mixtures drawn only up to this many h
+constexpr int kMaxComponents = 1024;  // type II / TAP mixtures drawn only up to this many h
 constexpr double kMinComponentWeight = 0.005;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -149,18 +149,19 @@ MeanFieldView::MeanFieldView(QWidget* parent, BackgroundJobs* jobs)
     auto* rv = new QVBoxLayout(right);
     rv->setContentsMargins(0, 0, 0, 0);
     table_ = new QTableWidget(4, 6, right);
-    table_->setHorizontalHeaderLabels({tr("free energy"), tr("F − (−log Z)"), tr("iterations"), tr("converged"),
-                                       tr("fixed points"), tr("MSE ⟨v⟩")});
+    table_->setHorizontalHeaderLabels(
+        {tr("free energy"), tr("F − (−log Z)"), tr("iterations"), tr("converged"), tr("fixed points"), tr("MSE ⟨v⟩")});
     table_->setVerticalHeaderLabels({tr("type I"), tr("type II"), tr("TAP"), tr("exact −log Z")});
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     note_ = new QLabel(right);
     note_->setWordWrap(true);
     note_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    note_->setText(tr("Types I and II are upper bounds on −log Z (−log Z ≤ F_II ≤ F_I); TAP is a truncated "
-                      "series and may fall on either side. The plot: the residual max|f(μ) − μ| after each sweep of "
-                      "the reported restart. A converging method's falls until no mean moves 1e-10 in a sweep; one "
-                      "that stays up or zigzags oscillates (TAP at strong coupling)."));
+    note_->setText(
+        tr("Types I and II are upper bounds on −log Z (−log Z ≤ F_II ≤ F_I); TAP is a truncated "
+           "series and may fall on either side. The plot: the residual max|f(μ) − μ| after each sweep of "
+           "the reported restart. A converging method's falls until no mean moves 1e-10 in a sweep; one "
+           "that stays up or zigzags oscillates (TAP at strong coupling)."));
     // All four rows, never a scroll bar; the plot takes the rest of the column.
     table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() +
                            4 * table_->verticalHeader()->defaultSectionSize() + 2 * table_->frameWidth() + 8);
@@ -173,9 +174,10 @@ MeanFieldView::MeanFieldView(QWidget* parent, BackgroundJobs* jobs)
     traceChart_ = new QChartView(traceChart, right);
     traceChart_->setRenderHint(QPainter::Antialiasing);
     traceChart_->setMinimumHeight(170);
-    traceChart_->setToolTip(tr("Residual max_j |f(μ)_j − μ_j| of the mean-field equations after every sweep of each "
-                               "method's reported restart (the same restart as the table's iterations); values "
-                               "below 1e-17 are drawn at 1e-17."));
+    traceChart_->setToolTip(
+        tr("Residual max_j |f(μ)_j − μ_j| of the mean-field equations after every sweep of each "
+           "method's reported restart (the same restart as the table's iterations); values "
+           "below 1e-17 are drawn at 1e-17."));
     clearTraces();
     rv->addWidget(table_);
     rv->addWidget(traceChart_, 1);
@@ -340,7 +342,8 @@ void MeanFieldView::run() {
                 const rbm::DensityGrid grid = rbm::density_grid(model, box, exact, [flag] { return flag->load(); });
                 std::vector<double> dens(grid.log_density.size());
                 double top = 0;
-                for (std::size_t i = 0; i < dens.size(); ++i) top = std::max(top, dens[i] = std::exp(grid.log_density[i]));
+                for (std::size_t i = 0; i < dens.size(); ++i)
+                    top = std::max(top, dens[i] = std::exp(grid.log_density[i]));
                 b.image = colorize(dens, box.nx, box.ny, 0.0, top);
                 b.domain = QRectF(box.x0, box.y0, box.x1 - box.x0, box.y1 - box.y0);
                 b.vmax = top;
@@ -420,7 +423,8 @@ void MeanFieldView::showBundle(const Bundle& b) {
     Q_EMIT resultsShown();
 }
 
-void MeanFieldView::showResult(int method, const rbm::MeanFieldResult& r, std::optional<double> exactF, const QString& source) {
+void MeanFieldView::showResult(int method, const rbm::MeanFieldResult& r, std::optional<double> exactF,
+                               const QString& source) {
     jobs_->cancel(channel());
     if (method < 0 || method > 2 || model_.kind() != rbm::ModelKind::Grbm) return;
     stack_->setCurrentIndex(1);
@@ -445,7 +449,8 @@ void MeanFieldView::showResult(int method, const rbm::MeanFieldResult& r, std::o
     table_->setItem(3, 0, cell(num(ex)));
     for (int c = 1; c < table_->columnCount(); ++c) table_->setItem(3, c, cell(QString()));
     heat_->setEllipses({});
-    heat_->setMessage(tr("A reopened result holds numbers, not the density picture: press Run (F5) to compute it live."));
+    heat_->setMessage(
+        tr("A reopened result holds numbers, not the density picture: press Run (F5) to compute it live."));
     status_->setText(source);
     Q_EMIT resultsShown();
 }

@@ -28,10 +28,10 @@
 #include <optional>
 #include <vector>
 
-#include "session_fields.hpp"
-#include "jobs/background_jobs.hpp"
-#include "ellipse_heatmap.hpp"
 #include "core/meanfield/meanfield.hpp"
+#include "ellipse_heatmap.hpp"
+#include "jobs/background_jobs.hpp"
+#include "session_fields.hpp"
 
 namespace rbmscope {
 
@@ -69,7 +69,7 @@ public:
     QChartView* convergenceChartView() const { return traceChart_; }
     static constexpr double kTraceFloor = 1e-17;
     rbm::MeanFieldOptions runOptions() const;  // from the controls, with record_trace (type: set per method)
-    QString message() const;  // the text shown instead of the panel ("" when the panel is shown)
+    QString message() const;                   // the text shown instead of the panel ("" when the panel is shown)
     QString channel() const { return QStringLiteral("meanfield"); }
     QString sweepChannel() const { return QStringLiteral("meanfield.sweep"); }
     rbm::MeanFieldSweepOptions sweepOptions() const;  // from the sweep controls (InputError)
@@ -77,12 +77,9 @@ public:
     // Sessions: restarts, update (sequential | parallel), damping, and the coupling sweep's
     // sweep_visible, sweep_hidden, sweep_trials, sweep_scales (as typed).
     std::vector<SessionField> sessionFields() const {
-        return {{"restarts", restarts_},
-                {"update", update_, {"sequential", "parallel"}},
-                {"damping", damping_},
-                {"sweep_visible", sweepVisible_},
-                {"sweep_hidden", sweepHidden_},
-                {"sweep_trials", sweepTrials_},
+        return {{"restarts", restarts_},        {"update", update_, {"sequential", "parallel"}},
+                {"damping", damping_},          {"sweep_visible", sweepVisible_},
+                {"sweep_hidden", sweepHidden_}, {"sweep_trials", sweepTrials_},
                 {"sweep_scales", sweepScales_}};
     }
 

@@ -27,7 +27,8 @@ rbm::RowMat leakyOneDraws(const rbm::Leaky& m, rbm::Index count, rbm::ChainRngs&
     const rbm::Mat P = rbm::Mat::Identity(n, n) - m.W * m.W.transpose();
     Eigen::LLT<rbm::Mat> llt(P);
     if (llt.info() != Eigen::Success)
-        throw rbm::InputError("Algorithm 2 needs the largest singular value of W below 1 (I - W W' is not positive definite)");
+        throw rbm::InputError(
+            "Algorithm 2 needs the largest singular value of W below 1 (I - W W' is not positive definite)");
     const rbm::Vec mean = llt.solve(m.b + m.W * m.c);
     rbm::RowMat V(count, n);
     for (rbm::Index r = 0; r < count; ++r) {
@@ -61,8 +62,7 @@ void checkSampler(const rbm::Model& model, const SamplesSettings& s) {
 }
 
 SamplesFrame runSamples(const rbm::Model& model, const SamplesSettings& s, const std::atomic<bool>& cancel,
-                        const std::function<void(const SamplesFrame&)>& report, double interval,
-                        rbm::StepGate* gate) {
+                        const std::function<void(const SamplesFrame&)>& report, double interval, rbm::StepGate* gate) {
     checkSampler(model, s);
     const rbm::Index chains = s.chains;
     const auto* brbm = model.as<rbm::Brbm>();

@@ -26,8 +26,8 @@ struct SamplesSettings {
     int chains = 64;          // tiles
     long long sweeps = 2000;  // Gibbs sweeps, PT scans, or annealing steps
     std::uint64_t seed = 1;
-    double gamma = 0.7;       // PT ladder beta_k = gamma^(N-k)
-    int temperatures = 6;     // PT: N
+    double gamma = 0.7;          // PT ladder beta_k = gamma^(N-k)
+    int temperatures = 6;        // PT: N
     double sweepsPerSecond = 0;  // pacing for watching; 0: as fast as possible
 };
 

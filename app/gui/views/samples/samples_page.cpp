@@ -16,7 +16,8 @@ public:
     explicit SamplesPage(const ViewContext& ctx) : View(ctx.owner), ctx_(ctx) {
         samples_ = new SamplesView(ctx.parent, ctx.jobs);
         samples_->setObjectName(name());
-        connect(samples_, &SamplesView::trainingDataChosen, this, [this](const rbm::TrainingData& t) { ctx_.attachTrainingData(t); });
+        connect(samples_, &SamplesView::trainingDataChosen, this,
+                [this](const rbm::TrainingData& t) { ctx_.attachTrainingData(t); });
         buildTransport();
         connect(smpT_, &Transport::stateChanged, this, [this] { ctx_.changed(); });
         connect(ctx_.jobs, &BackgroundJobs::runningChanged, smpT_, &Transport::refresh);
@@ -64,7 +65,9 @@ private:
         smp.active = [this] { return ctx_.jobs->isRunning(samples_->channel()); };
         smp.finished = [this] { return samples_->lastRunFinished(); };
         smp.gate = [this] { return samples_->stepGate(); };
-        smp.fraction = [this, ofUnits] { return ofUnits(samples_->stepGate(), static_cast<double>(samples_->settings().sweeps)); };
+        smp.fraction = [this, ofUnits] {
+            return ofUnits(samples_->stepGate(), static_cast<double>(samples_->settings().sweeps));
+        };
         smpT_ = new Transport(smp, this);
     }
 

@@ -26,8 +26,8 @@ std::map<std::string, SessionValue> SamplesView::sessionSettings() const {
     return m;
 }
 
-QString SamplesView::readSession(const std::map<std::string, SessionValue>* map, const std::optional<rbm::TrainingData>& data,
-                                 SessionState& out) const {
+QString SamplesView::readSession(const std::map<std::string, SessionValue>* map,
+                                 const std::optional<rbm::TrainingData>& data, SessionState& out) const {
     SessionState s;
     s.settings = settings();
     s.probabilities = display_->currentIndex() == 0;
@@ -40,18 +40,23 @@ QString SamplesView::readSession(const std::map<std::string, SessionValue>* map,
         SessionSettingsReader r(*map, "views.samples.");
         std::string text;
         if (r.choice("sampler", kSamplers, text))
-            s.settings.sampler = text == "pt" ? SamplerKind::Pt : text == "anneal" ? SamplerKind::Anneal : SamplerKind::Gibbs;
+            s.settings.sampler = text == "pt"       ? SamplerKind::Pt
+                                 : text == "anneal" ? SamplerKind::Anneal
+                                                    : SamplerKind::Gibbs;
         r.integer("chains", chains_->minimum(), chains_->maximum(), s.settings.chains);
         r.integer("sweeps", sweeps_->minimum(), sweeps_->maximum(), s.settings.sweeps);
         long long seed = static_cast<long long>(s.settings.seed);
         r.integer("seed", seed_->minimum(), seed_->maximum(), seed);
         s.settings.seed = static_cast<std::uint64_t>(seed);
-        if (const rbm::SessionValue* v = r.scalar("speed", QStringLiteral("one of 0, 200, 20, 2 (sweeps per second; 0: fast)"))) {
+        if (const rbm::SessionValue* v =
+                r.scalar("speed", QStringLiteral("one of 0, 200, 20, 2 (sweeps per second; 0: fast)"))) {
             bool found = false;
             for (int i = 0; i < speed_->count(); ++i)
                 if (SessionSettingsReader::realOf(v->items.front()) == speed_->itemData(i).toDouble()) found = true;
             if (found) s.settings.sweepsPerSecond = SessionSettingsReader::realOf(v->items.front());
-            else r.fail("speed", QStringLiteral("one of 0, 200, 20, 2 (sweeps per second; 0: fast)"), SessionSettingsReader::got(*v));
+            else
+                r.fail("speed", QStringLiteral("one of 0, 200, 20, 2 (sweeps per second; 0: fast)"),
+                       SessionSettingsReader::got(*v));
         }
         if (r.choice("display", {"probabilities", "binary"}, text)) s.probabilities = text == "probabilities";
         r.integer("rows", rows_->minimum(), rows_->maximum(), s.rows);

@@ -92,8 +92,8 @@ SamplesView::SamplesView(QWidget* parent, BackgroundJobs* jobs)
         if (!dataSpec_->text().trimmed().isEmpty()) setDataSpec(dataSpec_->text().trimmed());
     });
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Data set"), QString(),
-                                                          tr("Data (*.csv *.csv.gz *idx3-ubyte *idx3-ubyte.gz);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Data set"), QString(), tr("Data (*.csv *.csv.gz *idx3-ubyte *idx3-ubyte.gz);;All files (*)"));
         if (path.isEmpty()) return;
         dataSpec_->setText(path);
         setDataSpec(path);
@@ -104,7 +104,8 @@ SamplesView::SamplesView(QWidget* parent, BackgroundJobs* jobs)
         Q_EMIT runningChanged(on);
     });
     data_->setTitle(tr("Data examples"));
-    data_->setMessage(tr("Choose a data set (bars:4, digits, fashion-mnist, a CSV or IDX file) to show examples here."));
+    data_->setMessage(
+        tr("Choose a data set (bars:4, digits, fashion-mnist, a CSV or IDX file) to show examples here."));
     samples_->setTitle(tr("Samples"));
     message_ = tr("Open an image-shaped model (or train one in the Training tab) to see its samples.");
     samples_->setMessage(message_);
@@ -118,9 +119,10 @@ void SamplesView::buildControls() {
     sampler_->addItem(samplerName(SamplerKind::Gibbs), static_cast<int>(SamplerKind::Gibbs));
     sampler_->addItem(samplerName(SamplerKind::Pt), static_cast<int>(SamplerKind::Pt));
     sampler_->addItem(samplerName(SamplerKind::Anneal), static_cast<int>(SamplerKind::Anneal));
-    sampler_->setToolTip(tr("Gibbs: independent block-Gibbs chains. PT: each tile is the β = 1 rung of its own "
-                            "ladder (γ = 0.7, N = 6, deterministic even-odd swaps). Algorithm 2 (leaky RBMs): "
-                            "exact draws at leakiness 1, then the leakiness lowered to the model's over the sweeps."));
+    sampler_->setToolTip(
+        tr("Gibbs: independent block-Gibbs chains. PT: each tile is the β = 1 rung of its own "
+           "ladder (γ = 0.7, N = 6, deterministic even-odd swaps). Algorithm 2 (leaky RBMs): "
+           "exact draws at leakiness 1, then the leakiness lowered to the model's over the sweeps."));
     chains_ = new QSpinBox(this);
     chains_->setRange(1, 1024);
     chains_->setValue(64);
@@ -141,8 +143,9 @@ void SamplesView::buildControls() {
     display_ = new QComboBox(this);
     display_->addItem(tr("probabilities"));
     display_->addItem(tr("binary"));
-    display_->setToolTip(tr("Probabilities: P(v = 1 | h) of the last half-step (BRBM; other kinds show their values "
-                            "in grey). Binary: the sampled states (thresholded at mid-range for continuous models)."));
+    display_->setToolTip(
+        tr("Probabilities: P(v = 1 | h) of the last half-step (BRBM; other kinds show their values "
+           "in grey). Binary: the sampled states (thresholded at mid-range for continuous models)."));
     rows_ = new QSpinBox(this);
     cols_ = new QSpinBox(this);
     for (QSpinBox* s : {rows_, cols_}) {
@@ -153,20 +156,22 @@ void SamplesView::buildControls() {
     dataSpec_ = new QLineEdit(this);
     dataSpec_->setPlaceholderText(tr("bars:4, digits, fashion-mnist, or a file"));
     // The sets known by name (rbm::load_dataset); Fashion-MNIST from Debian's dataset-fashion-mnist.
-    auto* known = new QCompleter(QStringList{QStringLiteral("bars:4"), QStringLiteral("digits"), QStringLiteral("fashion-mnist"),
-                                             QStringLiteral("fashion-mnist:test")},
+    auto* known = new QCompleter(QStringList{QStringLiteral("bars:4"), QStringLiteral("digits"),
+                                             QStringLiteral("fashion-mnist"), QStringLiteral("fashion-mnist:test")},
                                  dataSpec_);
     dataSpec_->setCompleter(known);
-    dataSpec_->setToolTip(tr("bars:D, digits, fashion-mnist (training set), fashion-mnist:test (apt-get install "
-                             "dataset-fashion-mnist), or a .csv, .csv.gz or IDX (.gz) file"));
+    dataSpec_->setToolTip(
+        tr("bars:D, digits, fashion-mnist (training set), fashion-mnist:test (apt-get install "
+           "dataset-fashion-mnist), or a .csv, .csv.gz or IDX (.gz) file"));
     dataSpec_->setMinimumWidth(160);
     prep_ = new QComboBox(this);
     prep_->addItem(tr("as is"));
     prep_->addItem(tr("binarized at 0.5"));
     prep_->addItem(tr("scaled to [0,1]"));
     prep_->addItem(tr("standardized"));
-    prep_->setToolTip(tr("The preprocessing the model was trained with (rbmscope-cli train --binarize / --scale /\n"
-                         "--standardize); a model file written by train records it and sets this box."));
+    prep_->setToolTip(
+        tr("The preprocessing the model was trained with (rbmscope-cli train --binarize / --scale /\n"
+           "--standardize); a model file written by train records it and sets this box."));
     runButton_ = new QPushButton(tr("Run"), this);
     cancelButton_ = new QPushButton(tr("Cancel"), this);
     progress_ = new QProgressBar(this);
@@ -200,9 +205,10 @@ void SamplesView::setModel(const rbm::Model& model) {
             loaded = setTrainingData(*model_.training);
         }
         if (loaded) return;  // it shaped and drew the data
-        dataStatus_->setText(dataStatus_->text() +
-                             tr(" (on open the app loads at most %1 of a model's data by itself; enter the spec under Data to load it)")
-                                 .arg(QString::fromStdString(rbm::bytes_text(static_cast<double>(kAutoLoadDataBytes)))));
+        dataStatus_->setText(
+            dataStatus_->text() +
+            tr(" (on open the app loads at most %1 of a model's data by itself; enter the spec under Data to load it)")
+                .arg(QString::fromStdString(rbm::bytes_text(static_cast<double>(kAutoLoadDataBytes)))));
     }
     updateShape();
     showData();
@@ -213,11 +219,17 @@ bool SamplesView::setTrainingData(const rbm::TrainingData& t) {
         rbm::TrainingData applied = t;
         rbm::Dataset d = rbm::load_training_data(applied, modelDir_.toStdString());
         trainingData_ = std::move(applied);
-        prep_->setCurrentIndex(trainingData_->binarize ? 1 : trainingData_->scale ? 2 : trainingData_->standardize ? 3 : 0);
+        prep_->setCurrentIndex(trainingData_->binarize      ? 1
+                               : trainingData_->scale       ? 2
+                               : trainingData_->standardize ? 3
+                                                            : 0);
         prep_->setToolTip(QString::fromStdString(rbm::describe(*trainingData_)));
         dataSpec_->setText(QString::fromStdString(trainingData_->data));
         dataset_ = std::move(d);
-        dataStatus_->setText(tr("%1: %2 examples of %3 values").arg(QString::fromStdString(dataset_->name)).arg(dataset_->size()).arg(dataset_->dim()));
+        dataStatus_->setText(tr("%1: %2 examples of %3 values")
+                                 .arg(QString::fromStdString(dataset_->name))
+                                 .arg(dataset_->size())
+                                 .arg(dataset_->dim()));
         updateShape();
         showData();
         return true;
@@ -287,7 +299,8 @@ void SamplesView::updateShape() {
                            .arg(QString::fromLatin1(rbm::kind_name(model_.kind())));
         else
             message_ = tr("n = %1 visible units is not a square image: set the image shape above "
-                          "(rows × columns = %1), or choose a data set with an image shape.").arg(n);
+                          "(rows × columns = %1), or choose a data set with an image shape.")
+                           .arg(n);
     } else if (model_.kind() == rbm::ModelKind::Gaussian) {
         message_ = tr("A gaussian toy has no sampler to watch here; open an RBM.");
     } else {
@@ -301,7 +314,8 @@ void SamplesView::updateShape() {
         showFrame();
     } else {
         samples_->clear();
-        samples_->setMessage(tr("Press Run to draw %1 samples with %2.").arg(chains_->value()).arg(sampler_->currentText()));
+        samples_->setMessage(
+            tr("Press Run to draw %1 samples with %2.").arg(chains_->value()).arg(sampler_->currentText()));
     }
     updateEnabled();
 }
@@ -315,8 +329,10 @@ void SamplesView::showData() {
         c = static_cast<int>(d.image_cols);
     }
     if (hasModel_ && d.dim() != model_.n_visible())
-        dataStatus_->setText(tr("%1 has %2 values per example but the model has n = %3").arg(QString::fromStdString(d.name))
-                                 .arg(d.dim()).arg(model_.n_visible()));
+        dataStatus_->setText(tr("%1 has %2 values per example but the model has n = %3")
+                                 .arg(QString::fromStdString(d.name))
+                                 .arg(d.dim())
+                                 .arg(model_.n_visible()));
     // Evenly spread examples, so a set ordered by class shows every class.
     const rbm::Index count = std::min<rbm::Index>(kMaxDataTiles, d.size());
     rbm::RowMat X(count, d.dim());
@@ -382,8 +398,12 @@ void SamplesView::run(std::shared_ptr<rbm::StepGate> gate) {
             pending_ = std::make_shared<SamplesFrame>(std::move(f));
             gate_->flushNow();
             lastRunFinished_ = true;
-            status_->setText(tr("%1: %2 %3 done.").arg(samplerName(s.sampler)).arg(s.sweeps)
-                                 .arg(s.sampler == SamplerKind::Pt ? tr("scans") : s.sampler == SamplerKind::Anneal ? tr("annealing steps") : tr("sweeps")));
+            status_->setText(tr("%1: %2 %3 done.")
+                                 .arg(samplerName(s.sampler))
+                                 .arg(s.sweeps)
+                                 .arg(s.sampler == SamplerKind::Pt       ? tr("scans")
+                                      : s.sampler == SamplerKind::Anneal ? tr("annealing steps")
+                                                                         : tr("sweeps")));
             Q_EMIT runFinished();
         },
         [this](QString message) { status_->setText(message); });
@@ -392,7 +412,8 @@ void SamplesView::run(std::shared_ptr<rbm::StepGate> gate) {
 
 void SamplesView::cancel() {
     jobs_->cancel(channel());
-    if (shown_ && !shown_->finished) status_->setText(tr("Cancelled after %1 of %2.").arg(shown_->done).arg(shown_->total));
+    if (shown_ && !shown_->finished)
+        status_->setText(tr("Cancelled after %1 of %2.").arg(shown_->done).arg(shown_->total));
 }
 
 bool SamplesView::busy() const { return jobs_->isRunning(channel()) || pending_ != nullptr; }
@@ -413,8 +434,10 @@ void SamplesView::showFrame() {
     }
     samples_->setMode(probs ? SampleGrid::Mode::Grey : SampleGrid::Mode::Binary);
     samples_->setSamples(X, s.height(), s.width());
-    samples_->setTitle(tr("%1 — %2 %3 of %4").arg(samplerName(settings().sampler), probs && binaryModel ? tr("P(v=1|h)") : tr("samples"))
-                           .arg(f.done).arg(f.total));
+    samples_->setTitle(tr("%1 — %2 %3 of %4")
+                           .arg(samplerName(settings().sampler), probs && binaryModel ? tr("P(v=1|h)") : tr("samples"))
+                           .arg(f.done)
+                           .arg(f.total));
     progress_->setValue(f.total > 0 ? static_cast<int>(1000 * f.done / f.total) : 0);
     ++framesShown_;
     Q_EMIT frameShown();

@@ -23,9 +23,9 @@
 
 #include "core/io/session_io.hpp"
 
+#include "core/data/datasets.hpp"
 #include "jobs/background_jobs.hpp"
 #include "jobs/coalesced_mailbox.hpp"
-#include "core/data/datasets.hpp"
 #include "sample_grid.hpp"
 #include "views/samples/samples_job.hpp"
 
@@ -73,8 +73,8 @@ public:
         std::optional<rbm::TrainingData> data;
     };
     std::map<std::string, rbm::SessionValue> sessionSettings() const;
-    QString readSession(const std::map<std::string, rbm::SessionValue>* map, const std::optional<rbm::TrainingData>& data,
-                        SessionState& out) const;
+    QString readSession(const std::map<std::string, rbm::SessionValue>* map,
+                        const std::optional<rbm::TrainingData>& data, SessionState& out) const;
     void applySession(const SessionState& s);
 
     // gate: pause, single steps and pacing (jobs/transport.hpp); null: a gate of its own.

@@ -6,9 +6,9 @@
 #include <deque>
 
 #include "colormap.hpp"
-#include "views/tempering/tempering_recording.hpp"
-#include "core/tempering/tempered_model.hpp"
 #include "core/numerics/types.hpp"
+#include "core/tempering/tempered_model.hpp"
+#include "views/tempering/tempering_recording.hpp"
 
 namespace rbmscope {
 namespace {
@@ -31,12 +31,9 @@ rbm::Gaussian gaussianReference(const rbm::Model& model, const rbm::Gaussian& ta
 
 std::vector<double> initialLadder(const TemperingSettings& s) {
     std::vector<double> betas;
-    if (!s.customLadder.empty())
-        betas = s.customLadder;
-    else if (s.ladder == LadderKind::Linear)
-        betas = rbm::linear_ladder(s.replicas, 0.0);
-    else
-        betas = rbm::geometric_ladder(s.replicas, s.gamma);
+    if (!s.customLadder.empty()) betas = s.customLadder;
+    else if (s.ladder == LadderKind::Linear) betas = rbm::linear_ladder(s.replicas, 0.0);
+    else betas = rbm::geometric_ladder(s.replicas, s.gamma);
     rbm::validate_ladder(betas);
     return betas;
 }
@@ -92,14 +89,17 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
     const int stateDim = tm->visible_dim() == 2 ? 2 : 0;
     const auto record = [&](int round) {
         if (recording && recording->wants(sampler.scans_done()))
-            recording->record(sampler.scans_done(), round, sampler.stats(), window, stateDim ? chain0() : rbm::RowMat());
+            recording->record(sampler.scans_done(), round, sampler.stats(), window,
+                              stateDim ? chain0() : rbm::RowMat());
     };
     const auto recordLast = [&](int round, bool finished) {
         if (recording)
-            recording->recordLast(sampler.scans_done(), round, sampler.stats(), window, stateDim ? chain0() : rbm::RowMat(), finished);
+            recording->recordLast(sampler.scans_done(), round, sampler.stats(), window,
+                                  stateDim ? chain0() : rbm::RowMat(), finished);
     };
     if (recording) {
-        recording->begin(s.scheme, static_cast<int>(rungs), stateDim, s.window, total, static_cast<int>(lengths.size()));
+        recording->begin(s.scheme, static_cast<int>(rungs), stateDim, s.window, total,
+                         static_cast<int>(lengths.size()));
         record(1);  // the start, scan 0
     }
 
@@ -130,7 +130,8 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
         }
     }
     if (cancelled) {
-        recordLast(std::max(1, std::min(round, static_cast<int>(lengths.size()))), false);  // round: 1-based here (the loop advanced it)
+        recordLast(std::max(1, std::min(round, static_cast<int>(lengths.size()))),
+                   false);  // round: 1-based here (the loop advanced it)
         throw rbm::Cancelled();
     }
     recordLast(static_cast<int>(lengths.size()), true);

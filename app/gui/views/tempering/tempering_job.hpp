@@ -23,27 +23,27 @@ enum class LadderKind { Geometric, Linear, Adaptive };
 struct TemperingSettings {
     rbm::PtScheme scheme = rbm::PtScheme::Deo;
     LadderKind ladder = LadderKind::Geometric;
-    int replicas = 7;                 // N + 1 rungs
-    double gamma = 0.7;               // geometric ladder ratio
+    int replicas = 7;    // N + 1 rungs
+    double gamma = 0.7;  // geometric ladder ratio
     std::uint64_t seed = 1;
-    long long scans = 20000;          // of the final run (tuning rounds come on top)
+    long long scans = 20000;  // of the final run (tuning rounds come on top)
     int adaptiveRounds = 4;
-    int chains = 4;                   // independent ladders; statistics pooled, chain 0 drawn
-    double scansPerSecond = 0;        // the pace the view shows the run at (not the engine's); 0 = as it is computed
+    int chains = 4;                    // independent ladders; statistics pooled, chain 0 drawn
+    double scansPerSecond = 0;         // the pace the view shows the run at (not the engine's); 0 = as it is computed
     std::vector<double> customLadder;  // when not empty (dragged rungs), used instead of the kind
-    int window = 150;                 // recent scans of chain 0 shown
+    int window = 150;                  // recent scans of chain 0 shown
 };
 
 // The ladder the settings ask for before any tuning (InputError for a bad one).
 std::vector<double> initialLadder(const TemperingSettings& s);
 
 struct TemperingFrame {
-    rbm::PtStats stats;                   // current round so far
+    rbm::PtStats stats;  // current round so far
     std::vector<double> betas;
-    std::vector<std::uint16_t> recent;    // window x rungs, chain 0, oldest first
+    std::vector<std::uint16_t> recent;  // window x rungs, chain 0, oldest first
     long long recentFirstScan = 0;
     int rungs = 0;
-    rbm::RowMat states;                   // chain 0: visible state at each rung
+    rbm::RowMat states;  // chain 0: visible state at each rung
     long long scansDone = 0, scansTotal = 0;
     int round = 1, rounds = 1;
     bool finished = false;

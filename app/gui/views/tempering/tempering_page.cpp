@@ -24,7 +24,8 @@ public:
         buildTransport();
         connect(ptT_, &Transport::stateChanged, this, [this] { ctx_.changed(); });
         connect(ctx_.jobs, &BackgroundJobs::runningChanged, ptT_, &Transport::refresh);
-        connect(tempering_, &TemperingView::playingChanged, this, [this] { ctx_.changed(); });  // Replay run / Pause replay
+        connect(tempering_, &TemperingView::playingChanged, this,
+                [this] { ctx_.changed(); });  // Replay run / Pause replay
         connect(tempering_, &TemperingView::replayAvailableChanged, this, [this] { ctx_.changed(); });
         // A PT run is complete when its last frame is delivered, just after its channel stops running.
         connect(tempering_, &TemperingView::runFinished, ptT_, &Transport::refresh);
@@ -36,7 +37,8 @@ public:
     Transport* transport() const override { return ptT_; }
     void setPace(double unitsPerSecond) override {
         View::setPace(unitsPerSecond);
-        tempering_->setReplayPace(unitsPerSecond > 0 ? unitsPerSecond : 0);  // a PT replay goes at the transport's speed
+        tempering_->setReplayPace(unitsPerSecond > 0 ? unitsPerSecond
+                                                     : 0);  // a PT replay goes at the transport's speed
     }
     void setModel(const rbm::Model& m, const ModelEvent& e) override {
         if (e.change == ModelChange::Opened || e.change == ModelChange::Edited) {
@@ -76,7 +78,8 @@ public:
     }
     QString framesPrompt() const override { return tr("Frames over the recorded scans:"); }
     QString playbackFrames(int frames, PlaybackFrames* out) override {
-        if (!tempering_->canReplay()) return tr("there is no recorded run to play back: run parallel tempering first (F5)");
+        if (!tempering_->canReplay())
+            return tr("there is no recorded run to play back: run parallel tempering first (F5)");
         // Frames at evenly spaced recorded scans, first to last (Replay's path through the run).
         TemperingView* tv = tempering_;
         tv->setPlaying(false);
@@ -86,7 +89,9 @@ public:
             return static_cast<int>(std::lround(static_cast<double>(i) * (records - 1) / (frames - 1)));
         };
         out->show = [tv, index](int i) { tv->showRecord(index(i)); };
-        out->shown = [tv, index](int i) { return tv->shownRecord() == index(i) && !tv->jobs()->isRunning(tv->heatChannel()); };
+        out->shown = [tv, index](int i) {
+            return tv->shownRecord() == index(i) && !tv->jobs()->isRunning(tv->heatChannel());
+        };
         out->restore = [tv, before] {
             if (before >= 0) tv->showRecord(before);
             else tv->endReplay();
@@ -116,30 +121,39 @@ public:
         html += row(tr("predicted round-trip rate"), num(st.predicted_round_trip_rate(), 8));
         html += row(tr("barrier Λ"), num(st.barrier(), 8));
         html += row(tr("state"), f->finished ? tr("complete") : tr("stopped before the end"));
-        html += QStringLiteral("</table>\n<table><tr><th>pair</th><th>β_k</th><th>β_k+1</th><th>swap acceptance</th></tr>");
+        html +=
+            QStringLiteral("</table>\n<table><tr><th>pair</th><th>β_k</th><th>β_k+1</th><th>swap acceptance</th></tr>");
         const std::vector<double> acc = st.acceptance();
         for (std::size_t k = 0; k < acc.size() && k + 1 < st.betas.size(); ++k)
-            html += QStringLiteral("<tr><td class=\"n\">%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td><td class=\"n\">%4</td></tr>")
+            html += QStringLiteral(
+                        "<tr><td class=\"n\">%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td><td "
+                        "class=\"n\">%4</td></tr>")
                         .arg(k)
                         .arg(num(st.betas[k], 8), num(st.betas[k + 1], 8), num(acc[k], 8));
         html += QStringLiteral("</table>\n");
         if (const auto& ran = tempering_->lastRunSettings(); ran && tempering_->lastRunFinished())
             html += reportCommand(ptCommand(r.modelArg, *ran));
         else if (ran)
-            html += QStringLiteral("<p class=\"note\">The run was stopped before the end: no command line gives these partial figures.</p>");
+            html += QStringLiteral(
+                "<p class=\"note\">The run was stopped before the end: no command line gives these partial "
+                "figures.</p>");
         else
-            html += QStringLiteral("<p class=\"note\">Reopened from a result file: its own command line (shown in the app) reproduces it.</p>");
+            html += QStringLiteral(
+                "<p class=\"note\">Reopened from a result file: its own command line (shown in the app) reproduces "
+                "it.</p>");
         return html;
     }
     // pt with the view's controls as they are (what Run there would start).
-    std::optional<CliEquivalent> cliCommand(const std::string& modelArg, const QString&, const QString&, bool*) const override {
+    std::optional<CliEquivalent> cliCommand(const std::string& modelArg, const QString&, const QString&,
+                                            bool*) const override {
         CliEquivalent c = ptCommand(modelArg, tempering_->settings());
         if (c.argv.empty()) return std::nullopt;
         return c;
     }
 
     bool opensResult(const rbm::ResultFile& res) const override { return res.pt.has_value(); }
-    ShownResult showResult(const rbm::ResultFile& res, const QString& file, const std::vector<rbm::TrainFileRecord>&) override {
+    ShownResult showResult(const rbm::ResultFile& res, const QString& file,
+                           const std::vector<rbm::TrainFileRecord>&) override {
         const rbm::PtFileResult& p = *res.pt;
         TemperingFrame f;
         f.stats.scheme = rbm::parse_pt_scheme(p.scheme);
@@ -183,7 +197,9 @@ private:
         const auto ofUnits = [](const rbm::StepGate* g, double total) {
             return g && total > 0 ? std::min(1.0, static_cast<double>(g->done.load()) / total) : -1.0;
         };
-        pt.fraction = [this, ofUnits] { return ofUnits(tempering_->stepGate(), static_cast<double>(tempering_->settings().scans)); };
+        pt.fraction = [this, ofUnits] {
+            return ofUnits(tempering_->stepGate(), static_cast<double>(tempering_->settings().scans));
+        };
         ptT_ = new Transport(pt, this);
     }
 

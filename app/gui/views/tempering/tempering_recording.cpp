@@ -13,7 +13,8 @@ constexpr int kHead = 5;  // round, stats.scans, stats.chains, window rows, lift
 TemperingRecording::TemperingRecording(int maxRecords, std::size_t maxBytes)
     : maxRecords_(std::max(3, maxRecords)), maxBytes_(maxBytes) {}
 
-void TemperingRecording::begin(rbm::PtScheme scheme, int rungs, int stateDim, int window, long long scansTotal, int rounds) {
+void TemperingRecording::begin(rbm::PtScheme scheme, int rungs, int stateDim, int window, long long scansTotal,
+                               int rounds) {
     scheme_ = scheme;
     rungs_ = rungs;
     stateDim_ = stateDim;
@@ -22,9 +23,11 @@ void TemperingRecording::begin(rbm::PtScheme scheme, int rungs, int stateDim, in
     rounds_ = rounds;
     const rbm::Index nums = kHead + rungs + 3 * (rungs - 1) + 2 * rungs + rungs * stateDim;
     const rbm::Index ids = static_cast<rbm::Index>(window_) * rungs;
-    const std::size_t bytes = static_cast<std::size_t>(nums) * sizeof(double) + static_cast<std::size_t>(ids) * sizeof(std::uint16_t);
+    const std::size_t bytes =
+        static_cast<std::size_t>(nums) * sizeof(double) + static_cast<std::size_t>(ids) * sizeof(std::uint16_t);
     // One place is the last scan's; the decimated records share the rest (at least 2, as the buffer needs).
-    const rbm::Index cap = std::max<rbm::Index>(2, std::min<rbm::Index>(maxRecords_ - 1, static_cast<rbm::Index>(maxBytes_ / bytes)));
+    const rbm::Index cap =
+        std::max<rbm::Index>(2, std::min<rbm::Index>(maxRecords_ - 1, static_cast<rbm::Index>(maxBytes_ / bytes)));
     const std::lock_guard lock(mutex_);
     records_ = rbm::DecimatedRecords<double>(nums, cap);
     windows_ = rbm::DecimatedRecords<std::uint16_t>(ids, cap);
@@ -33,7 +36,8 @@ void TemperingRecording::begin(rbm::PtScheme scheme, int rungs, int stateDim, in
 }
 
 void TemperingRecording::pack(int round, const rbm::PtStats& st, const std::deque<std::vector<std::uint16_t>>& window,
-                              const rbm::RowMat& states, std::vector<double>& nums, std::vector<std::uint16_t>& ids) const {
+                              const rbm::RowMat& states, std::vector<double>& nums,
+                              std::vector<std::uint16_t>& ids) const {
     const auto R = static_cast<std::size_t>(rungs_);
     nums.assign(static_cast<std::size_t>(records_.width()), 0.0);
     ids.assign(static_cast<std::size_t>(windows_.width()), 0);
@@ -134,9 +138,7 @@ int TemperingRecording::sizeLocked() const {
     return n > 0 && records_.scan(n - 1) == last_->scan ? n : n + 1;
 }
 
-long long TemperingRecording::scanLocked(int i) const {
-    return i < decimated() ? records_.scan(i) : last_->scan;
-}
+long long TemperingRecording::scanLocked(int i) const { return i < decimated() ? records_.scan(i) : last_->scan; }
 
 int TemperingRecording::indexAtLocked(long long at) const {
     int lo = 0, hi = sizeLocked() - 1;

@@ -36,16 +36,16 @@ public:
         return records_.wants(scan);
     }
     // The view at `scan`: window rows oldest first (each `rungs` replica ids), states rungs x stateDim.
-    void record(long long scan, int round, const rbm::PtStats& stats, const std::deque<std::vector<std::uint16_t>>& window,
-                const rbm::RowMat& states);
+    void record(long long scan, int round, const rbm::PtStats& stats,
+                const std::deque<std::vector<std::uint16_t>>& window, const rbm::RowMat& states);
     // The run's last scan (kept outside the decimated records).
-    void recordLast(long long scan, int round, const rbm::PtStats& stats, const std::deque<std::vector<std::uint16_t>>& window,
-                    const rbm::RowMat& states, bool finished);
+    void recordLast(long long scan, int round, const rbm::PtStats& stats,
+                    const std::deque<std::vector<std::uint16_t>>& window, const rbm::RowMat& states, bool finished);
 
     // recordLast has run: the worker writes no more, the GUI thread may read.
     bool ended() const { return ended_.load(std::memory_order_acquire); }
     void markEnded() { ended_.store(true, std::memory_order_release); }  // the run failed: keep what is there
-    int size() const;  // records, the last scan included
+    int size() const;                                                    // records, the last scan included
     int capacity() const { return maxRecords_; }
     long long stride() const {
         const std::lock_guard lock(mutex_);

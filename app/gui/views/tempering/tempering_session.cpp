@@ -30,13 +30,16 @@ std::map<std::string, SessionValue> TemperingView::sessionSettings() const {
     return m;
 }
 
-QString TemperingView::readSessionSettings(const std::map<std::string, SessionValue>& map, TemperingSettings& out) const {
+QString TemperingView::readSessionSettings(const std::map<std::string, SessionValue>& map,
+                                           TemperingSettings& out) const {
     SessionSettingsReader r(map, "views.tempering.");
     TemperingSettings s = settings();
     std::string text;
     if (r.choice("scheme", {"deo", "reversible", "single", "lifted"}, text)) s.scheme = rbm::parse_pt_scheme(text);
     if (r.choice("ladder", kLadders, text))
-        s.ladder = text == "linear" ? LadderKind::Linear : text == "adaptive" ? LadderKind::Adaptive : LadderKind::Geometric;
+        s.ladder = text == "linear"     ? LadderKind::Linear
+                   : text == "adaptive" ? LadderKind::Adaptive
+                                        : LadderKind::Geometric;
     r.integer("replicas", replicas_->minimum(), replicas_->maximum(), s.replicas);
     r.real("gamma", gamma_->minimum(), gamma_->maximum(), s.gamma, true);
     long long seed = static_cast<long long>(s.seed);
@@ -60,7 +63,8 @@ QString TemperingView::readSessionSettings(const std::map<std::string, SessionVa
                 try {
                     initialLadder(s);
                 } catch (const std::exception& e) {
-                    r.fail("custom_ladder", QStringLiteral("a valid ladder"), QStringLiteral("one that is not: %1").arg(QString::fromUtf8(e.what())));
+                    r.fail("custom_ladder", QStringLiteral("a valid ladder"),
+                           QStringLiteral("one that is not: %1").arg(QString::fromUtf8(e.what())));
                 }
             }
         }

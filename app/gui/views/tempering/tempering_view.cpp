@@ -11,8 +11,8 @@
 namespace rbmscope {
 namespace {
 
-constexpr int kRungCells = 72;     // grid side of each rung heatmap
-constexpr int kTemperingFrameGateMs = 35;   // at most ~30 redraws per second
+constexpr int kRungCells = 72;             // grid side of each rung heatmap
+constexpr int kTemperingFrameGateMs = 35;  // at most ~30 redraws per second
 constexpr int kBarrierSamples = 160;
 constexpr double kFastReplaySeconds = 8;  // "fast" with no transport speed: the whole run in this time
 
@@ -97,15 +97,17 @@ void TemperingView::buildControls(QWidget* strip) {
     scheme_->addItem(tr("reversible (SEO)"), static_cast<int>(rbm::PtScheme::Reversible));
     scheme_->addItem(tr("single pair"), static_cast<int>(rbm::PtScheme::Single));
     scheme_->addItem(tr("lifted replica"), static_cast<int>(rbm::PtScheme::Lifted));
-    scheme_->setToolTip(tr("DEO: even pairs at even scans, odd at odd scans (replicas zig-zag). Reversible: the "
-                           "parity is random (replicas diffuse). Single: one random pair per scan. Lifted: one replica "
-                           "keeps a direction (highlighted)."));
+    scheme_->setToolTip(
+        tr("DEO: even pairs at even scans, odd at odd scans (replicas zig-zag). Reversible: the "
+           "parity is random (replicas diffuse). Single: one random pair per scan. Lifted: one replica "
+           "keeps a direction (highlighted)."));
     ladderKind_ = new QComboBox(strip);
     ladderKind_->addItem(tr("geometric"), static_cast<int>(LadderKind::Geometric));
     ladderKind_->addItem(tr("linear"), static_cast<int>(LadderKind::Linear));
     ladderKind_->addItem(tr("adaptive"), static_cast<int>(LadderKind::Adaptive));
-    ladderKind_->setToolTip(tr("Geometric: β_k = γ^(N−k). Linear: equal steps from 0. Adaptive: tuning rounds place "
-                               "the rungs at equal steps of the cumulative barrier."));
+    ladderKind_->setToolTip(
+        tr("Geometric: β_k = γ^(N−k). Linear: equal steps from 0. Adaptive: tuning rounds place "
+           "the rungs at equal steps of the cumulative barrier."));
     replicas_ = new QSpinBox(strip);
     replicas_->setRange(2, 64);
     replicas_->setValue(7);
@@ -338,7 +340,8 @@ void TemperingView::receive(std::shared_ptr<TemperingFrame> frame) {
 void TemperingView::showPending() {
     if (!pending_) return;
     shown_ = std::move(pending_);
-    if (playhead_->showing() || lastScanPending()) return updateShowStatus();  // the show draws recorded scans, at its pace
+    if (playhead_->showing() || lastScanPending())
+        return updateShowStatus();  // the show draws recorded scans, at its pace
     showFrame(*shown_);
 }
 
@@ -401,9 +404,13 @@ QString TemperingView::statusText() const { return status_->text(); }
 
 void TemperingView::updateCounters(const TemperingFrame& f) {
     const rbm::PtStats& st = f.stats;
-    const double scans = static_cast<double>(st.scans), chains = static_cast<double>(std::max<rbm::Index>(1, st.chains));
+    const double scans = static_cast<double>(st.scans),
+                 chains = static_cast<double>(std::max<rbm::Index>(1, st.chains));
     QString text;
-    text += tr("<b>%1</b> · scan %2 of %3").arg(QString::fromUtf8(rbm::pt_scheme_name(st.scheme))).arg(f.scansDone).arg(f.scansTotal);
+    text += tr("<b>%1</b> · scan %2 of %3")
+                .arg(QString::fromUtf8(rbm::pt_scheme_name(st.scheme)))
+                .arg(f.scansDone)
+                .arg(f.scansTotal);
     if (f.rounds > 1)
         text += f.round < f.rounds ? tr(" · adaptive tuning round %1 of %2").arg(f.round).arg(f.rounds - 1)
                                    : tr(" · final run on the tuned ladder");
@@ -415,12 +422,13 @@ void TemperingView::updateCounters(const TemperingFrame& f) {
                     .arg(fmt(st.lifted_round_trip_rate()))
                     .arg(fmt(predRate));
     } else {
-        text += tr("<br>Round trips (all replicas, %1 chains): <b>%2</b> measured · %3 predicted (rate %4 vs %5 per scan)")
-                    .arg(st.chains)
-                    .arg(st.total_round_trips())
-                    .arg(fmt(predRate * scans * chains))
-                    .arg(fmt(st.round_trip_rate()))
-                    .arg(fmt(predRate));
+        text +=
+            tr("<br>Round trips (all replicas, %1 chains): <b>%2</b> measured · %3 predicted (rate %4 vs %5 per scan)")
+                .arg(st.chains)
+                .arg(st.total_round_trips())
+                .arg(fmt(predRate * scans * chains))
+                .arg(fmt(st.round_trip_rate()))
+                .arg(fmt(predRate));
     }
     const double barrier = st.barrier();
     text += tr("<br>Global barrier Λ̂ = Σ r<sub>k</sub> = <b>%1</b> · recommended replicas ⌈2Λ̂⌉ + 1 = %2")
@@ -430,7 +438,8 @@ void TemperingView::updateCounters(const TemperingFrame& f) {
     if (playhead_->showing()) updateShowStatus();
     else if (replay_) status_->setText(tr("replay: scan %1 of %2").arg(f.scansDone).arg(f.scansTotal));
     else if (!reopened_.isEmpty()) status_->setText(reopened_);  // redrawn (rung images in): still the reopened result
-    else status_->setText(f.finished ? tr("done: %1 scans").arg(f.scansDone) : tr("running… %1 scans").arg(f.scansDone));
+    else
+        status_->setText(f.finished ? tr("done: %1 scans").arg(f.scansDone) : tr("running… %1 scans").arg(f.scansDone));
 }
 
 void TemperingView::rebuildRungMaps(int rungs) {
@@ -481,7 +490,8 @@ void TemperingView::updateEnabled() {
     runButton_->setText(on ? tr("Restart") : tr("Run"));
     cancelButton_->setEnabled(on);
     gamma_->setEnabled(ladderKind_->currentData().toInt() == static_cast<int>(LadderKind::Geometric));
-    if (!on && shown_ && !shown_->finished && !replay_) status_->setText(tr("cancelled at scan %1").arg(shown_->scansDone));
+    if (!on && shown_ && !shown_->finished && !replay_)
+        status_->setText(tr("cancelled at scan %1").arg(shown_->scansDone));
     updateReplayControls();
 }
 
@@ -591,7 +601,11 @@ void TemperingView::drawRecord(int index) {
         const QSignalBlocker block(playSlider_);
         playSlider_->setValue(replayIndex_);
     }
-    playLabel_->setText(tr("scan %1/%2 · record %3/%4").arg(replay_->scansDone).arg(r->scansTotal()).arg(replayIndex_ + 1).arg(r->size()));
+    playLabel_->setText(tr("scan %1/%2 · record %3/%4")
+                            .arg(replay_->scansDone)
+                            .arg(r->scansTotal())
+                            .arg(replayIndex_ + 1)
+                            .arg(r->size()));
     showFrame(*replay_);
     Q_EMIT playbackChanged();  // the toolbar names the record
 }
@@ -615,7 +629,8 @@ void TemperingView::endReplay() {
 
 void TemperingView::updateReplayControls() {
     // A cancelled run's worker writes its last record a moment after the channel stopped: look again then.
-    if (recording_ && !running() && !recording_->ended()) QTimer::singleShot(20, this, [this] { updateReplayControls(); });
+    if (recording_ && !running() && !recording_->ended())
+        QTimer::singleShot(20, this, [this] { updateReplayControls(); });
     const TemperingRecording* r = recording();
     const bool can = canReplay();
     if (can != replayAvailable_) {  // the value last announced, so the signal fires on changes only
@@ -628,7 +643,8 @@ void TemperingView::updateReplayControls() {
     playSlider_->setRange(0, can ? r->size() - 1 : 0);
     playSlider_->setValue(can ? (replay_ ? replayIndex_ : r->size() - 1) : 0);
     if (!can) {
-        if (!playhead_->showing()) playLabel_->setText(running() ? tr("recording…") : QString());  // a show writes its own
+        if (!playhead_->showing())
+            playLabel_->setText(running() ? tr("recording…") : QString());  // a show writes its own
     } else if (!replay_)
         playLabel_->setText(tr("%1 scans recorded (1 in %2): Replay or drag").arg(r->size()).arg(r->stride()));
 }
@@ -661,19 +677,29 @@ void TemperingView::updateShowStatus() {
     if (!playhead_->showing() || playhead_->shown() < 0) return;
     const long long computed = computedScans();
     const long long total = recording_ ? recording_->scansTotal() : 0;
-    status_->setText(tr("%1 scan %2 of %3 computed").arg(playhead_->held() ? tr("paused at") : tr("showing")).arg(playhead_->shown()).arg(computed));
+    status_->setText(tr("%1 scan %2 of %3 computed")
+                         .arg(playhead_->held() ? tr("paused at") : tr("showing"))
+                         .arg(playhead_->shown())
+                         .arg(computed));
     // "· ": the two labels sit side by side (status_ just before), and read as one sentence without it.
     playLabel_->setText(computing() ? tr("· engine computing: %1 of %2 scans").arg(computed).arg(total)
-                                    : tr("· engine %1: %2 of %3 scans").arg(lastRunFinished() ? tr("done") : tr("stopped")).arg(computed).arg(total));
+                                    : tr("· engine %1: %2 of %3 scans")
+                                          .arg(lastRunFinished() ? tr("done") : tr("stopped"))
+                                          .arg(computed)
+                                          .arg(total));
 }
 
 QString TemperingView::transportDetail() const {
-    if (playhead_->cut() && !running() && lastRunFinished()) return tr(" · show stopped, the run was computed to its end");
+    if (playhead_->cut() && !running() && lastRunFinished())
+        return tr(" · show stopped, the run was computed to its end");
     if (playhead_->replaying() && replay_ && recording_)
         return tr(" · replay: scan %1 of %2").arg(replay_->scansDone).arg(recording_->lastScan());
     if (!playhead_->showing() || playhead_->shown() < 0) return {};
     const long long total = recording_ ? recording_->scansTotal() : 0;
-    return tr(" shown · %1 of %2 computed%3").arg(computedScans()).arg(total).arg(computing() ? QString() : tr(" (engine %1)").arg(lastRunFinished() ? tr("done") : tr("stopped")));
+    return tr(" shown · %1 of %2 computed%3")
+        .arg(computedScans())
+        .arg(total)
+        .arg(computing() ? QString() : tr(" (engine %1)").arg(lastRunFinished() ? tr("done") : tr("stopped")));
 }
 
 QPixmap TemperingView::grabForScreenshot() {

@@ -46,15 +46,15 @@
 
 #include "core/io/session_io.hpp"
 
+#include "ellipse_heatmap.hpp"
 #include "jobs/background_jobs.hpp"
 #include "jobs/coalesced_mailbox.hpp"
 #include "jobs/playhead.hpp"
 #include "jobs/transport.hpp"
-#include "ellipse_heatmap.hpp"
 #include "ladder_plot.hpp"
+#include "trajectory_chart.hpp"
 #include "views/tempering/tempering_job.hpp"
 #include "views/tempering/tempering_recording.hpp"
-#include "trajectory_chart.hpp"
 
 namespace rbmscope {
 
@@ -79,7 +79,9 @@ public:
     // The toolbar's words on what is shown and what the engine did ("" when nothing is shown live).
     QString transportDetail() const;
     const TemperingRecording* liveRecording() const { return recording_.get(); }  // of the current / last run
-    bool lastScanPending() const { return playhead_->state() == Playhead::State::Cutting; }  // cancelled: the last computed scan is not on screen yet
+    bool lastScanPending() const {
+        return playhead_->state() == Playhead::State::Cutting;
+    }  // cancelled: the last computed scan is not on screen yet
     QPixmap grabForScreenshot();
     // A run computed elsewhere (a reopened `pt` result): its ladder, swap rates, round trips and
     // barrier, shown as its last frame (no trajectories or states: a result holds none), with
@@ -117,12 +119,14 @@ public:
     void setPlaying(bool on);
     bool playing() const { return playhead_->state() == Playhead::State::Playing; }
     bool replaying() const { return replay_ != nullptr; }  // a recorded scan is on screen
-    void showRecord(int index);                              // scrub to a recorded scan (clamped)
-    bool stepReplay();                                       // the next recorded scan; false at the end
-    void endReplay();                                        // back to the run's latest frame
+    void showRecord(int index);                            // scrub to a recorded scan (clamped)
+    bool stepReplay();                                     // the next recorded scan; false at the end
+    void endReplay();                                      // back to the run's latest frame
     int shownRecord() const { return replay_ ? replayIndex_ : -1; }
-    void setReplayPace(double unitsPerSecond) { playhead_->setPace(unitsPerSecond); }  // the transport's; 0: the speed box
-    double replayRate() const;                               // scans per second of Play
+    void setReplayPace(double unitsPerSecond) {
+        playhead_->setPace(unitsPerSecond);
+    }                           // the transport's; 0: the speed box
+    double replayRate() const;  // scans per second of Play
     // What is on screen: the recorded scan of a replay, else the run's latest frame.
     const TemperingFrame* displayedFrame() const { return replay_ ? replay_.get() : shown_.get(); }
     QSlider* replaySlider() const { return playSlider_; }
@@ -133,17 +137,19 @@ public:
     // For the transport (Transport::Job::playback and ::restored): Replaying while a record of the
     // last run is replayed (playing, scrubbed or stepped), else Idle; and a reopened result's
     // scans and end.
-    Transport::State playbackState() const { return playhead_->replaying() ? Transport::State::Replaying : Transport::State::Idle; }
+    Transport::State playbackState() const {
+        return playhead_->replaying() ? Transport::State::Replaying : Transport::State::Idle;
+    }
     std::optional<Transport::Restored> restoredRun() const;
 
 Q_SIGNALS:
-    void frameShown();          // a new frame reached the screen
-    void runFinished();         // the run ended (not cancelled)
+    void frameShown();   // a new frame reached the screen
+    void runFinished();  // the run ended (not cancelled)
     void rungImagesReady();
     void runningChanged(bool running);
     void playingChanged(bool playing);
     void replayAvailableChanged(bool available);  // canReplay() changed (a run ended, a new one started)
-    void playbackChanged();                       // the playhead's state or the replayed record changed (the transport reads them)
+    void playbackChanged();  // the playhead's state or the replayed record changed (the transport reads them)
 
 private:
     void buildControls(QWidget* strip);
@@ -162,9 +168,9 @@ private:
     void playheadChanged(Playhead::State from, Playhead::State to);
     // The playhead's Source: the record at or before `scan` (after: the next one) on screen.
     long long seekRecord(long long scan, bool after);
-    void drawRecord(int index);                 // a record of the ended run on screen (the replay)
-    void showLive(const TemperingFrame& f);     // a recorded scan of the run in progress on screen
-    long long showRunEnd();                     // the show is over: the run's last computed scan
+    void drawRecord(int index);              // a record of the ended run on screen (the replay)
+    void showLive(const TemperingFrame& f);  // a recorded scan of the run in progress on screen
+    long long showRunEnd();                  // the show is over: the run's last computed scan
     long long computedScans() const;
     void updateShowStatus();
 
@@ -209,7 +215,6 @@ private:
     QPushButton* playButton_ = nullptr;
     QSlider* playSlider_ = nullptr;
     QLabel* playLabel_ = nullptr;
-
 };
 
 }  // namespace rbmscope

@@ -275,9 +275,10 @@ QString TrainingJob::saveModel(int id, const QString& path) const {
 QString TrainingJob::saveCheckpoint(int id, const QString& path) const {
     const TrainingRun* r = run(id);
     if (!r || !r->trainer)
-        return r && r->snapshot ? tr("this run was restored from a session, which keeps its curves and model but not the "
-                                     "trainer's state; save checkpoints before saving the session to continue a run later")
-                                : tr("the run has not started yet");
+        return r && r->snapshot
+                   ? tr("this run was restored from a session, which keeps its curves and model but not the "
+                        "trainer's state; save checkpoints before saving the session to continue a run later")
+                   : tr("the run has not started yet");
     if (r->running) return tr("stop the run before saving a checkpoint");
     try {
         r->trainer->save_checkpoint(path.toStdString());
@@ -307,7 +308,8 @@ const TrainingRun* TrainingJob::shownNotRun() const {
 
 int TrainingJob::loadCheckpoint(const QString& path, const TrainDataSpec& data, QString& error) {
     try {
-        auto t = std::make_shared<rbm::Trainer>(rbm::Trainer::load_checkpoint(path.toStdString(), loadTrainingData(data)));
+        auto t =
+            std::make_shared<rbm::Trainer>(rbm::Trainer::load_checkpoint(path.toStdString(), loadTrainingData(data)));
         const int id = add(data, t->options());
         TrainingRun* r = find(id);
         r->trainer = t;

@@ -15,16 +15,16 @@
 #include <memory>
 #include <vector>
 
-#include "jobs/background_jobs.hpp"
-#include "jobs/coalesced_mailbox.hpp"
 #include "core/numerics/step_gate.hpp"
 #include "core/training/training.hpp"
+#include "jobs/background_jobs.hpp"
+#include "jobs/coalesced_mailbox.hpp"
 
 namespace rbmscope {
 
 struct TrainDataSpec {
     QString source = QStringLiteral("bars:4");  // "bars:D", "digits", or a CSV / IDX path
-    bool shifts = false;                         // the tempering paper's one-pixel shifts (image data)
+    bool shifts = false;                        // the tempering paper's one-pixel shifts (image data)
     enum class Prep { AsIs, Binarize, Scale, Standardize } prep = Prep::Binarize;
 };
 // InputError naming the problem.
@@ -53,7 +53,7 @@ struct TrainingRun {
     std::shared_ptr<rbm::Trainer> trainer;  // null until the first job built it
     std::shared_ptr<const TrainSnapshot> snapshot;
     bool running = false;
-    QString error;  // the job failed (bad data, bad options)
+    QString error;           // the job failed (bad data, bad options)
     QString fromCheckpoint;  // the checkpoint file it continued, else "" (its first updates were not seen here)
 };
 
@@ -99,7 +99,7 @@ public:
 Q_SIGNALS:
     void runAdded(int id);
     void runUpdated(int id);
-    void runEnded(int id);        // stopped, finished, diverged or failed
+    void runEnded(int id);  // stopped, finished, diverged or failed
     void busyChanged(bool busy);
 
 private:

@@ -43,18 +43,20 @@ public:
         training_ = new TrainingView(ctx.parent, ctx.jobs);
         training_->setObjectName(name());
         // "Open in app": the trained model replaces the current one; the samples view shows its data.
-        connect(training_, &TrainingView::openModel, this, [this](const rbm::Model& m, const rbm::Dataset& data, const QString& origin) {
-            if (!ctx_.openModel(m, origin)) return;
-            if (View* v = ctx_.view(QStringLiteral("filters")))
-                if (auto* filters = qobject_cast<FiltersView*>(v->widget()))
-                    filters->setImageShape(static_cast<int>(data.image_rows), static_cast<int>(data.image_cols));
-            if (View* v = ctx_.view(QStringLiteral("samples")))
-                if (auto* samples = qobject_cast<SamplesView*>(v->widget())) {
-                    samples->setData(data);
-                    ctx_.showView(v->name());
-                    samples->run();
-                }
-        });
+        connect(training_, &TrainingView::openModel, this,
+                [this](const rbm::Model& m, const rbm::Dataset& data, const QString& origin) {
+                    if (!ctx_.openModel(m, origin)) return;
+                    if (View* v = ctx_.view(QStringLiteral("filters")))
+                        if (auto* filters = qobject_cast<FiltersView*>(v->widget()))
+                            filters->setImageShape(static_cast<int>(data.image_rows),
+                                                   static_cast<int>(data.image_cols));
+                    if (View* v = ctx_.view(QStringLiteral("samples")))
+                        if (auto* samples = qobject_cast<SamplesView*>(v->widget())) {
+                            samples->setData(data);
+                            ctx_.showView(v->name());
+                            samples->run();
+                        }
+                });
         buildTransport();
         connect(trT_, &Transport::stateChanged, this, [this] { ctx_.changed(); });
         connect(ctx_.jobs, &BackgroundJobs::runningChanged, trT_, &Transport::refresh);
@@ -64,7 +66,9 @@ public:
     }
     QString name() const override { return QStringLiteral("training"); }
     QString title() const override { return tr("Training"); }
-    QString toolTip() const override { return tr("Train RBMs with CD, PCD, tempered PCD or Algorithm 2 and watch them learn"); }
+    QString toolTip() const override {
+        return tr("Train RBMs with CD, PCD, tempered PCD or Algorithm 2 and watch them learn");
+    }
     QWidget* widget() const override { return training_; }
     Transport* transport() const override { return trT_; }
     bool busy() const override { return training_->busy(); }
@@ -89,7 +93,9 @@ public:
     QString reportSection(const ReportContext& r) const override {
         const TrainingRun* trun = nullptr;
         for (int id : training_->session()->ids())
-            if (const TrainingRun* run = training_->session()->run(id); run && run->snapshot && !run->snapshot->log.empty()) trun = run;
+            if (const TrainingRun* run = training_->session()->run(id);
+                run && run->snapshot && !run->snapshot->log.empty())
+                trun = run;
         if (!trun) return {};
         const auto num = [](double x, int digits = 6) { return reportNumber(x, digits); };
         const auto esc = reportEscape;
@@ -107,7 +113,9 @@ public:
         html += QStringLiteral("<table>");
         html += row(tr("run"), esc(trun->label));
         html += row(tr("data"), esc(describe(trun->data)));
-        html += row(tr("model"), QStringLiteral("%1, %2 hidden units").arg(QString::fromLatin1(rbm::kind_name(o.kind))).arg(o.hidden));
+        html +=
+            row(tr("model"),
+                QStringLiteral("%1, %2 hidden units").arg(QString::fromLatin1(rbm::kind_name(o.kind))).arg(o.hidden));
         html += row(tr("method"), QStringLiteral("%1, k = %2, batch %3, learning rate %4, seed %5")
                                       .arg(QString::fromLatin1(rbm::train_method_name(o.method)))
                                       .arg(o.k)
@@ -122,17 +130,21 @@ public:
         html += row(tr("final reconstruction error"), num(last.reconstruction_error, 10));
         html += QStringLiteral("</table>\n");
         if (!trun->fromCheckpoint.isEmpty())
-            html += QStringLiteral("<p class=\"note\">This run continued the checkpoint %1: no command line started here reproduces the updates before it.</p>")
+            html += QStringLiteral(
+                        "<p class=\"note\">This run continued the checkpoint %1: no command line started here "
+                        "reproduces the updates before it.</p>")
                         .arg(esc(trun->fromCheckpoint));
         else if (snap.status != rbm::TrainStatus::Finished)
-            html += QStringLiteral("<p class=\"note\">The run did not finish (%1): no command line gives these partial figures.</p>")
-                        .arg(esc(QString::fromLatin1(rbm::train_status_name(snap.status))));
-        else
-            html += reportCommand(trainCommand(trun->data, o, r.baseName.toStdString() + ".trained.json"));
+            html +=
+                QStringLiteral(
+                    "<p class=\"note\">The run did not finish (%1): no command line gives these partial figures.</p>")
+                    .arg(esc(QString::fromLatin1(rbm::train_status_name(snap.status))));
+        else html += reportCommand(trainCommand(trun->data, o, r.baseName.toStdString() + ".trained.json"));
         return html;
     }
     // train with the view's data and controls (none when the controls do not work together).
-    std::optional<CliEquivalent> cliCommand(const std::string&, const QString& dir, const QString& baseName, bool* readsModel) const override {
+    std::optional<CliEquivalent> cliCommand(const std::string&, const QString& dir, const QString& baseName,
+                                            bool* readsModel) const override {
         CliEquivalent c;
         try {
             c = trainCommand(training_->dataSpec(), training_->options(),
@@ -148,10 +160,14 @@ public:
     bool opensResult(const rbm::ResultFile& res) const override {
         return res.command == rbm::ResultCommand::Train || res.command == rbm::ResultCommand::TrainLog;
     }
-    ShownResult showResult(const rbm::ResultFile&, const QString& file, const std::vector<rbm::TrainFileRecord>& records) override {
+    ShownResult showResult(const rbm::ResultFile&, const QString& file,
+                           const std::vector<rbm::TrainFileRecord>& records) override {
         if (!records.empty())
-            training_->showLog(trainRecords(records), tr("reopened %1").arg(file), tr("reopened from %1 (not a live run)").arg(file));
-        return {records.empty() ? tr("nothing: no log") : tr("the log-likelihood and reconstruction-error curves (%1 records)").arg(records.size()),
+            training_->showLog(trainRecords(records), tr("reopened %1").arg(file),
+                               tr("reopened from %1 (not a live run)").arg(file));
+        return {records.empty()
+                    ? tr("nothing: no log")
+                    : tr("the log-likelihood and reconstruction-error curves (%1 records)").arg(records.size()),
                 tr("negative samples and filters of the run (its trained model opens in the other views)"), QString()};
     }
 

@@ -37,7 +37,8 @@ std::map<std::string, SessionValue> trainSettingsToMap(const TrainDataSpec& d, c
     m["updates"] = integer(o.updates);
     m["batch"] = integer(o.batch);
     m["learning_rate"] = SessionValue::scalar(o.learning_rate);
-    m["schedule"] = SessionValue::scalar(std::string(o.schedule == rbm::LearningRateSchedule::Linear ? "linear" : "constant"));
+    m["schedule"] =
+        SessionValue::scalar(std::string(o.schedule == rbm::LearningRateSchedule::Linear ? "linear" : "constant"));
     m["momentum"] = SessionValue::scalar(o.momentum);
     m["weight_decay"] = SessionValue::scalar(o.weight_decay);
     m["gamma"] = SessionValue::scalar(o.gamma);
@@ -61,8 +62,8 @@ std::map<std::string, SessionValue> trainSettingsToMap(const TrainDataSpec& d, c
     return m;
 }
 
-QString trainSettingsFromMap(const std::map<std::string, SessionValue>& map, const std::string& prefix, TrainDataSpec& data,
-                             rbm::TrainOptions& options) {
+QString trainSettingsFromMap(const std::map<std::string, SessionValue>& map, const std::string& prefix,
+                             TrainDataSpec& data, rbm::TrainOptions& options) {
     SessionSettingsReader r(map, prefix);
     TrainDataSpec d = data;
     rbm::TrainOptions o = options;
@@ -70,19 +71,21 @@ QString trainSettingsFromMap(const std::map<std::string, SessionValue>& map, con
     if (r.has("data")) {
         r.string("data", text);
         if (r.error.isEmpty() && QString::fromStdString(text).trimmed().isEmpty())
-            r.fail("data", QStringLiteral("a data spec (\"bars:4\", \"digits\" or a file path)"), QStringLiteral("an empty string"));
+            r.fail("data", QStringLiteral("a data spec (\"bars:4\", \"digits\" or a file path)"),
+                   QStringLiteral("an empty string"));
         d.source = QString::fromStdString(text).trimmed();
     }
     r.boolean("shifts", d.shifts);
     if (r.choice("prep", {"binarize", "scale", "standardize", "as-is"}, text))
-        d.prep = text == "binarize" ? TrainDataSpec::Prep::Binarize
-                 : text == "scale"  ? TrainDataSpec::Prep::Scale
+        d.prep = text == "binarize"      ? TrainDataSpec::Prep::Binarize
+                 : text == "scale"       ? TrainDataSpec::Prep::Scale
                  : text == "standardize" ? TrainDataSpec::Prep::Standardize
                                          : TrainDataSpec::Prep::AsIs;
     if (r.choice("kind", {"brbm", "grbm", "leaky"}, text))
         o.kind = text == "brbm" ? rbm::ModelKind::Brbm : text == "grbm" ? rbm::ModelKind::Grbm : rbm::ModelKind::Leaky;
     r.integer("hidden", 1, 100000, o.hidden);
-    if (r.choice("method", {"cd", "pcd", "pt", "lpt", "deo", "leaky", "mix"}, text)) o.method = rbm::parse_train_method(text);
+    if (r.choice("method", {"cd", "pcd", "pt", "lpt", "deo", "leaky", "mix"}, text))
+        o.method = rbm::parse_train_method(text);
     r.integer("k", 1, 100000, o.k);
     r.integer("updates", 0, kBig, o.updates);
     r.integer("batch", 1, kBig, o.batch);
@@ -138,9 +141,11 @@ rbm::SessionTrainingRun sessionRunOf(const TrainingRun& run) {
 QString restoredRunOf(const rbm::SessionTrainingRun& s, const std::string& path, RestoredRun& out) {
     RestoredRun r;
     const QString where = QString::fromStdString(path);
-    if (const QString err = trainSettingsFromMap(s.settings, path + ".settings.", r.data, r.options); !err.isEmpty()) return err;
+    if (const QString err = trainSettingsFromMap(s.settings, path + ".settings.", r.data, r.options); !err.isEmpty())
+        return err;
     if (s.model.kind() != r.options.kind || s.model.n_hidden() != r.options.hidden)
-        return QStringLiteral("%1: the model (%2, %3 hidden units) does not match the run's settings (kind %4, hidden %5)")
+        return QStringLiteral(
+                   "%1: the model (%2, %3 hidden units) does not match the run's settings (kind %4, hidden %5)")
             .arg(where, QString::fromLatin1(rbm::kind_name(s.model.kind())))
             .arg(s.model.n_hidden())
             .arg(QString::fromLatin1(rbm::kind_name(r.options.kind)))
@@ -161,7 +166,7 @@ QString restoredRunOf(const rbm::SessionTrainingRun& s, const std::string& path,
     snap->log = s.log;
     snap->model = s.model;
     snap->negatives = s.negatives;
-    snap->status = s.status == "finished" ? rbm::TrainStatus::Finished
+    snap->status = s.status == "finished"   ? rbm::TrainStatus::Finished
                    : s.status == "diverged" ? rbm::TrainStatus::Diverged
                                             : rbm::TrainStatus::Cancelled;
     snap->message = QString::fromStdString(s.message);
@@ -211,7 +216,8 @@ QString TrainingView::readSession(const std::map<std::string, rbm::SessionValue>
     s.options = controlOptions();
     for (std::size_t i = 0; i < runs.size(); ++i) {
         RestoredRun r;
-        if (const QString err = restoredRunOf(runs[i], "training_runs[" + std::to_string(i) + "]", r); !err.isEmpty()) return err;
+        if (const QString err = restoredRunOf(runs[i], "training_runs[" + std::to_string(i) + "]", r); !err.isEmpty())
+            return err;
         s.runs.push_back(std::move(r));
     }
     if (settings) {
@@ -225,12 +231,16 @@ QString TrainingView::readSession(const std::map<std::string, rbm::SessionValue>
             bool ok = false;
             const int d = src.mid(5).toInt(&ok);
             if (!ok || d < barsD_->minimum() || d > barsD_->maximum())
-                r.fail("data", QStringLiteral("\"bars:D\" with D from %1 to %2, \"digits\" or a file path").arg(barsD_->minimum()).arg(barsD_->maximum()),
+                r.fail("data",
+                       QStringLiteral("\"bars:D\" with D from %1 to %2, \"digits\" or a file path")
+                           .arg(barsD_->minimum())
+                           .arg(barsD_->maximum()),
                        QStringLiteral("\"%1\"").arg(src));
         }
         const auto within = [&](const char* key, double value, double lo, double hi) {
             if (settings->count(key) && !(value >= lo && value <= hi))
-                r.fail(key, QStringLiteral("a number from %1 to %2 (the view's field)").arg(lo).arg(hi), QString::number(value, 'g', 17));
+                r.fail(key, QStringLiteral("a number from %1 to %2 (the view's field)").arg(lo).arg(hi),
+                       QString::number(value, 'g', 17));
         };
         const rbm::TrainOptions& o = s.options;
         within("hidden", double(o.hidden), hidden_->minimum(), hidden_->maximum());
@@ -261,10 +271,13 @@ void TrainingView::applySession(const SessionState& state) {
     std::vector<int> ids;
     for (const RestoredRun& r : state.runs) ids.push_back(session_->restore(r.label, r.data, r.options, r.snapshot));
     refreshList();
-    if (state.selected >= 0 && state.selected < static_cast<long long>(ids.size())) selectRun(ids[static_cast<std::size_t>(state.selected)]);
+    if (state.selected >= 0 && state.selected < static_cast<long long>(ids.size()))
+        selectRun(ids[static_cast<std::size_t>(state.selected)]);
     else if (!ids.empty()) selectRun(ids.back());
     else showSelected();
-    setStatus(state.runs.empty() ? QString() : tr("%n run(s) restored from the session.", nullptr, static_cast<int>(state.runs.size())));
+    setStatus(state.runs.empty()
+                  ? QString()
+                  : tr("%n run(s) restored from the session.", nullptr, static_cast<int>(state.runs.size())));
     updateEnabled();
 }
 

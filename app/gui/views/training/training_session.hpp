@@ -21,7 +21,8 @@
 
 namespace rbmscope {
 
-std::map<std::string, rbm::SessionValue> trainSettingsToMap(const TrainDataSpec& data, const rbm::TrainOptions& options);
+std::map<std::string, rbm::SessionValue> trainSettingsToMap(const TrainDataSpec& data,
+                                                            const rbm::TrainOptions& options);
 // Keys that are missing keep the values given; checked as a training checkpoint's options are
 // (its ranges). "" on success, else one message naming `prefix` + the key; nothing is written then.
 QString trainSettingsFromMap(const std::map<std::string, rbm::SessionValue>& map, const std::string& prefix,

@@ -23,8 +23,9 @@ namespace {
 // The Data choice's entries, in order: the sets rbm::load_dataset knows by name, then a file.
 enum DataChoice { kBars = 0, kDigits, kFashionTrain, kFashionTest, kFile };
 
-const rbm::TrainMethod kMethods[] = {rbm::TrainMethod::Cd,  rbm::TrainMethod::Pcd,   rbm::TrainMethod::Pt, rbm::TrainMethod::Lpt,
-                                     rbm::TrainMethod::Deo, rbm::TrainMethod::Leaky, rbm::TrainMethod::Mix};
+const rbm::TrainMethod kMethods[] = {rbm::TrainMethod::Cd,  rbm::TrainMethod::Pcd, rbm::TrainMethod::Pt,
+                                     rbm::TrainMethod::Lpt, rbm::TrainMethod::Deo, rbm::TrainMethod::Leaky,
+                                     rbm::TrainMethod::Mix};
 
 QDoubleSpinBox* realSpin(QWidget* parent, double lo, double hi, double value, int decimals, double step) {
     auto* s = new QDoubleSpinBox(parent);
@@ -57,7 +58,8 @@ QWidget* TrainingView::buildSettings() {
     dataKind_->addItem(tr("Fashion-MNIST 28×28, training set (60000)"));
     dataKind_->addItem(tr("Fashion-MNIST 28×28, test set (10000)"));
     dataKind_->addItem(tr("file (CSV / IDX)"));
-    dataKind_->setItemData(kFashionTrain, tr("Debian's dataset-fashion-mnist package (apt-get install dataset-fashion-mnist)"),
+    dataKind_->setItemData(kFashionTrain,
+                           tr("Debian's dataset-fashion-mnist package (apt-get install dataset-fashion-mnist)"),
                            Qt::ToolTipRole);
     dataKind_->setItemData(kFashionTest, dataKind_->itemData(kFashionTrain, Qt::ToolTipRole), Qt::ToolTipRole);
     barsD_ = intSpin(box, 1, 12, 4);
@@ -69,8 +71,9 @@ QWidget* TrainingView::buildSettings() {
     pathRow->addWidget(dataPath_, 1);
     pathRow->addWidget(browse_);
     shifts_ = new QCheckBox(tr("one-pixel shifts (×5)"), box);
-    shifts_->setToolTip(tr("Each image followed by its copies shifted one pixel up, down, left and right "
-                           "(the tempering paper's augmentation)"));
+    shifts_->setToolTip(
+        tr("Each image followed by its copies shifted one pixel up, down, left and right "
+           "(the tempering paper's augmentation)"));
     prep_ = new QComboBox(box);
     prep_->addItem(tr("binarize"), static_cast<int>(TrainDataSpec::Prep::Binarize));
     prep_->addItem(tr("scale to [0,1]"), static_cast<int>(TrainDataSpec::Prep::Scale));
@@ -90,9 +93,10 @@ QWidget* TrainingView::buildSettings() {
     method_ = new QComboBox(box);
     for (auto m : kMethods) method_->addItem(QString::fromLatin1(rbm::train_method_name(m)), static_cast<int>(m));
     method_->setCurrentIndex(1);
-    method_->setToolTip(tr("cd: CD-k from the batch · pcd: persistent chains · pt / lpt / deo: persistent PT ladders "
-                           "with reversible, lifted or deterministic even-odd swaps · leaky: Algorithm 2 (fresh "
-                           "annealing from leakiness 1) · mix: the same annealing started from the batch"));
+    method_->setToolTip(
+        tr("cd: CD-k from the batch · pcd: persistent chains · pt / lpt / deo: persistent PT ladders "
+           "with reversible, lifted or deterministic even-odd swaps · leaky: Algorithm 2 (fresh "
+           "annealing from leakiness 1) · mix: the same annealing started from the batch"));
     k_ = intSpin(box, 1, 100000, 1);
     k_->setToolTip(tr("Gibbs sweeps per update (cd, pcd), PT scans (pt, lpt, deo), annealing steps (leaky, mix)"));
     batch_ = intSpin(box, 1, 100000, 10);
@@ -111,11 +115,13 @@ QWidget* TrainingView::buildSettings() {
     projection_->setChecked(true);
     updates_ = intSpin(box, 1, 100000000, 500);
     monitor_ = intSpin(box, 0, 1000000, 25);
-    monitor_->setToolTip(tr("A log-likelihood record every this many updates (exact when log Z can be enumerated, "
-                            "else AIS); 0: only at the start and the end"));
+    monitor_->setToolTip(
+        tr("A log-likelihood record every this many updates (exact when log Z can be enumerated, "
+           "else AIS); 0: only at the start and the end"));
     seed_ = intSpin(box, 0, 1 << 30, 1);
     initScale_ = realSpin(box, 0, 10, 0.01, 4, 0.01);
-    initScale_->setToolTip(tr("Initial weights W_ij ~ N(0, s²); very small s starts bars-and-stripes on a long plateau"));
+    initScale_->setToolTip(
+        tr("Initial weights W_ij ~ N(0, s²); very small s starts bars-and-stripes on a long plateau"));
     form->addRow(tr("Kind"), kind_);
     form->addRow(tr("Hidden units"), hidden_);
     form->addRow(tr("Method"), method_);
@@ -150,8 +156,8 @@ QWidget* TrainingView::buildSettings() {
     openButton_->setToolTip(tr("Load the selected run's model into the other views (samples, filters, AIS, …)"));
     clearButton_ = new QPushButton(tr("Clear runs"), box);
     auto* buttons = new QGridLayout;
-    QPushButton* all[] = {trainButton_, stopButton_, resumeButton_, compareButton_, saveModelButton_,
-                          saveCkptButton_, loadCkptButton_, openButton_, clearButton_};
+    QPushButton* all[] = {trainButton_,    stopButton_,     resumeButton_, compareButton_, saveModelButton_,
+                          saveCkptButton_, loadCkptButton_, openButton_,   clearButton_};
     for (int i = 0; i < 9; ++i) buttons->addWidget(all[i], i / 2, i % 2);
     v->addLayout(buttons);
     progress_ = new QProgressBar(box);
@@ -167,8 +173,9 @@ QWidget* TrainingView::buildSettings() {
     connect(kind_, &QComboBox::currentIndexChanged, this, [this] { methodOrKindChanged(); });
     connect(method_, &QComboBox::currentIndexChanged, this, [this] { methodOrKindChanged(); });
     connect(browse_, &QPushButton::clicked, this, [this] {
-        const QString p = QFileDialog::getOpenFileName(this, tr("Training data"), QString(),
-                                                       tr("Data (*.csv *.csv.gz *idx3-ubyte *idx3-ubyte.gz);;All files (*)"));
+        const QString p =
+            QFileDialog::getOpenFileName(this, tr("Training data"), QString(),
+                                         tr("Data (*.csv *.csv.gz *idx3-ubyte *idx3-ubyte.gz);;All files (*)"));
         if (!p.isEmpty()) dataPath_->setText(p);
     });
     connect(trainButton_, &QPushButton::clicked, this, [this] { train(); });
@@ -195,7 +202,8 @@ QWidget* TrainingView::buildSettings() {
         if (!p.isEmpty()) saveCheckpoint(p);
     });
     connect(loadCkptButton_, &QPushButton::clicked, this, [this] {
-        const QString p = QFileDialog::getOpenFileName(this, tr("Load checkpoint"), QString(), tr("Checkpoint (*.json);;All files (*)"));
+        const QString p = QFileDialog::getOpenFileName(this, tr("Load checkpoint"), QString(),
+                                                       tr("Checkpoint (*.json);;All files (*)"));
         if (!p.isEmpty()) loadCheckpoint(p);
     });
     return box;
@@ -286,7 +294,8 @@ rbm::TrainOptions TrainingView::controlOptions() const {
     o.k = k_->value();
     o.batch = batch_->value();
     o.learning_rate = lr_->value();
-    o.schedule = schedule_->currentIndex() == 1 ? rbm::LearningRateSchedule::Linear : rbm::LearningRateSchedule::Constant;
+    o.schedule =
+        schedule_->currentIndex() == 1 ? rbm::LearningRateSchedule::Linear : rbm::LearningRateSchedule::Constant;
     o.momentum = momentum_->value();
     o.weight_decay = decay_->value();
     o.gamma = gamma_->value();

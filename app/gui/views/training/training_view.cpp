@@ -92,13 +92,15 @@ TrainingView::TrainingView(QWidget* parent, BackgroundJobs* jobs) : QWidget(pare
     swapChart_->setEmptyText(tr("Tempered runs (pt, lpt, deo) show their swap acceptance here"));
     projChart_ = new RunCurves(diag_);
     projChart_->setTitles(QString(), tr("updates"), tr("largest singular value of W"));
-    projChart_->setEmptyText(tr("Leaky runs show the largest singular value of W here; ● marks intervals in which the projection was active"));
+    projChart_->setEmptyText(tr(
+        "Leaky runs show the largest singular value of W here; ● marks intervals in which the projection was active"));
     diag_->addTab(reconChart_, tr("Reconstruction"));
     diag_->addTab(swapChart_, tr("Swaps"));
     diag_->addTab(projChart_, tr("Projection"));
     diag_->setTabToolTip(0, tr("Reconstruction error: mean |v − E[v | E[h | v]]|² over the monitored rows"));
     diag_->setTabToolTip(1, tr("Mean swap acceptance over the ladder pairs since the previous record (pt, lpt, deo)"));
-    diag_->setTabToolTip(2, tr("Leaky RBMs: the largest singular value of W and how often the projection step clipped it"));
+    diag_->setTabToolTip(
+        2, tr("Leaky RBMs: the largest singular value of W and how often the projection step clipped it"));
     diag_->setMinimumWidth(380);
     negatives_ = new SampleGrid(bottom);
     negatives_->setTitle(tr("Negative samples of the selected run"));
@@ -184,12 +186,13 @@ void TrainingView::stop() {
 bool TrainingView::resume() {
     if (!session_->resume(selected_, updates_->value())) {
         const TrainingRun* r = session_->run(selected_);
-        setStatus(!r ? tr("Select a run to resume.")
-                     : r->running ? tr("The run is already running.")
-                     : r->snapshot && r->snapshot->status == rbm::TrainStatus::Diverged ? tr("A diverged run cannot be resumed.")
-                     : r->snapshot ? tr("This run was restored from a session, which keeps its curves and model but not "
-                                        "the trainer's state: it cannot be resumed.")
-                                   : tr("This run has no trainer to resume (it failed to start)."),
+        setStatus(!r           ? tr("Select a run to resume.")
+                  : r->running ? tr("The run is already running.")
+                  : r->snapshot && r->snapshot->status == rbm::TrainStatus::Diverged
+                      ? tr("A diverged run cannot be resumed.")
+                  : r->snapshot ? tr("This run was restored from a session, which keeps its curves and model but not "
+                                     "the trainer's state: it cannot be resumed.")
+                                : tr("This run has no trainer to resume (it failed to start)."),
                   true);
         return false;
     }
@@ -199,13 +202,15 @@ bool TrainingView::resume() {
 
 QString TrainingView::saveModel(const QString& path) {
     const QString err = session_->saveModel(selected_, path);
-    setStatus(err.isEmpty() ? tr("Saved the model to %1").arg(path) : tr("Cannot save the model: %1").arg(err), !err.isEmpty());
+    setStatus(err.isEmpty() ? tr("Saved the model to %1").arg(path) : tr("Cannot save the model: %1").arg(err),
+              !err.isEmpty());
     return err;
 }
 
 QString TrainingView::saveCheckpoint(const QString& path) {
     const QString err = session_->saveCheckpoint(selected_, path);
-    setStatus(err.isEmpty() ? tr("Saved a checkpoint to %1").arg(path) : tr("Cannot save the checkpoint: %1").arg(err), !err.isEmpty());
+    setStatus(err.isEmpty() ? tr("Saved a checkpoint to %1").arg(path) : tr("Cannot save the checkpoint: %1").arg(err),
+              !err.isEmpty());
     return err;
 }
 
@@ -217,7 +222,8 @@ QString TrainingView::loadCheckpoint(const QString& path) {
         return err;
     }
     if (const TrainingRun* r = session_->run(id)) setOptions(r->options);
-    setStatus(tr("Loaded %1: %2 updates done; Resume continues it.").arg(path).arg(session_->run(id)->snapshot->updatesDone));
+    setStatus(
+        tr("Loaded %1: %2 updates done; Resume continues it.").arg(path).arg(session_->run(id)->snapshot->updatesDone));
     return {};
 }
 
@@ -228,7 +234,10 @@ void TrainingView::openInApp() {
         return;
     }
     rbm::Model m = r->snapshot->model;
-    m.name = QStringLiteral("%1 on %2 (%3 updates)").arg(r->label, describe(r->data)).arg(r->snapshot->updatesDone).toStdString();
+    m.name = QStringLiteral("%1 on %2 (%3 updates)")
+                 .arg(r->label, describe(r->data))
+                 .arg(r->snapshot->updatesDone)
+                 .toStdString();
     // The model carries its data and preprocessing, so saving it keeps them (as train's files do).
     m.training = trainingDataOf(r->data);
     if (m.training->standardize) {
@@ -259,7 +268,8 @@ void TrainingView::openInApp() {
 void TrainingView::selectRun(int id) {
     selected_ = id;
     for (int i = 0; i < runList_->count(); ++i)
-        if (runList_->item(i)->data(Qt::UserRole).toInt() == id && runList_->currentRow() != i) runList_->setCurrentRow(i);
+        if (runList_->item(i)->data(Qt::UserRole).toInt() == id && runList_->currentRow() != i)
+            runList_->setCurrentRow(i);
     showSelected();
     updateEnabled();
 }
@@ -270,7 +280,8 @@ void TrainingView::onRunUpdated(int id) {
     if (!r->error.isEmpty()) setStatus(tr("%1: %2").arg(r->label, r->error), true);
     // A run in progress: the status line says whether it is held (the worker posts a snapshot as it
     // stops in a pause, and snapshots again once it goes on).
-    else if (session_->busy() && !runningText_.isEmpty() && r->snapshot && r->snapshot->status == rbm::TrainStatus::Running)
+    else if (session_->busy() && !runningText_.isEmpty() && r->snapshot &&
+             r->snapshot->status == rbm::TrainStatus::Running)
         setStatus((stepGate() && stepGate()->pause.load() ? tr("Paused — ") : QString()) + runningText_);
     if (r->snapshot) {
         const auto& log = r->snapshot->log;
@@ -304,8 +315,12 @@ void TrainingView::onRunUpdated(int id) {
         if (r->options.kind == rbm::ModelKind::Leaky) {
             rbm::Index proj = 0;
             for (const auto& rr : log) proj += rr.projections;
-            projChart_->setCurve(id, QStringLiteral("%1 (projection active in %2 of %3 updates)").arg(r->label).arg(r->snapshot->projections)
-                                        .arg(r->snapshot->updatesDone), color, sv);
+            projChart_->setCurve(id,
+                                 QStringLiteral("%1 (projection active in %2 of %3 updates)")
+                                     .arg(r->label)
+                                     .arg(r->snapshot->projections)
+                                     .arg(r->snapshot->updatesDone),
+                                 color, sv);
             (void)proj;
         }
     }
@@ -323,7 +338,8 @@ void TrainingView::showLog(const std::vector<rbm::TrainRecord>& log, const QStri
         if (std::isfinite(r.log_likelihood)) {
             ll.emplace_back(x, r.log_likelihood);
             ais = ais || r.log_likelihood_method == "ais";
-            const bool band = r.log_likelihood_method == "ais" && std::isfinite(r.log_likelihood_low) && std::isfinite(r.log_likelihood_high);
+            const bool band = r.log_likelihood_method == "ais" && std::isfinite(r.log_likelihood_low) &&
+                              std::isfinite(r.log_likelihood_high);
             lo.push_back(band ? r.log_likelihood_low : r.log_likelihood);
             hi.push_back(band ? r.log_likelihood_high : r.log_likelihood);
         }
@@ -341,7 +357,9 @@ void TrainingView::onRunEnded(int id) {
     const TrainingRun* r = session_->run(id);
     if (r && r->error.isEmpty() && r->snapshot) {
         const auto& s = *r->snapshot;
-        QString text = tr("%1: %2 after %3 updates").arg(r->label, QString::fromLatin1(rbm::train_status_name(s.status))).arg(s.updatesDone);
+        QString text = tr("%1: %2 after %3 updates")
+                           .arg(r->label, QString::fromLatin1(rbm::train_status_name(s.status)))
+                           .arg(s.updatesDone);
         if (!s.log.empty() && std::isfinite(s.log.back().log_likelihood))
             text += tr(", log-likelihood %1 (%2)").arg(s.log.back().log_likelihood, 0, 'f', 4).arg(llLabel(s.log));
         if (s.status == rbm::TrainStatus::Diverged) text += QStringLiteral(". ") + s.message;
@@ -401,21 +419,27 @@ void TrainingView::showSelected() {
     }
     filters_->setImageShape(static_cast<int>(s.imageRows), static_cast<int>(s.imageCols));
     filters_->setModel(s.model);
-    QString info = QStringLiteral("<b>%1</b> on %2<br>%3 · %4 s").arg(r->label.toHtmlEscaped(), describe(r->data).toHtmlEscaped(),
-                                                                    QString::fromLatin1(rbm::train_status_name(s.status)))
+    QString info = QStringLiteral("<b>%1</b> on %2<br>%3 · %4 s")
+                       .arg(r->label.toHtmlEscaped(), describe(r->data).toHtmlEscaped(),
+                            QString::fromLatin1(rbm::train_status_name(s.status)))
                        .arg(s.seconds, 0, 'f', 1);
     if (!s.log.empty()) {
         const auto& last = s.log.back();
         if (last.log_likelihood_method == "ais")
-            info += tr("<br>log-likelihood (AIS) %1 [%2, %3]").arg(last.log_likelihood, 0, 'f', 3).arg(last.log_likelihood_low, 0, 'f', 3)
+            info += tr("<br>log-likelihood (AIS) %1 [%2, %3]")
+                        .arg(last.log_likelihood, 0, 'f', 3)
+                        .arg(last.log_likelihood_low, 0, 'f', 3)
                         .arg(last.log_likelihood_high, 0, 'f', 3);
         else if (std::isfinite(last.log_likelihood))
             info += tr("<br>log-likelihood (exact) %1").arg(last.log_likelihood, 0, 'f', 4);
         if (r->options.kind == rbm::ModelKind::Leaky)
-            info += tr("<br>projection active in %1 of %2 updates; σ_max(W) = %3").arg(s.projections).arg(s.updatesDone)
+            info += tr("<br>projection active in %1 of %2 updates; σ_max(W) = %3")
+                        .arg(s.projections)
+                        .arg(s.updatesDone)
                         .arg(last.max_singular_value, 0, 'f', 4);
     }
-    if (s.status == rbm::TrainStatus::Diverged) info += QStringLiteral("<br><span style='color:#b00020'>%1</span>").arg(s.message.toHtmlEscaped());
+    if (s.status == rbm::TrainStatus::Diverged)
+        info += QStringLiteral("<br><span style='color:#b00020'>%1</span>").arg(s.message.toHtmlEscaped());
     runInfo_->setText(info);
 }
 
@@ -423,7 +447,8 @@ void TrainingView::updateEnabled() {
     const TrainingRun* r = session_->run(selected_);
     const bool busy = session_->busy();
     stopButton_->setEnabled(busy);
-    resumeButton_->setEnabled(r && !r->running && r->trainer && r->snapshot && r->snapshot->status != rbm::TrainStatus::Diverged);
+    resumeButton_->setEnabled(r && !r->running && r->trainer && r->snapshot &&
+                              r->snapshot->status != rbm::TrainStatus::Diverged);
     saveModelButton_->setEnabled(r && r->snapshot);
     saveCkptButton_->setEnabled(r && !r->running && r->trainer);
     openButton_->setEnabled(r && !r->running && r->snapshot);
@@ -431,14 +456,17 @@ void TrainingView::updateEnabled() {
 }
 
 QString TrainingView::exportCsv() const {
-    QString out = QStringLiteral("run,method,update,log_likelihood,estimator,low,high,reconstruction_error,mean_swap_acceptance,max_singular_value\n");
+    QString out = QStringLiteral(
+        "run,method,update,log_likelihood,estimator,low,high,reconstruction_error,mean_swap_acceptance,max_singular_"
+        "value\n");
     for (const int id : session_->ids()) {
         const TrainingRun* r = session_->run(id);
         if (!r->snapshot) continue;
         for (const auto& rec : r->snapshot->log) {
             double swap = std::numeric_limits<double>::quiet_NaN();
             if (!rec.swap_acceptance.empty())
-                swap = std::accumulate(rec.swap_acceptance.begin(), rec.swap_acceptance.end(), 0.0) / double(rec.swap_acceptance.size());
+                swap = std::accumulate(rec.swap_acceptance.begin(), rec.swap_acceptance.end(), 0.0) /
+                       double(rec.swap_acceptance.size());
             out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10\n")
                        .arg(r->label, QString::fromLatin1(rbm::train_method_name(r->options.method)))
                        .arg(rec.update)
@@ -464,7 +492,8 @@ QJsonObject TrainingView::exportJson() const {
         o[QStringLiteral("data")] = describe(r->data);
         if (!r->error.isEmpty()) o[QStringLiteral("error")] = r->error;
         if (r->trainer && !r->running)
-            o[QStringLiteral("log")] = QJsonDocument::fromJson(QByteArray::fromStdString(r->trainer->log_json())).array();
+            o[QStringLiteral("log")] =
+                QJsonDocument::fromJson(QByteArray::fromStdString(r->trainer->log_json())).array();
         runs.append(o);
     }
     return QJsonObject{{QStringLiteral("view"), QStringLiteral("training")}, {QStringLiteral("runs"), runs}};
@@ -473,7 +502,8 @@ QJsonObject TrainingView::exportJson() const {
 std::optional<Transport::Restored> TrainingView::restoredRun() const {
     const TrainingRun* r = session_->shownNotRun();
     if (!r) return std::nullopt;
-    return Transport::Restored{static_cast<long long>(r->snapshot->updatesDone), r->snapshot->status == rbm::TrainStatus::Finished};
+    return Transport::Restored{static_cast<long long>(r->snapshot->updatesDone),
+                               r->snapshot->status == rbm::TrainStatus::Finished};
 }
 
 }  // namespace rbmscope

@@ -13,6 +13,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -20,14 +21,13 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTabWidget>
-#include <QJsonObject>
 #include <QWidget>
 
 #include "jobs/background_jobs.hpp"
 #include "jobs/transport.hpp"
-#include "views/filters/filters_view.hpp"
 #include "run_curves.hpp"
 #include "sample_grid.hpp"
+#include "views/filters/filters_view.hpp"
 #include "views/training/training_job.hpp"
 #include "views/training/training_session.hpp"
 
@@ -66,8 +66,8 @@ public:
     // gate: shared by the runs started now (jobs/transport.hpp); null: a fresh one.
     bool train(std::shared_ptr<rbm::StepGate> gate = {});
     bool compareMethods(const std::vector<rbm::TrainMethod>& methods = {rbm::TrainMethod::Cd, rbm::TrainMethod::Pcd,
-                                                                         rbm::TrainMethod::Pt, rbm::TrainMethod::Lpt,
-                                                                         rbm::TrainMethod::Deo});
+                                                                        rbm::TrainMethod::Pt, rbm::TrainMethod::Lpt,
+                                                                        rbm::TrainMethod::Deo});
     void stop();
     bool resume();
     QString saveModel(const QString& path);
@@ -104,7 +104,7 @@ public:
 Q_SIGNALS:
     // "Open in app": the trained model and the data it learned, for the other views.
     void openModel(const rbm::Model& model, const rbm::Dataset& data, const QString& origin);
-    void runShown(int id);   // a run's curves / samples were redrawn
+    void runShown(int id);  // a run's curves / samples were redrawn
     void runEnded(int id);
 
 private:
