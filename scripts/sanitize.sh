@@ -23,7 +23,7 @@ export RBMSCOPE_SANITIZED=1
 # Threaded suites: every one that runs for_each_block on more than one thread, including the
 # 1-thread vs 2-thread bitwise comparisons (rbm::ThreadLimit).
 tsan_suites=(test_rng_determinism test_ais_runner test_ais_estimates test_ais_cov test_ais_leaky
-             test_ais_mas test_pt test_exact test_meanfield)
+             test_ais_mas test_pt test_exact test_meanfield test_sampling)
 [ $# -gt 0 ] && tsan_suites=("$@")
 
 run_address() {
