@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
       ;;
   esac
 done
-"$root/scripts/deps.sh"
+[ "${RBMSCOPE_DEPS_DONE:-0}" = 1 ] || "$root/scripts/deps.sh"  # run.sh installs the app's packages itself
 source "$root/scripts/lib.sh"
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${rbm_launcher[@]}" "${cmake_args[@]}"
 cmake --build "$root/build" -j "$(nproc)" "${targets[@]}"

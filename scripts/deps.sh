@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what rbmscope needs from Debian 12 packages, only when something is missing.
-# Usage: scripts/deps.sh [EXTRA_PACKAGE...]
+# Usage: scripts/deps.sh [--app] [EXTRA_PACKAGE...]
+#   --app  only what building and opening the app needs (scripts/run.sh): no Open MPI.
+#          The CLI then builds without MPI; scripts/test.sh installs the rest, and CMake turns MPI
+#          on at its next configure (RBMSCOPE_MPI=AUTO).
 set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
@@ -9,11 +12,17 @@ packages=(
   libeigen3-dev libtbb-dev librandom123-dev nlohmann-json3-dev libzip-dev zlib1g-dev
   libmatio-dev libhdf5-dev
   libhwy-dev  # Google Highway: the Philox words of a block of chains in vector lanes (core/kernels/philox_rows.cpp)
-  xvfb xauth fonts-dejavu-core
-  libopenmpi-dev openmpi-bin  # cluster runs: mpirun -np R rbmscope-cli ais ... (RBMSCOPE_MPI)
+  fonts-dejavu-core  # text in offscreen renders (no display: scripts/run.sh's screenshot, the widget suites)
 )
+if [ "${1:-}" = --app ]; then
+  shift
+else
+  packages+=(
+    libopenmpi-dev openmpi-bin  # cluster runs: mpirun -np R rbmscope-cli ais ... (RBMSCOPE_MPI)
+  )
+fi
 # Extra packages a script needs beyond the build (e.g. scripts/fuzz.sh passes clang,
-# scripts/format.sh clang-format).
+# scripts/format.sh clang-format, scripts/drive_window.sh xvfb; no suite needs a display server).
 packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do

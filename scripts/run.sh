@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds the two programs (the app and the CLI, not the test suites:
+# Installs what is missing for the app, builds the two programs (the app and the CLI, not the test suites:
 # scripts/test.sh builds those), and launches rbmscope on the default preset.
 # Extra arguments go to the app (e.g. --preset two-gaussians).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/build.sh" --target rbmscope --target rbmscope-cli
+"$root/scripts/deps.sh" --app  # not Open MPI: scripts/test.sh installs it
+RBMSCOPE_DEPS_DONE=1 "$root/scripts/build.sh" --target rbmscope --target rbmscope-cli
 app="$root/build/app/gui/rbmscope"
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "rbmscope: no display found; rendering the main window offscreen to rbmscope-screenshot.png instead."
