@@ -9,6 +9,7 @@
 #include "core/io/presets.hpp"
 #include "core/io/result_source.hpp"
 #include "core/numerics/memory_budget.hpp"
+#include "suggest.hpp"
 
 namespace rbm::cli {
 
@@ -104,7 +105,15 @@ void Args::parse(const std::vector<std::string>& argv) {
             const Option* opt = nullptr;
             for (const auto& o : options_)
                 if (o.name == name) opt = &o;
-            if (!opt) throw InputError("rbmscope-cli " + command_ + ": unknown option --" + name + " (see --help)");
+            if (!opt) {
+                std::vector<std::string> names;
+                for (const auto& o : options_) names.push_back(o.name);
+                const std::string hint = did_you_mean(name, names, "--");
+                throw InputError(command_ + ": unknown option --" + name + (hint.empty() ? " (see --help)" : hint));
+            }
+            // One value per option: a second one would silently replace the first.
+            if (values_.count(name))
+                throw InputError(command_ + ": --" + name + " is given twice; give it once");
             if (opt->value.empty()) {
                 if (inline_value) throw InputError("--" + name + " takes no value");
                 values_[name] = std::string(1, '1');  // not = "1": GCC 12 -Wrestrict false positive
@@ -126,10 +135,10 @@ void Args::parse(const std::vector<std::string>& argv) {
         set_memory_budget(bytes);
     }
     if (positional_values_.size() < positional_names_.size())
-        throw InputError("rbmscope-cli " + command_ + ": missing " + positional_names_[positional_values_.size()] +
+        throw InputError(command_ + ": missing " + positional_names_[positional_values_.size()] +
                          " (see --help)");
     if (positional_values_.size() > positional_names_.size())
-        throw InputError("rbmscope-cli " + command_ + ": unexpected argument '" +
+        throw InputError(command_ + ": unexpected argument '" +
                          positional_values_[positional_names_.size()] + "'");
 }
 

@@ -75,8 +75,8 @@ TEST_CASE("ais: same result at 1 and 2 threads; schedules, --betas, --from, pres
         CHECK(sd64 < 0.05);  // tight enough to mean something
         CHECK(f32.json()["precision"] == "float32");
     }
-    for (const char* s : {"four-period", "piecewise --steps 300", "geometric", "binned"}) {
-        const auto r = test::run_cli(std::string("ais four-mode --chains 20 --steps 40 --schedule ") + s);
+    for (const char* s : {"four-period --steps 40", "piecewise --steps 300", "geometric --steps 40", "binned --steps 40"}) {
+        const auto r = test::run_cli(std::string("ais four-mode --chains 20 --schedule ") + s);
         CHECK_MSG(r.exit_code == 0, s << ": " << r.err);
     }
     // The two-Gaussians preset anneals from its stored start; an explicit --from of the same
@@ -209,7 +209,9 @@ TEST_CASE("ais-sweep: interrupted and resumed from a checkpoint gives the uninte
         killed + " --stop-after 1");
     CHECK_MSG(after_kill.exit_code == 0 && after_kill.json()["runs_done"] >= 2, after_kill.err);
     // Other options than the checkpoint's: refused, naming the option.
-    expect_one_line_error(test::run_cli(sweep + "--resume " + ck + " --chains 61"), "changed chains",
+    std::string changed = sweep;  // each option once: a repeated one is refused before the checkpoint is read
+    changed.replace(changed.find("--chains 60"), 11, "--chains 61");
+    expect_one_line_error(test::run_cli(changed + "--resume " + ck), "changed chains",
                           "--chains differs");
     expect_one_line_error(test::run_cli("ais-sweep four-mode --methods geometric:moment,geometric:sigma --steps 10,30 "
                                         "--chains 60 --repeats 3 --seed 5 --resume " +

@@ -67,8 +67,10 @@ void expect_same_at_every_rank_count(const std::string& args, const std::string&
 
 // bars 4x4 sampled (16 visible, 0/1). Batch 128 = 2 tiles of 64 rows, 256 chains = 4 tiles, so
 // 3 ranks sum 1, 1, 2 tiles of the chains and 0 or 1 of the batch; --epochs would end on a short batch.
-const std::string kBars =
-    "--data bars:4:300:3 --hidden 8 --batch 128 --chains 256 --updates 6 --monitor-every 3 --lr 0.1 --seed 4";
+// kBarsNoUpdates for a run of another length (each option once: a repeated one is refused).
+const std::string kBarsNoUpdates =
+    "--data bars:4:300:3 --hidden 8 --batch 128 --chains 256 --monitor-every 3 --lr 0.1 --seed 4";
+const std::string kBars = kBarsNoUpdates + " --updates 6";
 
 }  // namespace
 
@@ -97,7 +99,8 @@ TEST_CASE(
         const std::string ck = (test::temp_dir() / ("train3" + tag + ".ck")).string();
         std::filesystem::remove(ck);
         const std::string first = (test::temp_dir() / "first.json").string();
-        const auto part = run_shell(mpirun(3) + "train " + args + " --updates 3 --checkpoint " + quoted(ck) +
+        const auto part = run_shell(mpirun(3) + "train " + kBarsNoUpdates + " --method " + method +
+                                    " --updates 3 --checkpoint " + quoted(ck) +
                                     " --out " + quoted(first) + " --threads 1");
         CHECK_MSG(part.exit_code == 0, part.err);
         // --updates on --resume is the new total; monitor-every is explicit, so the records fall alike.
