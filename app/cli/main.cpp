@@ -1,4 +1,5 @@
 // rbmscope-cli: scriptable front end. Dispatches to the subcommands registered in cmd_*.cpp.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -9,10 +10,12 @@
 #include "cli_command.hpp"
 #include "core/data/datasets.hpp"
 #include "core/io/result_source.hpp"
+#include "core/kernels/build_info.hpp"
 #include "core/kernels/simd.hpp"
 #include "core/numerics/memory_budget.hpp"
 #include "interrupt.hpp"
 #include "mpi/world.hpp"
+#include "suggest.hpp"
 #include "test_hooks.hpp"
 
 namespace {
@@ -24,11 +27,11 @@ void print_overview() {
                  "presets');\n"
                  "--map W=vishid,b=visbiases,c=hidbiases names the arrays of a .npz/.mat/.h5 file.\n\n"
                  "commands:\n";
-    for (const auto& [name, cmd] : rbm::cli::commands()) {
-        std::string left = "  " + name;
-        if (left.size() < 16) left.resize(16, ' ');
-        std::cout << left << cmd.summary << "\n";
-    }
+    std::size_t width = 0;  // the longest name, so every summary starts in one column
+    for (const auto& [name, cmd] : rbm::cli::commands()) width = std::max(width, name.size());
+    for (const auto& [name, cmd] : rbm::cli::commands())
+        std::cout << "  " << name << std::string(width - name.size() + 2, ' ') << cmd.summary << "\n";
+    std::cout << "\n'rbmscope-cli help COMMAND' (or COMMAND --help) describes one command; --version names the build.\n";
     std::cout << "\nSuccess prints one JSON object on stdout (exit 0); bad input prints one line on stderr (exit 2).\n"
                  "Ctrl-C stops a long command, which prints its partial result with \"complete\": false (exit 130).\n";
 }
@@ -85,15 +88,34 @@ int run(int argc, char** argv) {
     rbm::set_memory_budget(rbm::default_memory_budget_for_machine());
     rbm::set_memory_budget_option("--max-memory");
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
-        std::string(argv[1]) == "help") {
+        (std::string(argv[1]) == "help" && argc < 3)) {
         print_overview();
         return finish(argc < 2 ? 2 : 0, "", nullptr);
     }
-    const std::string name = argv[1];
-    auto it = rbm::cli::commands().find(name);
-    if (it == rbm::cli::commands().end())
-        return finish(2, "unknown command '" + name + "' (run rbmscope-cli --help for the list)", nullptr);
+    if (std::string(argv[1]) == "--version" || std::string(argv[1]) == "version") {
+        try {
+            std::cout << rbm::version_text("rbmscope-cli");
+        } catch (const rbm::InputError& e) {  // RBMSCOPE_SIMD names a path this machine cannot run
+            return finish(2, e.what(), nullptr);
+        }
+        return finish(0, "", nullptr);
+    }
+    std::string name = argv[1];
     std::vector<std::string> rest(argv + 2, argv + argc);
+    if (name == "help") {  // help COMMAND: that command's usage, as COMMAND --help prints it
+        name = argv[2];
+        rest = {"--help"};
+    }
+    auto it = rbm::cli::commands().find(name);
+    if (it == rbm::cli::commands().end()) {
+        std::vector<std::string> names;
+        for (const auto& [n, cmd] : rbm::cli::commands()) names.push_back(n);
+        const std::string hint = rbm::cli::did_you_mean(name, names);
+        return finish(2,
+                      "unknown command '" + name + "'" +
+                          (hint.empty() ? " (run rbmscope-cli --help for the list)" : hint),
+                      nullptr);
+    }
     try {
         rbm::simd_active();                               // a bad RBMSCOPE_SIMD fails here, before any work (exit 2)
         rbm::cli::install_test_hooks_from_environment();  // RBMSCOPE_TEST_* variables (test_hooks.hpp)
@@ -106,6 +128,7 @@ int run(int argc, char** argv) {
             line.insert(line.end(), rest.begin(), rest.end());
             out["argv"] = std::vector<std::string>(line.begin() + 1, line.end());
             out["command_line"] = rbm::shell_command_line(line);
+            out["build"] = rbm::build_json();  // which build and SIMD path made it (bits differ between paths)
         }
         if (out.is_object() && !rbm::cli::load_warnings().empty()) {  // e.g. a transposed W (--map)
             auto& w = out["warnings"];

@@ -1,9 +1,11 @@
 #include "app_options.hpp"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <string>
 
 #include "core/io/presets.hpp"
+#include "core/kernels/build_info.hpp"
 
 namespace rbmscope {
 namespace {
@@ -17,6 +19,7 @@ std::optional<QString> valueIfSet(const QCommandLineParser& parser, const QStrin
 void addOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral("See and measure samplers and annealers on RBMs."));
     parser.addHelpOption();
+    parser.addVersionOption();
     QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Open a bundled preset."),
                               QStringLiteral("NAME"), QString::fromStdString(rbm::default_preset_name()));
     QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Open a model file."), QStringLiteral("FILE"));
@@ -187,6 +190,33 @@ QtArguments takeSessionOption(int argc, char** argv) {
     out.argc = static_cast<int>(out.argv.size());
     out.argv.push_back(nullptr);
     return out;
+}
+
+void setApplicationVersion() {
+    // "rbmscope 0.1.0 (commit ...)\nbuilt with ...\nSIMD paths ...": Qt prints the name itself.
+    std::string text;
+    try {
+        text = rbm::version_text("rbmscope");
+    } catch (const std::exception& e) {  // RBMSCOPE_SIMD names a path this machine cannot run
+        text = "rbmscope " + rbm::build_info().version + " (commit " + rbm::build_info().commit + ")\n" + e.what();
+    }
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    QCoreApplication::setApplicationVersion(QString::fromStdString(text.substr(std::string("rbmscope ").size())));
+}
+
+void answerHelpOrVersionWithoutDisplay(int argc, char** argv) {
+    bool asked = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        asked = asked || a == "--help" || a == "-h" || a == "-?" || a == "--help-all" || a == "--version" || a == "-v";
+    }
+    if (!asked) return;
+    QCoreApplication app(argc, argv);  // no platform plugin: works over SSH, without a display
+    QCoreApplication::setApplicationName(QStringLiteral("rbmscope"));
+    setApplicationVersion();
+    QCommandLineParser parser;
+    addOptions(parser);
+    parser.process(app);  // prints the help or the version and exits (or reports a bad option)
 }
 
 QString parseOptions(const QApplication& app, const std::optional<QString>& session, AppOptions& out) {

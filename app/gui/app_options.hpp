@@ -52,6 +52,12 @@ struct QtArguments {
 };
 QtArguments takeSessionOption(int argc, char** argv);
 
+// `rbmscope --help` and `--version` answered before any window or platform plugin exists (over
+// SSH, with no display): prints and exits when argv asks for either, else returns.
+void answerHelpOrVersionWithoutDisplay(int argc, char** argv);
+// The version, commit, compiler and SIMD paths, as --version and the About box show them.
+void setApplicationVersion();
+
 // Parses the command line of `app` (QCommandLineParser: --help and unknown options print and
 // exit). Returns why it is refused (two files, or a file given twice), or an empty string.
 QString parseOptions(const QApplication& app, const std::optional<QString>& session, AppOptions& out);

@@ -358,10 +358,12 @@ QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional
 }  // namespace
 
 int main(int argc, char** argv) {
+    rbmscope::answerHelpOrVersionWithoutDisplay(argc, argv);
     rbmscope::QtArguments qtArgs = rbmscope::takeSessionOption(argc, argv);
     if (!qtArgs.problem.isEmpty()) return fail(qtArgs.problem);
     QApplication app(qtArgs.argc, qtArgs.argv.data());
     QApplication::setApplicationName(QStringLiteral("rbmscope"));
+    rbmscope::setApplicationVersion();
     QApplication::setOrganizationName(QStringLiteral("rbmscope"));
     AppOptions o;
     if (const QString err = rbmscope::parseOptions(app, qtArgs.session, o); !err.isEmpty()) return fail(err);

@@ -1,7 +1,7 @@
 // Quitting: closing the app while a path's target moments are being estimated by Gibbs
 // chains (minutes on a 784 x 500 GRBM) returns within a second; an autosave that cannot be
 // written is told to the user (at start and on quit); SIGTERM and SIGHUP to the real `rbmscope`
-// save the session and exit 0.
+// save the session and exit 0; `rbmscope --help` and `--version` need no display.
 #include <sys/types.h>
 #include <QElapsedTimer>
 #include <QFile>
@@ -188,6 +188,32 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(saved.preset), QStringLiteral("four-mode"));
         QVERIFY(saved.settings.count("chains") == 1);
         QVERIFY(saved.settings.at("chains") == rbm::SessionValue::scalar(std::int64_t{37}));
+    }
+
+    // `rbmscope --help` and `--version` answer with no display at all (over SSH): no platform
+    // plugin is loaded, where the default xcb one would abort.
+    void helpAndVersionWithoutADisplay() {
+        for (const QString& option : {QStringLiteral("--version"), QStringLiteral("--help")}) {
+            QProcess app;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+                env.remove(QString::fromLatin1(name));
+            app.setProcessEnvironment(env);
+            app.start(QStringLiteral(RBMSCOPE_GUI_BINARY), {option});
+            QVERIFY(app.waitForFinished(30000));
+            const QString out = QString::fromLocal8Bit(app.readAllStandardOutput());
+            const QString err = QString::fromLocal8Bit(app.readAllStandardError());
+            QCOMPARE(app.exitStatus(), QProcess::NormalExit);
+            QVERIFY2(app.exitCode() == 0, qPrintable(option + QLatin1String(": ") + err));
+            if (option == QLatin1String("--version")) {
+                QVERIFY2(out.startsWith(QStringLiteral("rbmscope 0.")), qPrintable(out));
+                for (const char* part : {"(commit ", "built with ", "SIMD paths built: ", "selected: "})
+                    QVERIFY2(out.contains(QLatin1String(part)), qPrintable(out));
+            } else {
+                QVERIFY2(out.contains(QStringLiteral("--preset")) && out.contains(QStringLiteral("--version")),
+                         qPrintable(out));
+            }
+        }
     }
 
 private:
