@@ -4,6 +4,8 @@
 #   release   Release build; core and CLI suites two at a time; the Qt widget suites (offscreen)
 #             one at a time, since each app job already uses every core
 #   asan      ASan + UBSan build (clang) of core, CLI, suites and fuzz targets; core and CLI suites
+#   package   the Debian package from the Release build, validated (desktop entry, metainfo,
+#             lintian), installed with apt-get and its programs run (scripts/package.sh)
 #   tsan      ThreadSanitizer build; the threaded suites
 #   fuzz      every fuzz/fuzz_*.cpp for RBMSCOPE_FUZZ_SECONDS (default 30) seconds, two at a time
 # RBMSCOPE_SANITIZE=0 runs only the release phase. Every phase runs even when an earlier one
@@ -54,6 +56,7 @@ release_suites() {
 
 t_start=$SECONDS
 phase "release (build + suites)" release_suites
+phase "package (.deb, install, run)" "$root/scripts/package.sh"
 if [ "${RBMSCOPE_SANITIZE:-1}" != 0 ]; then
   phase "asan+ubsan (build + suites)" "$root/scripts/sanitize.sh" address
   phase "tsan (build + suites)" "$root/scripts/sanitize.sh" thread
