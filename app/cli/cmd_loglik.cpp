@@ -72,6 +72,10 @@ PtLogZRun tempering_log_z(const Args& a, const Model& m, Progress& progress) {
     PtLogZRun run{run_pt(m, o, control), {}};
     const PtResult& r = run.result;
     if (!r.log_z) throw InputError("log Z from tempering failed: " + r.log_z_error);
+    if (!std::isfinite(r.log_z->bar.se))
+        throw InputError(
+            "log Z from tempering: two adjacent rungs share no samples in common (BAR has no error bar); "
+            "more --replicas");
     const LogZEstimate &ss = r.log_z->stepping_stone, &bar = r.log_z->bar;
     const double gap = std::fabs(ss.log_z - bar.log_z), allowed = 1.96 * std::hypot(ss.se, bar.se);
     if (!(gap <= allowed))

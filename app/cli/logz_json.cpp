@@ -1,13 +1,20 @@
 #include "logz_json.hpp"
 
+#include <cmath>
+
 namespace rbm::cli {
 
+// An se that is not finite (BAR on rungs whose samples do not overlap at all) prints as null, with
+// the interval: the estimate stands, its error is unknown.
 json log_z_estimate_json(const LogZEstimate& e) {
+    const bool known = std::isfinite(e.se);
+    json se_k = json::array();
+    for (double s : e.ratio_se) se_k.push_back(std::isfinite(s) ? json(s) : json(nullptr));
     return {{"estimate", e.log_z},
-            {"se", e.se},
-            {"ci95", {e.ci95_low(), e.ci95_high()}},
+            {"se", known ? json(e.se) : json(nullptr)},
+            {"ci95", known ? json{e.ci95_low(), e.ci95_high()} : json(nullptr)},
             {"log_ratios", e.log_ratio},
-            {"log_ratio_se", e.ratio_se}};
+            {"log_ratio_se", se_k}};
 }
 
 json pt_log_z_json(const PtResult& r) {
