@@ -381,6 +381,35 @@ private:
     mutable bool rung_major_valid_ = false;
 };
 
+// ---------------- log Z ----------------
+// The potentials of the final run's scans for log Z (PtOptions::log_z, tempering/logz.hpp): from
+// scan log_z_burn_in x scans on, every stride-th (the memory cap), plus rung beta = 0 from exact
+// reference draws (StreamPurpose::Reference) when the ladder starts above 0. run_pt uses it; so can
+// a caller that drives a PtSampler itself. Records nothing unless options.log_z.
+class PtLogZRecorder {
+public:
+    PtLogZRecorder(const TemperedModel& model, const PtOptions& options);
+    // After scan i (counted from 0) of the final run, on the sampler's current ladder.
+    void record(Index i, const PtSampler& sampler);
+    // Both estimates from the scans so far; nullopt, with the reason in *error, when there are too
+    // few or the family does not know its reference's log Z.
+    std::optional<PtLogZ> estimate(std::string* error = nullptr) const;
+    Index burn_in() const { return burn_in_; }
+    Index stride() const { return stride_; }
+    Index scans_recorded() const { return trace_.scans(); }
+
+private:
+    const TemperedModel& tm_;
+    bool on_;
+    Index chains_, rungs_, batches_, burn_in_ = 0, stride_ = 1;
+    bool virtual_ref_;
+    PotentialTrace trace_;
+    ChainRngs rngs_;
+    RowMat Vr_, Hr_;
+    Vec pot_;
+    std::vector<double> row_;
+};
+
 // ---------------- template implementation ----------------
 template <class T>
 void DecimatedRecords<T>::push(Index at_scan, const T* values) {

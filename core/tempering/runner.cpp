@@ -409,74 +409,55 @@ private:
     std::vector<std::uint16_t> data_;
 };
 
-// The potentials of the final run's scans for log Z (tempering/logz.hpp): the scans from
-// log_z_burn_in x scans on, every stride-th, plus rung beta = 0 from exact reference draws when the
-// ladder starts above 0.
-class LogZRecorder {
-public:
-    LogZRecorder(const TemperedModel& tm, const PtOptions& o, Index chains, Index rungs)
-        : tm_(tm), on_(o.log_z), chains_(chains), rungs_(rungs), batches_(o.log_z_batches),
-          virtual_ref_(o.betas.front() > 0) {
-        if (!on_) return;
-        burn_in_ = static_cast<Index>(std::floor(o.log_z_burn_in * static_cast<double>(o.scans)));
-        const Index width = rungs + (virtual_ref_ ? 1 : 0);
-        const double bytes = 8.0 * static_cast<double>(o.scans - burn_in_) * static_cast<double>(chains * width);
-        stride_ = std::max<Index>(1, static_cast<Index>(std::ceil(bytes / static_cast<double>(o.max_log_z_bytes))));
-        trace_.chains = chains;
-        if (virtual_ref_) {
-            rngs_ = ChainRngs(o.seed, chains, StreamPurpose::Reference);
-            Vr_ = RowMat(chains, tm.visible_dim());
-            Hr_ = RowMat(chains, tm.hidden_dim());
-            pot_ = Vec::Zero(chains);
-        }
-        row_.resize(static_cast<std::size_t>(chains * width));
-    }
-    // After scan i (counted from 0) of the final run.
-    void record(Index i, const PtSampler& sampler) {
-        if (!on_ || i < burn_in_ || (i - burn_in_) % stride_ != 0) return;
-        if (trace_.values.empty()) {  // the final run's ladder (tuned when adaptive)
-            trace_.betas.assign(virtual_ref_ ? 1 : 0, 0.0);
-            trace_.betas.insert(trace_.betas.end(), sampler.betas().begin(), sampler.betas().end());
-        }
-        if (virtual_ref_)
-            for_each_block(chains_,
-                           [&](Index begin, Index end) { tm_.sample_reference(Vr_, Hr_, begin, end, rngs_, pot_); });
-        const Index width = trace_.rungs(), off = virtual_ref_ ? 1 : 0;
-        for (Index c = 0; c < chains_; ++c) {
-            if (virtual_ref_) row_[static_cast<std::size_t>(c * width)] = pot_(c);
-            for (Index k = 0; k < rungs_; ++k)
-                row_[static_cast<std::size_t>(c * width + off + k)] = sampler.potential_at(k, c);
-        }
-        trace_.push_scan(row_.data());
-    }
-    void finish(PtResult& res) const {
-        res.log_z_burn_in = burn_in_;
-        res.log_z_stride = stride_;
-        const double ref = tm_.reference_log_z();
-        if (!std::isfinite(ref)) {
-            res.log_z_error = "the reference's log Z is not known for this family";
-            return;
-        }
-        try {
-            res.log_z = estimate_pt_log_z(trace_, ref, batches_);
-        } catch (const InputError& e) {
-            res.log_z_error = e.what();
-        }
-    }
-
-private:
-    const TemperedModel& tm_;
-    bool on_;
-    Index chains_, rungs_, batches_, burn_in_ = 0, stride_ = 1;
-    bool virtual_ref_;
-    PotentialTrace trace_;
-    ChainRngs rngs_;
-    RowMat Vr_, Hr_;
-    Vec pot_;
-    std::vector<double> row_;
-};
-
 }  // namespace
+
+// ---------------- log Z recorder ----------------
+PtLogZRecorder::PtLogZRecorder(const TemperedModel& tm, const PtOptions& o)
+    : tm_(tm), on_(o.log_z), chains_(o.chains), rungs_(static_cast<Index>(o.betas.size())), batches_(o.log_z_batches),
+      virtual_ref_(o.betas.front() > 0) {
+    if (!on_) return;
+    burn_in_ = static_cast<Index>(std::floor(o.log_z_burn_in * static_cast<double>(o.scans)));
+    const Index width = rungs_ + (virtual_ref_ ? 1 : 0);
+    const double bytes = 8.0 * static_cast<double>(o.scans - burn_in_) * static_cast<double>(chains_ * width);
+    stride_ = std::max<Index>(1, static_cast<Index>(std::ceil(bytes / static_cast<double>(o.max_log_z_bytes))));
+    trace_.chains = chains_;
+    if (virtual_ref_) {
+        rngs_ = ChainRngs(o.seed, chains_, StreamPurpose::Reference);
+        Vr_ = RowMat(chains_, tm.visible_dim());
+        Hr_ = RowMat(chains_, tm.hidden_dim());
+        pot_ = Vec::Zero(chains_);
+    }
+    row_.resize(static_cast<std::size_t>(chains_ * width));
+}
+
+void PtLogZRecorder::record(Index i, const PtSampler& sampler) {
+    if (!on_ || i < burn_in_ || (i - burn_in_) % stride_ != 0) return;
+    if (trace_.values.empty()) {  // the final run's ladder (tuned when adaptive)
+        trace_.betas.assign(virtual_ref_ ? 1 : 0, 0.0);
+        trace_.betas.insert(trace_.betas.end(), sampler.betas().begin(), sampler.betas().end());
+    }
+    if (virtual_ref_)
+        for_each_block(chains_,
+                       [&](Index begin, Index end) { tm_.sample_reference(Vr_, Hr_, begin, end, rngs_, pot_); });
+    const Index width = trace_.rungs(), off = virtual_ref_ ? 1 : 0;
+    for (Index c = 0; c < chains_; ++c) {
+        if (virtual_ref_) row_[static_cast<std::size_t>(c * width)] = pot_(c);
+        for (Index k = 0; k < rungs_; ++k)
+            row_[static_cast<std::size_t>(c * width + off + k)] = sampler.potential_at(k, c);
+    }
+    trace_.push_scan(row_.data());
+}
+
+std::optional<PtLogZ> PtLogZRecorder::estimate(std::string* error) const {
+    const double ref = tm_.reference_log_z();
+    try {
+        if (!std::isfinite(ref)) throw InputError("the reference's log Z is not known for this family");
+        return estimate_pt_log_z(trace_, ref, batches_);
+    } catch (const InputError& e) {
+        if (error) *error = e.what();
+        return std::nullopt;
+    }
+}
 
 PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control) {
     const auto start = Clock::now();
@@ -530,7 +511,7 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
         return s;
     };
 
-    LogZRecorder log_z(*tm, o, chains, rungs);
+    PtLogZRecorder log_z(*tm, o);
     auto last_report = Clock::now();
     for (std::size_t round = 0; round < lengths.size() && !res.cancelled; ++round) {
         const bool final_round = round + 1 == lengths.size();
@@ -592,7 +573,11 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
             res.sample_chains.push_back(c);
         }
     }
-    if (o.log_z) log_z.finish(res);
+    if (o.log_z) {
+        res.log_z_burn_in = log_z.burn_in();
+        res.log_z_stride = log_z.stride();
+        res.log_z = log_z.estimate(&res.log_z_error);
+    }
     res.seconds = since(start);
     return res;
 }
