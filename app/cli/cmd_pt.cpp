@@ -5,11 +5,13 @@
 #include <sstream>
 
 #include "cli_command.hpp"
+#include "core/exact/exact.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/presets.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/tempering/pt.hpp"
 #include "interrupt.hpp"
+#include "logz_json.hpp"
 #include "mpi/pt_exchange.hpp"
 #include "mpi/world.hpp"
 #include "progress.hpp"
@@ -79,6 +81,8 @@ Args pt_args() {
          {"precision", "float64|float32", "BRBMs: products with W in double (default) or single precision"},
          {"trajectory", "FILE", "write the replica index process as CSV (see below)"},
          {"trajectory-chains", "K", "chains written to --trajectory (default: all, at most 16)"},
+         {"log-z-batches", "B", "batches per chain of log Z's batch-means standard error (default 20)"},
+         {"log-z-burn-in", "F", "fraction of the final run's scans log Z leaves out first (default 0.1)"},
          {"threads", "T", "worker threads; results do not depend on it"},
          Progress::option()},
         "Parallel tempering between a tractable reference (beta = 0) and the model (beta = 1) on the\n"
@@ -92,6 +96,10 @@ Args pt_args() {
         "together, per scan and chain) next to the theory for the scheme, the barrier Lambda = sum r_k,\n"
         "the local barrier lambda(beta) (derivative of the monotone-cubic cumulative barrier) and the\n"
         "recommended N = ceil(2 Lambda).\n"
+        "log_z: log Z of the model by stepping stone and by BAR (Bennett acceptance ratio) over the\n"
+        "adjacent rungs, from the potentials of the final run's scans, + the reference's closed-form\n"
+        "log Z (a ladder starting above 0 gets rung 0 from exact reference draws); se from batch\n"
+        "means (B batches per chain), ci95 = +-1.96 se. exact_log_z is given when it is known.\n"
         "\n"
         "Schemes: reversible = stochastic even-odd (each swap step proposes all even or all odd pairs,\n"
         "drawn at random); single = one pair drawn at random per step; deo = deterministic even-odd\n"
@@ -135,6 +143,9 @@ PtRequest read_pt_request(const Args& a) {
     if (!q.trajectory && a.has("trajectory-chains")) throw InputError("--trajectory-chains needs --trajectory");
     o.sample_chains = 0;
     o.window = 0;
+    o.log_z = true;
+    o.log_z_batches = a.get_int("log-z-batches", 20, 2, 1'000'000);
+    o.log_z_burn_in = a.get_double("log-z-burn-in", 0.1);
     validate(o);
     return q;
 }
@@ -271,6 +282,11 @@ json run_pt_command(const std::vector<std::string>& argv) {
     if (world.root()) progress.finish(!r.cancelled);
 
     json j = pt_stats_json(o, m, r);
+    j["log_z"] = pt_log_z_json(r);
+    if (!r.log_z) j["log_z_error"] = r.log_z_error;
+    if (m.kind() == ModelKind::Leaky && o.reference.leaky_kernel == LeakyKernel::PaperGibbs)
+        j["log_z_note"] = "the paper-gibbs kernel does not leave the tempered v-marginals invariant: log Z is biased";
+    if (world.root() && has_exact_log_z(m)) j["exact_log_z"] = exact_log_z(m);
     if (q.trajectory) {
         if (world.root()) write_file_atomically(*q.trajectory, trajectory_csv(r.history));
         j["trajectory"] = trajectory_json(*q.trajectory, r.history);

@@ -128,6 +128,7 @@ enum class StreamPurpose : std::uint64_t {
     Moments = 5,    // Gibbs chains that estimate moments
     Training = 6,   // minibatch order, training chains
     Misc = 7,
+    Reference = 8,  // exact reference draws of log Z from tempering (tempering/logz.hpp)
 };
 
 // One stream per chain: chain i of purpose p uses stream (p << 48) + i.

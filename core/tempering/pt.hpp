@@ -15,9 +15,11 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/tempering/logz.hpp"
 #include "core/tempering/tempered_model.hpp"
 
 namespace rbm {
@@ -173,6 +175,15 @@ struct PtOptions {
     Index history_chains = 16;  // chains whose index process is recorded
     std::size_t max_history_bytes = 32u << 20;
     Index window = 256;  // recent scans of chain 0 kept for progress reports
+    // log Z of the target by stepping stone and BAR (tempering/logz.hpp) from the potentials of
+    // the final run's scans after the first log_z_burn_in of them (a fraction), in log_z_batches
+    // batches per chain; when the trace would exceed max_log_z_bytes, every s-th scan is kept.
+    // A ladder that starts above 0 gets rung beta = 0 with exact reference draws (one per chain
+    // and recorded scan, StreamPurpose::Reference).
+    bool log_z = false;
+    double log_z_burn_in = 0.1;
+    Index log_z_batches = 20;
+    std::size_t max_log_z_bytes = 64u << 20;
 };
 // InputError naming the option.
 void validate(const PtOptions& options);
@@ -219,6 +230,9 @@ struct PtResult {
     std::vector<std::uint16_t> replica_at;  // chains x rungs: replica id at each rung
     std::vector<LiftedState> lifted;        // per chain (lifted scheme)
     Index scans_done = 0;                   // all rounds together
+    std::optional<PtLogZ> log_z;            // with options.log_z, when there were enough scans
+    std::string log_z_error;                // why log_z is empty
+    Index log_z_burn_in = 0, log_z_stride = 1;
     bool cancelled = false;
     double seconds = 0;
 };
@@ -310,6 +324,8 @@ public:
     // all), so the states are whole everywhere. Alone: nothing.
     void gather_states();
     const std::vector<std::uint16_t>& replica_at() const { return replica_at_; }  // rung -> slot
+    // V of the state at `rung` of `chain` after the last scan (every part has all of them).
+    double potential_at(Index rung, Index chain) const { return pot_(row_at(rung, chain)); }
     const std::vector<LiftedState>& lifted() const { return lifted_; }
     // Number of the scan just completed (scans count from 0).
     Index last_scan() const { return scan_index_ - 1; }
@@ -363,6 +379,35 @@ private:
     bool stop_agreed_ = false;
     mutable RowMat rung_major_V_, rung_major_H_;
     mutable bool rung_major_valid_ = false;
+};
+
+// ---------------- log Z ----------------
+// The potentials of the final run's scans for log Z (PtOptions::log_z, tempering/logz.hpp): from
+// scan log_z_burn_in x scans on, every stride-th (the memory cap), plus rung beta = 0 from exact
+// reference draws (StreamPurpose::Reference) when the ladder starts above 0. run_pt uses it; so can
+// a caller that drives a PtSampler itself. Records nothing unless options.log_z.
+class PtLogZRecorder {
+public:
+    PtLogZRecorder(const TemperedModel& model, const PtOptions& options);
+    // After scan i (counted from 0) of the final run, on the sampler's current ladder.
+    void record(Index i, const PtSampler& sampler);
+    // Both estimates from the scans so far; nullopt, with the reason in *error, when there are too
+    // few or the family does not know its reference's log Z.
+    std::optional<PtLogZ> estimate(std::string* error = nullptr) const;
+    Index burn_in() const { return burn_in_; }
+    Index stride() const { return stride_; }
+    Index scans_recorded() const { return trace_.scans(); }
+
+private:
+    const TemperedModel& tm_;
+    bool on_;
+    Index chains_, rungs_, batches_, burn_in_ = 0, stride_ = 1;
+    bool virtual_ref_;
+    PotentialTrace trace_;
+    ChainRngs rngs_;
+    RowMat Vr_, Hr_;
+    Vec pot_;
+    std::vector<double> row_;
 };
 
 // ---------------- template implementation ----------------

@@ -106,6 +106,10 @@ void validate(const PtOptions& o) {
     if (o.max_samples < 0) throw InputError("max_samples must be >= 0");
     if (o.history_chains < 0) throw InputError("history_chains must be >= 0");
     if (o.window < 0) throw InputError("window must be >= 0");
+    if (!(o.log_z_burn_in >= 0 && o.log_z_burn_in < 1))
+        throw InputError("the log Z burn-in is a fraction of the scans in [0, 1), got " +
+                         std::to_string(o.log_z_burn_in));
+    if (o.log_z_batches < 2) throw InputError("log Z needs at least 2 batches, got " + std::to_string(o.log_z_batches));
     if (static_cast<double>(o.chains) * static_cast<double>(rungs) > 1e8)
         throw InputError("chains x replicas = " + std::to_string(o.chains * rungs) + " states is too many (limit 1e8)");
 }

@@ -411,6 +411,54 @@ private:
 
 }  // namespace
 
+// ---------------- log Z recorder ----------------
+PtLogZRecorder::PtLogZRecorder(const TemperedModel& tm, const PtOptions& o)
+    : tm_(tm), on_(o.log_z), chains_(o.chains), rungs_(static_cast<Index>(o.betas.size())), batches_(o.log_z_batches),
+      virtual_ref_(o.betas.front() > 0) {
+    if (!on_) return;
+    burn_in_ = static_cast<Index>(std::floor(o.log_z_burn_in * static_cast<double>(o.scans)));
+    const Index width = rungs_ + (virtual_ref_ ? 1 : 0);
+    const double bytes = 8.0 * static_cast<double>(o.scans - burn_in_) * static_cast<double>(chains_ * width);
+    stride_ = std::max<Index>(1, static_cast<Index>(std::ceil(bytes / static_cast<double>(o.max_log_z_bytes))));
+    trace_.chains = chains_;
+    if (virtual_ref_) {
+        rngs_ = ChainRngs(o.seed, chains_, StreamPurpose::Reference);
+        Vr_ = RowMat(chains_, tm.visible_dim());
+        Hr_ = RowMat(chains_, tm.hidden_dim());
+        pot_ = Vec::Zero(chains_);
+    }
+    row_.resize(static_cast<std::size_t>(chains_ * width));
+}
+
+void PtLogZRecorder::record(Index i, const PtSampler& sampler) {
+    if (!on_ || i < burn_in_ || (i - burn_in_) % stride_ != 0) return;
+    if (trace_.values.empty()) {  // the final run's ladder (tuned when adaptive)
+        trace_.betas.assign(virtual_ref_ ? 1 : 0, 0.0);
+        trace_.betas.insert(trace_.betas.end(), sampler.betas().begin(), sampler.betas().end());
+    }
+    if (virtual_ref_)
+        for_each_block(chains_,
+                       [&](Index begin, Index end) { tm_.sample_reference(Vr_, Hr_, begin, end, rngs_, pot_); });
+    const Index width = trace_.rungs(), off = virtual_ref_ ? 1 : 0;
+    for (Index c = 0; c < chains_; ++c) {
+        if (virtual_ref_) row_[static_cast<std::size_t>(c * width)] = pot_(c);
+        for (Index k = 0; k < rungs_; ++k)
+            row_[static_cast<std::size_t>(c * width + off + k)] = sampler.potential_at(k, c);
+    }
+    trace_.push_scan(row_.data());
+}
+
+std::optional<PtLogZ> PtLogZRecorder::estimate(std::string* error) const {
+    const double ref = tm_.reference_log_z();
+    try {
+        if (!std::isfinite(ref)) throw InputError("the reference's log Z is not known for this family");
+        return estimate_pt_log_z(trace_, ref, batches_);
+    } catch (const InputError& e) {
+        if (error) *error = e.what();
+        return std::nullopt;
+    }
+}
+
 PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control) {
     const auto start = Clock::now();
     validate(o);
@@ -463,10 +511,13 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
         return s;
     };
 
+    PtLogZRecorder log_z(*tm, o);
     auto last_report = Clock::now();
     for (std::size_t round = 0; round < lengths.size() && !res.cancelled; ++round) {
+        const bool final_round = round + 1 == lengths.size();
         for (Index i = 0; i < lengths[round]; ++i) {
             sampler.scan();
+            if (final_round) log_z.record(i, sampler);
             const Index scan = sampler.last_scan();
             res.history.push(scan, sampler.replica_at());
             recent.push(scan, sampler.replica_at());
@@ -521,6 +572,11 @@ PtResult run_pt(const Model& model, const PtOptions& o, const PtControl& control
             res.sample_scans.push_back(o.burn_in + samples.scan(i) * o.sample_every);
             res.sample_chains.push_back(c);
         }
+    }
+    if (o.log_z) {
+        res.log_z_burn_in = log_z.burn_in();
+        res.log_z_stride = log_z.stride();
+        res.log_z = log_z.estimate(&res.log_z_error);
     }
     res.seconds = since(start);
     return res;

@@ -2,6 +2,7 @@
 // swap potential V = log f_target - log f_ref on the state the swap exchanges.
 #include <Eigen/Cholesky>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "core/kernels/gibbs_leaky.hpp"
@@ -13,6 +14,12 @@
 namespace rbm {
 
 void TemperedModel::set_ladder(const std::vector<double>& betas) { betas_ = betas; }
+
+double TemperedModel::reference_log_z() const { return std::numeric_limits<double>::quiet_NaN(); }
+
+void TemperedModel::sample_reference(RowMat&, RowMat&, Index, Index, ChainRngs&, Vec&) const {
+    throw InputError("this tempered family has no exact reference draws");
+}
 
 namespace {
 
@@ -116,6 +123,22 @@ public:
         }
     }
 
+    // Z_ref = |X|^m prod_i sqrt(2 pi) sigma_A,i: the Gaussian in v times the uniform count of h.
+    double reference_log_z() const override {
+        double s = static_cast<double>(m_.n_hidden()) * std::log(static_cast<double>(m_.hidden_values.size()));
+        for (Index i = 0; i < base_.sigma.size(); ++i) s += 0.5 * kLog2Pi + std::log(base_.sigma(i));
+        return s;
+    }
+    void sample_reference(RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs, Vec& pot) const override {
+        const auto X = static_cast<std::uint64_t>(m_.hidden_values.size());
+        for (Index r = begin; r < end; ++r) {
+            Rng& rng = rngs[r];
+            for (Index i = 0; i < V.cols(); ++i) V(r, i) = base_.mean(i) + base_.sigma(i) * rng.normal();
+            for (Index j = 0; j < H.cols(); ++j) H(r, j) = m_.hidden_values[static_cast<std::size_t>(rng.below(X))];
+        }
+        potential(V, H, begin, end, pot);
+    }
+
 private:
     Grbm m_;
     DiagGaussianBase base_;
@@ -171,6 +194,21 @@ public:
         for (Index r = 0; r < rows; ++r) pot(begin + r) = V.row(begin + r).dot(B.row(r)) + bv(r) + ch(r);
     }
 
+    // Z_ref = prod_i (1 + e^{b_A,i}) 2^m.
+    double reference_log_z() const override {
+        double s = static_cast<double>(m_.n_hidden()) * std::log(2.0);
+        for (Index i = 0; i < ba_.size(); ++i) s += softplus(ba_(i));
+        return s;
+    }
+    void sample_reference(RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs, Vec& pot) const override {
+        for (Index r = begin; r < end; ++r) {
+            Rng& rng = rngs[r];
+            for (Index i = 0; i < V.cols(); ++i) V(r, i) = rng.uniform() < sigmoid(ba_(i)) ? 1.0 : 0.0;
+            for (Index j = 0; j < H.cols(); ++j) H(r, j) = rng.uniform() < 0.5 ? 1.0 : 0.0;
+        }
+        potential(V, H, begin, end, pot);
+    }
+
 private:
     Brbm m_;
     Vec ba_;
@@ -219,6 +257,15 @@ public:
             }
             pot(begin + r) = 0.5 * s;
         }
+    }
+
+    // Z_ref = integral of exp(-|v|^2/2 + b'v) = (2 pi)^{n/2} exp(|b|^2/2).
+    double reference_log_z() const override {
+        return 0.5 * static_cast<double>(m_.n_visible()) * kLog2Pi + 0.5 * m_.b.squaredNorm();
+    }
+    void sample_reference(RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs, Vec& pot) const override {
+        initialize(V, H, begin, end, rngs);  // N(b, I)
+        potential(V, H, begin, end, pot);
     }
 
 private:
@@ -289,6 +336,13 @@ public:
         const Mat Z1 = L1_.triangularView<Eigen::Lower>().solve(D1);
         for (Index r = 0; r < rows; ++r)
             pot(begin + r) = -0.5 * (Z1.col(r).squaredNorm() + logdet1_) + 0.5 * (Z0.col(r).squaredNorm() + logdet0_);
+    }
+
+    // V is the difference of the normalized log densities, so f_ref is normalized: log Z_ref = 0.
+    double reference_log_z() const override { return 0.0; }
+    void sample_reference(RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs, Vec& pot) const override {
+        gaussian_sample(ref_.mean, L0_, V, begin, end, rngs);
+        potential(V, H, begin, end, pot);
     }
 
 private:

@@ -67,6 +67,12 @@ public:
     // True when the local move is an exact draw from p_beta (the "efficient local exploration"
     // under which the round-trip formulas of docs/methods/tempering.md#round-trip-theory are exact).
     virtual bool exact_local_moves() const { return false; }
+    // log Z_ref, the log of the sum / integral of f_ref over the state, in closed form (log Z from
+    // tempering, tempering/logz.hpp); NaN when the family does not know it.
+    virtual double reference_log_z() const;
+    // Independent exact draws from p_0 = f_ref / Z_ref into rows [begin, end) (row r from rngs[r]),
+    // then pot(r) = V(x_r) for them. At most kChainBlock rows. InputError when the family has none.
+    virtual void sample_reference(RowMat& V, RowMat& H, Index begin, Index end, ChainRngs& rngs, Vec& pot) const;
 
 protected:
     std::vector<double> betas_;
