@@ -3,6 +3,7 @@
 // dropped), a drag on a rung restarts on the edited ladder, and cancel stops the run within 100 ms.
 // Screenshots tempering-{deo,reversible}.png go to screenshotDir() (docs/screenshots via scripts/screenshots.sh).
 #include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QtTest>
 #include <set>
@@ -220,6 +221,29 @@ private Q_SLOTS:
         QCOMPARE(v.rungHeatmapCount(), 0);
         QCOMPARE(v.trajectoryChart()->lineCount(), 7);
         QCOMPARE(v.trajectoryChart()->highlight(), 0);
+    }
+
+    // A finished run shows log Z by BAR and stepping stone (from the final run's scans, as
+    // `rbmscope-cli pt` computes it) next to the exact value; BAR is within 4 standard errors of it.
+    void finishedRunShowsLogZNextToExact() {
+        TemperingView v;
+        v.show();
+        v.setModel(rbm::load_preset("four-mode"));
+        auto s = fastSettings(rbm::PtScheme::Deo);
+        s.scans = 20000;
+        v.setSettings(s);
+        QSignalSpy done(&v, &TemperingView::runFinished);
+        v.run();
+        QVERIFY(done.wait(60000));
+        const QString text = v.countersLabel()->text();
+        const QRegularExpression re(QStringLiteral("log Z: BAR <b>([-0-9.]+) ± ([0-9.]+)</b> · stepping stone "
+                                                   "([-0-9.]+) ± ([0-9.]+).* · exact <b>([-0-9.]+)</b>"));
+        const QRegularExpressionMatch m = re.match(text);
+        QVERIFY2(m.hasMatch(), qPrintable(text));
+        const double bar = m.captured(1).toDouble(), half = m.captured(2).toDouble(), exact = m.captured(5).toDouble();
+        QCOMPARE(m.captured(5), QStringLiteral("2.5796"));  // rbmscope-cli exact four-mode: 2.579612
+        QVERIFY2(half > 0 && half < 0.1, qPrintable(text));
+        QVERIFY2(std::abs(bar - exact) <= 4 * half / 1.96, qPrintable(text));
     }
 };
 

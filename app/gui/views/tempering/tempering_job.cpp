@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "colormap.hpp"
+#include "core/exact/exact.hpp"
 #include "core/numerics/types.hpp"
 #include "core/tempering/tempered_model.hpp"
 #include "views/tempering/tempering_recording.hpp"
@@ -50,6 +51,11 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
     rbm::validate(o);
     const auto tm = rbm::make_tempered_model(model, o.reference);
     rbm::PtSampler sampler(*tm, o);
+    // log Z from the final run's scans, as `rbmscope-cli pt` computes it (its own streams: the
+    // run's numbers do not change).
+    rbm::PtOptions logZOptions = o;
+    logZOptions.log_z = true;
+    rbm::PtLogZRecorder logZ(*tm, logZOptions);
     const rbm::Index rungs = sampler.rungs(), chains = sampler.chains();
 
     // Round lengths as in run_pt: tuning rounds of doubling length, then the final run.
@@ -110,6 +116,7 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
     for (; round < static_cast<int>(lengths.size()) && !cancelled; ++round) {
         for (long long i = 0; i < lengths[static_cast<std::size_t>(round)]; ++i) {
             sampler.scan();
+            if (round + 1 == static_cast<int>(lengths.size())) logZ.record(i, sampler);
             const auto& at = sampler.replica_at();
             window.emplace_back(at.begin(), at.begin() + rungs);  // chain 0
             if (static_cast<int>(window.size()) > s.window) window.pop_front();
@@ -137,6 +144,8 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
     recordLast(static_cast<int>(lengths.size()), true);
     TemperingFrame last = frame(static_cast<int>(lengths.size()));
     last.finished = true;
+    last.logZ = logZ.estimate(&last.logZError);
+    if (rbm::has_exact_log_z(model)) last.exactLogZ = rbm::exact_log_z(model);
     if (report) report(last);
     return last;
 }

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/exact/exact.hpp"
@@ -47,6 +49,11 @@ struct TemperingFrame {
     long long scansDone = 0, scansTotal = 0;
     int round = 1, rounds = 1;
     bool finished = false;
+    // At the end of a finished run: log Z by stepping stone and BAR from the final run's scans
+    // (tempering/logz.hpp), or why there is none; the exact value when the model has one.
+    std::optional<rbm::PtLogZ> logZ;
+    std::string logZError;
+    std::optional<double> exactLogZ;
 };
 
 // Runs to the end or until *cancel, at full speed (the view paces what it shows, never the

@@ -434,6 +434,16 @@ void TemperingView::updateCounters(const TemperingFrame& f) {
     text += tr("<br>Global barrier Λ̂ = Σ r<sub>k</sub> = <b>%1</b> · recommended replicas ⌈2Λ̂⌉ + 1 = %2")
                 .arg(fmt(barrier))
                 .arg(rbm::recommended_n(barrier) + 1);
+    if (f.logZ) {
+        const auto interval = [](const rbm::LogZEstimate& e) {
+            return QStringLiteral("%1 ± %2").arg(e.log_z, 0, 'f', 4).arg(1.96 * e.se, 0, 'f', 4);
+        };
+        text += tr("<br>log Z: BAR <b>%1</b> · stepping stone %2 (95 %, batch means)")
+                    .arg(interval(f.logZ->bar), interval(f.logZ->stepping_stone));
+        if (f.exactLogZ) text += tr(" · exact <b>%1</b>").arg(*f.exactLogZ, 0, 'f', 4);
+    } else if (f.finished && !f.logZError.empty()) {
+        text += tr("<br>log Z: none (%1)").arg(QString::fromStdString(f.logZError).toHtmlEscaped());
+    }
     counters_->setText(text);
     if (playhead_->showing()) updateShowStatus();
     else if (replay_) status_->setText(tr("replay: scan %1 of %2").arg(f.scansDone).arg(f.scansTotal));
@@ -667,6 +677,11 @@ long long TemperingView::showRunEnd() {
         // The last computed scan (a cancelled run's worker writes it after the last report).
         const TemperingRecording* r = recording_.get();
         auto last = std::make_shared<TemperingFrame>(r->frame(r->size() - 1));
+        if (shown_ && shown_->scansDone == last->scansDone) {  // the engine's end: keep its log Z
+            last->logZ = shown_->logZ;
+            last->logZError = shown_->logZError;
+            last->exactLogZ = shown_->exactLogZ;
+        }
         if (!shown_ || shown_->scansDone <= last->scansDone) shown_ = last;
     }
     if (shown_) showFrame(*shown_);
