@@ -64,8 +64,6 @@ json options_json(const TrainOptions& o) {
             {"ais_chains", o.ais_chains},
             {"ais_steps", o.ais_steps},
             {"ais_seed", o.ais_seed},
-            {"monitor_ais", o.monitor_ais == TrainOptions::MonitorAis::Fresh ? "fresh" : "trajectory"},
-            {"trajectory_steps", o.trajectory_steps},
             {"float32", o.float32}};
 }
 
@@ -113,12 +111,6 @@ TrainOptions options_from(const json& j) {
     o.ais_steps = f::integer_at(j, "ais_steps", p, 1, 10000000);
     o.ais_seed = f::unsigned64(f::member(j, "ais_seed", p), "options.ais_seed");
     o.float32 = j.contains("float32") ? f::boolean_at(j, "float32", p) : false;  // absent before it existed
-    // Absent before the trajectory monitor existed: those runs took a fresh AIS run at every record.
-    o.monitor_ais = j.contains("monitor_ais") && f::choice(f::member(j, "monitor_ais", p), "options.monitor_ais",
-                                                           {"trajectory", "fresh"}) == "trajectory"
-                        ? TrainOptions::MonitorAis::Trajectory
-                        : TrainOptions::MonitorAis::Fresh;
-    o.trajectory_steps = j.contains("trajectory_steps") ? f::integer_at(j, "trajectory_steps", p, 1, 10000000) : 20;
     return o;
 }
 
@@ -152,7 +144,7 @@ std::string Trainer::checkpoint_json() const {
     for (const TrainRecord& r : s.log) log.push_back(train_record_to_json(r));
     std::string projected;
     for (std::uint8_t p : s.projected) projected += p ? '1' : '0';
-    json j = {{"format", kFormat},
+    const json j = {{"format", kFormat},
                     {"version", 1},
                     {"options", options_json(s.options)},
                     {"data",
@@ -173,15 +165,6 @@ std::string Trainer::checkpoint_json() const {
                     {"projected", projected},
                     {"seconds", s.seconds},
                     {"log", log}};
-    if (s.trajectory.started) {
-        const Impl::Trajectory& tr = s.trajectory;
-        j["monitor_trajectory"] = {{"model", json::parse(model_to_json_text(tr.at))},
-                                   {"chains", detail::matrix_json(tr.V)},
-                                   {"log_weights", vec_json(tr.log_weights)},
-                                   {"log_z_start", tr.log_z_start},
-                                   {"stage_var", tr.stage_var},
-                                   {"legs", tr.legs}};
-    }
     return j.dump(1);
 }
 
@@ -263,24 +246,6 @@ Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, con
         const json& log = f::array(f::member(j, "log", ""), "log");
         for (std::size_t i = 0; i < log.size(); ++i) {
             s.log.push_back(train_record_from_json(log[i], f::at("log", i), s.done));
-        }
-        if (j.contains("monitor_trajectory")) {
-            const std::string tp = "monitor_trajectory";
-            const json& t = f::member(j, "monitor_trajectory", "");
-            Impl::Trajectory& tr = s.trajectory;
-            tr.at = model_from_json_text(f::member(t, "model", tp).dump(), tp + ".model");
-            if (tr.at.kind() != options.kind || tr.at.n_visible() != s.data.dim() ||
-                tr.at.n_hidden() != options.hidden)
-                throw InputError(tp + ".model does not match the options and data");
-            tr.V = detail::matrix_from_json(f::member(t, "chains", tp), tp + ".chains");
-            if (tr.V.rows() != options.ais_chains || tr.V.cols() != s.data.dim() || !tr.V.allFinite())
-                throw InputError(tp + ".chains must be " + std::to_string(options.ais_chains) + " x " +
-                                 std::to_string(s.data.dim()) + " finite values");
-            tr.log_weights = strict_vec(f::member(t, "log_weights", tp), tp + ".log_weights", options.ais_chains);
-            tr.log_z_start = f::number_at(t, "log_z_start", tp);
-            tr.stage_var = f::number_at(t, "stage_var", tp, 0.0);
-            tr.legs = f::integer_at(t, "legs", tp, 0, s.done + 1);
-            tr.started = true;
         }
         return Trainer(std::move(impl));
     } catch (const json::exception& e) {

@@ -30,20 +30,7 @@ struct Trainer::Impl {
     PtExchange* exchange = nullptr;
     bool stop_agreed = false;
     std::uint64_t values_shared = 0;
-    // Trajectory AIS of the monitor (TrainOptions::MonitorAis::Trajectory): the chains, their log
-    // weights and the model they were last annealed to (checkpointed, so a resumed run's records are
-    // those of the uninterrupted run).
-    struct Trajectory {
-        bool started = false;
-        Model at;  // the model at the last record
-        RowMat V;  // chain states (visible units)
-        Vec log_weights;
-        // Closed-form log Z of the W = 0 model the chains started from, plus log mean exp of the log
-        // weights at every resampling; stage_var: the delta-method variances of those stages.
-        double log_z_start = 0, stage_var = 0;
-        Index legs = 0;          // records annealed to so far (keys the next leg's streams)
-    } trajectory;
-    std::vector<Index> monitor_index;  // the monitored rows (empty: all), drawn once
+    std::vector<Index> monitor_index;  // the monitored rows when they are a subset, drawn once
     // Epoch order cache.
     Index perm_epoch = -1;
     std::vector<Index> perm;
@@ -54,8 +41,6 @@ struct Trainer::Impl {
     std::pair<Index, Index> share_of(Index tiles) const;
     TrainRecord record();  // monitor now
     RowMat monitor_rows();
-    // The next trajectory leg up to `model` (or its start); returns the log weights of every chain.
-    const Vec& advance_trajectory();
     const std::vector<Index>& epoch_order(Index epoch);
     double learning_rate_at(Index t) const;
     bool learns_sigma() const { return options.kind == ModelKind::Grbm && options.learn_sigma; }

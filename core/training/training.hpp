@@ -81,16 +81,8 @@ struct TrainOptions {
     // from `seed` (sorted, so a record does not depend on row order) when the data has more (0: all).
     Index monitor_examples = 1000;
     double exact_limit = 262144.0;             // exact log Z when enumeration needs at most this many terms
-    Index ais_chains = 100, ais_steps = 1000;  // otherwise AIS (linear schedule; fresh AIS: steps per record)
+    Index ais_chains = 100, ais_steps = 1000;  // otherwise AIS (linear schedule)
     std::uint64_t ais_seed = 4242;             // the same AIS streams at every record (smoother curves)
-    // How the AIS records reuse work (docs/methods/training.md#monitor). Trajectory: one set of
-    // ais_chains chains annealed along the training trajectory, from the model with W = 0 (closed-form
-    // log Z) to the model at the first record, then on from each record's model to the next by
-    // trajectory_steps steps on the straight line between their parameters; the log weights
-    // accumulate, so each record costs trajectory_steps steps instead of ais_steps. Fresh: a new AIS
-    // run of ais_steps steps from the data base at every record.
-    enum class MonitorAis { Trajectory, Fresh } monitor_ais = MonitorAis::Trajectory;
-    Index trajectory_steps = 20;
     // BRBM and leaky RBM: the gradient's products (v W and v' E[h|v] per tile) in single precision;
     // the parameters, the tile sums and the update stay double.
     bool float32 = false;
@@ -148,11 +140,6 @@ ParamGrad exact_model_score(const Model& model, bool with_sigma = false);
 ParamGrad exact_log_likelihood_gradient(const Model& model, const RowMat& data, bool with_sigma = false);
 // Mean of log p*(v) over the rows minus log_z.
 double average_log_likelihood(const Model& model, const RowMat& data, double log_z);
-// The model with W = 0 (other parameters kept), where visible and hidden units are independent, and
-// its log Z in closed form (BRBM, GRBM, leaky; InputError when W is not zero): where the monitor's
-// trajectory AIS starts.
-Model decoupled_model(const Model& model);
-double decoupled_log_z(const Model& model);
 
 enum class TrainStatus { Running, Finished, Diverged, Cancelled };
 const char* train_status_name(TrainStatus s);  // "running", "finished", "diverged", "cancelled"
