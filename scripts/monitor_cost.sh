@@ -25,5 +25,8 @@ print("records %d on %d of %d rows, AIS %d chains x %d steps" % (j["records"], m
       mon["ais_chains"], mon["ais_steps"]))
 print("training without monitoring (the updates): %.2f s" % u)
 print("training with monitoring (updates + monitor %.2f s): %.2f s = %.2fx" % (m, u + m, (u + m) / u))
+f = j["final"]
+print("final record: log Z %.3f, log-likelihood %.3f (%s)" % (f.get("log_z", float("nan")),
+      f.get("log_likelihood", float("nan")), f.get("log_likelihood_method")))
 PY
 echo "uptime: $(uptime)"

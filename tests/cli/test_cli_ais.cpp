@@ -256,10 +256,11 @@ TEST_CASE("ais, ais-sweep: an interval from ESS under 30 carries a warning (SPEC
 }
 
 TEST_CASE("ais --reverse beyond 2^16 configurations: exact start refused at once, PT start runs; JSON says where") {
-    // 784 x 20: 2^20 hidden configurations. Exact target samples are impossible; before this refusal
-    // the command enumerated the exact target moments for minutes first.
-    const rbm::Model big = rbm::test::as_model(rbm::test::random_brbm(3, 784, 20, 0.05));
-    const std::string file = (rbm::test::temp_dir() / "big784x20.json").string();
+    // 784 x 30: 2^30 hidden configurations (not even log Z is enumerated, which keeps the runs short).
+    // Exact target samples are impossible; before this refusal a 784 x 20 model's command enumerated
+    // the exact target moments for minutes first.
+    const rbm::Model big = rbm::test::as_model(rbm::test::random_brbm(3, 784, 30, 0.05));
+    const std::string file = (rbm::test::temp_dir() / "big784x30.json").string();
     rbm::save_model(big, file);
     const auto t0 = std::chrono::steady_clock::now();
     const auto refused = test::run_cli("ais " + file + " --base moment --reverse --reverse-start exact --steps 10");
