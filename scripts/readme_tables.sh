@@ -54,7 +54,7 @@ digits_models() {
       case $m in pt|lpt|deo) extra=(--gamma 0.7 --rungs 6) ;; esac
       [ "${KEEP:-0}" = 1 ] && [ -s "$out/d_${m}_$s.csv" ] && [ -s "$out/d_${m}_$s.json" ] && continue
       "$cli" train --data digits --shifts --binarize 0.5 --hidden 50 --batch 10 --lr 0.02 --method $m "${extra[@]}" \
-        --seed $s --epochs "${EPOCHS:-100}" --monitor-every 2000 --out "$out/d_${m}_$s.json" --log "$out/d_${m}_$s.csv" \
+        --seed $s --epochs "${EPOCHS:-100}" --monitor-every 2000 --monitor-examples 0 --ais-chains 100 --ais-steps 1000 --out "$out/d_${m}_$s.json" --log "$out/d_${m}_$s.csv" \
         --threads 1 >/dev/null &
       jobs+=($!)
       if [ ${#jobs[@]} -ge "${JOBS:-2}" ]; then wait "${jobs[0]}"; jobs=("${jobs[@]:1}"); fi
@@ -70,7 +70,8 @@ import csv, statistics, sys
 out = sys.argv[1]
 levels = [-24, -22, -21, -20.5, -20]
 print("for m in cd pcd pt lpt deo; do for s in 1 2 3; do rbmscope-cli train --data digits --shifts --binarize 0.5 "
-      "--hidden 50 --batch 10 --lr 0.02 --method $m --seed $s --epochs 100 --monitor-every 2000 ...; done; done")
+      "--hidden 50 --batch 10 --lr 0.02 --method $m --seed $s --epochs 100 --monitor-every 2000 --monitor-examples 0 "
+      "--ais-chains 100 --ais-steps 1000 ...; done; done")
 print()
 print("| method | \u221224 | \u221222 | \u221221 | \u221220.5 | \u221220 | mean, last 10 records | worst after 30 000 |")
 print("|---|---|---|---|---|---|---|---|")
@@ -111,13 +112,13 @@ rate() {  # the paper's summed gradient as a mean-gradient rate: lr 0.02 x batch
     extra=()
     case $m in pt|lpt|deo) extra=(--gamma 0.7 --rungs 6) ;; esac
     "$cli" train --data digits --shifts --binarize 0.5 --hidden 50 --batch 10 --lr 0.2 --method $m "${extra[@]}" \
-      --seed 1 --updates "${UPDATES:-30000}" --monitor-every 1000 --out "$out/r_$m.json" --log "$out/r_$m.csv" >/dev/null
+      --seed 1 --updates "${UPDATES:-30000}" --monitor-every 1000 --monitor-examples 0 --ais-chains 100 --ais-steps 1000 --out "$out/r_$m.json" --log "$out/r_$m.csv" >/dev/null
   done
   python3 - "$out" <<'PY'
 import csv, sys
 out = sys.argv[1]
 print("rbmscope-cli train --data digits --shifts --binarize 0.5 --hidden 50 --batch 10 --lr 0.2 --method M --seed 1 "
-      "--updates 30000 --monitor-every 1000 (--gamma 0.7 --rungs 6 for pt, lpt, deo)")
+      "--updates 30000 --monitor-every 1000 --monitor-examples 0 --ais-chains 100 --ais-steps 1000 (--gamma 0.7 --rungs 6 for pt, lpt, deo)")
 def fmt(x):
     return ("\u2212" if x < 0 else "") + "%.1f" % abs(x)
 for m in ["cd", "pcd", "pt", "lpt", "deo"]:

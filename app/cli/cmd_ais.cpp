@@ -10,6 +10,7 @@
 #include "core/io/presets.hpp"
 #include "core/numerics/memory_budget.hpp"
 #include "core/numerics/parallel.hpp"
+#include "core/tempering/target_states.hpp"
 #include "data_args.hpp"
 #include "interrupt.hpp"
 #include "mpi/distributed_ais.hpp"
@@ -219,7 +220,13 @@ Args ais_args() {
         {"seed", "S", "seed (default 1); results do not depend on --threads"},
         {"threads", "T", "worker threads"},
         {"perfect", "", "perfect transitions: exact draws from every intermediate distribution"},
-        {"reverse", "", "also run reverse AIS from exact target samples (a stochastic upper bound)"},
+        {"reverse", "", "also run reverse AIS (a stochastic upper bound when its chains start at the target)"},
+        {"reverse-start", "exact|pt|data",
+         "where the reverse chains start: exact target samples (needs at most 2^16 configurations),\n"
+         "      pt: the target rung of parallel tempering (approximate samples, any size), data: data rows\n"
+         "      (RAISE-style; not samples of the model). Default: exact when possible, else pt"},
+        {"reverse-burn-in", "B", "--reverse-start pt: PT scans before the first state is taken (default 1000)"},
+        {"reverse-spacing", "S", "--reverse-start pt: scans between two states of one ladder (default 20)"},
         {"precision", "float64|float32", "products with W (geometric GRBM/BRBM paths; weights always sum in double)"},
         {"betas", "b0,b1,...", "the schedule as a list (implies --schedule list): 0 first, 1 last, increasing"},
         {"geometric-start", "B1", "first nonzero beta of --schedule geometric (default 1e-4)"},
@@ -279,8 +286,25 @@ json base_data_json(const Args& a, const Model& model) {
     return nullptr;
 }
 
-json reverse_json(const ReverseAisResult& v, const AisEstimate& forward) {
+// Where the reverse chains started, and what that means for the bound.
+struct ReverseStart {
+    std::string kind;  // exact | pt | data
+    std::string description, note;
+    double seconds = 0;
+    double min_swap_acceptance = -1;  // pt only
+    Index data_rows = 0;              // data only: rows the chains were drawn from
+};
+
+json reverse_json(const ReverseAisResult& v, const AisEstimate& forward, const ReverseStart& start) {
     json rj;
+    rj["start"] = start.kind;
+    rj["start_description"] = start.description;
+    if (!start.note.empty()) rj["start_note"] = start.note;
+    if (start.kind == "pt") {
+        rj["start_seconds"] = start.seconds;
+        rj["start_min_swap_acceptance"] = start.min_swap_acceptance;
+    }
+    if (start.kind == "data") rj["start_data_rows"] = start.data_rows;
     rj["complete"] = v.complete;
     if (!v.complete) {
         rj["beta_reached"] = v.beta_reached;
@@ -299,7 +323,7 @@ json reverse_json(const ReverseAisResult& v, const AisEstimate& forward) {
 }
 
 json ais_result_json(const Args& a, const Model& model, const AisRequest& q, const std::string& base,
-                     const AisResult& r) {
+                     const AisResult& r, const ReverseStart& start) {
     const AisEstimate& e = r.estimate;
     json j;
     j["log_z"] = e.log_z;
@@ -344,14 +368,111 @@ json ais_result_json(const Args& a, const Model& model, const AisRequest& q, con
     j["running"] = running;
     j["seconds"] = r.seconds;
     j["chain_sweeps_per_s"] = r.chain_sweeps_per_s;
-    if (r.reverse) j["reverse"] = reverse_json(*r.reverse, e);
+    if (q.run.reverse) j["reverse_start"] = start.kind;
+    if (r.reverse) j["reverse"] = reverse_json(*r.reverse, e, start);
     json warnings = json::array();  // too few effective samples: docs/methods/ais-estimates.md#interval-warnings
     if (const std::string w = ess_warning(e.ess); !w.empty()) warnings.push_back(w);
     if (r.reverse && r.reverse->log_z_upper)
         if (const std::string w = ess_warning(r.reverse->ess, "the reverse log Z"); !w.empty()) warnings.push_back(w);
+    if (r.reverse && start.kind == "pt" && start.min_swap_acceptance < 0.01) {
+        std::ostringstream os;
+        os << "a pair of the PT ladder that drew the reverse start states accepted " << start.min_swap_acceptance
+           << " of its swaps (< 0.01): the ladder is cut there, so the start states may miss modes of the target and "
+              "the reverse estimate need not bound log Z from above";
+        warnings.push_back(os.str());
+    }
+    if (r.reverse && start.kind == "data")
+        warnings.push_back("the reverse chains started at data rows (--reverse-start data), not at samples of the "
+                           "model: the reverse estimate is not an upper bound on log Z");
     if (!warnings.empty()) j["warnings"] = warnings;
     if (a.flag("log-weights")) j["log_weights"] = to_json(r.log_weights);
     return j;
+}
+
+// Exact target samples by enumeration: at most 2^16 configurations (the paths' perfect-transition
+// limit); a leaky path decides from its rejection sampler's pilot acceptance once built.
+bool exact_target_samples_possible(const Model& model) {
+    if (model.kind() == ModelKind::Gaussian || model.kind() == ModelKind::Leaky) return true;
+    return enumeration_size(model).configurations <= 65536.0;
+}
+
+ReverseStart read_reverse_start(const Args& a, const Model& model, const AisOptions& o) {
+    ReverseStart s;
+    const bool exact_ok = exact_target_samples_possible(model);
+    if (!o.reverse) {
+        for (const char* opt : {"reverse-start", "reverse-burn-in", "reverse-spacing"})
+            if (a.has(opt)) throw InputError(std::string("--") + opt + " applies to --reverse only");
+    } else {
+        s.kind = a.get_choice("reverse-start", exact_ok ? "exact" : "pt", {"exact", "pt", "data"});
+        if (s.kind != "pt")
+            for (const char* opt : {"reverse-burn-in", "reverse-spacing"})
+                if (a.has(opt)) throw InputError(std::string("--") + opt + " applies to --reverse-start pt only");
+    }
+    std::ostringstream configs_text;
+    configs_text << enumeration_size(model).configurations;
+    const std::string configs = configs_text.str();
+    if ((o.perfect || s.kind == "exact") && !exact_ok)
+        throw InputError(std::string(o.perfect ? "--perfect" : "--reverse-start exact") +
+                         " needs exact samples of the target, drawn by enumerating its " + configs +
+                         " configurations (at most 65536)" +
+                         (o.perfect ? "" : ": use --reverse-start pt (parallel tempering) or data"));
+    if (s.kind == "data" && !a.has("data") && !model.training)
+        throw InputError("--reverse-start data needs data rows: --data SPEC, or a model file that records its training data");
+    if (s.kind == "exact") s.description = "exact samples of the target";
+    return s;
+}
+
+// The reverse chains' start states (one row per chain): PT target-rung states or data rows.
+RowMat reverse_start_states(const Args& a, const Model& model, const PathRequest& preq, const AisOptions& o,
+                            Progress& progress, ReverseStart& s) {
+    if (s.kind == "pt") {
+        TargetStatesOptions t;
+        t.burn_in = a.get_int("reverse-burn-in", 1000, 0, 1LL << 40);
+        t.spacing = a.get_int("reverse-spacing", 20, 1, 1LL << 30);
+        t.seed = o.seed ^ 0x5245565054ull;  // streams apart from the forward and reverse chains'
+        t.cancel = &interrupt::flag();
+        progress.update("reverse-start", 0, 0);
+        const TargetStates ts = pt_target_states(model, o.chains, t);
+        s.description = ts.description;
+        s.seconds = ts.seconds;
+        s.min_swap_acceptance = ts.min_acceptance;
+        s.note = "approximate target samples: the reverse estimate is an upper bound in expectation only as far as the "
+                 "PT chains reached the target distribution";
+        return ts.V;
+    }
+    // data: the chains start at rows drawn from the data without replacement (with, when fewer rows than chains).
+    RowMat D = preq.moments.data;
+    if (D.rows() == 0) {
+        const auto d = a.get("data");
+        if (d && is_rows_file(a, *d))
+            D = read_data_rows(*d, model.n_visible(), model.kind() == ModelKind::Brbm);
+        else D = inspection_data(a, model, a.positional(0))->data.X;
+    }
+    if (D.cols() != model.n_visible())
+        throw InputError("--reverse-start data: the rows have " + std::to_string(D.cols()) + " values, the model " +
+                         std::to_string(model.n_visible()) + " visible units");
+    const Index n = D.rows();
+    std::vector<Index> idx(static_cast<std::size_t>(n));
+    for (Index i = 0; i < n; ++i) idx[static_cast<std::size_t>(i)] = i;
+    Rng rng(o.seed ^ 0x5241495345ull, static_cast<std::uint64_t>(StreamPurpose::Misc) << 48);
+    RowMat V(o.chains, model.n_visible());
+    for (Index r = 0; r < o.chains; ++r) {
+        Index pick;
+        if (n >= o.chains) {  // partial Fisher-Yates
+            const Index j = r + static_cast<Index>(rng.below(static_cast<std::uint64_t>(n - r)));
+            std::swap(idx[static_cast<std::size_t>(r)], idx[static_cast<std::size_t>(j)]);
+            pick = idx[static_cast<std::size_t>(r)];
+        } else {
+            pick = static_cast<Index>(rng.below(static_cast<std::uint64_t>(n)));
+        }
+        V.row(r) = D.row(pick);
+    }
+    s.data_rows = n;
+    s.description = "data rows (" + std::to_string(n) + " rows, " + std::to_string(o.chains) + " drawn)";
+    s.note = "RAISE-style (Burda, Grosse & Salakhutdinov 2015): the reverse chains start at data rows, not at samples "
+             "of the model, so the reverse estimate is not an upper bound on log Z unless the data are distributed as "
+             "the model";
+    return V;
 }
 
 json run_ais_command(const std::vector<std::string>& argv) {
@@ -371,11 +492,17 @@ json run_ais_command(const std::vector<std::string>& argv) {
     // A BRBM with data (recorded by train, or --data) anneals from the data's base rate
     // (Salakhutdinov & Murray) unless --base says otherwise; "base" in the output says which.
     const std::string base = a.get_choice("base", default_ais_base(a, model), {"moment", "sigma", "uniform", "data"});
+    // Refused here, before any enumeration or moment phase, when the model cannot give what is asked.
+    ReverseStart start = read_reverse_start(a, model, q.run);
     // The chains' states at least (run_ais checks the path's full state once it is built): refused
     // before the target-moment phase, not after it.
     check_ais_memory(o.chains, model.n_visible());
     PathRequest preq = ais_path_request(a, model, q.path, base, o.seed);
     preq.float32 = q.precision == "float32";
+    // Exact target moments only when they do not cost more than the run (or a few seconds).
+    preq.moments.run_work = static_cast<double>(o.chains) * static_cast<double>(std::max<Index>(1, q.schedule.steps)) *
+                            2.0 * static_cast<double>(model.n_visible()) *
+                            static_cast<double>(std::max<Index>(1, model.n_hidden())) * (o.reverse ? 2.0 : 1.0);
     AisWork work(progress, o.chains,
                  q.schedule.steps > 0 ? q.schedule.steps : static_cast<Index>(q.schedule.list.size()), o.reverse);
     work.watch_moments(preq.moments);
@@ -395,13 +522,27 @@ json run_ais_command(const std::vector<std::string>& argv) {
                 {"seed", o.seed}};
     }
     const Schedule schedule = make_schedule(q.schedule, p.get());
+    AisOptions run = o;
+    if (o.reverse && start.kind != "exact") {
+        if (p->dim() != p->visible_dim() && !p->log_f_on_visible())
+            throw InputError("--reverse-start " + start.kind + ": the " + p->name() +
+                             " path carries hidden state the given visible rows do not have; use --reverse-start exact");
+        try {
+            run.reverse_states = reverse_start_states(a, model, preq, o, progress, start);
+        } catch (const Cancelled&) {
+            progress.finish(false);
+            return {{"complete", false}, {"phase", "reverse-start"}, {"reverse_start", start.kind},
+                    {"path", q.path},    {"base", base},             {"chains", o.chains},
+                    {"seed", o.seed}};
+        }
+    }
     // One process: run_ais; under mpirun each rank runs its share of the chains (app/cli/mpi/).
-    const AisResult r = mpi::run_ais_on_world(*p, schedule, o, work.control(static_cast<Index>(schedule.size()) - 1));
+    const AisResult r = mpi::run_ais_on_world(*p, schedule, run, work.control(static_cast<Index>(schedule.size()) - 1));
     const AisEstimate& e = r.estimate;
     progress.finish(r.complete, r.complete
                                     ? json{{"log_z", e.log_z}, {"ci95_low", e.ci95_low}, {"ci95_high", e.ci95_high}}
                                     : json{{"beta_reached", r.beta_reached}});
-    return ais_result_json(a, model, q, base, r);
+    return ais_result_json(a, model, q, base, r, start);
 }
 
 }  // namespace

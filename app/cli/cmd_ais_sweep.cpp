@@ -306,6 +306,7 @@ private:
         o.seed = q_.seed + static_cast<std::uint64_t>(r);
         o.perfect = q_.perfect;
         o.reverse = q_.reverse;
+        o.cost_functional = false;  // not in the output: spare its enumeration
         o.checkpoints = 1;
         const AisResult res =
             mpi::run_ais_on_world(*p, *schedule, o, work.control(static_cast<Index>(schedule->size()) - 1));

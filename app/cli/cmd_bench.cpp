@@ -93,6 +93,7 @@ double gemm_gflops(Index chains, Index n, Index m, bool f32, double min_seconds)
 
 json run_case(const Case& c, const std::string& precision, int threads, int repeats, double gemm_seconds) {
     AisOptions o;
+    o.cost_functional = false;  // not in the output: spare its enumeration
     o.chains = c.chains;
     o.seed = 1;
     o.checkpoints = 1;

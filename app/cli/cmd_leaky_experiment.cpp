@@ -42,6 +42,7 @@ Leaky orthogonal_leaky(Index n, Index m, double norm, double leakiness, std::uin
 // Null when Ctrl-C stopped the run.
 json run_one(const AnnealingPath& path, Index chains, Index steps, std::uint64_t seed, double truth, AisWork& work) {
     AisOptions o;
+    o.cost_functional = false;  // not in the output: spare its enumeration
     o.chains = chains;
     o.seed = seed;
     const AisResult r = run_ais(path, linear_schedule(steps), o, work.control(steps));

@@ -120,6 +120,10 @@ void Progress::emit(const std::string& phase, double chain_sweeps, const nlohman
     std::string line = phase + " " + fixed(100 * fraction_, 1) + "%  " + duration(elapsed) + " elapsed";
     if (std::isfinite(eta)) line += ", about " + duration(eta) + " left";
     if (std::isfinite(rate)) line += "  (" + fixed(rate, 0) + " chain-sweeps/s)";
+    // train: where the time goes (the monitor's records run between updates, off their clock).
+    if (extra.is_object() && extra.contains("update_s") && extra.contains("monitor_s"))
+        line += "  (updates " + duration(extra["update_s"].get<double>()) + ", monitor " +
+                duration(extra["monitor_s"].get<double>()) + ")";
     if (line.size() < line_width_) line.resize(line_width_, ' ');
     line_width_ = line.size();
     std::fprintf(stderr, "\r%s", line.c_str());

@@ -35,6 +35,9 @@ public:
     void advance(double bp, double beta, RowMat& X, Index b, Index e, Vec& lw, ChainRngs& r) const override {
         inner_->advance(bp, beta, X, b, e, lw, r);
     }
+    void set_visible(RowMat& X, Index b, Index e, const RowMat& V, Index v_first) const override {
+        inner_->set_visible(X, b, e, V, v_first);
+    }
     bool can_sample_exactly() const override { return inner_->can_sample_exactly(); }
     void sample_exact(double beta, RowMat& X, Index b, Index e, ChainRngs& r) const override {
         inner_->sample_exact(beta, X, b, e, r);
@@ -111,8 +114,10 @@ PathPtr grbm_geometric(const Grbm& g, const Model& target, const PathRequest& re
                                                   "AIS base: target mean and variance from " + mom.source, req.float32),
                          note);
     }
-    // sigma
-    const VisibleMoments mom = target_moments(target, req.moments);
+    // sigma: the mean alone
+    MomentSource mean_only = req.moments;
+    mean_only.need_cov = false;
+    const VisibleMoments mom = target_moments(target, mean_only);
     return make_grbm_geometric_path(g, DiagGaussianBase{mom.mean, g.sigma},
                                     "AISM base: target mean from " + mom.source + ", sd = sigma", req.float32);
 }
@@ -124,7 +129,9 @@ Vec brbm_base_bias(const Model& target, const PathRequest& req, std::string& lab
         return Vec::Zero(n);
     }
     if (req.base == "sigma") throw InputError("--base sigma is for GRBMs; a BRBM takes --base uniform, moment or data");
-    const VisibleMoments mom = base_moments(target, req);
+    PathRequest mean_only = req;
+    mean_only.moments.need_cov = false;  // the base rate uses the mean alone
+    const VisibleMoments mom = base_moments(target, mean_only);
     Vec a(n);
     for (Index i = 0; i < n; ++i) a(i) = logit(std::clamp(mom.mean(i), 1e-3, 1.0 - 1e-3));
     label = "base-rate base from " + mom.source;

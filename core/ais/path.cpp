@@ -11,6 +11,13 @@ void AnnealingPath::advance(double beta_prev, double beta, RowMat& X, Index begi
     transition(beta, X, begin, end, rngs);
 }
 
+void AnnealingPath::set_visible(RowMat& X, Index begin, Index end, const RowMat& V, Index v_first) const {
+    if (dim() != visible_dim())
+        throw InputError("the " + name() + " path carries more than the visible units in its state: it cannot start "
+                         "chains from given visible states");
+    X.middleRows(begin, end - begin) = V.middleRows(v_first, end - begin);
+}
+
 void AnnealingPath::sample_exact(double, RowMat&, Index, Index, ChainRngs&) const {
     throw InputError("perfect transitions are not available for the " + name() +
                      " path: its intermediate distributions cannot be sampled exactly");

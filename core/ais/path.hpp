@@ -51,6 +51,11 @@ public:
     virtual void advance(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec& lw,
                          ChainRngs& rngs) const;
 
+    // Row r of X in [begin, end) set to the visible state V.row(v_first + r - begin), with whatever
+    // else the state carries derived from it (reverse AIS from given target states). The default
+    // copies when the state is the visible units alone and throws InputError otherwise.
+    virtual void set_visible(RowMat& X, Index begin, Index end, const RowMat& V, Index v_first) const;
+
     // Perfect transitions (docs/methods/ais-estimates.md#perfect-transitions): exact samples from p_beta.
     virtual bool can_sample_exactly() const { return false; }
     virtual void sample_exact(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const;

@@ -104,6 +104,11 @@ public:
         detail::leaky_sweep_block_gram(m_, &pre_, X, begin, end, rngs, kernel_, scale(beta), leak(beta));
     }
 
+    void set_visible(RowMat& X, Index begin, Index end, const RowMat& V, Index v_first) const override {
+        X.block(begin, 0, end - begin, m_.n_visible()) = V.middleRows(v_first, end - begin);
+        set_carried(X, begin, end);
+    }
+
     bool can_sample_exactly() const override { return pilot_ >= kMinAcceptance; }
     void sample_exact(double beta, RowMat& X, Index begin, Index end, ChainRngs& rngs) const override {
         if (!can_sample_exactly()) AnnealingPath::sample_exact(beta, X, begin, end, rngs);

@@ -18,6 +18,13 @@ struct MomentSource {
     Index gibbs_chains = 100, gibbs_steps = 5000, gibbs_burn_in = 100;  // Kiwaki's setting
     std::uint64_t seed = 1;
     RowMat data;  // Kind::Data: rows are visible vectors
+    // False when only the mean is used (a BRBM's base rate): the covariance, n^2 per sample or per
+    // enumerated configuration, is then not accumulated (cov is left empty). The mean is the same bits.
+    bool need_cov = true;
+    // Auto only: the work (multiply-adds) of the run these moments serve, e.g. AIS chains x steps x
+    // 2 n m. Exact enumeration is taken only when it costs at most max(Gibbs estimate, this run,
+    // kExactMomentsFloor); otherwise the Gibbs estimate. 0: exact whenever enumerable.
+    double run_work = 0;
     // Gibbs chains only (the long phase: minutes on a large BRBM). `cancel` is read before and
     // after every sweep (the app's quit, the CLI's Ctrl-C); raised, target_moments (and so
     // build_path) throws Cancelled. `on_sweep(done, total)` is called on the calling thread after
@@ -31,6 +38,11 @@ struct VisibleMoments {
     std::string source;  // "exact enumeration", "Gibbs chains (100 x 5000, burn-in 100)", "data (N rows)"
 };
 VisibleMoments target_moments(const Model& model, const MomentSource& src);
+// Below this many multiply-adds (a few seconds) exact moments are always taken when enumerable.
+inline constexpr double kExactMomentsFloor = 2e10;
+// The multiply-adds of exact visible moments / of the Gibbs estimate of `src` (docs/methods/annealing-paths.md#target-moments).
+double exact_moments_work(const Model& model);
+double gibbs_moments_work(const Model& model, const MomentSource& src);
 
 // ---- geometric paths on the joint energy (docs/methods/annealing-paths.md#geometric) ----
 // float32: the two products with W per step in single precision (weights still accumulate in double).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 #include "core/numerics/memory_budget.hpp"
@@ -84,7 +85,7 @@ public:
         res.kernel = opt_.perfect ? "exact draws (perfect transitions)" : path_.kernel_name();
         res.notes = path_.notes();
         res.log_z0 = path_.log_z0();
-        res.cost_functional = path_.cost_functional();
+        res.cost_functional = opt_.cost_functional ? path_.cost_functional() : std::numeric_limits<double>::quiet_NaN();
         log_z0_ = res.log_z0;
 
         forward(res);
@@ -238,8 +239,18 @@ private:
         ChainRngs rngs = chain_streams(opt_.seed, n_, StreamPurpose::Misc, first_);
         RowMat X;
         prepare(X);
-        for_each_block(
-            n_, [&](Index b, Index e) { path_.sample_exact(1.0, X, b, e, rngs); }, block_);
+        if (opt_.reverse_states.rows() > 0) {
+            // Given target states (PT samples, data rows): chain first_ + r starts at row first_ + r.
+            for_each_block(
+                n_,
+                [&](Index b, Index e) {
+                    path_.set_visible(X, b, e, opt_.reverse_states, first_ + b);
+                },
+                block_);
+        } else {
+            for_each_block(
+                n_, [&](Index b, Index e) { path_.sample_exact(1.0, X, b, e, rngs); }, block_);
+        }
         Vec lw = Vec::Zero(n_);
         Index done = 0;
         for (Index k = k_; k >= 1; --k) {
@@ -294,7 +305,14 @@ AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const Ais
                          std::to_string(options.chain_end) + ") is not a nonempty part of the " +
                          std::to_string(options.chains) + " chains");
     check_ais_memory(is_share(options) ? options.chain_end - options.chain_begin : options.chains, path.dim());
-    if ((options.perfect || options.reverse) && !path.can_sample_exactly())
+    const bool given_reverse = options.reverse_states.rows() > 0;
+    if (given_reverse && (options.reverse_states.rows() != options.chains ||
+                          options.reverse_states.cols() != path.visible_dim() || !options.reverse_states.allFinite()))
+        throw InputError("reverse AIS start states must be " + std::to_string(options.chains) + " x " +
+                         std::to_string(path.visible_dim()) + " finite values (one row per chain), got " +
+                         std::to_string(options.reverse_states.rows()) + " x " +
+                         std::to_string(options.reverse_states.cols()));
+    if ((options.perfect || (options.reverse && !given_reverse)) && !path.can_sample_exactly())
         throw InputError(std::string(options.perfect ? "perfect transitions" : "reverse AIS") +
                          " need exact samples from " +
                          (options.perfect ? "every intermediate distribution" : "the target") + ", which the " +

@@ -42,7 +42,14 @@ struct AisOptions {
     std::uint64_t seed = 1;          // forward chains: StreamPurpose::Chains; reverse chains:
                                      // StreamPurpose::Misc; bootstrap: StreamPurpose::Bootstrap
     bool perfect = false;            // exact draws from p_beta instead of the kernel
-    bool reverse = false;            // also run reverse AIS from exact target samples
+    bool reverse = false;            // also run reverse AIS (from exact target samples unless reverse_states is set)
+    // Where the reverse chains start when not from exact target samples: one row of visible units per
+    // chain (all `chains` rows, in chain order), e.g. the target-rung states of a PT run or data rows
+    // (see reverse_start_states in ais/reverse_start.hpp). Empty: exact samples (needs can_sample_exactly()).
+    RowMat reverse_states;
+    // The path's exact cost functional (an enumeration of up to 2^16 terms on small models): only
+    // when someone reads AisResult::cost_functional (NaN otherwise).
+    bool cost_functional = true;
     int checkpoints = 50;            // betas (spread evenly over the steps) at which the running
                                      // estimate log Zhat(beta) is recorded; the last step always is
     Index snapshot_chains = 0;       // particle positions handed to on_progress and the result
@@ -137,8 +144,8 @@ struct AisResult {
     double cost_functional = 0;  // NaN when the path does not know it
 };
 
-// InputError: invalid schedule, chains < 1, perfect or reverse on a path that cannot sample
-// exactly. Never throws Cancelled: a cancelled run returns its partial result.
+// InputError: invalid schedule, chains < 1, perfect or reverse (without reverse_states) on a path
+// that cannot sample exactly, reverse_states of the wrong shape. Never throws Cancelled: a cancelled run returns its partial result.
 AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const AisOptions& options,
                   const AisControl& control = {});
 

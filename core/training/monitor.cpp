@@ -1,5 +1,6 @@
 // Monitoring records: exact or AIS average log-likelihood, reconstruction error, swap acceptance,
 // projections; and the log as CSV / JSON.
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -10,19 +11,32 @@
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/train_record_json.hpp"
+#include "core/numerics/parallel.hpp"
 #include "core/numerics/scalar.hpp"
+#include "core/training/samplers.hpp"
 #include "core/training/trainer_impl.hpp"
 
 namespace rbm {
 
 namespace {
+constexpr std::uint64_t kMonitorSalt = 11;  // monitor streams apart from the updates' (trainer.cpp salts 3-5)
+}  // namespace
 
-// Mean over rows of |v - E[v | h = E[h | v]]|^2 (one mean-field reconstruction).
-double reconstruction_error(const Model& model, const RowMat& V) {
+namespace {
+
+// Per row |v - E[v | h = E[h | v]]|^2 (one mean-field reconstruction) into err; BRBM: also log p*(v)
+// into *log_unnorm, from the same product V W (Brbm::log_unnorm's arithmetic).
+void reconstruction_rows(const Model& model, const RowMat& V, Vec& err, Vec* log_unnorm) {
     RowMat R;
     if (const auto* m = model.as<Brbm>()) {
         RowMat L = V * m->W;
         L.rowwise() += m->c.transpose();
+        if (log_unnorm) {
+            Vec out = V * m->b;
+            for (Index r = 0; r < V.rows(); ++r)
+                for (Index j = 0; j < L.cols(); ++j) out(r) += softplus(L(r, j));
+            *log_unnorm = out;
+        }
         const RowMat H = L.unaryExpr([](double x) { return sigmoid(x); });
         R = H * m->W.transpose();
         R.rowwise() += m->b.transpose();
@@ -38,16 +52,48 @@ double reconstruction_error(const Model& model, const RowMat& V) {
         R = E.unaryExpr([cl](double e) { return e > 0 ? e : cl * e; }) * m->W.transpose();
         R.rowwise() += m->b.transpose();
     } else {
-        return std::numeric_limits<double>::quiet_NaN();
+        err = Vec::Constant(V.rows(), std::numeric_limits<double>::quiet_NaN());
+        return;
     }
-    return (V - R).rowwise().squaredNorm().mean();
+    err = (V - R).rowwise().squaredNorm();
+}
+
+// Mean over rows of the reconstruction error (and, BRBM, of log p*(v)), over fixed blocks of rows
+// in parallel: each row's value depends only on its block, so the means are the same at any thread count.
+double reconstruction_error(const Model& model, const RowMat& V, double* mean_log_unnorm = nullptr) {
+    const Index n = V.rows();
+    Vec err(n), lu(n);
+    const bool with_lu = mean_log_unnorm && model.kind() == ModelKind::Brbm;
+    for_each_block(n, [&](Index b, Index e) {
+        const RowMat block = V.middleRows(b, e - b);
+        Vec be, bl;
+        reconstruction_rows(model, block, be, with_lu ? &bl : nullptr);
+        err.segment(b, e - b) = be;
+        if (with_lu) lu.segment(b, e - b) = bl;
+    });
+    if (with_lu) *mean_log_unnorm = lu.mean();
+    return err.mean();
 }
 
 }  // namespace
 
-RowMat Trainer::Impl::monitor_rows() const {
-    const Index rows = options.monitor_examples > 0 ? std::min(options.monitor_examples, data.size()) : data.size();
-    return data.X.topRows(rows);
+RowMat Trainer::Impl::monitor_rows() {
+    const Index n = data.size(), rows = options.monitor_examples > 0 ? std::min(options.monitor_examples, n) : n;
+    if (rows == n) return data.X;
+    if (monitor_index.empty()) {
+        // A partial Fisher-Yates draw of `rows` distinct rows keyed by the seed, then sorted.
+        std::vector<Index> all(static_cast<std::size_t>(n));
+        for (Index i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
+        Rng rng(detail::update_key(options.seed, 0, kMonitorSalt), static_cast<std::uint64_t>(StreamPurpose::Misc) << 48);
+        for (Index i = 0; i < rows; ++i)
+            std::swap(all[static_cast<std::size_t>(i)],
+                      all[static_cast<std::size_t>(i + static_cast<Index>(rng.below(static_cast<std::uint64_t>(n - i))))]);
+        monitor_index.assign(all.begin(), all.begin() + rows);
+        std::sort(monitor_index.begin(), monitor_index.end());
+    }
+    RowMat X(rows, data.dim());
+    for (Index r = 0; r < rows; ++r) X.row(r) = data.X.row(monitor_index[static_cast<std::size_t>(r)]);
+    return X;
 }
 
 TrainRecord Trainer::Impl::record() {
@@ -57,8 +103,9 @@ TrainRecord Trainer::Impl::record() {
     r.learning_rate = learning_rate_at(done);
     r.seconds = seconds;
     const RowMat rows = monitor_rows();
-    r.reconstruction_error = reconstruction_error(model, rows);
-    const double mean_log_unnorm = model.log_unnorm(rows).mean();
+    double mean_log_unnorm = 0;
+    r.reconstruction_error = reconstruction_error(model, rows, &mean_log_unnorm);
+    if (model.kind() != ModelKind::Brbm) mean_log_unnorm = model.log_unnorm(rows).mean();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     r.log_likelihood = r.log_likelihood_low = r.log_likelihood_high = r.log_z = nan;
     try {
@@ -87,12 +134,16 @@ TrainRecord Trainer::Impl::record() {
             ao.seed = options.ais_seed;
             ao.checkpoints = 1;
             ao.bootstrap_resamples = 200;
-            const AisResult a = run_ais(*path, make_schedule(sr, path.get()), ao);
-            r.log_z = a.estimate.log_z;
-            r.log_likelihood = mean_log_unnorm - a.estimate.log_z;
-            r.log_likelihood_low = mean_log_unnorm - a.estimate.ci95_high;
-            r.log_likelihood_high = mean_log_unnorm - a.estimate.ci95_low;
-            r.ais_ess = a.estimate.ess;
+            ao.cost_functional = false;  // no record shows it (an enumeration of up to 2^16 terms per record)
+            // Fewer chains than one automatic block (the CLI's 20): two blocks, so both cores anneal.
+            if (const Index auto_block = ais_block_size(path->dim()); options.ais_chains <= auto_block)
+                ao.block = std::max<Index>(1, (options.ais_chains + 1) / 2);
+            const AisEstimate e = run_ais(*path, make_schedule(sr, path.get()), ao).estimate;
+            r.log_z = e.log_z;
+            r.log_likelihood = mean_log_unnorm - e.log_z;
+            r.log_likelihood_low = mean_log_unnorm - e.ci95_high;
+            r.log_likelihood_high = mean_log_unnorm - e.ci95_low;
+            r.ais_ess = e.ess;
             r.log_likelihood_method = "ais";
             // Every p(v|h) of these kinds is a Gaussian with covariance diag(sigma^2) (leaky: I), so
             // log p(v) <= -sum_i log(sqrt(2 pi) sigma_i) (BRBM: 0). An estimate above it means AIS

@@ -30,6 +30,7 @@ struct Trainer::Impl {
     PtExchange* exchange = nullptr;
     bool stop_agreed = false;
     std::uint64_t values_shared = 0;
+    std::vector<Index> monitor_index;  // the monitored rows when they are a subset, drawn once
     // Epoch order cache.
     Index perm_epoch = -1;
     std::vector<Index> perm;
@@ -39,7 +40,7 @@ struct Trainer::Impl {
     // This part's gradient tiles [first, end) of `tiles` (all of them without an exchange).
     std::pair<Index, Index> share_of(Index tiles) const;
     TrainRecord record();  // monitor now
-    RowMat monitor_rows() const;
+    RowMat monitor_rows();
     const std::vector<Index>& epoch_order(Index epoch);
     double learning_rate_at(Index t) const;
     bool learns_sigma() const { return options.kind == ModelKind::Grbm && options.learn_sigma; }

@@ -76,8 +76,10 @@ struct TrainOptions {
     double projection_limit = 0.0;
     LeakyKernel leaky_kernel = LeakyKernel::ExactMH;
     // Monitoring: a record at update 0, every monitor_every updates, and at the end.
-    Index monitor_every = 100;                 // 0: only at the start and the end
-    Index monitor_examples = 0;                // rows used for log-likelihood and reconstruction (0: all)
+    Index monitor_every = 100;  // 0: only at the start and the end
+    // Rows used for the log-likelihood and reconstruction: at most this many, a subset drawn once
+    // from `seed` (sorted, so a record does not depend on row order) when the data has more (0: all).
+    Index monitor_examples = 1000;
     double exact_limit = 262144.0;             // exact log Z when enumeration needs at most this many terms
     Index ais_chains = 100, ais_steps = 1000;  // otherwise AIS (linear schedule)
     std::uint64_t ais_seed = 4242;             // the same AIS streams at every record (smoother curves)

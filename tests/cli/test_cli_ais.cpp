@@ -1,9 +1,13 @@
 // rbmscope-cli ais / ais-sweep: the JSON contract of docs/user/cli.md, agreement with exact log Z,
 // thread-count independence through the binary, and bad input (exit 2, one stderr line).
+#include <chrono>
 #include <cmath>
 
 #include "../core/check.hpp"
+#include "../core/test_random_models.hpp"
+#include "../core/test_support.hpp"
 #include "cli_checks.hpp"
+#include "core/io/model_io.hpp"
 
 using namespace rbm;
 using nlohmann::json;
@@ -222,7 +226,6 @@ TEST_CASE("ais-sweep: interrupted and resumed from a checkpoint gives the uninte
     expect_one_line_error(test::run_cli(sweep + "--stop-after 2"), "stop without checkpoint", "--stop-after needs");
 }
 
-RBM_TEST_MAIN
 
 TEST_CASE("ais, ais-sweep: an interval from ESS under 30 carries a warning (SPEC §9); ESS 30+ none") {
     // 20 chains: ESS <= N = 20 < 30 whatever the weights.
@@ -253,3 +256,58 @@ TEST_CASE("ais, ais-sweep: an interval from ESS under 30 carries a warning (SPEC
             CHECK(s["warnings"][0].get<std::string>().find("K = 10") != std::string::npos);
     }
 }
+
+TEST_CASE("ais --reverse beyond 2^16 configurations: exact start refused at once, PT start runs; JSON says where") {
+    // 784 x 30: 2^30 hidden configurations (not even log Z is enumerated, which keeps the runs short).
+    // Exact target samples are impossible; before this refusal a 784 x 20 model's command enumerated
+    // the exact target moments for minutes first.
+    const rbm::Model big = rbm::test::as_model(rbm::test::random_brbm(3, 784, 30, 0.05));
+    const std::string file = (rbm::test::temp_dir() / "big784x30.json").string();
+    rbm::save_model(big, file);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto refused = test::run_cli("ais " + file + " --base moment --reverse --reverse-start exact --steps 10");
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(refused.exit_code == 2);
+    CHECK_MSG(refused.err.find("--reverse-start pt") != std::string::npos, refused.err);
+    CHECK_MSG(took < 1.0, took << " s");
+    CHECK(test::run_cli("ais " + file + " --perfect --steps 10").exit_code == 2);
+    CHECK(test::run_cli("ais " + file + " --reverse-start pt --steps 10").exit_code == 2);  // needs --reverse
+    // Default start beyond 2^16: PT.
+    const auto r = test::run_cli("ais " + file +
+                                 " --base uniform --reverse --steps 100 --chains 20 --reverse-burn-in 50 "
+                                 "--reverse-spacing 2 --seed 4");
+    CHECK_MSG(r.exit_code == 0, r.err);
+    if (r.exit_code != 0) return;
+    const json j = r.json();
+    CHECK(j["reverse_start"] == "pt");
+    CHECK(j["reverse"]["start"] == "pt");
+    CHECK(j["reverse"]["start_description"].get<std::string>().find("parallel tempering") != std::string::npos);
+    CHECK(std::isfinite(j["reverse"]["log_z_upper"].get<double>()));
+    // Same numbers at any thread count.
+    const auto r2 = test::run_cli("ais " + file +
+                                  " --base uniform --reverse --steps 100 --chains 20 --reverse-burn-in 50 "
+                                  "--reverse-spacing 2 --seed 4 --threads 1");
+    CHECK(r2.json()["reverse"]["log_z_upper"] == j["reverse"]["log_z_upper"]);
+}
+
+TEST_CASE("ais --reverse-start: exact by default when enumerable, pt and data on request, each named") {
+    const auto ex = test::run_cli("ais four-mode --steps 100 --chains 50 --reverse");
+    CHECK_MSG(ex.exit_code == 0, ex.err);
+    CHECK(ex.json()["reverse"]["start"] == "exact");
+    const auto pt = test::run_cli("ais four-mode --steps 100 --chains 50 --reverse --reverse-start pt --reverse-burn-in 100");
+    CHECK_MSG(pt.exit_code == 0, pt.err);
+    const json p = pt.json();
+    CHECK(p["reverse"]["start"] == "pt");
+    CHECK(std::abs(p["reverse"]["log_z_upper"].get<double>() - p["exact_log_z"].get<double>()) < 0.5);
+    const std::string rows = test::write_temp("fm-rows.csv", "1 2\n-1 0\n0.5 0.5\n2 -1\n");
+    const auto da = test::run_cli("ais four-mode --steps 100 --chains 50 --reverse --reverse-start data --data " + rows);
+    CHECK_MSG(da.exit_code == 0, da.err);
+    const json d = da.json();
+    CHECK(d["reverse_start"] == "data");
+    CHECK(d["reverse"]["start_data_rows"] == 4);
+    CHECK(d["reverse"]["start_note"].get<std::string>().find("RAISE") != std::string::npos);
+    const auto none = test::run_cli("ais four-mode --steps 10 --reverse --reverse-start data");
+    CHECK(none.exit_code == 2);
+}
+
+RBM_TEST_MAIN

@@ -159,7 +159,6 @@ TEST_CASE("sample: the .npz fixture written by NumPy loads and samples") {
     }
 }
 
-RBM_TEST_MAIN
 
 TEST_CASE("train --data fashion-mnist: names the Debian package when absent, trains on its files when present") {
     // RBMSCOPE_DATASETS_DIR points the search away from /usr/share/datasets, so the result does not
@@ -186,3 +185,31 @@ TEST_CASE("train --data fashion-mnist: names the Debian package when absent, tra
         CHECK(r.json()["data"].get<std::string>().rfind("fashion-mnist test (3 images 2x3)", 0) == 0);
     }
 }
+
+TEST_CASE("train: the monitor uses at most --monitor-examples rows (default 1000), a subset drawn from the seed") {
+    const std::string common = "train --data digits --binarize 0.5 --hidden 8 --updates 4 --monitor-every 0 --seed 5 ";
+    auto run = [&](const std::string& extra, const std::string& out) {
+        const CliResult r = run_cli(common + extra + " --out " + path(out));
+        CHECK_MSG(r.exit_code == 0, r.err);
+        return r.json();
+    };
+    const auto def = run("", "m-def.json");
+    CHECK(def["monitor"]["rows"] == 1000);
+    CHECK(def["monitor"]["rows_of"] == 1797);
+    CHECK(def["monitor"]["rows_choice"] == "subset drawn from the seed");
+    const auto all = run("--monitor-examples 0", "m-all.json");
+    CHECK(all["monitor"]["rows"] == 1797);
+    CHECK(all["monitor"]["rows_choice"] == "all");
+    const auto few = run("--monitor-examples 100", "m-few.json");
+    CHECK(few["monitor"]["rows"] == 100);
+    // The records are over those rows: the same model (update 0) scores differently on each set.
+    const double e_def = def["initial"]["reconstruction_error"].get<double>();
+    const double e_all = all["initial"]["reconstruction_error"].get<double>();
+    const double e_few = few["initial"]["reconstruction_error"].get<double>();
+    CHECK(e_def != e_all && e_few != e_all && e_few != e_def);
+    // Deterministic: the same seed draws the same rows.
+    CHECK(run("--monitor-examples 100", "m-few2.json")["initial"]["reconstruction_error"].get<double>() == e_few);
+    CHECK(def["timing"].contains("monitor_share"));
+}
+
+RBM_TEST_MAIN
