@@ -18,12 +18,16 @@ struct MomentSource {
     Index gibbs_chains = 100, gibbs_steps = 5000, gibbs_burn_in = 100;  // Kiwaki's setting
     std::uint64_t seed = 1;
     RowMat data;  // Kind::Data: rows are visible vectors
-    // Gibbs chains only (the long phase: minutes on a large BRBM). `cancel` is read before and
-    // after every sweep (the app's quit, the CLI's Ctrl-C); raised, target_moments (and so
-    // build_path) throws Cancelled. `on_sweep(done, total)` is called on the calling thread after
-    // every sweep, total = burn-in + steps sweeps of gibbs_chains chains. Neither changes the numbers.
+    // Gibbs chains only (the long phase: minutes on a large BRBM). `cancel` is read between pieces
+    // of every sweep, tens of milliseconds of work each however many chains (the app's quit, the
+    // CLI's Ctrl-C); raised, target_moments (and so build_path) throws Cancelled. `on_sweep(done,
+    // total)` is called on the calling thread after every sweep, total = burn-in + steps sweeps of
+    // gibbs_chains chains; `on_partial(sweeps, total)` after every piece but a sweep's last when a
+    // sweep takes several pieces (sweeps: fractional, e.g. 0.25 a quarter into the first). None
+    // changes the numbers.
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(Index done, Index total)> on_sweep;
+    std::function<void(double sweeps, Index total)> on_partial;
 };
 struct VisibleMoments {
     Vec mean;

@@ -15,28 +15,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "cli_process.hpp"
 #include "main_window/main_window.hpp"
 
 using namespace rbmscope;
 
 namespace {
-
-QString cli(const QString& dir, const QStringList& args, const QString& out) {
-    QProcess p;
-    p.setWorkingDirectory(dir);
-    p.setStandardOutputFile(dir + QLatin1Char('/') + out);
-    p.start(QStringLiteral(RBMSCOPE_CLI_BINARY), args);
-    if (!p.waitForFinished(120000)) return QStringLiteral("timed out");
-    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
-        return QStringLiteral("exit %1: %2").arg(p.exitCode()).arg(QString::fromUtf8(p.readAllStandardError()));
-    return {};
-}
-
-QJsonObject readJson(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return QJsonDocument::fromJson(f.readAll()).object();
-}
 
 bool writeJson(const QString& path, const QJsonObject& o) {
     QFile f(path);
