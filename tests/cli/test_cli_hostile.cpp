@@ -377,7 +377,8 @@ TEST_CASE("every file of tests/data/bad: one line and exit 2 from info, its mess
 TEST_CASE("8 GB sparse model files are refused at once: by size where the file is read whole, .h5 by its header") {
     // truncate: no disk used. A sparse .mat took 10 minutes and 15 GB to be refused before.
     const std::vector<std::pair<std::string, std::string>> cases{
-        {"sparse.mat", "(8589934592 bytes) needs 8.0 GiB, more than the memory budget (1.0 GiB); --max-memory 8G allows it"},
+        {"sparse.mat", "(8589934592 bytes, 8.0 GiB): a MATLAB v4/v5 file is read whole to be checked, and one over "
+                       "twice the memory budget (2 x 1.0 GiB) is refused; --max-memory 4G allows it"},
         {"sparse.json", "(8589934592 bytes) needs 8.0 GiB, more than the memory budget (1.0 GiB)"},
         {"sparse.npz", "(8589934592 bytes) needs 8.0 GiB, more than the memory budget (1.0 GiB)"},
         {"sparse.npy", "bytes, more than any model file may be"},

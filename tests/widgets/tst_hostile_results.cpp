@@ -150,7 +150,7 @@ private Q_SLOTS:
                 QVERIFY(f.open(QIODevice::WriteOnly));
                 QVERIFY(f.resize(qint64(8) << 30));  // sparse: no disk used
             }
-            const QString needle = name.endsWith(QLatin1String(".mat")) ? QStringLiteral("more than the memory budget")
+            const QString needle = name.endsWith(QLatin1String(".mat")) ? QStringLiteral("twice the memory budget")
                                                                         : QStringLiteral("not an HDF5 file");
             MainWindow w;
             w.setInteractive(false);
