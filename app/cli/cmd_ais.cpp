@@ -194,7 +194,8 @@ void AisWork::watch_moments(MomentSource& src) {
         const double per = static_cast<double>(moment_chains_);
         const double done_work = per * sweeps;
         progress_.update("moments", map(done_work, per * static_cast<double>(total) + anneal_work_), done_work,
-                         {{"sweep", static_cast<Index>(sweeps)}, {"sweeps", total},
+                         {{"sweep", static_cast<Index>(sweeps)},
+                          {"sweeps", total},
                           {"sweep_fraction", sweeps - std::floor(sweeps)}});
     };
     progress_.update("moments", lo_, 0);

@@ -63,7 +63,8 @@ private:
 constexpr double kPieceWork = 268435456.0;
 
 Index sweep_piece_chains(const Model& model, Index chains) {
-    const double per_chain = 2.0 * static_cast<double>(model.n_visible() + 1) * static_cast<double>(model.n_hidden() + 1);
+    const double per_chain =
+        2.0 * static_cast<double>(model.n_visible() + 1) * static_cast<double>(model.n_hidden() + 1);
     const double blocks = std::floor(kPieceWork / (per_chain * static_cast<double>(kChainBlock)));
     const Index threads = static_cast<Index>(std::max<std::size_t>(
         1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency())),

@@ -256,10 +256,11 @@ void check_layout(const fs::path& path) {
     const auto size = fs::file_size(path, ec);
     const double budget = static_cast<double>(memory_budget());
     if (!ec && static_cast<double>(size) > 2 * budget)
-        throw InputError("reading '" + path.string() + "' (" + std::to_string(size) + " bytes, " +
-                         bytes_text(static_cast<double>(size)) +
-                         "): a MATLAB v4/v5 file is read whole to be checked, and one over twice the memory budget (2 x " +
-                         bytes_text(budget) + ") is refused" + memory_budget_advice(static_cast<double>(size) / 2));
+        throw InputError(
+            "reading '" + path.string() + "' (" + std::to_string(size) + " bytes, " +
+            bytes_text(static_cast<double>(size)) +
+            "): a MATLAB v4/v5 file is read whole to be checked, and one over twice the memory budget (2 x " +
+            bytes_text(budget) + ") is refused" + memory_budget_advice(static_cast<double>(size) / 2));
     std::ifstream in(path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());

@@ -97,7 +97,7 @@ private:
     const Model& model_;
     SweepOptions opts_;
     std::unique_ptr<const detail::LeakyConstants> leaky_;  // a leaky model's, computed once
-    Mat gaussian_chol_;                                     // a Gaussian's Cholesky factor
+    Mat gaussian_chol_;                                    // a Gaussian's Cholesky factor
 };
 // Starting states for chains of any model: v from the model's own reference (GRBM: N(b, sigma^2),
 // BRBM: Bernoulli(sigm(b)), leaky: N(b, I), gaussian: exact).

@@ -263,10 +263,9 @@ TEST_CASE("ais: SIGINT inside one long target-moment sweep (32000 chains of a 78
     // 2G); the sweep holds its visible states (200 MB) and one piece's hidden states. Progress
     // comes from within the first sweep ("sweep_fraction"), and the signal is sent on that line.
     const std::string model = wide_brbm();
-    const json j = interrupt_run("ais " + model + " --moment-chains 32000 --max-memory 2G --steps 10 --chains 10",
-                                 [](const json& l) {
-                                     return l.value("phase", "") == "moments" && num_above(l, "sweep_fraction", 0);
-                                 });
+    const json j = interrupt_run(
+        "ais " + model + " --moment-chains 32000 --max-memory 2G --steps 10 --chains 10",
+        [](const json& l) { return l.value("phase", "") == "moments" && num_above(l, "sweep_fraction", 0); });
     if (j.is_null()) return;
     CHECK(j["phase"] == "moments");
     CHECK(j["moment_sweeps"] == 5100);
@@ -278,7 +277,8 @@ TEST_CASE("ais: chains x units beyond the memory budget are refused before any w
     const std::string model = wide_brbm();
     for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
              {" --chains 1000000", "AIS with 1000000 chains of 784 values needs 5.9 GiB"},
-             {" --moment-chains 1000000", "Gibbs target moments with 1000000 chains of 784 + 4000 units needs 35.7 GiB"}}) {
+             {" --moment-chains 1000000",
+              "Gibbs target moments with 1000000 chains of 784 + 4000 units needs 35.7 GiB"}}) {
         const auto r = test::run_cli("ais " + model + args + " --max-memory 1G");
         CHECK_MSG(r.exit_code == 2 && r.out.empty() && r.stderr_lines() == 1, args << ": " << r.err);
         CHECK_MSG(r.err.find(needle) != std::string::npos, r.err);
