@@ -188,6 +188,17 @@ void AisWork::watch_moments(MomentSource& src) {
         progress_.update("moments", map(done_work, per * static_cast<double>(total) + anneal_work_), done_work,
                          {{"sweep", done}, {"sweeps", total}});
     };
+    // Within a sweep of many chains of a large model (seconds each): "sweep" counts the finished
+    // ones, "sweep_fraction" how far the current one is.
+    src.on_partial = [this](double sweeps, Index total) {
+        moment_total_ = total;
+        const double per = static_cast<double>(moment_chains_);
+        const double done_work = per * sweeps;
+        progress_.update("moments", map(done_work, per * static_cast<double>(total) + anneal_work_), done_work,
+                         {{"sweep", static_cast<Index>(sweeps)},
+                          {"sweeps", total},
+                          {"sweep_fraction", sweeps - std::floor(sweeps)}});
+    };
     progress_.update("moments", lo_, 0);
 }
 

@@ -36,13 +36,45 @@ void print_overview() {
                  "Ctrl-C stops a long command, which prints its partial result with \"complete\": false (exit 130).\n";
 }
 
-// One line on stderr: newlines in a message would break the contract.
-void fail_line(const std::string& msg) {
-    std::string one = msg;
-    for (char& ch : one)
-        if (ch == '\n' || ch == '\r') ch = ' ';
-    std::cerr << "rbmscope-cli: " << one << std::endl;
+// A message as one readable line: control characters become spaces, and a value a file or an
+// argument put there (a run of more than 160 characters without a space: a 1 MB 'kind', a 100 000
+// character path) keeps its first 64 and last 16 characters around "...[N bytes]...". A message
+// still over 4000 characters (many long values) keeps its start and its end.
+std::string readable_line(const std::string& msg) {
+    constexpr std::size_t kLongRun = 160, kHead = 64, kTail = 16, kMaxLine = 4000;
+    std::string out;
+    out.reserve(std::min(msg.size(), kMaxLine + 200));
+    for (std::size_t at = 0; at < msg.size();) {
+        std::size_t end = at;
+        while (end < msg.size() && msg[end] != ' ' && static_cast<unsigned char>(msg[end]) >= 0x20) ++end;
+        const std::size_t run = end - at;
+        if (run > kLongRun) {
+            // Cut on UTF-8 character boundaries (never inside a multi-byte character).
+            std::size_t head = at + kHead, tail = end - kTail;
+            while (head > at && (static_cast<unsigned char>(msg[head]) & 0xC0) == 0x80) --head;
+            while (tail < end && (static_cast<unsigned char>(msg[tail]) & 0xC0) == 0x80) ++tail;
+            out.append(msg, at, head - at);
+            out += "...[" + std::to_string(run) + " bytes]...";
+            out.append(msg, tail, end - tail);
+        } else {
+            out.append(msg, at, run);
+        }
+        if (end < msg.size()) out += ' ';  // the space, or a control character in its place
+        at = end + 1;
+    }
+    if (out.size() > kMaxLine) {
+        std::size_t cut = kMaxLine - 1000;
+        while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+        std::size_t back = out.size() - 1000;
+        while (back < out.size() && (static_cast<unsigned char>(out[back]) & 0xC0) == 0x80) ++back;
+        out = out.substr(0, cut) + " ...[" + std::to_string(back - cut) + " bytes of the message left out]... " +
+              out.substr(back);
+    }
+    return out;
 }
+
+// One line on stderr: newlines in a message would break the contract.
+void fail_line(const std::string& msg) { std::cerr << "rbmscope-cli: " << readable_line(msg) << std::endl; }
 
 // Ends the command on this rank: `code` 0 with `out` to print, or the exit code and message.
 // Under mpirun the ranks first agree on how the command ended (mpi/world.hpp), so one rank's bad

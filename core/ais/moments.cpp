@@ -1,12 +1,16 @@
 // Target moments for moment-matched bases and MAS (docs/methods/annealing-paths.md#target-moments): exact when the
 // model can be enumerated, otherwise Gibbs chains (Kiwaki's setting: 100 chains x 5000 steps
 // after 100 burn-in), or a data set.
+#include <tbb/task_arena.h>
+
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "core/ais/paths.hpp"
 #include "core/exact/exact.hpp"
 #include "core/kernels/gibbs.hpp"
+#include "core/numerics/parallel.hpp"
 
 namespace rbm {
 
@@ -32,11 +36,13 @@ public:
         : shift_(shift), sum_(Vec::Zero(shift.size())), need_cov_(need_cov) {
         if (need_cov_) sq_ = Mat::Zero(shift.size(), shift.size());
     }
-    void add(const RowMat& rows) {
-        const RowMat d = rows.rowwise() - shift_.transpose();
+    void add(const RowMat& rows) { add(rows, 0, rows.rows()); }
+    // Rows [begin, end) only.
+    void add(const RowMat& rows, Index begin, Index end) {
+        const RowMat d = rows.middleRows(begin, end - begin).rowwise() - shift_.transpose();
         sum_ += d.colwise().sum().transpose();
         if (need_cov_) sq_.noalias() += d.transpose() * d;
-        count_ += static_cast<double>(rows.rows());
+        count_ += static_cast<double>(end - begin);
     }
     VisibleMoments result(std::string source) const {
         const Vec md = sum_ / count_;
@@ -53,31 +59,70 @@ private:
     double count_ = 0;
 };
 
+// About 2^28 multiply-adds, a few tens of milliseconds on one core: the most work done between two
+// looks at the cancel flag. A sweep over many chains of a large model (32000 chains of a 784 x 4000
+// BRBM: half a minute) is cut into pieces of whole chain blocks, each on every worker thread; the
+// pieces do not change the numbers (PartialSweep). The accumulation of a sweep's samples is cut
+// into pieces of rows that depend on n only, so its sums do not depend on the thread count.
+constexpr double kPieceWork = 268435456.0;
+
+Index sweep_piece_chains(const Model& model, Index chains) {
+    const double per_chain =
+        2.0 * static_cast<double>(model.n_visible() + 1) * static_cast<double>(model.n_hidden() + 1);
+    const double blocks = std::floor(kPieceWork / (per_chain * static_cast<double>(kChainBlock)));
+    const Index threads = static_cast<Index>(std::max<std::size_t>(
+        1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency())),
+                                 tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))));
+    const Index piece = kChainBlock * std::max<Index>(threads, blocks > 1e9 ? Index(1e9) : static_cast<Index>(blocks));
+    return std::min(piece, chains);
+}
+
+Index accumulate_piece_rows(Index n, Index chains) {
+    const double rows = std::floor(kPieceWork / (static_cast<double>(n) * static_cast<double>(n)));
+    const Index piece = kChainBlock * std::max<Index>(1, rows > 1e9 ? Index(1e9) / kChainBlock
+                                                                    : static_cast<Index>(rows) / kChainBlock);
+    return std::min(piece, chains);
+}
+
 VisibleMoments gibbs_moments(const Model& model, const MomentSource& src) {
     if (src.gibbs_chains < 1 || src.gibbs_steps < 1 || src.gibbs_burn_in < 0)
         throw InputError("Gibbs moment estimation needs at least 1 chain and 1 step, and burn-in >= 0");
     ChainRngs rngs(src.seed, src.gibbs_chains, StreamPurpose::Moments);
-    // Checked before every sweep: a sweep of 100 chains costs milliseconds (tens on a 1 x 100000
-    // GRBM), the load nothing, so a cancel (quitting the app) lands within one sweep.
+    // Checked before every piece of a sweep or of its accumulation, so a cancel (quitting the app,
+    // the CLI's Ctrl-C) lands within one piece: tens of milliseconds, whatever the chains and the model.
     const auto check_cancel = [&] {
         if (src.cancel && src.cancel->load(std::memory_order_relaxed)) throw Cancelled();
     };
-    RowMat V = initial_states(model, src.gibbs_chains, rngs);
-    const Index total = src.gibbs_burn_in + src.gibbs_steps;
+    const Index chains = src.gibbs_chains, total = src.gibbs_burn_in + src.gibbs_steps;
+    const Index piece = sweep_piece_chains(model, chains), acc_piece = accumulate_piece_rows(model.n_visible(), chains);
+    const PartialSweep sweeper(model);
+    check_cancel();
+    RowMat V = initial_states(model, chains, rngs);
+    // Sweep t + 1 (0-based t) in pieces; with more than one piece, on_partial after each.
+    const auto sweep = [&](Index t) {
+        for (Index begin = 0; begin < chains; begin += piece) {
+            check_cancel();
+            const Index end = std::min(chains, begin + piece);
+            sweeper.sweep_rows(V, begin, end, rngs);
+            if (src.on_partial && end < chains)
+                src.on_partial(static_cast<double>(t) + static_cast<double>(end) / static_cast<double>(chains), total);
+        }
+    };
     auto after_sweep = [&](Index done) {
         check_cancel();
         if (src.on_sweep) src.on_sweep(done, total);
     };
     for (Index t = 0; t < src.gibbs_burn_in; ++t) {
-        check_cancel();
-        gibbs_sweep(model, V, rngs);
+        sweep(t);
         after_sweep(t + 1);
     }
     MomentAccumulator acc(V.colwise().mean().transpose(), src.need_cov);
     for (Index t = 0; t < src.gibbs_steps; ++t) {
-        check_cancel();
-        gibbs_sweep(model, V, rngs);
-        acc.add(V);
+        sweep(src.gibbs_burn_in + t);
+        for (Index begin = 0; begin < chains; begin += acc_piece) {
+            check_cancel();
+            acc.add(V, begin, std::min(chains, begin + acc_piece));
+        }
         after_sweep(src.gibbs_burn_in + t + 1);
     }
     std::ostringstream os;

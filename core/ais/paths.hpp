@@ -25,12 +25,16 @@ struct MomentSource {
     // 2 n m. Exact enumeration is taken only when it costs at most max(Gibbs estimate, this run,
     // kExactMomentsFloor); otherwise the Gibbs estimate. 0: exact whenever enumerable.
     double run_work = 0;
-    // Gibbs chains only (the long phase: minutes on a large BRBM). `cancel` is read before and
-    // after every sweep (the app's quit, the CLI's Ctrl-C); raised, target_moments (and so
-    // build_path) throws Cancelled. `on_sweep(done, total)` is called on the calling thread after
-    // every sweep, total = burn-in + steps sweeps of gibbs_chains chains. Neither changes the numbers.
+    // Gibbs chains only (the long phase: minutes on a large BRBM). `cancel` is read between pieces
+    // of every sweep, tens of milliseconds of work each however many chains (the app's quit, the
+    // CLI's Ctrl-C); raised, target_moments (and so build_path) throws Cancelled. `on_sweep(done,
+    // total)` is called on the calling thread after every sweep, total = burn-in + steps sweeps of
+    // gibbs_chains chains; `on_partial(sweeps, total)` after every piece but a sweep's last when a
+    // sweep takes several pieces (sweeps: fractional, e.g. 0.25 a quarter into the first). None
+    // changes the numbers.
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(Index done, Index total)> on_sweep;
+    std::function<void(double sweeps, Index total)> on_partial;
 };
 struct VisibleMoments {
     Vec mean;

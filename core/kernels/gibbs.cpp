@@ -4,6 +4,7 @@
 #include "core/kernels/simd.hpp"
 
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "core/numerics/parallel.hpp"
@@ -55,37 +56,48 @@ void grbm_sample_visible(const Grbm& m, const RowMat& H, double beta, const Diag
     }
 }
 
+namespace {
+
+void grbm_sweep_block(const Grbm& m, RowMat& V, Index begin, Index end, ChainRngs& rngs, double beta,
+                      const DiagGaussianBase* base) {
+    RowMat Lambda, H;
+    grbm_hidden_field(m, V, begin, end, Lambda);
+    grbm_sample_hidden(m, Lambda, beta, H, rngs, begin);
+    grbm_sample_visible(m, H, beta, base, V, begin, rngs);
+}
+
+// Rows [begin, end) of V; their hidden states go to rows [h_begin, h_begin + end - begin) of H.
+void brbm_sweep_block(const Brbm& m, RowMat& V, RowMat& H, Index h_begin, Index begin, Index end, ChainRngs& rngs,
+                      double beta, const Vec& vbias, const Vec& hbias) {
+    const Index n = m.n_visible(), k = m.n_hidden(), rows = end - begin;
+    RowMat A = V.middleRows(begin, rows) * m.W;
+    for (Index r = 0; r < rows; ++r) {
+        Rng& rng = rngs[begin + r];
+        for (Index j = 0; j < k; ++j)
+            H(h_begin + r, j) = rng.uniform() < sigmoid(beta * A(r, j) + hbias(j)) ? 1.0 : 0.0;
+    }
+    RowMat Bv = H.middleRows(h_begin, rows) * m.W.transpose();
+    for (Index r = 0; r < rows; ++r) {
+        Rng& rng = rngs[begin + r];
+        for (Index i = 0; i < n; ++i) V(begin + r, i) = rng.uniform() < sigmoid(beta * Bv(r, i) + vbias(i)) ? 1.0 : 0.0;
+    }
+}
+
+}  // namespace
+
 void gibbs_sweep(const Grbm& m, RowMat& V, ChainRngs& rngs, double beta, const DiagGaussianBase* base) {
     if (beta != 1.0 && base == nullptr) throw InputError("a GRBM sweep at beta < 1 needs a base distribution");
-    for_each_block(V.rows(), [&](Index begin, Index end) {
-        RowMat Lambda, H;
-        grbm_hidden_field(m, V, begin, end, Lambda);
-        grbm_sample_hidden(m, Lambda, beta, H, rngs, begin);
-        grbm_sample_visible(m, H, beta, base, V, begin, rngs);
-    });
+    for_each_block(V.rows(), [&](Index begin, Index end) { grbm_sweep_block(m, V, begin, end, rngs, beta, base); });
 }
 
 // ---------------- BRBM ----------------
 void gibbs_sweep(const Brbm& m, RowMat& V, RowMat& H, ChainRngs& rngs, double beta, const Vec* base_bias) {
-    const Index n = m.n_visible(), k = m.n_hidden();
-    H.resize(V.rows(), k);
+    H.resize(V.rows(), m.n_hidden());
     Vec vbias = beta * m.b;
     if (base_bias) vbias += (1.0 - beta) * *base_bias;
     const Vec hbias = beta * m.c;
     for_each_block(V.rows(), [&](Index begin, Index end) {
-        const Index rows = end - begin;
-        RowMat A = V.middleRows(begin, rows) * m.W;
-        for (Index r = 0; r < rows; ++r) {
-            Rng& rng = rngs[begin + r];
-            for (Index j = 0; j < k; ++j)
-                H(begin + r, j) = rng.uniform() < sigmoid(beta * A(r, j) + hbias(j)) ? 1.0 : 0.0;
-        }
-        RowMat Bv = H.middleRows(begin, rows) * m.W.transpose();
-        for (Index r = 0; r < rows; ++r) {
-            Rng& rng = rngs[begin + r];
-            for (Index i = 0; i < n; ++i)
-                V(begin + r, i) = rng.uniform() < sigmoid(beta * Bv(r, i) + vbias(i)) ? 1.0 : 0.0;
-        }
+        brbm_sweep_block(m, V, H, begin, begin, end, rngs, beta, vbias, hbias);
     });
 }
 
@@ -169,6 +181,40 @@ LeakySweepStats gibbs_sweep(const Model& model, RowMat& V, ChainRngs& rngs, cons
         },
         model.params);
     return stats;
+}
+
+PartialSweep::PartialSweep(const Model& model, const SweepOptions& opts) : model_(model), opts_(opts) {
+    if (const auto* l = model.as<Leaky>()) leaky_ = std::make_unique<const detail::LeakyConstants>(*l);
+    if (const auto* g = model.as<Gaussian>()) gaussian_chol_ = g->cholesky();
+}
+
+PartialSweep::~PartialSweep() = default;
+
+void PartialSweep::sweep_rows(RowMat& V, Index begin, Index end, ChainRngs& rngs) const {
+    if (begin % kChainBlock != 0 || begin < 0 || end > V.rows() || end < begin)
+        throw std::logic_error("PartialSweep: rows must start on a block boundary and lie inside V");
+    // Offsets inside [begin, end) are block boundaries of the whole sweep, as begin is one.
+    const auto blocks = [&](const auto& f) {
+        for_each_block(end - begin, [&](Index b, Index e) { f(begin + b, begin + e); });
+    };
+    std::visit(
+        [&](const auto& m) {
+            using T = std::decay_t<decltype(m)>;
+            if constexpr (std::is_same_v<T, Grbm>) {
+                blocks([&](Index b, Index e) { grbm_sweep_block(m, V, b, e, rngs, 1.0, nullptr); });
+            } else if constexpr (std::is_same_v<T, Brbm>) {
+                RowMat H(end - begin, m.n_hidden());
+                const Vec vbias = 1.0 * m.b, hbias = 1.0 * m.c;  // as gibbs_sweep forms them at beta = 1
+                blocks([&](Index b, Index e) { brbm_sweep_block(m, V, H, b - begin, b, e, rngs, 1.0, vbias, hbias); });
+            } else if constexpr (std::is_same_v<T, Leaky>) {
+                blocks([&](Index b, Index e) {
+                    detail::leaky_sweep_block_gram(m, leaky_.get(), V, b, e, rngs, opts_.leaky_kernel, 1.0, -1.0);
+                });
+            } else {
+                blocks([&](Index b, Index e) { gaussian_sample(m.mean, gaussian_chol_, V, b, e, rngs); });
+            }
+        },
+        model_.params);
 }
 
 RowMat initial_states(const Model& model, Index chains, ChainRngs& rngs) {

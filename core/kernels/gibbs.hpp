@@ -8,12 +8,17 @@
 // The half-step functions work on one block of rows; the AIS engine reuses them so that the
 // weight increment and the transition share the same pre-activations.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/models/models.hpp"
 #include "core/random/rng.hpp"
 
 namespace rbm {
+
+namespace detail {
+struct LeakyConstants;
+}
 
 // Diagonal Gaussian reference for the GRBM geometric path (docs/methods/annealing-paths.md#geometric-grbm):
 //   E_A(v) = sum_i (v_i - mean_i)^2 / (2 sigma_i^2)
@@ -76,6 +81,24 @@ struct SweepOptions {
     LeakyKernel leaky_kernel = LeakyKernel::ExactMH;
 };
 LeakySweepStats gibbs_sweep(const Model& model, RowMat& V, ChainRngs& rngs, const SweepOptions& opts = {});
+// gibbs_sweep(model, V, rngs, opts) in pieces: sweep_rows(V, begin, end, rngs), begin a multiple of
+// kChainBlock, gives rows [begin, end) bitwise what the whole sweep gives them (the same fixed
+// blocks, each on its own chains' streams), so a sweep over many chains of a large model (seconds
+// to minutes) can report progress and stop on a cancel between pieces. Holds a reference to the model.
+class PartialSweep {
+public:
+    explicit PartialSweep(const Model& model, const SweepOptions& opts = {});
+    ~PartialSweep();
+    PartialSweep(const PartialSweep&) = delete;
+    PartialSweep& operator=(const PartialSweep&) = delete;
+    void sweep_rows(RowMat& V, Index begin, Index end, ChainRngs& rngs) const;
+
+private:
+    const Model& model_;
+    SweepOptions opts_;
+    std::unique_ptr<const detail::LeakyConstants> leaky_;  // a leaky model's, computed once
+    Mat gaussian_chol_;                                    // a Gaussian's Cholesky factor
+};
 // Starting states for chains of any model: v from the model's own reference (GRBM: N(b, sigma^2),
 // BRBM: Bernoulli(sigm(b)), leaky: N(b, I), gaussian: exact).
 RowMat initial_states(const Model& model, Index chains, ChainRngs& rngs);

@@ -350,4 +350,68 @@ TEST_CASE("a CSV data file with a UTF-8 byte-order mark keeps its first row") {
     if (r.exit_code == 0) CHECK_MSG(r.json()["examples"] == 3, r.out);
 }
 
+TEST_CASE("every file of tests/data/bad: one line and exit 2 from info, its message, under 256 MB (RLIMIT_AS)") {
+    // The address space is capped at 256 MiB where the OS allows it (not under the sanitizers,
+    // whose shadow memory is terabytes of address space): a loader that allocated what a header
+    // claims would fail there with bad_alloc, which the CLI reports as a memory message, not the
+    // file's own one. The peak resident size (wait4) is checked too.
+    const fs::path dir = kData / "bad";
+    const auto files = manifest(dir);
+    CHECK(files.size() >= 150);
+    long peak_kb = 0;
+    std::string peak_file;
+    for (const auto& [file, needle] : files) {
+        const Child c = run_child({"info", (dir / file).string()}, kSanitized ? 0 : std::uint64_t{256} << 20);
+        CHECK_MSG(c.exit_code == 2 && c.signal == 0 && lines(c.err) == 1 && c.out.empty(),
+                  file << ": exit " << c.exit_code << ", signal " << c.signal << ": " << c.err.substr(0, 400));
+        CHECK_MSG(c.err.find(needle) != std::string::npos,
+                  file << ": '" << c.err.substr(0, 400) << "' lacks '" << needle << "'");
+        if (c.max_rss_kb > peak_kb) {
+            peak_kb = c.max_rss_kb;
+            peak_file = file;
+        }
+    }
+    std::printf("  %zu files, largest peak %.1f MB (%s)\n", files.size(), peak_kb / 1024.0, peak_file.c_str());
+    if (!kSanitized) CHECK_MSG(peak_kb < 256 * 1024, peak_file << ": peak " << peak_kb << " kB");
+}
+
+TEST_CASE("8 GB sparse model files are refused at once: by size where the file is read whole, .h5 by its header") {
+    // truncate: no disk used. A sparse .mat took 10 minutes and 15 GB to be refused before.
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"sparse.mat",
+         "(8589934592 bytes, 8.0 GiB): a MATLAB v4/v5 file is read whole to be checked, and one over "
+         "twice the memory budget (2 x 1.0 GiB) is refused; --max-memory 4G allows it"},
+        {"sparse.json", "(8589934592 bytes) needs 8.0 GiB, more than the memory budget (1.0 GiB)"},
+        {"sparse.npz", "(8589934592 bytes) needs 8.0 GiB, more than the memory budget (1.0 GiB)"},
+        {"sparse.npy", "bytes, more than any model file may be"},
+        {"sparse.h5", "not an HDF5 file libhdf5 can read (file signature not found)"}};
+    for (const auto& [name, needle] : cases) {
+        const fs::path path = temp_dir() / name;
+        { std::ofstream touch(path); }
+        CHECK(::truncate(path.c_str(), off_t{8} << 30) == 0);
+        const Child c = run_child({"info", path.string(), "--max-memory", "1G"});
+        CHECK_MSG(c.exit_code == 2 && lines(c.err) == 1 && c.out.empty(),
+                  name << ": exit " << c.exit_code << ": " << c.err);
+        CHECK_MSG(c.err.find(needle) != std::string::npos, name << ": " << c.err);
+        if (!kSanitized) CHECK_MSG(c.max_rss_kb < 100 * 1024, name << ": peak " << c.max_rss_kb << " kB");
+        fs::remove(path);
+    }
+}
+
+TEST_CASE("a long value in a message is elided with its length: one readable line") {
+    // A 1 MB 'kind' was echoed in full (a 1 MB line); a 100 000-character --path too.
+    const std::string kind(1'000'000, 'k');
+    const std::string file = write_temp(
+        "long-kind.json", R"({"format": "rbmscope-model", "version": 1, "kind": ")" + kind + R"(", "W": [[1]]})");
+    const CliResult r = run_cli("info " + q(file));
+    CHECK_MSG(one_line_error(r, "unknown kind 'kkkkkkkkkkkkkkkk"), r.err.substr(0, 300));
+    CHECK_MSG(r.err.find("...[1000002 bytes]...kkkkkkkkkkkkkkk'") != std::string::npos, r.err.substr(0, 300));
+    CHECK_MSG(r.err.size() < 400, r.err.size());
+    const CliResult p = run_cli("ais four-mode --path " + std::string(100'000, 'p'));
+    CHECK_MSG(p.exit_code == 2 && p.stderr_lines() == 1 && p.err.size() < 400, p.err.substr(0, 300));
+    CHECK_MSG(
+        p.err.find("got 'pppppppp") != std::string::npos && p.err.find("...[100002 bytes]...") != std::string::npos,
+        p.err.substr(0, 300));
+}
+
 RBM_TEST_MAIN

@@ -211,6 +211,24 @@ std::string big_brbm() {
     return test::write_temp("big-brbm.json", os.str());
 }
 
+// A BRBM of 784 x 4000 units (MNIST's visible layer; all weights zero, which costs a product as
+// much as any). One Gibbs sweep of 32000 chains is 2 x 10^11 multiply-adds: half a minute on two cores.
+std::string wide_brbm() {
+    const int n = 784, m = 4000;
+    std::string row = "[0";
+    for (int j = 1; j < m; ++j) row += ",0";
+    row += "]";
+    std::string s = R"({"format": "rbmscope-model", "version": 1, "kind": "brbm", "W": [)";
+    s.reserve(static_cast<std::size_t>(n) * (row.size() + 1) + 20000);
+    for (int i = 0; i < n; ++i) s += (i ? "," : "") + row;
+    s += R"(], "b": [0)";
+    for (int i = 1; i < n; ++i) s += ",0";
+    s += R"(], "c": [0)";
+    for (int j = 1; j < m; ++j) s += ",0";
+    s += "]}";
+    return test::write_temp("wide-brbm.json", s);
+}
+
 }  // namespace
 
 TEST_CASE("ais: SIGINT while annealing gives log Z at beta_reached, complete false, exit 130") {
@@ -238,6 +256,34 @@ TEST_CASE("ais: SIGINT during Gibbs target-moment estimation stops within a seco
     CHECK(num_above(j, "moment_sweeps_done", 0));
     CHECK(j["moment_sweeps"] == 5100);
     CHECK(j["moment_sweeps_done"].get<double>() < 5100);
+}
+
+TEST_CASE("ais: SIGINT inside one long target-moment sweep (32000 chains of a 784 x 4000 BRBM) stops within a second") {
+    // The chains' states, 784 x 4000 units each, need 1.2 GB by the budget's count (--max-memory
+    // 2G); the sweep holds its visible states (200 MB) and one piece's hidden states. Progress
+    // comes from within the first sweep ("sweep_fraction"), and the signal is sent on that line.
+    const std::string model = wide_brbm();
+    const json j = interrupt_run(
+        "ais " + model + " --moment-chains 32000 --max-memory 2G --steps 10 --chains 10",
+        [](const json& l) { return l.value("phase", "") == "moments" && num_above(l, "sweep_fraction", 0); });
+    if (j.is_null()) return;
+    CHECK(j["phase"] == "moments");
+    CHECK(j["moment_sweeps"] == 5100);
+    CHECK(j["moment_chains"] == 32000);
+    CHECK(j["moment_sweeps_done"].get<double>() < 5100);
+}
+
+TEST_CASE("ais: chains x units beyond the memory budget are refused before any work, with the bytes needed") {
+    const std::string model = wide_brbm();
+    for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
+             {" --chains 1000000", "AIS with 1000000 chains of 784 values needs 5.9 GiB"},
+             {" --moment-chains 1000000",
+              "Gibbs target moments with 1000000 chains of 784 + 4000 units needs 35.7 GiB"}}) {
+        const auto r = test::run_cli("ais " + model + args + " --max-memory 1G");
+        CHECK_MSG(r.exit_code == 2 && r.out.empty() && r.stderr_lines() == 1, args << ": " << r.err);
+        CHECK_MSG(r.err.find(needle) != std::string::npos, r.err);
+        CHECK_MSG(r.err.find("more than the memory budget (1.0 GiB); --max-memory") != std::string::npos, r.err);
+    }
 }
 
 TEST_CASE("pt: SIGINT gives the statistics so far with scans_done") {

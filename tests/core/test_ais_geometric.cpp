@@ -8,6 +8,7 @@
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/presets.hpp"
+#include "core/numerics/parallel.hpp"
 #include "test_random_models.hpp"
 #include "test_support.hpp"
 
@@ -320,4 +321,73 @@ TEST_CASE("Gibbs target moments: on_sweep counts every sweep, cancel stops withi
     r.moments = src;
     r.moments.on_sweep = {};
     CHECK_THROWS_WITH(build_path(m, r), Cancelled, "cancelled");
+}
+
+TEST_CASE("PartialSweep: a sweep cut at block boundaries gives every row bitwise what the whole sweep gives it") {
+    Gaussian gauss;
+    gauss.mean = Vec::LinSpaced(5, -1, 1);
+    gauss.cov = Mat::Identity(5, 5) * 0.5;
+    gauss.cov(0, 1) = gauss.cov(1, 0) = 0.2;
+    const std::vector<Model> models{wrap(test::random_brbm(61, 7, 5)), wrap(test::random_grbm(62, 6, 4)),
+                                    wrap(test::random_leaky(63, 5, 3, 0.3)), wrap(gauss)};
+    const Index chains = 300;  // blocks of 64: the cuts below at 128 and 192 are block boundaries
+    for (const Model& m : models) {
+        ChainRngs whole_rngs(9, chains, StreamPurpose::Moments), piece_rngs(9, chains, StreamPurpose::Moments);
+        RowMat whole = initial_states(m, chains, whole_rngs);
+        (void)initial_states(m, chains, piece_rngs);
+        RowMat pieces = whole;
+        const PartialSweep sweeper(m);
+        for (int t = 0; t < 3; ++t) {
+            gibbs_sweep(m, whole, whole_rngs);
+            sweeper.sweep_rows(pieces, 0, 128, piece_rngs);
+            sweeper.sweep_rows(pieces, 128, 192, piece_rngs);
+            sweeper.sweep_rows(pieces, 192, chains, piece_rngs);
+        }
+        CHECK_MSG(whole == pieces, kind_name(m.kind()));
+        CHECK_THROWS_WITH(sweeper.sweep_rows(pieces, 100, 200, piece_rngs), std::logic_error, "block boundary");
+    }
+}
+
+TEST_CASE("Gibbs target moments of many chains on a wide model: progress and a cancel inside a sweep") {
+    // 2 x 65 x 4097 multiply-adds a chain: a piece is 7 blocks of 64 chains (one block per worker
+    // thread when there are more than 7), so 1000 chains take 3 pieces a sweep.
+    const ThreadLimit two(2);
+    const Model m = wrap(test::random_brbm(64, 64, 4096, 0.05));
+    MomentSource src;
+    src.kind = MomentSource::Kind::Gibbs;
+    src.gibbs_chains = 1000;
+    src.gibbs_steps = 2;
+    src.gibbs_burn_in = 0;
+    std::vector<double> partial;
+    std::vector<Index> sweeps;
+    src.on_partial = [&](double s, Index total) {
+        CHECK_MSG(total == 2, total);
+        partial.push_back(s);
+    };
+    src.on_sweep = [&](Index done, Index) { sweeps.push_back(done); };
+    const VisibleMoments watched = target_moments(m, src);
+    CHECK((sweeps == std::vector<Index>{1, 2}));
+    CHECK(partial.size() == 4);
+    for (std::size_t i = 0; i < partial.size(); ++i) {
+        CHECK(partial[i] > (i < partial.size() / 2 ? 0.0 : 1.0));
+        CHECK(partial[i] < (i < partial.size() / 2 ? 1.0 : 2.0));
+        if (i > 0) CHECK(partial[i] > partial[i - 1]);
+    }
+    src.on_partial = {};
+    src.on_sweep = {};
+    const VisibleMoments plain = target_moments(m, src);
+    CHECK(watched.mean == plain.mean && watched.cov == plain.cov);
+
+    // Raised at the first piece's end: the next piece is not begun, no sweep finishes.
+    std::atomic<bool> cancel{false};
+    src.cancel = &cancel;
+    sweeps.clear();
+    int pieces = 0;
+    src.on_partial = [&](double, Index) {
+        ++pieces;
+        cancel = true;
+    };
+    src.on_sweep = [&](Index done, Index) { sweeps.push_back(done); };
+    CHECK_THROWS_WITH(target_moments(m, src), Cancelled, "cancelled");
+    CHECK(pieces == 1 && sweeps.empty());
 }

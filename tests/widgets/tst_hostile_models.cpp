@@ -2,6 +2,8 @@
 // never crash a view — each is shown, or refused with a message that names the problem while the
 // current model stays; a last session whose model cannot be shown, or whose last start died while
 // showing it, is moved aside; megabytes of notes cost nothing to show.
+#include <sys/resource.h>
+
 #include <QFile>
 #include <QLabel>
 #include <QMessageBox>
@@ -15,7 +17,9 @@
 #include "core/io/model_io.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/session_io.hpp"
+#include "core/numerics/memory_budget.hpp"
 #include "ellipse_heatmap.hpp"
+#include "jobs/lanes.hpp"
 #include "main_window/main_window.hpp"
 #include "screenshot_dir.hpp"
 #include "text_preview.hpp"
@@ -286,6 +290,52 @@ private Q_SLOTS:
         w.setInteractive(false);
         w.setAutosave(false);
         QVERIFY(w.startWithSession(QString()));
+    }
+
+    // A 2 KB BRBM recording bars:3:40000000:1 as its training data (2.7 GiB of rows; the app peaked
+    // at 11 GB for ~50 s on open): with a budget that would allow it (as after --max-memory 64G), the
+    // model is shown without its data, the Samples view and the data-based AIS lane say why, and
+    // the process grows by far less than the data (its peak resident size, getrusage).
+    void recordedTrainingDataIsNotLoadedBeyondTheLimit() {
+        rbm::set_memory_budget(std::uint64_t(64) << 30);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bars-40M.json"));
+        writeBytes(path, QByteArray(R"({"format": "rbmscope-model", "version": 1, "kind": "brbm",
+            "W": [[0.1, -0.1], [0.2, 0], [0, 0.3], [0.1, 0.1], [-0.2, 0], [0, -0.1], [0.3, 0.2], [0, 0], [0.1, -0.3]],
+            "b": [0, 0, 0, 0, 0, 0, 0, 0, 0], "c": [0, 0],
+            "training": {"data": "bars:3:40000000:1", "preprocessing": {"limit": null, "shifts": false,
+                         "binarize": null, "scale": false, "standardize": null}}})"));
+        rusage before{};
+        ::getrusage(RUSAGE_SELF, &before);
+        {
+            MainWindow w;
+            w.setInteractive(false);
+            w.setAutosave(false);
+            w.show();
+            QVERIFY(w.loadFile(path));
+            QTRY_VERIFY_WITH_TIMEOUT(w.idle(), kIdleMs);
+            QVERIFY(w.model().training && w.model().training->data == "bars:3:40000000:1");
+            QVERIFY(samplesViewOf(w)->grab().width() > 0);
+            QString samplesText;
+            for (QLabel* l : samplesViewOf(w)->findChildren<QLabel*>()) samplesText += l->text() + QLatin1Char('\n');
+            QVERIFY2(samplesText.contains(QStringLiteral("at most 256.0 MiB")), qPrintable(samplesText));
+
+            rbmscope::RunSettings settings = w.settings();
+            settings.method = {"geometric", "data"};
+            settings.compare.clear();
+            const std::vector<rbmscope::Lane> lanes = rbmscope::buildLanes(w.model(), settings, nullptr);
+            QCOMPARE(lanes.size(), std::size_t(1));
+            QVERIFY(!lanes[0].path);
+            QVERIFY2(lanes[0].error.contains(QStringLiteral("training data was not loaded")) &&
+                         lanes[0].error.contains(QStringLiteral("256.0 MiB")),
+                     qPrintable(lanes[0].error));
+        }
+        rusage after{};
+        ::getrusage(RUSAGE_SELF, &after);
+        rbm::set_memory_budget(0);
+        const long grown_mb = (after.ru_maxrss - before.ru_maxrss) / 1024;
+        qInfo("peak resident size grew by %ld MB opening the model", grown_mb);
+        QVERIFY2(grown_mb < 512, qPrintable(QString::number(grown_mb)));
     }
 
     // 5 MB of notes (67 s before): the summary shows a bounded preview and says how much is left

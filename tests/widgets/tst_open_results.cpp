@@ -24,6 +24,7 @@
 #include <cstring>
 #include <set>
 
+#include "cli_process.hpp"
 #include "main_window/main_window.hpp"
 #include "screenshot_dir.hpp"
 #include "window_views.hpp"
@@ -35,24 +36,6 @@ namespace {
 const QString kData = QStringLiteral(RBMSCOPE_TEST_DATA);
 
 bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-// Runs rbmscope-cli in `dir` with its stdout written to dir/out; empty string on success.
-QString cli(const QString& dir, const QStringList& args, const QString& out) {
-    QProcess p;
-    p.setWorkingDirectory(dir);
-    p.setStandardOutputFile(dir + QLatin1Char('/') + out);
-    p.start(QStringLiteral(RBMSCOPE_CLI), args);
-    if (!p.waitForFinished(120000)) return QStringLiteral("timed out");
-    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
-        return QStringLiteral("exit %1: %2").arg(p.exitCode()).arg(QString::fromUtf8(p.readAllStandardError()));
-    return {};
-}
-
-QJsonObject readJson(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return QJsonDocument::fromJson(f.readAll()).object();
-}
 
 // Drags `path` over the window and drops it; returns whether the drop was accepted.
 bool dropFile(MainWindow& w, const QString& path) {

@@ -14,6 +14,7 @@
 #include <QtTest>
 #include <cstring>
 
+#include "cli_process.hpp"
 #include "jobs/remote_run.hpp"
 #include "main_window/remote_run_dialog.hpp"
 #include "test_window.hpp"
@@ -23,12 +24,6 @@ using namespace rbmscope;
 namespace {
 
 bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-QJsonObject readJson(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return QJsonDocument::fromJson(f.readAll()).object();
-}
 
 // The same command run directly (one process, no launcher): its JSON.
 QJsonObject direct(const QString& dir, const QStringList& args) {

@@ -4,6 +4,8 @@
 
 #include "core/ais/paths.hpp"
 #include "core/data/datasets.hpp"
+#include "core/numerics/memory_budget.hpp"
+#include "jobs/autoload_limit.hpp"
 
 namespace rbmscope {
 
@@ -35,9 +37,18 @@ std::vector<Lane> buildLanes(const rbm::Model& model, const RunSettings& setting
             };
         try {
             if (m.base == "data" && model.training) {
-                // The base rate of the data the model was trained on, preprocessed as it was.
+                // The base rate of the data the model was trained on, preprocessed as it was; loaded
+                // unasked, so at most kAutoLoadDataBytes of it.
                 rbm::TrainingData t = *model.training;
-                req.moments.data = rbm::load_training_data(t).X;
+                try {
+                    const rbm::ScopedMemoryCap cap(kAutoLoadDataBytes);
+                    req.moments.data = rbm::load_training_data(t).X;
+                } catch (const rbm::InputError& e) {
+                    throw rbm::InputError(
+                        "the model's training data was not loaded (the app loads at most " +
+                        rbm::bytes_text(static_cast<double>(kAutoLoadDataBytes)) + " of it by itself): " + e.what() +
+                        "; choose another base, or run rbmscope-cli ais --base data with --max-memory");
+                }
             }
             lane.path = rbm::build_path(model, req);
             lane.notes = QString::fromStdString(lane.path->name());

@@ -9,12 +9,10 @@
 #include <cmath>
 
 #include "core/numerics/memory_budget.hpp"
+#include "jobs/autoload_limit.hpp"
 
 namespace rbmscope {
 namespace {
-
-// What the view loads by itself when a model that records its training data is opened.
-constexpr std::uint64_t kAutoLoadDataBytes = std::uint64_t(256) << 20;
 
 constexpr int kSamplesFrameGateMs = 40;
 constexpr int kMaxDataTiles = 64;
