@@ -204,7 +204,7 @@ void SamplesView::setModel(const rbm::Model& model) {
         }
         if (loaded) return;  // it shaped and drew the data
         dataStatus_->setText(
-            dataStatus_->text() +
+            QString::fromStdString(withoutBudgetAdvice(dataStatus_->text().toStdString())) +
             tr(" (on open the app loads at most %1 of a model's data by itself; enter the spec under Data to load it)")
                 .arg(QString::fromStdString(rbm::bytes_text(static_cast<double>(kAutoLoadDataBytes)))));
     }
