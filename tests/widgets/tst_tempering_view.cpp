@@ -8,6 +8,7 @@
 #include <QtTest>
 #include <set>
 
+#include "core/exact/exact.hpp"
 #include "core/io/presets.hpp"
 #include "screenshot_dir.hpp"
 #include "timing_bounds.hpp"
@@ -228,7 +229,9 @@ private Q_SLOTS:
     void finishedRunShowsLogZNextToExact() {
         TemperingView v;
         v.show();
-        v.setModel(rbm::load_preset("four-mode"));
+        const rbm::Model model = rbm::load_preset("four-mode");
+        v.setModel(model);
+        v.setExactLogZ(rbm::exact_log_z(model));  // as the window's summary passes it (View::setExactLogZ)
         auto s = fastSettings(rbm::PtScheme::Deo);
         s.scans = 20000;
         v.setSettings(s);

@@ -6,7 +6,6 @@
 #include <deque>
 
 #include "colormap.hpp"
-#include "core/exact/exact.hpp"
 #include "core/numerics/types.hpp"
 #include "core/tempering/tempered_model.hpp"
 #include "views/tempering/tempering_recording.hpp"
@@ -145,7 +144,6 @@ TemperingFrame runTempering(const rbm::Model& model, const TemperingSettings& s,
     TemperingFrame last = frame(static_cast<int>(lengths.size()));
     last.finished = true;
     last.logZ = logZ.estimate(&last.logZError);
-    if (rbm::has_exact_log_z(model)) last.exactLogZ = rbm::exact_log_z(model);
     if (report) report(last);
     return last;
 }

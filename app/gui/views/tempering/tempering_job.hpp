@@ -50,10 +50,9 @@ struct TemperingFrame {
     int round = 1, rounds = 1;
     bool finished = false;
     // At the end of a finished run: log Z by stepping stone and BAR from the final run's scans
-    // (tempering/logz.hpp), or why there is none; the exact value when the model has one.
+    // (tempering/logz.hpp), or why there is none. The exact value is the window's (View::setExactLogZ).
     std::optional<rbm::PtLogZ> logZ;
     std::string logZError;
-    std::optional<double> exactLogZ;
 };
 
 // Runs to the end or until *cancel, at full speed (the view paces what it shows, never the

@@ -47,6 +47,8 @@ public:
         }
     }
 
+    void setExactLogZ(std::optional<double> logZ) override { tempering_->setExactLogZ(logZ); }
+
     void saveSession(rbm::Session& s) const override { s.views["tempering"] = tempering_->sessionSettings(); }
     QString readSession(const rbm::Session& s) override {
         pending_.reset();

@@ -231,7 +231,13 @@ void TemperingView::setScheme(rbm::PtScheme scheme) {
     scheme_->setCurrentIndex(scheme_->findData(static_cast<int>(scheme)));
 }
 
+void TemperingView::setExactLogZ(std::optional<double> logZ) {
+    exactLogZ_ = logZ;
+    if (shown_ && !replay_) updateCounters(*shown_);  // the summary may arrive after the run ended
+}
+
 void TemperingView::setModel(const rbm::Model& model) {
+    exactLogZ_.reset();  // the window's summary for the new model follows (setExactLogZ)
     cancel();
     stopReplay();
     recording_.reset();
@@ -440,7 +446,7 @@ void TemperingView::updateCounters(const TemperingFrame& f) {
         };
         text += tr("<br>log Z: BAR <b>%1</b> · stepping stone %2 (95 %, batch means)")
                     .arg(interval(f.logZ->bar), interval(f.logZ->stepping_stone));
-        if (f.exactLogZ) text += tr(" · exact <b>%1</b>").arg(*f.exactLogZ, 0, 'f', 4);
+        if (exactLogZ_) text += tr(" · exact <b>%1</b>").arg(*exactLogZ_, 0, 'f', 4);
     } else if (f.finished && !f.logZError.empty()) {
         text += tr("<br>log Z: none (%1)").arg(QString::fromStdString(f.logZError).toHtmlEscaped());
     }
@@ -680,7 +686,6 @@ long long TemperingView::showRunEnd() {
         if (shown_ && shown_->scansDone == last->scansDone) {  // the engine's end: keep its log Z
             last->logZ = shown_->logZ;
             last->logZError = shown_->logZError;
-            last->exactLogZ = shown_->exactLogZ;
         }
         if (!shown_ || shown_->scansDone <= last->scansDone) shown_ = last;
     }

@@ -66,6 +66,9 @@ public:
     ~TemperingView() override;
 
     void setModel(const rbm::Model& model);  // cancels a run, clears, redraws the rung heatmaps
+    // The model's exact log Z from the window's summary (computed once there, cancellable), shown
+    // next to the run's PT estimates; nullopt when the model has none.
+    void setExactLogZ(std::optional<double> logZ);
     // gate: pause, single steps and pacing (jobs/transport.hpp); null: a gate of its own.
     void run(std::shared_ptr<rbm::StepGate> gate = {});
     rbm::StepGate* stepGate() const { return playhead_->gate(); }
@@ -152,6 +155,7 @@ Q_SIGNALS:
     void playbackChanged();  // the playhead's state or the replayed record changed (the transport reads them)
 
 private:
+    std::optional<double> exactLogZ_;
     void buildControls(QWidget* strip);
     void controlsChanged(bool restartIfShown);
     void showInitialLadder();
