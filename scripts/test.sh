@@ -7,7 +7,7 @@
 #   package   the Debian package from the Release build, validated (desktop entry, metainfo,
 #             lintian), installed with apt-get and its programs run (scripts/package.sh)
 #   tsan      ThreadSanitizer build; the threaded suites
-#   fuzz      every fuzz/fuzz_*.cpp for RBMSCOPE_FUZZ_SECONDS (default 30) seconds, two at a time
+#   fuzz      every fuzz/fuzz_*.cpp for RBMSCOPE_FUZZ_SECONDS (default 15) seconds, two at a time
 # RBMSCOPE_SANITIZE=0 runs only the release phase. Every phase runs even when an earlier one
 # failed; any failure (a test, a sanitizer report, a fuzzer finding, a build error) fails this
 # script. It ends with one line per phase (status, time) and "N passed, M failed", counting
@@ -60,7 +60,7 @@ phase "package (.deb, install, run)" "$root/scripts/package.sh"
 if [ "${RBMSCOPE_SANITIZE:-1}" != 0 ]; then
   phase "asan+ubsan (build + suites)" "$root/scripts/sanitize.sh" address
   phase "tsan (build + suites)" "$root/scripts/sanitize.sh" thread
-  phase "fuzz (build + run)" "$root/scripts/fuzz.sh" "${RBMSCOPE_FUZZ_SECONDS:-30}"
+  phase "fuzz (build + run)" "$root/scripts/fuzz.sh" "${RBMSCOPE_FUZZ_SECONDS:-15}"
 fi
 echo "==== summary ===="
 for s in "${summary[@]}"; do echo "$s"; done
