@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ais_cli.hpp"
+#include "core/ais/pareto_khat.hpp"
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/presets.hpp"
@@ -345,6 +346,11 @@ json ais_result_json(const Args& a, const Model& model, const AisRequest& q, con
     j["bootstrap_sd"] = e.bootstrap_sd;
     j["ess"] = e.ess;
     j["ess_fraction"] = e.ess_fraction;
+    if (r.log_weights.size() > 0) {  // the weights' tail (core/ais/pareto_khat.hpp); `logz` sets a run aside on it
+        const ParetoK pk = pareto_k_hat(r.log_weights);
+        j["pareto_k"] = std::isfinite(pk.k) ? json(pk.k) : json(nullptr);  // null: too few weights to fit
+        j["pareto_k_threshold"] = pk.threshold;
+    }
     j["log_w_mean"] = e.log_w_mean;
     j["log_w_var"] = e.log_w_var;
     j["log_z0"] = r.log_z0;

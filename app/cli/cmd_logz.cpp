@@ -1,0 +1,297 @@
+// rbmscope-cli logz MODEL: one verdict on log Z from the estimators that apply, run side by side --
+// forward AIS from every base the model has, reverse AIS, parallel tempering's BAR and stepping
+// stone, the exact value when it is known (core/ais/log_z_verdict.hpp,
+// docs/methods/log-z-verdict.md, docs/user/cli.md#logz).
+//
+// Each estimator is the CLI's own command run in this process with the arguments its entry of
+// "estimates" prints as "command_line", so any one of them can be re-run and inspected alone.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <set>
+
+#include "cli_command.hpp"
+#include "core/ais/log_z_verdict.hpp"
+#include "core/exact/exact.hpp"
+#include "core/io/result_source.hpp"
+#include "data_args.hpp"
+#include "interrupt.hpp"
+#include "progress.hpp"
+
+namespace rbm::cli {
+namespace {
+
+struct Budget {
+    long long steps, chains, sweeps;
+};
+
+Budget budget_of(const std::string& name) {
+    if (name == "quick") return {1000, 100, 2000};
+    if (name == "thorough") return {20000, 500, 32000};
+    return {5000, 200, 8000};  // standard
+}
+
+Args logz_args() {
+    std::vector<Args::Option> opts{
+        {"budget", "B", "quick | standard (default) | thorough: AIS steps x chains 1000 x 100, 5000 x 200, 20000 x 500;\n"
+                        "      tempering scans 2000, 8000, 32000 (8 chains, 16 rungs)"},
+        {"steps", "K", "AIS annealing steps (overrides the budget's)"},
+        {"chains", "N", "AIS chains (overrides the budget's)"},
+        {"sweeps", "T", "tempering scans of the final run (overrides the budget's)"},
+        {"no-exact", "", "run the estimators as if the model were not enumerable (Gibbs moments, reverse chains from\n"
+                         "      tempering); the exact value then appears only as exact_log_z, for comparison"},
+        {"seed", "S", "seed (default 1); estimate i runs with seed S + i"},
+        {"threads", "T", "worker threads; results do not depend on it"},
+        {"data", "SPEC", "data for the data base of forward AIS (default: the training data the model file records)"},
+        Progress::option()};
+    for (const auto& o : data_options()) opts.push_back(o);
+    return Args("logz", {"MODEL"}, opts,
+                "One verdict on log Z. Runs the estimators that apply to MODEL -- forward AIS from each base\n"
+                "(moment, uniform or sigma, data when there are data), reverse AIS from the moment base's path\n"
+                "(chains started at exact samples when the model has at most 2^16 configurations, else at the\n"
+                "target rung of parallel tempering), tempering's BAR and stepping stone, and the exact value\n"
+                "when it is known -- and compares them: log_z and ci95 are the verdict's, agree is true only\n"
+                "when at least two independent estimates are left and every two 95 % intervals overlap,\n"
+                "trusted when they agree and nothing is doubtful; warnings say which estimate disagrees with\n"
+                "which and by how much, which was set aside (Pareto k of its weights above its threshold, an\n"
+                "interrupted run), and, with the exact value, which interval misses it. estimates: each\n"
+                "method's log_z, ci95 and the command line that reproduces it; skipped: what did not apply.\n"
+                "Ctrl-C: the estimates finished so far, \"complete\": false, exit 130.");
+}
+
+// The arguments every estimator gets from the command's own: the model and how to read it.
+std::vector<std::string> model_args(const Args& a) {
+    std::vector<std::string> v{a.positional(0)};
+    for (const char* o : {"map", "max-memory", "threads"})
+        if (auto x = a.get(o)) v.insert(v.end(), {std::string("--") + o, *x});
+    return v;
+}
+
+std::vector<std::string> data_args(const Args& a) {
+    std::vector<std::string> v;
+    if (auto d = a.get("data")) v.insert(v.end(), {"--data", *d});
+    for (const auto& o : data_options())
+        if (a.has(o.name)) {
+            v.push_back("--" + o.name);
+            if (!o.value.empty()) v.push_back(*a.get(o.name));
+        }
+    return v;
+}
+
+struct Run {
+    json result;  // null when the estimator did not apply
+    std::string refusal, command_line;
+};
+
+Run run_estimator(const std::string& name, std::vector<std::string> args) {
+    Run r;
+    std::vector<std::string> line = {"rbmscope-cli", name};
+    line.insert(line.end(), args.begin(), args.end());
+    r.command_line = shell_command_line(line);
+    try {
+        r.result = commands().at(name).run(args);
+    } catch (const InputError& e) {
+        r.refusal = e.what();
+    }
+    return r;
+}
+
+json interval(double low, double high) { return json::array({low, high}); }
+
+json run_logz(const std::vector<std::string>& argv) {
+    Args a = logz_args();
+    a.parse(argv);
+    if (a.help_requested()) {
+        std::cout << a.usage();
+        return nullptr;
+    }
+    const std::string budget_name = a.get_choice("budget", "standard", {"quick", "standard", "thorough"});
+    Budget b = budget_of(budget_name);
+    b.steps = a.get_int("steps", b.steps, 1, 1'000'000'000);
+    b.chains = a.get_int("chains", b.chains, 2, 100'000'000);
+    b.sweeps = a.get_int("sweeps", b.sweeps, 10, 1'000'000'000);
+    const std::uint64_t seed = a.get_seed("seed", 1);
+    const bool no_exact = a.flag("no-exact");
+    const Model model = a.model(0);
+    const bool exact_known = has_exact_log_z(model);
+    const bool has_data = a.has("data") || model.training.has_value();
+    interrupt::watch();
+
+    std::vector<LogZCandidate> cands;
+    json estimates = json::array(), skipped = json::array();
+    std::uint64_t next_seed = seed;
+    bool complete = true;
+    const std::vector<std::string> progress =
+        a.has("progress") ? std::vector<std::string>{"--progress", *a.get("progress")} : std::vector<std::string>{};
+
+    // Forward AIS from each base (and reverse AIS along the moment base's path).
+    std::vector<std::string> bases = {"moment"};
+    bases.push_back(model.kind() == ModelKind::Brbm ? "uniform" : "sigma");
+    if (has_data) bases.push_back("data");
+    for (const std::string& base : bases) {
+        if (interrupt::requested()) break;
+        std::vector<std::string> args = model_args(a);
+        args.insert(args.end(), {"--base", base, "--steps", std::to_string(b.steps), "--chains",
+                                 std::to_string(b.chains), "--seed", std::to_string(next_seed++)});
+        if (base == "data") {
+            const auto d = data_args(a);
+            args.insert(args.end(), d.begin(), d.end());
+        }
+        if (base == "moment") {
+            args.push_back("--reverse");
+            if (no_exact) args.insert(args.end(), {"--moments", "gibbs", "--reverse-start", "pt"});
+        }
+        args.insert(args.end(), progress.begin(), progress.end());
+        Run r;
+        try {
+            r = run_estimator("ais", args);
+        } catch (const Cancelled&) {
+            complete = false;
+            break;
+        }
+        if (r.result.is_null()) {
+            skipped.push_back({{"method", "forward AIS, " + base + " base"}, {"reason", r.refusal}});
+            continue;
+        }
+        const json& j = r.result;
+        LogZCandidate c;
+        c.method = "forward AIS, " + base + " base";
+        c.source = "ais-" + base;
+        c.log_z = j.at("log_z");
+        c.low = j.at("ci95")[0];
+        c.high = j.at("ci95")[1];
+        c.side = LogZSide::Lower;
+        if (j.contains("pareto_k") && j["pareto_k"].is_number()) {
+            c.pareto_k = j["pareto_k"].get<double>();
+            c.pareto_threshold = j.at("pareto_k_threshold").get<double>();
+        } else if (j.contains("pareto_k")) {
+            c.pareto_k = INFINITY;  // too few weights to fit a tail: nothing vouches for the interval
+            c.pareto_threshold = j.at("pareto_k_threshold").get<double>();
+        }
+        c.complete = j.value("complete", true);
+        cands.push_back(c);
+        json e = {{"method", c.method}, {"side", "lower"},       {"log_z", c.log_z},
+                  {"ci95", interval(c.low, c.high)}, {"ess", j.at("ess")}, {"pareto_k", j.value("pareto_k", json())},
+                  {"pareto_k_threshold", j.value("pareto_k_threshold", json())},
+                  {"complete", c.complete},           {"seconds", j.at("seconds")}, {"command_line", r.command_line}};
+        if (j.contains("warnings")) e["warnings"] = j["warnings"];
+        estimates.push_back(e);
+        if (j.contains("reverse") && j["reverse"].contains("log_z_upper") && j["reverse"]["log_z_upper"].is_number()) {
+            const json& rv = j["reverse"];
+            LogZCandidate u;
+            const std::string start = j.value("reverse_start", std::string());
+            u.method = "reverse AIS, moment base, from " + std::string(start == "exact" ? "exact target samples"
+                                                                       : start == "pt"  ? "tempering samples"
+                                                                                        : "data rows");
+            u.source = "ais-reverse";
+            u.log_z = rv.at("log_z_upper");
+            u.low = rv.at("ci95")[0];
+            u.high = rv.at("ci95")[1];
+            u.side = LogZSide::Upper;
+            u.complete = rv.value("complete", true);
+            cands.push_back(u);
+            estimates.push_back({{"method", u.method},
+                                 {"side", "upper"},
+                                 {"log_z", u.log_z},
+                                 {"ci95", interval(u.low, u.high)},
+                                 {"ess", rv.at("ess")},
+                                 {"complete", u.complete},
+                                 {"command_line", r.command_line}});
+        }
+        if (!c.complete) {
+            complete = false;
+            break;
+        }
+    }
+
+    // Parallel tempering: BAR and stepping stone from one run (one source).
+    if (complete && !interrupt::requested()) {
+        std::vector<std::string> args = model_args(a);
+        args.insert(args.end(), {"--ladder", "linear", "--replicas", "16", "--adaptive", "3", "--sweeps",
+                                 std::to_string(b.sweeps), "--seed", std::to_string(next_seed++)});
+        args.insert(args.end(), progress.begin(), progress.end());
+        Run r;
+        try {
+            r = run_estimator("pt", args);
+        } catch (const Cancelled&) {
+            complete = false;
+        }
+        if (complete && r.result.is_null())
+            skipped.push_back({{"method", "tempering (BAR, stepping stone)"}, {"reason", r.refusal}});
+        else if (complete && r.result.contains("log_z") && r.result["log_z"].is_object()) {
+            const json& z = r.result["log_z"];
+            const bool done = r.result.value("complete", true);
+            for (const char* key : {"bar", "stepping_stone"}) {
+                if (!z.contains(key)) continue;
+                const json& e = z[key];
+                LogZCandidate c;
+                c.method = std::string("tempering ") + (std::string(key) == "bar" ? "BAR" : "stepping stone");
+                c.source = "pt";
+                c.log_z = e.at("estimate");
+                c.low = e.at("ci95")[0];
+                c.high = e.at("ci95")[1];
+                c.complete = done;
+                cands.push_back(c);
+                estimates.push_back({{"method", c.method},
+                                     {"side", "two-sided"},
+                                     {"log_z", c.log_z},
+                                     {"ci95", interval(c.low, c.high)},
+                                     {"se", e.at("se")},
+                                     {"round_trips", r.result.value("round_trips", json())},
+                                     {"complete", done},
+                                     {"seconds", r.result.value("seconds", json())},
+                                     {"command_line", r.command_line}});
+            }
+            if (!done) complete = false;
+        }
+    }
+
+    json j;
+    j["kind"] = kind_name(model.kind());
+    j["budget"] = budget_name;
+    j["steps"] = b.steps;
+    j["chains"] = b.chains;
+    j["sweeps"] = b.sweeps;
+    j["seed"] = seed;
+    j["no_exact"] = no_exact;
+    std::optional<double> exact;
+    if (exact_known) {
+        const double ex = exact_log_z(model);
+        j["exact_log_z"] = ex;
+        if (!no_exact) {
+            exact = ex;
+            estimates.push_back({{"method", "exact"}, {"side", "exact"}, {"log_z", ex}, {"ci95", interval(ex, ex)},
+                                 {"command_line", shell_command_line({"rbmscope-cli", "exact", a.positional(0)})}});
+        }
+    }
+    j["estimates"] = estimates;
+    j["skipped"] = skipped;
+    j["complete"] = complete && !interrupt::requested();
+    if (cands.empty()) {
+        if (!j["complete"].get<bool>()) return j;  // interrupted before any estimate finished
+        throw InputError("no estimator of log Z applies to this model: " +
+                         (skipped.empty() ? std::string("nothing ran") : skipped[0]["reason"].get<std::string>()));
+    }
+    const LogZVerdict v = judge_log_z(cands, exact);
+    j["log_z"] = v.log_z;
+    j["ci95"] = interval(v.low, v.high);
+    j["agree"] = v.agree;
+    j["trusted"] = v.trusted;
+    j["warnings"] = v.warnings;
+    j["verdict"] = exact ? "exact (the estimates are compared with it in warnings)"
+                   : v.trusted ? "the independent estimates agree"
+                               : "do not trust this interval (see warnings)";
+    // Each estimator read the model again: say what its loader noticed once.
+    auto& lw = load_warnings();
+    std::vector<std::string> unique;
+    for (const auto& w : lw)
+        if (std::find(unique.begin(), unique.end(), w) == unique.end()) unique.push_back(w);
+    lw = unique;
+    return j;
+}
+
+}  // namespace
+
+REGISTER_COMMAND("logz", "one verdict on log Z: forward and reverse AIS, tempering, exact, side by side", run_logz);
+
+}  // namespace rbm::cli

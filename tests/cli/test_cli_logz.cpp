@@ -1,0 +1,103 @@
+// rbmscope-cli logz (docs/user/cli.md#logz): the verdict on the trained digits fixture (16 hidden
+// units, several separated modes: log Z is known by enumeration) trusts a good run whose interval
+// covers the exact value; a planted failure (annealing far too short for bars-and-stripes) is not
+// trusted and the estimate at fault is named; with the exact value known the verdict is it; each
+// estimate's command line reproduces its number; thread counts; bad input.
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "../core/check.hpp"
+#include "cli_checks.hpp"
+
+using namespace rbm;
+using nlohmann::json;
+
+namespace {
+
+const std::string kModel = RBMSCOPE_TEST_DATA "/models/digits-brbm16.json";
+constexpr double kExactLogZ = 75.95562352435749;  // tests/data/models/README.md
+
+const json& estimate(const json& j, const std::string& method) {
+    for (const auto& e : j["estimates"])
+        if (e["method"] == method) return e;
+    static const json none;
+    rbm::test::fail(__FILE__, __LINE__, "no estimate '" + method + "'");
+    return none;
+}
+
+bool any_warning_mentions(const json& j, const std::string& what) {
+    for (const auto& w : j["warnings"])
+        if (w.get<std::string>().find(what) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("logz --no-exact on the trained digits model: independent estimates agree and cover the exact value") {
+    const json j = test::run_ok("logz '" + kModel + "' --budget quick --no-exact --seed 3");
+    std::printf("  verdict %.4f [%.4f, %.4f], exact %.4f, agree %d, trusted %d\n", j["log_z"].get<double>(),
+                j["ci95"][0].get<double>(), j["ci95"][1].get<double>(), kExactLogZ, j["agree"].get<bool>(),
+                j["trusted"].get<bool>());
+    CHECK(j["agree"] == true);
+    CHECK(j["trusted"] == true);
+    CHECK(j["warnings"].empty());
+    CHECK(j["exact_log_z"].get<double>() == kExactLogZ);
+    CHECK(j["ci95"][0].get<double>() <= kExactLogZ && kExactLogZ <= j["ci95"][1].get<double>());
+    // Every estimator that applies to a BRBM with recorded training data ran, and none is "exact".
+    for (const char* m : {"forward AIS, moment base", "forward AIS, uniform base", "forward AIS, data base",
+                          "tempering BAR", "tempering stepping stone"})
+        CHECK(estimate(j, m)["ci95"].size() == 2);
+    bool reverse = false, exact = false;
+    for (const auto& e : j["estimates"]) {
+        reverse = reverse || e["side"] == "upper";
+        exact = exact || e["method"] == "exact";
+    }
+    CHECK(reverse);
+    CHECK(!exact);
+    // An estimate's command line, run alone, gives the same number bit for bit.
+    const json& uni = estimate(j, "forward AIS, uniform base");
+    const std::string line = uni["command_line"].get<std::string>();
+    CHECK(line.rfind("rbmscope-cli ais ", 0) == 0);
+    const json alone = test::run_ok(line.substr(std::string("rbmscope-cli ").size()));
+    CHECK(alone["log_z"].get<double>() == uni["log_z"].get<double>());
+}
+
+TEST_CASE("logz flags a planted failure: annealing far too short for bars-and-stripes") {
+    const json j = test::run_ok("logz bars-and-stripes --no-exact --steps 10 --chains 100 --sweeps 2000 --seed 1");
+    for (const auto& w : j["warnings"]) std::printf("  warning: %s\n", w.get<std::string>().c_str());
+    CHECK(j["trusted"] == false);
+    CHECK(any_warning_mentions(j, "forward AIS, uniform base"));
+    CHECK(!j["warnings"].empty());
+    CHECK(j["verdict"] == "do not trust this interval (see warnings)");
+}
+
+TEST_CASE("logz with the exact value known: the verdict is exact, the estimates are checked against it") {
+    const json j = test::run_ok("logz four-mode --budget quick --seed 2");
+    CHECK(j["log_z"].get<double>() == j["exact_log_z"].get<double>());
+    CHECK(j["ci95"][0] == j["ci95"][1]);
+    CHECK(estimate(j, "exact")["log_z"] == j["exact_log_z"]);
+    CHECK(j["verdict"].get<std::string>().rfind("exact", 0) == 0);
+    // four-mode is a GRBM: the sigma base, not the uniform one.
+    CHECK(estimate(j, "forward AIS, sigma base")["ci95"].size() == 2);
+    CHECK(j["skipped"].empty());
+}
+
+TEST_CASE("logz: same seed, same verdict at any thread count") {
+    const json a = test::run_ok("logz four-mode --budget quick --no-exact --threads 1");
+    const json b = test::run_ok("logz four-mode --budget quick --no-exact --threads 2");
+    CHECK(a["log_z"].get<double>() == b["log_z"].get<double>());
+    CHECK(a["ci95"] == b["ci95"]);
+    CHECK(a["warnings"] == b["warnings"]);
+}
+
+TEST_CASE("logz refuses bad input with one line and exit 2") {
+    for (const auto& [args, fragment] : std::vector<std::pair<std::string, std::string>>{
+             {"logz four-mode --budget huge", "--budget"},
+             {"logz four-mode --steps 0", "--steps"},
+             {"logz /nonexistent/model.json", "/nonexistent/model.json"},
+             {"logz four-mode --sweeps 5", "--sweeps"}})
+        test::expect_one_line_error(test::run_cli(args), args.c_str(), fragment.c_str());
+}
+
+RBM_TEST_MAIN
