@@ -278,7 +278,8 @@ json run_logz(const std::vector<std::string>& argv) {
     j["agree"] = v.agree;
     j["trusted"] = v.trusted;
     j["warnings"] = v.warnings;
-    j["verdict"] = exact ? "exact (the estimates are compared with it in warnings)"
+    j["verdict"] = exact ? (v.trusted ? "exact; the estimates agree with it"
+                                      : "exact; the estimates do not all agree with it (see warnings)")
                    : v.trusted ? "the independent estimates agree"
                                : "do not trust this interval (see warnings)";
     // Each estimator read the model again: say what its loader noticed once.

@@ -11,6 +11,7 @@
 #include "views/cli_equivalent.hpp"
 #include "views/estimates/estimates_view.hpp"
 #include "views/estimates/sweep_job.hpp"
+#include "views/estimates/verdict_panel.hpp"
 #include "views/report_html.hpp"
 #include "views/view.hpp"
 
@@ -67,6 +68,14 @@ public:
         view_ = new EstimatesView(ctx.parent);
         view_->setObjectName(name());
         ais_->setEstimatesView(view_);
+        verdict_ = new VerdictPanel([this] { return ctx_.model(); }, view_);
+        verdict_->setObjectName(QStringLiteral("verdict"));
+        view_->addVerdictPage(verdict_);
+    }
+    void setModel(const rbm::Model&, const ModelEvent&) override { verdict_->clear(); }
+    void stop() override {
+        verdict_->cancel();
+        View::stop();
     }
     QString name() const override { return QStringLiteral("estimates"); }
     QString title() const override { return tr("Estimates"); }
@@ -180,6 +189,7 @@ private:
     ViewContext ctx_;
     AnnealingPipeline* ais_;
     EstimatesView* view_ = nullptr;
+    VerdictPanel* verdict_ = nullptr;
 };
 
 }  // namespace

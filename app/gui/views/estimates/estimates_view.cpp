@@ -1,4 +1,5 @@
 #include "views/estimates/estimates_view.hpp"
+#include "views/estimates/verdict_panel.hpp"
 
 #include <QAreaSeries>
 #include <QGridLayout>
@@ -6,6 +7,8 @@
 #include <QJsonArray>
 #include <QLegendMarker>
 #include <QTextStream>
+#include <QShortcut>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <cmath>
 #include <limits>
@@ -59,6 +62,17 @@ QColor EstimatesView::laneColor(int i) {
     static const QColor palette[] = {QColor(31, 119, 180), QColor(214, 39, 40),   QColor(44, 160, 44),
                                      QColor(255, 127, 14), QColor(148, 103, 189), QColor(140, 86, 75)};
     return palette[static_cast<std::size_t>(i) % 6];
+}
+
+void EstimatesView::addVerdictPage(VerdictPanel* panel) {
+    pages_->addTab(panel, tr("Verdict on log Z"));
+    connect(panel, &VerdictPanel::started, this, [this, panel] { pages_->setCurrentWidget(panel); });
+    // Ctrl+Shift+V anywhere in the window while this view is shown: the verdict page, run.
+    auto* shortcut = new QShortcut(QKeySequence(tr("Ctrl+Shift+V")), this);
+    shortcut->setContext(Qt::WindowShortcut);
+    connect(shortcut, &QShortcut::activated, this, [this, panel] {
+        if (isVisible()) panel->run();
+    });
 }
 
 EstimatesView::EstimatesView(QWidget* parent) : QWidget(parent) {
@@ -168,7 +182,15 @@ EstimatesView::EstimatesView(QWidget* parent) : QWidget(parent) {
     grid->addWidget(essView, 0, 1);
     grid->addWidget(runView, 1, 0);
     grid->addWidget(histView, 1, 1);
-    root->addLayout(grid, 1);
+    // The charts and the verdict on log Z (addVerdictPage) as two pages: the verdict's table and
+    // warnings need the room the charts take, on a 1280 x 720 projector too.
+    pages_ = new QTabWidget(this);
+    pages_->setDocumentMode(true);
+    auto* charts = new QWidget(pages_);
+    grid->setContentsMargins(0, 0, 0, 0);
+    charts->setLayout(grid);
+    pages_->addTab(charts, tr("Charts"));
+    root->addWidget(pages_, 1);
 
     connect(sweepButton_, &QPushButton::clicked, this, &EstimatesView::sweepRequested);
     connect(barsBox_, &QComboBox::currentIndexChanged, this,

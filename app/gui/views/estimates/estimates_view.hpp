@@ -22,8 +22,11 @@
 #include "views/estimates/sweep_job.hpp"
 
 class QAreaSeries;
+class QTabWidget;
 
 namespace rbmscope {
+
+class VerdictPanel;
 
 class EstimatesView : public QWidget {
     Q_OBJECT
@@ -34,6 +37,9 @@ public:
     void setSweep(const SweepJob* sweep);  // call again whenever it progresses
     void setRun(const AisJob* run);        // idem
     void setChains(rbm::Index n) { chains_ = n; }
+    // The verdict on log Z as a second page beside the charts, shown when it runs; Ctrl+Shift+V runs it.
+    void addVerdictPage(VerdictPanel* panel);
+    QTabWidget* pages() const { return pages_; }
 
     enum class Bars { Bootstrap95, ThreeSigma };
     void setBars(Bars b);
@@ -111,6 +117,7 @@ private:
     QPushButton* sweepButton_ = nullptr;
     QLabel* sweepStatus_ = nullptr;
     QLabel* summary_ = nullptr;
+    QTabWidget* pages_ = nullptr;
 };
 
 }  // namespace rbmscope
