@@ -51,6 +51,10 @@ json record_summary(const TrainRecord& r) {
         if (r.log_likelihood_method == "ais" && std::isfinite(r.log_likelihood_low))
             j["log_likelihood_ci95"] = {r.log_likelihood_low, r.log_likelihood_high};
         if (std::isfinite(r.log_z)) j["log_z"] = r.log_z;
+        if (std::isfinite(r.test_log_likelihood)) {  // --test-data
+            j["test_log_likelihood"] = r.test_log_likelihood;
+            j["test_log_likelihood_ci95"] = {r.test_log_likelihood_low, r.test_log_likelihood_high};
+        }
     }
     if (!r.swap_acceptance.empty()) j["swap_acceptance"] = r.swap_acceptance;
     return j;
@@ -93,6 +97,9 @@ Args train_args() {
         {"monitor-examples", "N",
          "rows used for the log-likelihood and reconstruction: a subset drawn from --seed when the data\n"
          "      has more (default 1000; 0: all)"},
+        {"test-data", "SPEC",
+         "held-out rows (a data spec as for --data, with the same preprocessing): every record also scores the\n"
+         "      first --monitor-examples of them against its log Z (test_log_likelihood, with log Z's interval)"},
         {"ais-chains", "N", "AIS chains for the log-likelihood when log Z is not enumerable (default 20)"},
         {"ais-steps", "K", "AIS steps per record (linear schedule from the data's base rate, default 200)"},
         {"exact-limit", "N", "enumerate log Z exactly when it takes at most N terms (default 262144)"},
@@ -387,6 +394,7 @@ json run_train(const std::vector<std::string>& argv) {
     ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
     TrainingData applied;
     Trainer t = make_trainer(a, load_data(a, a.get("data", ""), &applied));
+    if (auto spec = a.get("test-data")) t.set_test_data(load_data(a, *spec).X);  // before the first record
     read_checkpointing(a, files);
     mpi::WorldPtExchange exchange;
     const Index first_update = t.updates_done();

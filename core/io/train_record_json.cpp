@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/io/json_fields.hpp"
 
@@ -20,6 +21,9 @@ json train_record_to_json(const TrainRecord& r) {
             {"log_likelihood_method", r.log_likelihood_method},
             {"log_likelihood_low", num(r.log_likelihood_low)},
             {"log_likelihood_high", num(r.log_likelihood_high)},
+            {"test_log_likelihood", num(r.test_log_likelihood)},
+            {"test_log_likelihood_low", num(r.test_log_likelihood_low)},
+            {"test_log_likelihood_high", num(r.test_log_likelihood_high)},
             {"log_z", num(r.log_z)},
             {"ais_ess", num(r.ais_ess)},
             {"reconstruction_error", num(r.reconstruction_error)},
@@ -45,6 +49,11 @@ TrainRecord train_record_from_json(const json& j, const std::string& path, Index
     r.log_likelihood_low = num("log_likelihood_low");
     r.log_likelihood_high = num("log_likelihood_high");
     r.log_likelihood_method = f::string_at(j, "log_likelihood_method", path);
+    // Logs written before held-out rows were monitored have no such members: not measured.
+    for (auto [key, field] : {std::pair{"test_log_likelihood", &r.test_log_likelihood},
+                              std::pair{"test_log_likelihood_low", &r.test_log_likelihood_low},
+                              std::pair{"test_log_likelihood_high", &r.test_log_likelihood_high}})
+        if (j.contains(key)) *field = num(key);
     r.log_z = num("log_z");
     r.ais_ess = num("ais_ess");
     r.reconstruction_error = num("reconstruction_error");

@@ -1,6 +1,7 @@
 #pragma once
 // One monitoring record of a training run (docs/methods/training.md): plain data, so that core/io can write and
 // read it (training checkpoints, session files) without depending on the trainer.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ struct TrainRecord {
     // not finite stops the run (Diverged).
     double log_likelihood = 0, log_likelihood_low = 0, log_likelihood_high = 0;
     std::string log_likelihood_method;
+    // The same for held-out rows (Trainer::set_test_data, train --test-data): mean log p*(v) over
+    // them minus the same log Z, so its interval is log Z's too. NaN without test rows.
+    double test_log_likelihood = std::numeric_limits<double>::quiet_NaN();
+    double test_log_likelihood_low = std::numeric_limits<double>::quiet_NaN();
+    double test_log_likelihood_high = std::numeric_limits<double>::quiet_NaN();
     double log_z = 0;
     double ais_ess = 0;                   // effective sample size of the AIS weights (ais only)
     double reconstruction_error = 0;      // mean over rows of |v - E[v | E[h | v]]|^2

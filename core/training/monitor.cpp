@@ -162,6 +162,14 @@ TrainRecord Trainer::Impl::record() {
         // are checked after every update.
         r.log_likelihood_method = "ais-failed";
     }
+    if (test_rows.rows() > 0 && std::isfinite(r.log_z)) {
+        // Held-out rows against the same log Z: its interval carries over (exact: none).
+        const double test_mean = model.log_unnorm(test_rows).mean();
+        r.test_log_likelihood = test_mean - r.log_z;
+        const bool exact = r.log_likelihood_method == "exact";
+        r.test_log_likelihood_low = exact ? r.test_log_likelihood : test_mean - mean_log_unnorm + r.log_likelihood_low;
+        r.test_log_likelihood_high = exact ? r.test_log_likelihood : test_mean - mean_log_unnorm + r.log_likelihood_high;
+    }
     if (acceptance_updates > 0)
         for (double a : acceptance_sum) r.swap_acceptance.push_back(a / static_cast<double>(acceptance_updates));
     std::fill(acceptance_sum.begin(), acceptance_sum.end(), 0.0);
@@ -176,13 +184,15 @@ std::string Trainer::log_csv() const {
     std::ostringstream os;
     os << std::setprecision(10);
     os << "update,epoch,learning_rate,log_likelihood,log_likelihood_method,log_likelihood_low,log_likelihood_high,"
-          "log_z,ais_ess,reconstruction_error,projections,max_singular_value,seconds,swap_acceptance\n";
+          "log_z,ais_ess,reconstruction_error,projections,max_singular_value,seconds,swap_acceptance,"
+          "test_log_likelihood,test_log_likelihood_low,test_log_likelihood_high\n";
     for (const TrainRecord& r : impl_->log) {
         os << r.update << ',' << r.epoch << ',' << r.learning_rate << ',' << r.log_likelihood << ','
            << r.log_likelihood_method << ',' << r.log_likelihood_low << ',' << r.log_likelihood_high << ',' << r.log_z
            << ',' << r.ais_ess << ',' << r.reconstruction_error << ',' << r.projections << ',' << r.max_singular_value
            << ',' << r.seconds << ',';
         for (std::size_t k = 0; k < r.swap_acceptance.size(); ++k) os << (k ? ";" : "") << r.swap_acceptance[k];
+        os << ',' << r.test_log_likelihood << ',' << r.test_log_likelihood_low << ',' << r.test_log_likelihood_high;
         os << '\n';
     }
     return os.str();

@@ -345,6 +345,14 @@ const std::vector<TrainRecord>& Trainer::log() const { return impl_->log; }
 const std::vector<std::uint8_t>& Trainer::projection_active() const { return impl_->projected; }
 RowMat Trainer::negative_samples() const { return impl_->sampler->states(); }
 const ParamGrad& Trainer::last_gradient() const { return impl_->last_gradient; }
+void Trainer::set_test_data(const RowMat& rows) {
+    if (rows.rows() > 0 && rows.cols() != impl_->data.dim())
+        throw InputError("the held-out rows have " + std::to_string(rows.cols()) + " values each, the model " +
+                         std::to_string(impl_->data.dim()) + " visible units");
+    const Index cap = impl_->options.monitor_examples;
+    impl_->test_rows = cap > 0 && rows.rows() > cap ? RowMat(rows.topRows(cap)) : rows;
+}
+
 TrainRecord Trainer::evaluate() {
     Impl& s = *impl_;  // an extra record must not consume the counters of the next scheduled one
     const std::vector<double> acc = s.acceptance_sum;

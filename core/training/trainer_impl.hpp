@@ -31,6 +31,7 @@ struct Trainer::Impl {
     bool stop_agreed = false;
     std::uint64_t values_shared = 0;
     std::vector<Index> monitor_index;  // the monitored rows when they are a subset, drawn once
+    RowMat test_rows;                  // held-out rows scored at every record (set_test_data)
     // Epoch order cache.
     Index perm_epoch = -1;
     std::vector<Index> perm;

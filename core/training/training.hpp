@@ -186,6 +186,10 @@ public:
     const ParamGrad& last_gradient() const;                      // estimate used by the last update (before decay)
     // Takes a record now (outside the schedule) and returns it; it is not added to the log.
     TrainRecord evaluate();
+    // Held-out rows: every record also scores the first options().monitor_examples of them (all
+    // when 0) against the record's log Z (TrainRecord::test_log_likelihood). Not kept in
+    // checkpoints: give them again on resume. InputError when their width is not the model's.
+    void set_test_data(const RowMat& rows);
 
     // Shares every update with the other parts of `exchange` (the CLI implements it
     // over MPI). Part q of P sums the scores of gradient tiles [q T / P, (q+1) T / P) of the

@@ -5,6 +5,7 @@
 
 #include "check.hpp"
 #include "cli_runner.hpp"
+#include "core/exact/exact.hpp"
 #include "core/io/model_io.hpp"
 
 using namespace rbm::test;
@@ -210,6 +211,38 @@ TEST_CASE("train: the monitor uses at most --monitor-examples rows (default 1000
     // Deterministic: the same seed draws the same rows.
     CHECK(run("--monitor-examples 100", "m-few2.json")["initial"]["reconstruction_error"].get<double>() == e_few);
     CHECK(def["timing"].contains("monitor_share"));
+}
+
+TEST_CASE("train --test-data: every record scores the held-out rows against its log Z") {
+    // Five 3x3 rows: two bars, a stripe, two that are neither.
+    const std::string test_csv = path("held-out.csv");
+    {
+        std::ofstream f(test_csv);
+        f << "1,1,1,0,0,0,0,0,0\n0,1,0,0,1,0,0,1,0\n0,0,0,0,0,0,1,1,1\n1,0,0,0,1,0,0,0,1\n1,0,1,0,1,0,1,0,1\n";
+    }
+    const CliResult r = run_cli("train --data bars:3 --hidden 6 --method pcd --updates 300 --batch 14 --lr 0.2 "
+                                "--chains 50 --monitor-every 100 --seed 4 --test-data " + test_csv +
+                                " --out " + path("held.json") + " --log " + path("held.csv"));
+    CHECK_MSG(r.exit_code == 0, r.err);
+    const auto j = r.json();
+    const rbm::Model m = rbm::load_model(path("held.json"));
+    rbm::RowMat X(5, 9);
+    X << 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1,
+        0, 1, 0, 1, 0, 1, 0, 1;
+    const double expected = m.log_unnorm(X).mean() - rbm::exact_log_z(m);
+    const double got = j["final"]["test_log_likelihood"].get<double>();
+    std::printf("  held-out log-likelihood %.12f (exact %.12f), training %.6f\n", got, expected,
+                j["final"]["log_likelihood"].get<double>());
+    CHECK_NEAR(got, expected, 1e-9);
+    CHECK(j["final"]["test_log_likelihood_ci95"][0].get<double>() == got);  // exact log Z: no interval
+    CHECK(j["initial"]["test_log_likelihood"].is_number());
+    std::ifstream log(path("held.csv"));
+    std::string header;
+    std::getline(log, header);
+    const std::string tail = ",test_log_likelihood,test_log_likelihood_low,test_log_likelihood_high";
+    CHECK(header.size() > tail.size() && header.compare(header.size() - tail.size(), tail.size(), tail) == 0);
+    CHECK(one_line_error(run_cli("train --data bars:3 --hidden 6 --updates 2 --test-data bars:4 --out " + path("w.json")),
+                         "held-out rows have 16 values each"));
 }
 
 RBM_TEST_MAIN
