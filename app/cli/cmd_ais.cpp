@@ -348,8 +348,10 @@ json ais_result_json(const Args& a, const Model& model, const AisRequest& q, con
     j["ess_fraction"] = e.ess_fraction;
     if (r.log_weights.size() > 0) {  // the weights' tail (core/ais/pareto_khat.hpp); `logz` sets a run aside on it
         const ParetoK pk = pareto_k_hat(r.log_weights);
-        j["pareto_k"] = std::isfinite(pk.k) ? json(pk.k) : json(nullptr);  // null: too few weights to fit
-        j["pareto_k_threshold"] = pk.threshold;
+        if (std::isfinite(pk.k)) {  // absent when there are too few weights to fit a tail (fewer than 25 chains)
+            j["pareto_k"] = pk.k;
+            j["pareto_k_threshold"] = pk.threshold;
+        }
     }
     j["log_w_mean"] = e.log_w_mean;
     j["log_w_var"] = e.log_w_var;

@@ -164,16 +164,13 @@ json run_logz(const std::vector<std::string>& argv) {
         if (j.contains("pareto_k") && j["pareto_k"].is_number()) {
             c.pareto_k = j["pareto_k"].get<double>();
             c.pareto_threshold = j.at("pareto_k_threshold").get<double>();
-        } else if (j.contains("pareto_k")) {
-            c.pareto_k = INFINITY;  // too few weights to fit a tail: nothing vouches for the interval
-            c.pareto_threshold = j.at("pareto_k_threshold").get<double>();
-        }
+        }  // else fewer than 25 chains: no tail to fit, nothing to judge by
         c.complete = j.value("complete", true);
         cands.push_back(c);
         json e = {{"method", c.method}, {"side", "lower"},       {"log_z", c.log_z},
-                  {"ci95", interval(c.low, c.high)}, {"ess", j.at("ess")}, {"pareto_k", j.value("pareto_k", json())},
-                  {"pareto_k_threshold", j.value("pareto_k_threshold", json())},
+                  {"ci95", interval(c.low, c.high)}, {"ess", j.at("ess")},
                   {"complete", c.complete},           {"seconds", j.at("seconds")}, {"command_line", r.command_line}};
+        if (c.pareto_k) e["pareto_k"] = *c.pareto_k, e["pareto_k_threshold"] = *c.pareto_threshold;
         if (j.contains("warnings")) e["warnings"] = j["warnings"];
         estimates.push_back(e);
         if (j.contains("reverse") && j["reverse"].contains("log_z_upper") && j["reverse"]["log_z_upper"].is_number()) {

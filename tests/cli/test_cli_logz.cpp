@@ -41,6 +41,7 @@ TEST_CASE("logz --no-exact on the trained digits model: independent estimates ag
                 j["trusted"].get<bool>());
     CHECK(j["agree"] == true);
     CHECK(j["trusted"] == true);
+    CHECK(j.dump().find("null") == std::string::npos);  // no number printed as null
     CHECK(j["warnings"].empty());
     CHECK(j["exact_log_z"].get<double>() == kExactLogZ);
     CHECK(j["ci95"][0].get<double>() <= kExactLogZ && kExactLogZ <= j["ci95"][1].get<double>());
