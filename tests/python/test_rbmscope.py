@@ -215,6 +215,26 @@ class Module(unittest.TestCase):
         # The next command runs normally (the interrupt flag is reset).
         self.assertTrue(rbmscope.ais(m, chains=8, steps=10, seed=1)["complete"])
 
+    def test_other_threads_run_while_a_command_runs(self):
+        # The GIL is released: a Python thread counts while ais runs (with the GIL held it would
+        # count only in the 50 ms polls' gaps, or not at all).
+        counts, stop = [0], threading.Event()
+
+        def count():
+            while not stop.is_set():
+                counts[0] += 1
+
+        t = threading.Thread(target=count)
+        t.start()
+        start = time.monotonic()
+        rbmscope.ais(rbmscope.preset("bars-and-stripes"), chains=500, steps=300, seed=1)
+        ran = time.monotonic() - start
+        before = counts[0]
+        stop.set()
+        t.join()
+        self.assertGreater(ran, 0.2)
+        self.assertGreater(before, 10000)
+
     def test_progress_callback(self):
         records = []
         r = rbmscope.ais(rbmscope.preset("four-mode"), chains=200, steps=2000, seed=2, progress=records.append)
