@@ -51,6 +51,15 @@ def plain(v, drop):
 
 
 class Module(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # Results name their build; a module older than the CLI (only one target rebuilt) differs in it.
+        cli_build, module_build = cli("exact", "preset:four-mode")["build"], rbmscope.build()
+        if cli_build != module_build:
+            raise AssertionError("the module and rbmscope-cli come from different builds (%s, %s): build both "
+                                 "(cmake --build build --target rbmscope-cli rbmscope_python)"
+                                 % (module_build["commit"], cli_build["commit"]))
+
     def assertSameResult(self, module_result, cli_result, drop=TIMINGS):
         a, b = plain(module_result, drop), plain(cli_result, drop)
         self.assertEqual(sorted(a), sorted(b))
