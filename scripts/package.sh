@@ -15,7 +15,8 @@ build=$root/build
 cmake --build "$build" --target man rbmscope_changelog
 # The Python module, when this build has it (RBMSCOPE_PYTHON): `cmake --install` puts it in dist-packages.
 python_module=0
-if ninja -C "$build" -t targets all 2>/dev/null | grep -q '^rbmscope_python:'; then
+targets=$(ninja -C "$build" -t targets all 2>/dev/null)  # not piped into grep -q: pipefail and SIGPIPE
+if grep -q '^rbmscope_python:' <<<"$targets"; then
   python_module=1
   cmake --build "$build" --target rbmscope_python
 fi
