@@ -17,6 +17,13 @@ if(RBMSCOPE_BUILD_GUI)
   install(FILES ${desktop}/io.github.rbmscope.rbmscope.mime.xml
           DESTINATION ${CMAKE_INSTALL_DATADIR}/mime/packages RENAME io.github.rbmscope.rbmscope.xml)
 endif()
+# The Python package (python/): Debian's directory for modules of every python3 version.
+if(RBMSCOPE_PYTHON)
+  set(RBMSCOPE_PYTHON_INSTALL_DIR lib/python3/dist-packages CACHE STRING
+      "Where `cmake --install` puts the Python package rbmscope (relative to the prefix)")
+  install(TARGETS rbmscope_python LIBRARY DESTINATION ${RBMSCOPE_PYTHON_INSTALL_DIR}/rbmscope)
+  install(FILES ${PROJECT_SOURCE_DIR}/python/rbmscope/__init__.py DESTINATION ${RBMSCOPE_PYTHON_INSTALL_DIR}/rbmscope)
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/resources/completion/rbmscope-cli
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md
@@ -67,6 +74,9 @@ set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # dependencies from the libraries the programs link
+if(RBMSCOPE_PYTHON)
+  set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-numpy")  # `import rbmscope` (the programs need neither)
+endif()
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/rbmscope/rbmscope")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)

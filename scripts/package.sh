@@ -4,14 +4,22 @@
 # bash completion, docs), validates the desktop entry and the metainfo, runs lintian (its output
 # is kept in build/lintian.txt; docs/user/install.md explains each remaining tag), installs the
 # package with apt-get, and runs the installed programs: `rbmscope-cli exact four-mode`,
-# `rbmscope-cli --version`, `rbmscope --version` and `rbmscope --help` without a display, and the
-# app offscreen on a preset. scripts/test.sh runs it as its "package" phase.
+# `rbmscope-cli --version`, `rbmscope --version` and `rbmscope --help` without a display, the
+# app offscreen on a preset, and `import rbmscope` in python3 when the build has the module.
+# scripts/test.sh runs it as its "package" phase.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh" dpkg-dev help2man desktop-file-utils appstream lintian file
 build=$root/build
 "$root/scripts/build.sh" --target rbmscope --target rbmscope-cli
 cmake --build "$build" --target man rbmscope_changelog
+# The Python module, when this build has it (RBMSCOPE_PYTHON): `cmake --install` puts it in dist-packages.
+python_module=0
+targets=$(ninja -C "$build" -t targets all 2>/dev/null)  # not piped into grep -q: pipefail and SIGPIPE
+if grep -q '^rbmscope_python:' <<<"$targets"; then
+  python_module=1
+  cmake --build "$build" --target rbmscope_python
+fi
 rm -f "$build"/rbmscope_*.deb
 (cd "$build" && cpack -G DEB >/dev/null)
 deb=$(ls "$build"/rbmscope_*.deb)
@@ -37,4 +45,7 @@ test -s installed.png
 test -f /usr/share/applications/io.github.rbmscope.rbmscope.desktop
 test -f /usr/share/man/man1/rbmscope-cli.1.gz && test -f /usr/share/man/man1/rbmscope.1.gz
 test -f /usr/share/bash-completion/completions/rbmscope-cli
+if [ "$python_module" = 1 ]; then  # Debian's python3 finds the installed package (docs/user/python.md)
+  /usr/bin/python3 -c "import rbmscope; print('package: python3 imports rbmscope, four-mode log_z', rbmscope.exact(rbmscope.preset('four-mode'))['log_z'])"
+fi
 echo "package: installed and ran $(dpkg-query -W -f='${Package} ${Version}' rbmscope)"

@@ -29,6 +29,11 @@ json model_shape(const Model& m) {
 }
 }  // namespace
 
+std::vector<Model>& in_memory_models() {
+    thread_local std::vector<Model> models;
+    return models;
+}
+
 std::vector<std::string>& load_warnings() {
     static std::vector<std::string> w;
     return w;
@@ -58,6 +63,19 @@ Model Args::model(std::size_t i) const {
     const std::string& arg = positional(i);
     ModelLoadOptions options;
     if (auto m = get("map")) options.names = parse_array_map(*m);
+    if (arg.rfind(kInMemoryPrefix, 0) == 0 && !in_memory_models().empty()) {
+        std::size_t k = 0;
+        const std::string digits = arg.substr(std::char_traits<char>::length(kInMemoryPrefix));
+        auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+        if (ec != std::errc() || p != digits.data() + digits.size() || digits.empty() ||
+            k >= in_memory_models().size())
+            throw InputError("no in-memory model '" + arg + "'");
+        if (options.names.size()) throw InputError("--map names arrays of a model file; '" + arg + "' is in memory");
+        json source = model_shape(in_memory_models()[k]);
+        source["in_memory"] = arg;
+        model_sources().push_back(std::move(source));
+        return in_memory_models()[k];
+    }
     std::error_code ec;
     if (arg.rfind("preset:", 0) == 0 || !std::filesystem::exists(arg, ec)) {
         if (!options.names.empty()) {
@@ -109,7 +127,8 @@ void Args::parse(const std::vector<std::string>& argv) {
                 std::vector<std::string> names;
                 for (const auto& o : options_) names.push_back(o.name);
                 const std::string hint = did_you_mean(name, names, "--");
-                throw InputError(command_ + ": unknown option --" + name + (hint.empty() ? " (see --help)" : hint));
+                throw UnknownOption(command_ + ": unknown option --" + name + (hint.empty() ? " (see --help)" : hint),
+                                    name, closest_match(name, names));
             }
             // One value per option: a second one would silently replace the first.
             if (values_.count(name))

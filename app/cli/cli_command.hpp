@@ -18,6 +18,18 @@ namespace rbm::cli {
 
 using nlohmann::json;
 
+// An option the command does not take (Args::parse): an InputError whose message is the CLI's,
+// with the option's name and the closest one apart, for the Python module's TypeError.
+class UnknownOption : public InputError {
+public:
+    UnknownOption(const std::string& message, std::string option, std::string closest)
+        : InputError(message), option_(std::move(option)), closest_(std::move(closest)) {}
+    const std::string& option() const { return option_; }    // without dashes
+    const std::string& closest() const { return closest_; }  // "" when none is near
+private:
+    std::string option_, closest_;
+};
+
 // Parsed arguments: positionals and --key value / --flag options, checked against a spec.
 class Args {
 public:
@@ -76,6 +88,23 @@ std::vector<std::string>& load_warnings();
 // file's bytes, "kind", "n", "m"} (a preset: {"preset", "kind", "n", "m"}). main() adds the first
 // to the result as "model_file", so the app can reopen the result with its model.
 std::vector<json>& model_sources();
+// Models handed over in memory by the Python module, on the thread that runs the command: the
+// positional MODEL "python:K" is the K-th (Args::model). Empty in the CLI.
+std::vector<Model>& in_memory_models();
+constexpr const char* kInMemoryPrefix = "python:";
+
+// What rbmscope-cli's main() and the Python module do with one command: run it with `argv` (the
+// arguments after its name) and add what the CLI adds to every result object: "model_file",
+// "argv", "command_line", "build" and "warnings". Throws what the command throws (InputError for
+// bad input, an unknown command included; Cancelled). A result that is not complete after an
+// interrupt is returned with `partial` set and its missing numbers left out; a complete result
+// holding a non-finite number is an InputError saying where.
+struct CommandResult {
+    json out;              // null: the command printed its output itself (--help, --format csv)
+    bool partial = false;  // interrupted ("complete": false)
+};
+CommandResult run_command(const std::string& name, const std::vector<std::string>& argv);
+
 struct Registrar {
     explicit Registrar(Command c) { commands()[c.name] = std::move(c); }
 };

@@ -9,6 +9,7 @@ namespace rbm::cli::interrupt {
 namespace {
 
 std::atomic<bool> g_flag{false};
+bool g_embedded = false;
 static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler needs a lock-free flag");
 
 extern "C" void on_sigint(int sig) {
@@ -28,7 +29,10 @@ bool missing(const nlohmann::json& v) {
 
 }  // namespace
 
+void set_embedded(bool embedded) { g_embedded = embedded; }
+
 void watch() {
+    if (g_embedded) return;
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);

@@ -15,6 +15,9 @@ constexpr int kExitCode = 130;  // 128 + SIGINT, what shells report for a Ctrl-C
 
 // Installs the SIGINT handler (sigaction; the handler only stores to a lock-free atomic).
 void watch();
+// The Python module owns SIGINT (Python's handler raises KeyboardInterrupt): set_embedded(true)
+// makes watch() install nothing, and the module raises flag() itself (python/rbmscope_module.cpp).
+void set_embedded(bool embedded);
 // Raised by SIGINT once watch() was called. Non-const for PtControl::cancel; only the handler
 // (and tests of the core) store to it.
 std::atomic<bool>& flag();

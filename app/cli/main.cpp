@@ -99,26 +99,8 @@ int finish(int code, const std::string& message, const nlohmann::json& out) {
     return code;
 }
 
-// Where a result holds a number that is not finite ("results[2].log_z_mean"), or "": JSON has no
-// NaN or infinity, so it would be printed as null where a number is expected. Nulls put there on
-// purpose (e.g. "log_z_low" when it does not exist) are not numbers and are not reported.
-std::string non_finite_at(const nlohmann::json& j, const std::string& at) {
-    if (j.is_number_float()) return std::isfinite(j.get<double>()) ? "" : at.empty() ? "(the result)" : at;
-    if (j.is_object())
-        for (auto it = j.begin(); it != j.end(); ++it)
-            if (std::string w = non_finite_at(it.value(), at.empty() ? it.key() : at + "." + it.key()); !w.empty())
-                return w;
-    if (j.is_array())
-        for (std::size_t i = 0; i < j.size(); ++i)
-            if (std::string w = non_finite_at(j[i], at + "[" + std::to_string(i) + "]"); !w.empty()) return w;
-    return "";
-}
-
 int run(int argc, char** argv) {
     std::ios::sync_with_stdio(true);
-    // The budget every loader and run checks before allocating; --max-memory (any command) sets another.
-    rbm::set_memory_budget(rbm::default_memory_budget_for_machine());
-    rbm::set_memory_budget_option("--max-memory");
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
         (std::string(argv[1]) == "help" && argc < 3)) {
         print_overview();
@@ -138,52 +120,13 @@ int run(int argc, char** argv) {
         name = argv[2];
         rest = {"--help"};
     }
-    auto it = rbm::cli::commands().find(name);
-    if (it == rbm::cli::commands().end()) {
-        std::vector<std::string> names;
-        for (const auto& [n, cmd] : rbm::cli::commands()) names.push_back(n);
-        const std::string hint = rbm::cli::did_you_mean(name, names);
-        return finish(2,
-                      "unknown command '" + name + "'" +
-                          (hint.empty() ? " (run rbmscope-cli --help for the list)" : hint),
-                      nullptr);
-    }
     try {
-        rbm::simd_active();                               // a bad RBMSCOPE_SIMD fails here, before any work (exit 2)
-        rbm::cli::install_test_hooks_from_environment();  // RBMSCOPE_TEST_* variables (test_hooks.hpp)
-        // Where Debian's dataset-* packages are looked for (--data fashion-mnist); default /usr/share/datasets.
-        if (const char* dir = std::getenv("RBMSCOPE_DATASETS_DIR"); dir && *dir) rbm::set_system_datasets_dir(dir);
-        auto out = it->second.run(rest);
-        if (out.is_object()) {  // what the result came from, to reopen it (core/io/result_source.hpp)
-            if (!rbm::cli::model_sources().empty()) out["model_file"] = rbm::cli::model_sources().front();
-            std::vector<std::string> line = {"rbmscope-cli", name};
-            line.insert(line.end(), rest.begin(), rest.end());
-            out["argv"] = std::vector<std::string>(line.begin() + 1, line.end());
-            out["command_line"] = rbm::shell_command_line(line);
-            out["build"] = rbm::build_json();  // which build and SIMD path made it (bits differ between paths)
-        }
-        if (out.is_object() && !rbm::cli::load_warnings().empty()) {  // e.g. a transposed W (--map)
-            auto& w = out["warnings"];
-            if (!w.is_array()) w = nlohmann::json::array();
-            for (const auto& s : rbm::cli::load_warnings()) w.push_back(s);
-        }
-        // Interrupted: the command returned its partial result ("complete": false), or printed
-        // its partial CSV itself (null). Rank 0 prints it (under mpirun the others write to /dev/null).
-        const bool partial = rbm::cli::interrupt::requested() &&
-                             (out.is_null() || (out.is_object() && out.value("complete", true) == false));
+        auto [out, partial] = rbm::cli::run_command(name, rest);
+        // Interrupted: rank 0 prints the partial result (under mpirun the others write to /dev/null).
         if (partial) {
-            if (!out.is_null() && rbm::cli::mpi::world().root())
-                std::cout << rbm::cli::interrupt::without_missing_numbers(out).dump(1) << std::endl;
+            if (!out.is_null() && rbm::cli::mpi::world().root()) std::cout << out.dump(1) << std::endl;
             return finish(rbm::cli::interrupt::kExitCode, "", nullptr);
         }
-        // A complete result never prints null for a number with exit 0 (a non-finite value came
-        // from input the checks let through: say where, rather than print it).
-        if (const std::string at = non_finite_at(out, ""); !at.empty())
-            return finish(2,
-                          "the result's " + at +
-                              " is not a finite number (the computation overflowed or the input holds "
-                              "one); nothing printed",
-                          nullptr);
         return finish(0, "", out);
     } catch (const rbm::Cancelled&) {
         // A phase without a partial result of its own (the command did not catch it).

@@ -13,6 +13,11 @@ namespace {
 
 constexpr double kInterval = 0.2;  // seconds between lines: at most 5 a second
 
+Progress::Sink& sink() {
+    static Progress::Sink s;
+    return s;
+}
+
 std::string fixed(double x, int digits) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", digits, x);
@@ -33,8 +38,13 @@ Args::Option Progress::option() {
             "      without it a terminal gets one updating line, a pipe nothing"};
 }
 
+void Progress::set_sink(Sink s) { sink() = std::move(s); }
+
 Progress::Progress(const Args& a) : mode_(Mode::Off) {
-    if (a.has("progress")) {
+    if (sink()) {
+        if (a.has("progress")) a.get_choice("progress", "jsonl", {"jsonl"});
+        mode_ = Mode::Jsonl;
+    } else if (a.has("progress")) {
         a.get_choice("progress", "jsonl", {"jsonl"});
         mode_ = Mode::Jsonl;
     } else if (::isatty(STDERR_FILENO)) {
@@ -106,6 +116,10 @@ void Progress::emit(const std::string& phase, double chain_sweeps, const nlohman
         if (final_line) {
             j["final"] = true;
             j["complete"] = complete;
+        }
+        if (sink()) {
+            sink()(j);
+            return;
         }
         std::fputs((j.dump() + "\n").c_str(), stderr);
         std::fflush(stderr);

@@ -20,6 +20,7 @@
 // eta_s = elapsed x (1 - fraction) / fraction, omitted at fraction 0.
 // update() may be called from any thread (it locks).
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -30,6 +31,10 @@ namespace rbm::cli {
 
 class Progress {
 public:
+    // Where the jsonl records go instead of stderr: the Python module's progress callback. While
+    // a sink is set every Progress is in jsonl mode, with or without --progress.
+    using Sink = std::function<void(const nlohmann::json&)>;
+    static void set_sink(Sink sink);
     enum class Mode { Off, Line, Jsonl };
     static Args::Option option();      // --progress jsonl
     explicit Progress(const Args& a);  // InputError for a value other than jsonl
