@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _rbmscope as _ext
 
-__all__ = ["Model", "model", "preset", "load", "run", "exact", "ais", "pt", "sample", "train", "loglik",
+__all__ = ["Model", "model", "preset", "load", "run", "exact", "ais", "pt", "sample", "train", "loglik", "logz",
            "meanfield", "info", "build", "commands"]
 
 
@@ -265,6 +265,11 @@ def meanfield(model, **kwargs):
 def info(model, **kwargs):
     """info: what the model is (kind, sizes, what can be computed exactly)."""
     return run("info", model, **kwargs)
+
+
+def logz(model, **kwargs):
+    """logz: one verdict on log Z -- forward and reverse AIS, tempering and exact side by side (budget=, no_exact=)."""
+    return run("logz", model, **kwargs)
 
 
 def loglik(model, data=None, **kwargs):

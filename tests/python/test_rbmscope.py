@@ -92,6 +92,13 @@ class Module(unittest.TestCase):
         s = rbmscope.sample(m, chains=6, sweeps=20, seed=4)
         self.assertSameResult(s, cli("sample", "preset:four-mode", "--chains", 6, "--sweeps", 20, "--seed", 4))
 
+    def test_logz_verdict_is_the_clis(self):
+        r = rbmscope.logz(rbmscope.preset("four-mode"), budget="quick", no_exact=True, seed=3)
+        c = cli("logz", "preset:four-mode", "--budget", "quick", "--no-exact", "--seed", 3)
+        self.assertSameResult(r, c)
+        self.assertEqual(r["log_z"], c["log_z"])  # bitwise
+        self.assertIsInstance(r["agree"], bool)
+
     def test_model_from_arrays_equals_the_model_file(self):
         rng = np.random.default_rng(11)
         W, b, c = rng.normal(0, 0.7, (6, 4)), rng.normal(0, 0.3, 6), rng.normal(0, 0.3, 4)
