@@ -1,12 +1,15 @@
 // rbmscope-cli train: train a BRBM, GRBM or leaky RBM on bars-and-stripes, the digits, IDX or CSV
 // data with CD, PCD, tempered PCD (PT / lifted PT / DEO) or the leaky samplers (docs/methods/training.md,
 // docs/user/cli.md); and rbmscope-cli data-info: what a data spec loads to.
+#include <cctype>
+#include <filesystem>
 #include <iostream>
 
 #include "cli_command.hpp"
 #include "core/data/datasets.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/model_io.hpp"
+#include "core/io/named_arrays.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/training/training.hpp"
 #include "data_args.hpp"
@@ -100,7 +103,7 @@ Args train_args() {
         {"checkpoint", "FILE", "write a checkpoint (JSON) at the end and every --checkpoint-every updates"},
         {"checkpoint-every", "U", "updates between checkpoints (default: only at the end)"},
         {"resume", "FILE", "continue from a checkpoint (same --data and transforms; training options come from it)"},
-        {"out", "MODEL", "write the trained model here (.json or .npz)"},
+        {"out", "MODEL", "write the trained model here (.json, .npz, .mat or .h5/.hdf5, as convert writes them)"},
         {"log", "FILE", "write the training log (.csv or .json)"},
         Progress::option()};
     for (const auto& o : data_options()) options.push_back(o);
@@ -133,9 +136,13 @@ std::string log_text(const Trainer& t, const std::string& log_path) {
 TrainFiles read_output_files(const Args& a) {
     TrainFiles f;
     f.model = a.get("out", "");
-    if (f.model.empty()) throw InputError("--out MODEL is required (.json or .npz)");
-    if (!ends_with(f.model, ".json") && !ends_with(f.model, ".npz"))
-        throw InputError("--out must end in .json or .npz, got '" + f.model + "'");
+    if (f.model.empty()) throw InputError("--out MODEL is required (.json, .npz, .mat, .h5 or .hdf5)");
+    // Every format `convert` writes: save_model is its writer too.
+    std::string ext = std::filesystem::path(f.model).extension().string();
+    for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (ext != ".json" && ext != ".npz" && !is_named_container_extension(ext))
+        throw InputError("--out must end in .json or .npz, or .mat, .h5, .hdf5 (as convert writes), got '" +
+                         f.model + "'");
     f.log = a.get("log", "");
     if (!f.log.empty() && !ends_with(f.log, ".csv") && !ends_with(f.log, ".json"))
         throw InputError("--log must end in .csv or .json, got '" + f.log + "'");
