@@ -104,6 +104,7 @@ Args train_args() {
         {"checkpoint-every", "U", "updates between checkpoints (default: only at the end)"},
         {"resume", "FILE", "continue from a checkpoint (same --data and transforms; training options come from it)"},
         {"out", "MODEL", "write the trained model here (.json, .npz, .mat or .h5/.hdf5, as convert writes them)"},
+        {"mat-version", "V", "for a .mat --out: 5 (default) or 7.3 (MATLAB's HDF5-based format), as convert"},
         {"log", "FILE", "write the training log (.csv or .json)"},
         Progress::option()};
     for (const auto& o : data_options()) options.push_back(o);
@@ -123,6 +124,7 @@ Args train_args() {
 // What the command writes, and where its checkpoints go.
 struct TrainFiles {
     std::string model, log, checkpoint;
+    bool mat73 = false;  // --mat-version 7.3
     Index checkpoint_every = 0;
 };
 
@@ -143,6 +145,8 @@ TrainFiles read_output_files(const Args& a) {
     if (ext != ".json" && ext != ".npz" && !is_named_container_extension(ext))
         throw InputError("--out must end in .json or .npz, or .mat, .h5, .hdf5 (as convert writes), got '" +
                          f.model + "'");
+    f.mat73 = a.get_choice("mat-version", "5", {"5", "7.3"}) == "7.3";
+    if (f.mat73 && ext != ".mat") throw InputError("--mat-version applies to a .mat --out, not '" + f.model + "'");
     f.log = a.get("log", "");
     if (!f.log.empty() && !ends_with(f.log, ".csv") && !ends_with(f.log, ".json"))
         throw InputError("--log must end in .csv or .json, got '" + f.log + "'");
@@ -311,7 +315,16 @@ void write_outputs(const Trainer& t, const TrainFiles& f, const TrainingData& ap
     }
     Model trained = t.model();
     trained.training = applied;  // so the Samples view and AIS see the data as the model did
-    if (root) save_model(trained, f.model);
+    if (root && f.mat73) {
+        validate(trained);
+        try {
+            write_mat_model(trained, f.model, true);
+        } catch (const InputError& e) {
+            throw InputError("cannot save the model to '" + f.model + "': " + e.what());
+        }
+    } else if (root) {
+        save_model(trained, f.model);
+    }
     if (!f.log.empty() && root) write_file_atomically(f.log, log_text(t, f.log));
 }
 
