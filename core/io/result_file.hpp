@@ -156,7 +156,11 @@ bool looks_like_result(const std::string& text);
 ResultFile result_from_json_text(const std::string& text, const std::string& origin);
 // Reads and parses a file (regular files only, at most kMaxResultBytes).
 ResultFile load_result_file(const std::filesystem::path& path);
-// The records of a training log (a .json --log file), for a train summary that names one.
+// The records of a training log (a --log FILE.json, or FILE.csv as Trainer::log_csv writes it),
+// for a train summary that names one.
 std::vector<TrainFileRecord> load_train_log(const std::filesystem::path& path);
+// The records of a CSV training log's text (columns found by the header's names; "nan" or an empty
+// field is a null). InputError naming the line for a field that is not a number or records out of order.
+std::vector<TrainFileRecord> train_log_from_csv_text(const std::string& text);
 
 }  // namespace rbm

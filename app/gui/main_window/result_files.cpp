@@ -193,10 +193,7 @@ bool MainWindow::readResultLog(const rbm::ResultFile& res, const QString& path,
         if (at.path.isEmpty())
             *notes << tr("its log '%1' is not found (looked for %2)")
                           .arg(qs(res.train->log).toHtmlEscaped(), at.tried.join(tr(" and ")).toHtmlEscaped());
-        else if (!at.path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
-            *notes << tr("its log %1 is a CSV file; the curves are read from a --log FILE.json")
-                          .arg(at.path.toHtmlEscaped());
-        else try {
+        else try {  // a --log FILE.json or FILE.csv
                 *records = rbm::load_train_log(at.path.toStdString());
             } catch (const std::exception& e) {
                 showError(tr("Cannot open result"), file + ": " + QString::fromStdString(e.what()));
