@@ -10,6 +10,8 @@
 #include "core/io/atomic_file.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/named_arrays.hpp"
+#include "core/io/provenance.hpp"
+#include "core/kernels/build_info.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/training/training.hpp"
 #include "data_args.hpp"
@@ -407,13 +409,21 @@ json run_train(const std::vector<std::string>& argv) {
     ThreadLimit limit(static_cast<int>(a.get_int("threads", 0, 0, 1024)));
     TrainingData applied;
     Trainer t = make_trainer(a, load_data(a, a.get("data", ""), &applied));
+    // The checkpoint's build (--resume) against this one's; the checkpoints written now record this one.
+    const std::string resumed_from = t.recorded_provenance();
+    t.set_provenance(provenance_json(threads_in_force(), mpi::world().size()).dump());
     read_checkpointing(a, files);
     mpi::WorldPtExchange exchange;
     const Index first_update = t.updates_done();
     const double seconds_before = t.update_seconds();
     const std::vector<double> bytes_sent = train(a, t, files, exchange, first_update);
     write_outputs(t, files, applied);
-    return train_result(t, files, bytes_sent, first_update, seconds_before);
+    json j = train_result(t, files, bytes_sent, first_update, seconds_before);
+    if (!resumed_from.empty()) {
+        const std::string d = build_difference(build_record(json::parse(resumed_from)), build_record(build_json()));
+        if (!d.empty()) j["warnings"].push_back("--resume: the checkpoint was " + d);
+    }
+    return j;
 }
 
 json run_data_info(const std::vector<std::string>& argv) {

@@ -13,6 +13,7 @@
 #include "core/kernels/build_info.hpp"
 #include "core/kernels/simd.hpp"
 #include "core/numerics/memory_budget.hpp"
+#include "core/numerics/parallel.hpp"
 #include "interrupt.hpp"
 #include "mpi/world.hpp"
 #include "suggest.hpp"
@@ -160,7 +161,9 @@ int run(int argc, char** argv) {
             line.insert(line.end(), rest.begin(), rest.end());
             out["argv"] = std::vector<std::string>(line.begin() + 1, line.end());
             out["command_line"] = rbm::shell_command_line(line);
-            out["build"] = rbm::build_json();  // which build and SIMD path made it (bits differ between paths)
+            // Which build, SIMD path, threads and ranks made it (bits differ between paths).
+            const int threads = rbm::last_thread_limit() > 0 ? rbm::last_thread_limit().load() : rbm::threads_in_force();
+            out["build"] = rbm::provenance_json(threads, rbm::cli::mpi::world().size());
         }
         if (out.is_object() && !rbm::cli::load_warnings().empty()) {  // e.g. a transposed W (--map)
             auto& w = out["warnings"];

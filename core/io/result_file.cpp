@@ -43,7 +43,7 @@ std::string file_path_at(const json& j, const char* key, const std::string& p) {
 // skipped unbuilt by the parser.
 const std::vector<std::string>& known_keys() {
     static const std::vector<std::string> k{
-        "argv", "command_line", "model_file", "warnings", "complete", "format",
+        "argv", "command_line", "model_file", "warnings", "complete", "format", "build",
         // ais
         "log_z", "log_z_low", "log_z_high", "ci95", "ess", "ess_fraction", "log_w_mean", "log_w_var", "log_z0",
         "exact_log_z", "path", "path_name", "base", "kernel", "schedule", "steps", "chains", "seed", "perfect", "notes",
@@ -401,6 +401,7 @@ ResultFile from_object(const json& j) {
             f.warnings.push_back("\u2026 and " + std::to_string(w.size() - kMaxResultWarnings) +
                                  " more warnings, not shown");
     }
+    f.build = build_record_of(j);
     if (j.contains("complete")) f.complete = jf::boolean_at(j, "complete", "");
     if (!f.complete && j.contains("phase") && !j.contains("log_z"))
         throw InputError("the run was interrupted in phase " + jf::shown(j.at("phase")) +

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/io/provenance.hpp"
 #include "core/numerics/types.hpp"
 
 namespace rbm {
@@ -145,6 +146,7 @@ struct ResultFile {
     std::optional<PtFileResult> pt;
     std::optional<MeanFieldFileResult> meanfield;
     std::optional<TrainFileResult> train;
+    BuildRecord build;  // the result's "build" record (read tolerantly; absent in older results)
 };
 
 // True when `text` is a result of rbmscope-cli (an object with "argv" and no "format") or a
