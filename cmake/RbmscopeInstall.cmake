@@ -50,13 +50,24 @@ if(HELP2MAN)
     else()
       set(what "samplers, annealers and exact answers for restricted Boltzmann machines, JSON out")
     endif()
+    # The CLI's page also lists each command's options (its overview names only the commands).
+    set(include_args)
+    set(include_commands)
+    if(program STREQUAL "rbmscope-cli")
+      set(include_file ${CMAKE_CURRENT_BINARY_DIR}/man/rbmscope-cli-commands.h2m)
+      set(include_args --include=${include_file})
+      set(include_commands COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:${program}> -DOUT=${include_file}
+                                   -P ${PROJECT_SOURCE_DIR}/cmake/RbmscopeManCommands.cmake)
+    endif()
     add_custom_command(OUTPUT ${page}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/man
+      ${include_commands}
       COMMAND ${CMAKE_COMMAND} -E env QT_QPA_PLATFORM=offscreen
-              ${HELP2MAN} --no-info --no-discard-stderr --name=${what} --output=${CMAKE_CURRENT_BINARY_DIR}/man/${program}.1
+              ${HELP2MAN} --no-info --no-discard-stderr --name=${what} ${include_args}
+              --output=${CMAKE_CURRENT_BINARY_DIR}/man/${program}.1
               $<TARGET_FILE:${program}>
       COMMAND gzip -9nf ${CMAKE_CURRENT_BINARY_DIR}/man/${program}.1  # Debian ships man pages compressed
-      DEPENDS ${program}
+      DEPENDS ${program} ${PROJECT_SOURCE_DIR}/cmake/RbmscopeManCommands.cmake
       COMMENT "Man page of ${program} (help2man)" VERBATIM)
     list(APPEND man_files ${page})
   endforeach()

@@ -15,7 +15,9 @@
 #include "core/exact/exact.hpp"
 #include "core/io/model_io.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/provenance.hpp"
 #include "core/io/sweep_checkpoint.hpp"
+#include "core/kernels/build_info.hpp"
 #include "core/numerics/parallel.hpp"
 #include "interrupt.hpp"
 #include "mpi/distributed_ais.hpp"
@@ -413,6 +415,12 @@ json run_ais_sweep(const std::vector<std::string>& argv) {
     const json options = sweep_options_json(a, model, decisive_options(opts, n_sweep_options));
     const SweepFiles files = read_sweep_files(a);
     Checkpoint ck = files.resume.empty() ? Checkpoint{options, {}} : load_checkpoint(files.resume, options);
+    // The checkpoint's build (--resume) against this one's; what is saved from now on records this one.
+    std::string resumed_note;
+    if (ck.build.is_object())
+        if (const std::string d = build_difference(build_record(ck.build), build_record(build_json())); !d.empty())
+            resumed_note = "--resume: the checkpoint was " + d;
+    ck.build = provenance_json(threads_in_force(), mpi::world().size());
 
     interrupt::watch();
     Progress progress(a);
@@ -433,7 +441,9 @@ json run_ais_sweep(const std::vector<std::string>& argv) {
         print_sweep_csv(rows, q, exact.value_or(NAN));
         return nullptr;
     }
-    return ais_sweep_json(a.positional(0), rows, q, sweep, exact);
+    json out = ais_sweep_json(a.positional(0), rows, q, sweep, exact);
+    if (!resumed_note.empty()) out["warnings"].push_back(resumed_note);
+    return out;
 }
 
 }  // namespace

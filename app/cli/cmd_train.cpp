@@ -1,12 +1,17 @@
 // rbmscope-cli train: train a BRBM, GRBM or leaky RBM on bars-and-stripes, the digits, IDX or CSV
 // data with CD, PCD, tempered PCD (PT / lifted PT / DEO) or the leaky samplers (docs/methods/training.md,
 // docs/user/cli.md); and rbmscope-cli data-info: what a data spec loads to.
+#include <cctype>
+#include <filesystem>
 #include <iostream>
 
 #include "cli_command.hpp"
 #include "core/data/datasets.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/model_io.hpp"
+#include "core/io/named_arrays.hpp"
+#include "core/io/provenance.hpp"
+#include "core/kernels/build_info.hpp"
 #include "core/numerics/parallel.hpp"
 #include "core/training/training.hpp"
 #include "data_args.hpp"
@@ -107,7 +112,8 @@ Args train_args() {
         {"checkpoint", "FILE", "write a checkpoint (JSON) at the end and every --checkpoint-every updates"},
         {"checkpoint-every", "U", "updates between checkpoints (default: only at the end)"},
         {"resume", "FILE", "continue from a checkpoint (same --data and transforms; training options come from it)"},
-        {"out", "MODEL", "write the trained model here (.json or .npz)"},
+        {"out", "MODEL", "write the trained model here (.json, .npz, .mat or .h5/.hdf5, as convert writes them)"},
+        {"mat-version", "V", "for a .mat --out: 5 (default) or 7.3 (MATLAB's HDF5-based format), as convert"},
         {"log", "FILE", "write the training log (.csv or .json)"},
         Progress::option()};
     for (const auto& o : data_options()) options.push_back(o);
@@ -127,6 +133,7 @@ Args train_args() {
 // What the command writes, and where its checkpoints go.
 struct TrainFiles {
     std::string model, log, checkpoint;
+    bool mat73 = false;  // --mat-version 7.3
     Index checkpoint_every = 0;
 };
 
@@ -140,9 +147,15 @@ std::string log_text(const Trainer& t, const std::string& log_path) {
 TrainFiles read_output_files(const Args& a) {
     TrainFiles f;
     f.model = a.get("out", "");
-    if (f.model.empty()) throw InputError("--out MODEL is required (.json or .npz)");
-    if (!ends_with(f.model, ".json") && !ends_with(f.model, ".npz"))
-        throw InputError("--out must end in .json or .npz, got '" + f.model + "'");
+    if (f.model.empty()) throw InputError("--out MODEL is required (.json, .npz, .mat, .h5 or .hdf5)");
+    // Every format `convert` writes: save_model is its writer too.
+    std::string ext = std::filesystem::path(f.model).extension().string();
+    for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (ext != ".json" && ext != ".npz" && !is_named_container_extension(ext))
+        throw InputError("--out must end in .json or .npz, or .mat, .h5, .hdf5 (as convert writes), got '" +
+                         f.model + "'");
+    f.mat73 = a.get_choice("mat-version", "5", {"5", "7.3"}) == "7.3";
+    if (f.mat73 && ext != ".mat") throw InputError("--mat-version applies to a .mat --out, not '" + f.model + "'");
     f.log = a.get("log", "");
     if (!f.log.empty() && !ends_with(f.log, ".csv") && !ends_with(f.log, ".json"))
         throw InputError("--log must end in .csv or .json, got '" + f.log + "'");
@@ -311,7 +324,16 @@ void write_outputs(const Trainer& t, const TrainFiles& f, const TrainingData& ap
     }
     Model trained = t.model();
     trained.training = applied;  // so the Samples view and AIS see the data as the model did
-    if (root) save_model(trained, f.model);
+    if (root && f.mat73) {
+        validate(trained);
+        try {
+            write_mat_model(trained, f.model, true);
+        } catch (const InputError& e) {
+            throw InputError("cannot save the model to '" + f.model + "': " + e.what());
+        }
+    } else if (root) {
+        save_model(trained, f.model);
+    }
     if (!f.log.empty() && root) write_file_atomically(f.log, log_text(t, f.log));
 }
 
@@ -395,13 +417,21 @@ json run_train(const std::vector<std::string>& argv) {
     TrainingData applied;
     Trainer t = make_trainer(a, load_data(a, a.get("data", ""), &applied));
     if (auto spec = a.get("test-data")) t.set_test_data(load_data(a, *spec).X);  // before the first record
+    // The checkpoint's build (--resume) against this one's; the checkpoints written now record this one.
+    const std::string resumed_from = t.recorded_provenance();
+    t.set_provenance(provenance_json(threads_in_force(), mpi::world().size()).dump());
     read_checkpointing(a, files);
     mpi::WorldPtExchange exchange;
     const Index first_update = t.updates_done();
     const double seconds_before = t.update_seconds();
     const std::vector<double> bytes_sent = train(a, t, files, exchange, first_update);
     write_outputs(t, files, applied);
-    return train_result(t, files, bytes_sent, first_update, seconds_before);
+    json j = train_result(t, files, bytes_sent, first_update, seconds_before);
+    if (!resumed_from.empty()) {
+        const std::string d = build_difference(build_record(json::parse(resumed_from)), build_record(build_json()));
+        if (!d.empty()) j["warnings"].push_back("--resume: the checkpoint was " + d);
+    }
+    return j;
 }
 
 json run_data_info(const std::vector<std::string>& argv) {

@@ -13,6 +13,7 @@
 #include "core/kernels/build_info.hpp"
 #include "core/kernels/simd.hpp"
 #include "core/numerics/memory_budget.hpp"
+#include "core/numerics/parallel.hpp"
 #include "interrupt.hpp"
 #include "mpi/world.hpp"
 #include "suggest.hpp"

@@ -5,11 +5,14 @@
 
 #include "cli_command.hpp"
 #include "core/data/datasets.hpp"
+#include "core/io/provenance.hpp"
 #include "core/io/result_source.hpp"
 #include "core/kernels/build_info.hpp"
 #include "core/kernels/simd.hpp"
 #include "core/numerics/memory_budget.hpp"
+#include "core/numerics/parallel.hpp"
 #include "interrupt.hpp"
+#include "mpi/world.hpp"
 #include "suggest.hpp"
 #include "test_hooks.hpp"
 
@@ -61,7 +64,9 @@ CommandResult run_command(const std::string& name, const std::vector<std::string
         line.insert(line.end(), rest.begin(), rest.end());
         out["argv"] = std::vector<std::string>(line.begin() + 1, line.end());
         out["command_line"] = shell_command_line(line);
-        out["build"] = build_json();  // which build and SIMD path made it (bits differ between paths)
+        // Which build, SIMD path, threads and ranks made it (bits differ between paths).
+        const int threads = last_thread_limit() > 0 ? last_thread_limit().load() : threads_in_force();
+        out["build"] = provenance_json(threads, mpi::world().size());
     }
     if (out.is_object() && !load_warnings().empty()) {  // e.g. a transposed W (--map)
         auto& w = out["warnings"];

@@ -1,6 +1,7 @@
 #include "core/io/named_arrays.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "core/io/model_io.hpp"
@@ -63,7 +64,123 @@ std::string string_of(const NpyArray& a, const std::string& key) {
     return a.strings[0];
 }
 
+std::string transposed_warning(Index rows, Index cols, bool has_b, bool has_c) {
+    return "'W' was stored hidden x visible (" + std::to_string(rows) + " x " + std::to_string(cols) +
+           ", i.e. m x n, by the lengths of " + (has_b && has_c ? "'b' and 'c'" : has_b ? "'b'" : "'c'") +
+           "); transposed";
+}
+
+// A listed array as a vector: 1-D, or in MATLAB 1 x n / n x 1. -1 when it is not one.
+Index listed_vector_length(const ArrayInfo& a, bool matlab) {
+    if (a.shape.size() == 1) return a.shape[0];
+    if (matlab && a.shape.size() == 2 && (a.shape[0] == 1 || a.shape[1] == 1)) return a.shape[0] * a.shape[1];
+    return -1;
+}
+
+bool numeric_type(const ArrayInfo& a) { return a.type != "char" && a.type != "cell" && a.type != "string"; }
+
+// +1 for a name that says visible (vbias, visbiases, v_bias, bv), -1 for hidden, 0 for neither or both.
+int side_hint(std::string name) {
+    for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const auto says = [&](char letter, const char* word) {
+        return name.find(word) != std::string::npos || name.front() == letter || name.back() == letter;
+    };
+    if (name.empty()) return 0;
+    const bool v = says('v', "vis"), h = says('h', "hid");
+    return v == h ? 0 : v ? 1 : -1;
+}
+
 }  // namespace
+
+bool w_stored_transposed(Index rows, Index cols, Index b_length, Index c_length) {
+    return rows != cols && (b_length >= 0 || c_length >= 0) && (b_length < 0 || b_length == cols) &&
+           (c_length < 0 || c_length == rows);
+}
+
+ArrayNameMap guess_array_map(const std::vector<ArrayInfo>& arrays, bool matlab_shapes) {
+    std::vector<std::string> available;
+    for (const auto& a : arrays) available.push_back(a.name);
+    ArrayNameMap out = choose_arrays(available, {}, true);
+    const auto taken = [&](const std::string& name) {
+        return std::any_of(out.begin(), out.end(), [&](const auto& kv) { return kv.second == name; });
+    };
+    if (!out.count("W")) {
+        const ArrayInfo* only = nullptr;
+        int count = 0;
+        for (const auto& a : arrays)
+            if (a.shape.size() == 2 && a.shape[0] > 1 && a.shape[1] > 1 && numeric_type(a) && !taken(a.name)) {
+                only = &a;
+                ++count;
+            }
+        if (count == 1) out["W"] = only->name;
+    }
+    const auto w = std::find_if(arrays.begin(), arrays.end(), [&](const ArrayInfo& a) {
+        return out.count("W") && a.name == out.at("W");
+    });
+    if (w == arrays.end() || w->shape.size() != 2) return out;
+    for (const auto& [key, hint] : {std::pair<std::string, int>{"b", 1}, {"c", -1}}) {
+        if (out.count(key)) continue;
+        const ArrayInfo* pick = nullptr;
+        int count = 0;
+        for (const auto& a : arrays) {
+            const Index len = listed_vector_length(a, matlab_shapes);
+            if (taken(a.name) || !numeric_type(a) || (len != w->shape[0] && len != w->shape[1])) continue;
+            if (side_hint(a.name) == hint) {
+                pick = &a;
+                ++count;
+            }
+        }
+        if (count == 1) out[key] = pick->name;
+    }
+    return out;
+}
+
+ArrayMapCheck check_array_map(const std::vector<ArrayInfo>& arrays, const ArrayNameMap& names, bool matlab_shapes) {
+    ArrayMapCheck out;
+    const auto find = [&](const char* key) -> const ArrayInfo* {
+        const auto it = names.find(key);
+        if (it == names.end()) return nullptr;
+        for (const auto& a : arrays)
+            if (a.name == it->second) return &a;
+        return nullptr;
+    };
+    const ArrayInfo* w = find("W");
+    if (!w) {
+        out.error = "no array is chosen for W";
+        return out;
+    }
+    if (w->shape.size() != 2 || w->shape[0] == 0 || w->shape[1] == 0 || !numeric_type(*w)) {
+        out.error = "W ('" + w->name + "', shape " + array_shape_text(w->shape) + ") is not a matrix of numbers";
+        return out;
+    }
+    Index len[3] = {-1, -1, -1};
+    const char* keys[3] = {"b", "c", "sigma"};
+    for (int k = 0; k < 3; ++k) {
+        const ArrayInfo* a = find(keys[k]);
+        if (!a) continue;
+        len[k] = listed_vector_length(*a, matlab_shapes);
+        if (len[k] < 0 || !numeric_type(*a)) {
+            out.error = std::string(keys[k]) + " ('" + a->name + "', shape " + array_shape_text(a->shape) +
+                        ") is not a vector of numbers";
+            return out;
+        }
+    }
+    const Index rows = w->shape[0], cols = w->shape[1];
+    out.transposed = w_stored_transposed(rows, cols, len[0], len[1]);
+    out.n = out.transposed ? cols : rows;
+    out.m = out.transposed ? rows : cols;
+    if (out.transposed) out.warnings.push_back(transposed_warning(rows, cols, len[0] >= 0, len[1] >= 0));
+    const Index want[3] = {out.n, out.m, out.n};
+    const char* side[3] = {"n (visible)", "m (hidden)", "n (visible)"};
+    for (int k = 0; k < 3; ++k)
+        if (len[k] >= 0 && len[k] != want[k]) {
+            out.error = std::string(keys[k]) + " ('" + names.at(keys[k]) + "') has length " + std::to_string(len[k]) +
+                        ", but W ('" + w->name + "', " + std::to_string(rows) + " x " + std::to_string(cols) +
+                        ") makes " + side[k] + " = " + std::to_string(want[k]);
+            return out;
+        }
+    return out;
+}
 
 const std::vector<std::string>& mappable_keys() {
     static const std::vector<std::string> keys = {"W",    "b",    "c",   "sigma", "hidden_values", "leakiness",
@@ -191,17 +308,10 @@ Model model_from_named_arrays(const NamedArrays& named, const std::string& prefi
         const NpyArray* ac = get("c");
         const Vec b = ab ? vector_of(*ab, "b", matlab) : Vec();
         const Vec c = ac ? vector_of(*ac, "c", matlab) : Vec();
-        // W must be n x m with b of length n and c of length m. A W stored m x n (MATLAB's
-        // h5write, a framework's hidden-major layout) is decidable only when the biases say so;
-        // a square W, or b and c of one length, is taken as stored.
-        if (W.rows() != W.cols() && (ab || ac) && (!ab || b.size() == W.cols()) && (!ac || c.size() == W.rows())) {
-            if (warnings)
-                warnings->push_back("'W' was stored hidden x visible (" + std::to_string(W.rows()) + " x " +
-                                    std::to_string(W.cols()) + ", i.e. m x n, by the lengths of " +
-                                    (ab && ac ? "'b' and 'c'"
-                                     : ab     ? "'b'"
-                                              : "'c'") +
-                                    "); transposed");
+        // W must be n x m with b of length n and c of length m; MATLAB's h5write and a
+        // framework's hidden-major layout store it m x n.
+        if (w_stored_transposed(W.rows(), W.cols(), ab ? b.size() : -1, ac ? c.size() : -1)) {
+            if (warnings) warnings->push_back(transposed_warning(W.rows(), W.cols(), ab, ac));
             W = Mat(W.transpose());
         }
         RbmArrays arrays;

@@ -61,6 +61,29 @@ struct NamedArrays {
 ArrayNameMap choose_arrays(const std::vector<std::string>& available, const ModelLoadOptions& options,
                            bool hinton_names);
 
+// W stored rows x cols with b and c of these lengths (-1: not given) is m x n, i.e. to be
+// transposed: decidable only when the biases say so (a square W, or b and c of one length, is
+// taken as stored). The one rule of model_from_named_arrays and check_array_map.
+bool w_stored_transposed(Index rows, Index cols, Index b_length, Index c_length);
+
+// The import dialog's guess, made here so that it and --map cannot disagree: the names
+// choose_arrays picks, else W as the only matrix, and b and c among the vectors whose length is
+// one of W's sides, by their names (vis/v..: b, hid/h..: c; vbias, visbiases, hbias, h_bias).
+// A vector with no such hint is left out: by shape alone W's orientation is undecidable.
+ArrayNameMap guess_array_map(const std::vector<ArrayInfo>& arrays, bool matlab_shapes);
+
+// What `names` makes of the listed arrays before any data is read: n x m, whether W is
+// transposed, the loader's warnings, and why the shapes contradict each other (`error`,
+// empty when they do not; b, c or sigma of a length that fits neither side of W, a W that is
+// not a matrix, a bias that is not a vector).
+struct ArrayMapCheck {
+    Index n = 0, m = 0;
+    bool transposed = false;
+    std::vector<std::string> warnings;
+    std::string error;
+};
+ArrayMapCheck check_array_map(const std::vector<ArrayInfo>& arrays, const ArrayNameMap& names, bool matlab_shapes);
+
 // The model made of `a` (prefix "anneal_from/" for the nested start of a .npz). A W stored
 // m x n where b and c say n x m is transposed and said so in `warnings`.
 Model model_from_named_arrays(const NamedArrays& a, const std::string& prefix, std::vector<std::string>* warnings);

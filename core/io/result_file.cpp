@@ -1,6 +1,10 @@
 #include "core/io/result_file.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <iterator>
 #include <new>
 
 #include "core/io/json_fields.hpp"
@@ -39,7 +43,7 @@ std::string file_path_at(const json& j, const char* key, const std::string& p) {
 // skipped unbuilt by the parser.
 const std::vector<std::string>& known_keys() {
     static const std::vector<std::string> k{
-        "argv", "command_line", "model_file", "warnings", "complete", "format",
+        "argv", "command_line", "model_file", "warnings", "complete", "format", "build",
         // ais
         "log_z", "log_z_low", "log_z_high", "ci95", "ess", "ess_fraction", "log_w_mean", "log_w_var", "log_z0",
         "exact_log_z", "path", "path_name", "base", "kernel", "schedule", "steps", "chains", "seed", "perfect", "notes",
@@ -397,6 +401,7 @@ ResultFile from_object(const json& j) {
             f.warnings.push_back("\u2026 and " + std::to_string(w.size() - kMaxResultWarnings) +
                                  " more warnings, not shown");
     }
+    f.build = build_record_of(j);
     if (j.contains("complete")) f.complete = jf::boolean_at(j, "complete", "");
     if (!f.complete && j.contains("phase") && !j.contains("log_z"))
         throw InputError("the run was interrupted in phase " + jf::shown(j.at("phase")) +
@@ -480,10 +485,89 @@ ResultFile load_result_file(const std::filesystem::path& path) {
     return result_from_json_text(result_reading::read_limited(path, "result file"), path.string());
 }
 
+std::vector<TrainFileRecord> train_log_from_csv_text(const std::string& text) {
+    // The columns of Trainer::log_csv (core/training/monitor.cpp), found by the header's names so a
+    // log with more columns still reads; "nan" is a null of the JSON log.
+    static const char* const kColumns[] = {"update",          "epoch",   "learning_rate",
+                                           "log_likelihood",  "log_likelihood_method",
+                                           "log_likelihood_low", "log_likelihood_high",
+                                           "log_z",           "reconstruction_error", "seconds"};
+    const auto split = [](const std::string& line) {
+        std::vector<std::string> cells;
+        std::size_t from = 0;
+        for (;;) {
+            const std::size_t comma = line.find(',', from);
+            cells.push_back(line.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+            if (comma == std::string::npos) return cells;
+            from = comma + 1;
+        }
+    };
+    std::vector<std::string> lines;
+    std::size_t from = 0;
+    while (from < text.size()) {
+        std::size_t end = text.find('\n', from);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(from, end - from);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (!line.empty()) lines.push_back(std::move(line));
+        from = end + 1;
+    }
+    if (lines.empty()) throw InputError("the training log is empty (expected a CSV header line)");
+    if (lines.size() - 1 > kMaxResultArray) throw InputError("the training log has more records than a result may hold");
+    const std::vector<std::string> header = split(lines[0]);
+    std::size_t column[std::size(kColumns)];
+    for (std::size_t k = 0; k < std::size(kColumns); ++k) {
+        const auto it = std::find(header.begin(), header.end(), kColumns[k]);
+        if (it == header.end())
+            throw InputError(std::string("the training log's header has no column '") + kColumns[k] +
+                             "' (is it a --log FILE.csv of rbmscope-cli train?)");
+        column[k] = static_cast<std::size_t>(it - header.begin());
+    }
+    std::vector<TrainFileRecord> out;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        const std::vector<std::string> cells = split(lines[i]);
+        const std::string where = "line " + std::to_string(i + 1);
+        if (cells.size() != header.size())
+            throw InputError(where + " has " + std::to_string(cells.size()) + " fields, the header " +
+                             std::to_string(header.size()));
+        const auto number = [&](std::size_t k) {
+            const std::string& c = cells[column[k]];
+            char* end = nullptr;
+            const double v = c.empty() ? std::nan("") : std::strtod(c.c_str(), &end);
+            if (!c.empty() && (end != c.c_str() + c.size()))
+                throw InputError(where + ": " + kColumns[k] + " '" + result_reading::preview(c, kResultNameBytes) + "' is not a number");
+            return v;
+        };
+        TrainFileRecord r;
+        const double update = number(0);
+        if (!(update >= 0 && update <= 9.0e15) || update != std::floor(update))
+            throw InputError(where + ": update '" + result_reading::preview(cells[column[0]], kResultNameBytes) +
+                             "' is not a count of updates");
+        r.update = static_cast<Index>(update);
+        r.epoch = number(1);
+        r.learning_rate = number(2);
+        r.log_likelihood = number(3);
+        r.log_likelihood_method = result_reading::preview(cells[column[4]], kResultNameBytes);
+        r.log_likelihood_low = number(5);
+        r.log_likelihood_high = number(6);
+        r.log_z = number(7);
+        r.reconstruction_error = number(8);
+        r.seconds = number(9);
+        if (!out.empty() && r.update < out.back().update)
+            throw InputError(where + ": update " + std::to_string(r.update) + " is before the previous record's " +
+                             std::to_string(out.back().update) + "; a log's records are in order of updates");
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
 std::vector<TrainFileRecord> load_train_log(const std::filesystem::path& path) {
     const std::string origin = path.string();
     const std::string text = result_reading::read_limited(path, "training log");
+    std::string ext = path.extension().string();
+    for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     try {
+        if (ext == ".csv") return train_log_from_csv_text(text);
         return result_reading::train_records(result_reading::parse_text(text), "");
     } catch (const InputError& e) {
         throw InputError(origin + ": " + e.what());

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/io/provenance.hpp"
 #include "core/numerics/types.hpp"
 
 namespace rbm {
@@ -145,6 +146,7 @@ struct ResultFile {
     std::optional<PtFileResult> pt;
     std::optional<MeanFieldFileResult> meanfield;
     std::optional<TrainFileResult> train;
+    BuildRecord build;  // the result's "build" record (read tolerantly; absent in older results)
 };
 
 // True when `text` is a result of rbmscope-cli (an object with "argv" and no "format") or a
@@ -156,7 +158,11 @@ bool looks_like_result(const std::string& text);
 ResultFile result_from_json_text(const std::string& text, const std::string& origin);
 // Reads and parses a file (regular files only, at most kMaxResultBytes).
 ResultFile load_result_file(const std::filesystem::path& path);
-// The records of a training log (a .json --log file), for a train summary that names one.
+// The records of a training log (a --log FILE.json, or FILE.csv as Trainer::log_csv writes it),
+// for a train summary that names one.
 std::vector<TrainFileRecord> load_train_log(const std::filesystem::path& path);
+// The records of a CSV training log's text (columns found by the header's names; "nan" or an empty
+// field is a null). InputError naming the line for a field that is not a number or records out of order.
+std::vector<TrainFileRecord> train_log_from_csv_text(const std::string& text);
 
 }  // namespace rbm

@@ -213,6 +213,7 @@ Session session_from_object(const json& obj, const std::string& origin) {
         for (const auto& [name, settings] : views->items())
             s.views[name] = settings_of(settings, "'views." + name + "'", "views." + name + ".");
     }
+    if (const json* b = find(obj, "build"); b && b->is_object()) s.build = b->dump();
     if (const json* data = find(obj, "samples_data")) s.samples_data = samples_data_of(*data);
     if (const json* runs = find(obj, "training_runs")) {
         if (!runs->is_array())
@@ -263,8 +264,8 @@ std::string session_scalar_text(const SessionScalar& s) {
 
 Session session_from_json_text(const std::string& text, const std::string& origin) {
     try {
-        static const std::vector<std::string> known{"format", "version", "model",        "settings",
-                                                    "view",   "views",   "samples_data", "training_runs"};
+        static const std::vector<std::string> known{"format", "version",      "model",         "settings", "view",
+                                                    "views",  "samples_data", "training_runs", "build"};
         return session_from_object(json_text::parse(text, "a session's numbers must be finite", &known), origin);
     } catch (const InputError& e) {
         const std::string what = e.what();
@@ -365,6 +366,7 @@ std::string session_to_json_text(const Session& s) {
                    training_run_text(s.training_runs[i], "training_runs[" + std::to_string(i) + "]");
         out += "\n ],\n";
     }
+    if (!s.build.empty()) out += " \"build\": " + dump(json::parse(s.build), -1) + ",\n";
     const std::string model = s.preset.empty() ? model_text(s.model) : dump(json(s.preset), -1);
     out += " \"model\": " + indented(model, " ") + "\n}\n";
     return out;

@@ -13,7 +13,8 @@
 //                       "image_rows": R, "image_cols": C, "seconds": S,
 //                       "log": [...monitoring records, core/io/train_record_json.hpp...],
 //                       "negatives": [[...one row per negative-phase chain...], ...],
-//                       "model": {...the trained model, as in a model file...}}, ...]}
+//                       "model": {...the trained model, as in a model file...}}, ...],
+//    "build": {"version": ..., "commit": ..., "simd": ..., "threads": T, "ranks": 1, ...}}
 //
 // "format", "version" and "model" are required; everything else is optional (files written
 // before "views", "samples_data" and "training_runs" existed have none and still open);
@@ -74,6 +75,10 @@ struct Session {
     std::map<std::string, std::map<std::string, SessionValue>> views;
     std::optional<TrainingData> samples_data;  // the Samples view's data set
     std::vector<SessionTrainingRun> training_runs;
+    // The build that wrote it (provenance_json, core/kernels/build_info.hpp: version, commit, SIMD
+    // path, threads, ranks) as JSON text; "" writes none. Read tolerantly: a file without it, or
+    // with one that is not an object, opens with "".
+    std::string build;
 };
 
 // Limits, checked before anything large is built (the embedded model has the model loaders'

@@ -77,7 +77,9 @@ std::string shown(const json& v) {
 std::string sweep_checkpoint_json(const SweepCheckpoint& c) {
     json runs = json::array();
     for (const auto& [k, r] : c.runs) runs.push_back(run_json(k, r));
-    return json{{"format", kCheckpointFormat}, {"version", 1}, {"options", c.options}, {"runs", runs}}.dump(1);
+    json j{{"format", kCheckpointFormat}, {"version", 1}, {"options", c.options}, {"runs", runs}};
+    if (c.build.is_object()) j["build"] = c.build;
+    return j.dump(1);
 }
 
 SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const json& options, const std::string& origin) {
@@ -147,6 +149,7 @@ SweepCheckpoint sweep_checkpoint_from_json(const std::string& text, const json& 
     } catch (const InputError& e) {
         throw InputError(origin + ": " + e.what());
     }
+    if (const auto b = j.find("build"); b != j.end() && b->is_object()) c.build = *b;
     return c;
 }
 

@@ -22,6 +22,9 @@ struct SweepCheckpoint {
     // [{"option": name, "value": string or null}, ...] in the order they are checked.
     nlohmann::json options;
     std::map<SweepRunKey, SweepRunResult> runs;
+    // The "build" record (provenance_json, core/kernels/build_info.hpp) of the run that wrote it:
+    // null writes none; read tolerantly (an old checkpoint without it, or an ill-typed one, is null).
+    nlohmann::json build;
 };
 
 std::string sweep_checkpoint_json(const SweepCheckpoint& c);

@@ -55,4 +55,11 @@ nlohmann::json build_json() {
                           {"simd_built", built}};
 }
 
+nlohmann::json provenance_json(int threads, int ranks) {
+    nlohmann::json j = build_json();
+    j["threads"] = threads;
+    j["ranks"] = ranks;
+    return j;
+}
+
 }  // namespace rbm

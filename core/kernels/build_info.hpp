@@ -27,5 +27,8 @@ std::string version_text(const std::string& program);
 // records about the build that made it. Selecting the path reads RBMSCOPE_SIMD (InputError when
 // it names a path this machine cannot run).
 nlohmann::json build_json();
+// build_json() plus {"threads": T, "ranks": R}: the record of a session, report or checkpoint
+// (core/io/provenance.hpp reads it back).
+nlohmann::json provenance_json(int threads, int ranks);
 
 }  // namespace rbm

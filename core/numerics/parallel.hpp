@@ -5,6 +5,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 
 // ThreadSanitizer cannot see the synchronization inside an uninstrumented libtbb (Debian's is
@@ -75,12 +76,25 @@ void for_each_block(Index count, F&& f, Index block = kChainBlock) {
 }
 
 // Limits TBB to `threads` workers while alive (threads <= 0: no limit).
+// The worker threads a parallel loop may use now: a ThreadLimit's, else TBB's default.
+inline int threads_in_force() {
+    return static_cast<int>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+}
+
+// The threads in force when the last ThreadLimit was made (0: none was): what a result records as
+// its run's threads after the command's limit is gone.
+inline std::atomic<int>& last_thread_limit() {
+    static std::atomic<int> threads{0};
+    return threads;
+}
+
 class ThreadLimit {
 public:
     explicit ThreadLimit(int threads) {
         if (threads > 0)
             control_ = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                              static_cast<std::size_t>(threads));
+        last_thread_limit() = threads_in_force();
     }
 
 private:

@@ -165,7 +165,10 @@ std::string Trainer::checkpoint_json() const {
                     {"projected", projected},
                     {"seconds", s.seconds},
                     {"log", log}};
-    return j.dump(1);
+    if (s.provenance.empty()) return j.dump(1);
+    json with_build = j;
+    with_build["build"] = json::parse(s.provenance);
+    return with_build.dump(1);
 }
 
 Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, const std::string& origin) {
@@ -243,6 +246,8 @@ Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, con
                              std::to_string(projected.size()) + " characters");
         for (char c : projected) s.projected.push_back(c == '1' ? 1 : 0);
         s.seconds = f::number_at(j, "seconds", "", 0.0);
+        // Read tolerantly: it says where the run came from and decides nothing in it.
+        if (const auto b = j.find("build"); b != j.end() && b->is_object()) s.recorded_provenance = b->dump();
         const json& log = f::array(f::member(j, "log", ""), "log");
         for (std::size_t i = 0; i < log.size(); ++i) {
             s.log.push_back(train_record_from_json(log[i], f::at("log", i), s.done));
@@ -254,6 +259,10 @@ Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, con
         throw InputError(origin + ": " + e.what());
     }
 }
+
+void Trainer::set_provenance(std::string build_json_text) { impl_->provenance = std::move(build_json_text); }
+
+const std::string& Trainer::recorded_provenance() const { return impl_->recorded_provenance; }
 
 void Trainer::save_checkpoint(const std::filesystem::path& path) const {
     write_file_atomically(path, checkpoint_json());

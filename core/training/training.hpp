@@ -223,6 +223,11 @@ public:
     std::string checkpoint_json() const;
     static Trainer from_checkpoint_json(const std::string& text, Dataset data,
                                         const std::string& origin = "checkpoint");
+    // The "build" record the checkpoint carries (a JSON object's text, provenance_json in
+    // core/kernels/build_info.hpp; "" writes none), and the one the loaded checkpoint carried ("" when
+    // none, or when it was not an object: an old checkpoint still resumes). Neither changes the run.
+    void set_provenance(std::string build_json_text);
+    const std::string& recorded_provenance() const;
 
     // The log as CSV (one line per record) or as a JSON array.
     std::string log_csv() const;

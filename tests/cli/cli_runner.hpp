@@ -59,10 +59,11 @@ inline CliResult run_shell(const std::string& command) {
 // args is appended to the binary path as is (quote paths yourself if they contain spaces).
 inline CliResult run_cli(const std::string& args) { return run_shell(std::string("'") + RBMSCOPE_CLI + "' " + args); }
 
-// A result without the keys saying how it was made ("model_file", "argv", "command_line"), for
-// comparing the results of two command lines (e.g. --threads 1 and 2) that must agree.
+// A result without the keys saying how it was made ("model_file", "argv", "command_line", and
+// "build", which records the threads), for comparing the results of two command lines (e.g.
+// --threads 1 and 2) that must agree.
 inline nlohmann::json without_provenance(nlohmann::json j) {
-    for (const char* k : {"model_file", "argv", "command_line"}) j.erase(k);
+    for (const char* k : {"model_file", "argv", "command_line", "build"}) j.erase(k);
     return j;
 }
 

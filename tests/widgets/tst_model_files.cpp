@@ -161,13 +161,14 @@ private Q_SLOTS:
         o.names = picked;
         const rbm::Model twin = rbm::load_model((kData + QStringLiteral("/loaders/brbm.json")).toStdString());
         QVERIFY(rbm::load_model_file(mat, o).model.as<rbm::Brbm>()->W == twin.as<rbm::Brbm>()->W);
-        // Other names: W is guessed as the only matrix, the biases are picked by hand.
+        // Other names: W is guessed as the only matrix, the biases by their names and lengths
+        // (rbm::guess_array_map, as --map loads them); picking them by hand gives the same.
         const std::vector<rbm::ArrayInfo> other = {{"hbias", {3}, "float64"},
                                                    {"vbias", {5}, "float64"},
                                                    {"weights", {3, 5}, "float64"},
                                                    {"epoch", {}, "int64"}};
         ArrayImportDialog d(QStringLiteral("trained.h5"), other);
-        QCOMPARE(d.names().size(), std::size_t(1));
+        QCOMPARE(d.names().size(), std::size_t(3));
         QCOMPARE(d.names().at("W"), std::string("weights"));
         d.choice(QStringLiteral("b"))->setCurrentIndex(2);
         d.choice(QStringLiteral("c"))->setCurrentIndex(1);
@@ -181,6 +182,68 @@ private Q_SLOTS:
         d.show();
         QVERIFY(QTest::qWaitForWindowExposed(&d));
         QVERIFY(d.grab().save(screenshotDir() + QStringLiteral("/import-dialog.png")));
+    }
+
+    // The file: an .h5 with weights (m x n), vbias (n), hbias (m). The dialog guesses b and c
+    // by the loader's rules, shows n x m and the transposition before OK, refuses contradicting
+    // shapes, and OK gives the JSON twin (before: W as stored, zero biases, n and m swapped).
+    void importDialogCannotSilentlyTranspose() {
+        const QString h5 = kData + QStringLiteral("/loaders/brbm-mapped.h5");
+        const std::vector<rbm::ArrayInfo> arrays = rbm::list_model_arrays(h5.toStdString());
+        QCOMPARE(arrays.size(), std::size_t(3));
+        ArrayImportDialog d(QStringLiteral("brbm-mapped.h5"), arrays);
+        const rbm::ArrayNameMap picked = d.names();
+        QCOMPARE(picked.size(), std::size_t(3));
+        QCOMPARE(picked.at("W"), std::string("weights"));
+        QCOMPARE(picked.at("b"), std::string("vbias"));
+        QCOMPARE(picked.at("c"), std::string("hbias"));
+        QVERIFY(d.acceptable());
+        QVERIFY2(d.summary().contains(QStringLiteral("n = 5 visible × m = 3 hidden")), qPrintable(d.summary()));
+        QVERIFY2(d.summary().contains(QStringLiteral("stored hidden x visible")), qPrintable(d.summary()));
+        auto* ok = d.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+        QVERIFY(ok->isEnabled());
+        d.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        QVERIFY(d.grab().save(screenshotDir() + QStringLiteral("/import-dialog-transposed.png")));
+        // The guessed map loads the JSON twin, transposed, with the biases.
+        rbm::ModelLoadOptions o;
+        o.names = picked;
+        const rbm::Model twin = rbm::load_model((kData + QStringLiteral("/loaders/brbm.json")).toStdString());
+        const rbm::LoadedModel loaded = rbm::load_model_file(h5.toStdString(), o);
+        QVERIFY(loaded.model.as<rbm::Brbm>()->W == twin.as<rbm::Brbm>()->W);
+        QVERIFY(loaded.model.as<rbm::Brbm>()->b == twin.as<rbm::Brbm>()->b);
+        QVERIFY(loaded.model.as<rbm::Brbm>()->c == twin.as<rbm::Brbm>()->c);
+        // b and c both of length 5 (vbias twice) fit no orientation of a 3 x 5 W: refused, OK disabled.
+        const auto pick = [](QComboBox* box, const QString& name) {
+            for (int i = 0; i < box->count(); ++i)
+                if (box->itemData(i).toString() == name) box->setCurrentIndex(i);
+        };
+        pick(d.choice(QStringLiteral("c")), QStringLiteral("vbias"));
+        QVERIFY(!d.acceptable());
+        QVERIFY(!ok->isEnabled());
+        QVERIFY2(d.summary().contains(QStringLiteral("Cannot import")), qPrintable(d.summary()));
+        QVERIFY(d.grab().save(screenshotDir() + QStringLiteral("/import-dialog-refused.png")));
+        // Without biases W is taken as stored, and the dialog says what that gives.
+        d.choice(QStringLiteral("b"))->setCurrentIndex(0);
+        d.choice(QStringLiteral("c"))->setCurrentIndex(0);
+        QVERIFY(d.acceptable());
+        QVERIFY2(d.summary().contains(QStringLiteral("n = 3 visible × m = 5 hidden")), qPrintable(d.summary()));
+        QVERIFY2(d.summary().contains(QStringLiteral("no b chosen")), qPrintable(d.summary()));
+        // Through the window: the dialog opens with the guess, OK gives the twin and the status bar
+        // says W was transposed.
+        MainWindow w;
+        bool seen = false;
+        QTimer::singleShot(0, &w, [&] {
+            auto* dialog = qobject_cast<ArrayImportDialog*>(QApplication::activeModalWidget());
+            if (!dialog) return;
+            seen = true;
+            dialog->accept();
+        });
+        QVERIFY(w.loadFile(h5));
+        QVERIFY(seen);
+        QVERIFY(w.model().as<rbm::Brbm>() && w.model().as<rbm::Brbm>()->W == twin.as<rbm::Brbm>()->W);
+        QVERIFY(w.model().as<rbm::Brbm>()->c == twin.as<rbm::Brbm>()->c);
+        QVERIFY2(w.statusMessage().contains(QStringLiteral("transposed")), qPrintable(w.statusMessage()));
     }
 
     // An .npz whose arrays lack the standard names opens through the same import

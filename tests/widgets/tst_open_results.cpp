@@ -287,6 +287,41 @@ private Q_SLOTS:
         QVERIFY(waitIdle(w));
     }
 
+    // A train result whose --log is CSV (the README's examples mostly write CSV) shows its curves too:
+    // the same run logged as JSON gives the same points to the CSV's 10 significant digits.
+    void trainingWithCsvLogShowsItsCurves() {
+        const QString d = dir_.path();
+        QCOMPARE(cli(d,
+                     QStringLiteral("train --data bars:3 --hidden 4 --updates 60 --out tc.json --log tlog.csv").split(' '),
+                     QStringLiteral("train-csv.json")),
+                 QString());
+        QFile csv(dir_.filePath(QStringLiteral("tlog.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY(lines.size() > 3);
+        MainWindow w;
+        w.setInteractive(false);
+        w.setAutosave(false);
+        w.show();
+        QVERIFY(w.loadFile(dir_.filePath(QStringLiteral("train-csv.json"))));
+        QCOMPARE(w.currentView(), QStringLiteral("training"));
+        QVERIFY2(!w.statusMessage().contains(QStringLiteral("CSV")), qPrintable(w.statusMessage()));
+        QLineSeries* ll = trainingViewOf(w)->likelihoodChart()->series(TrainingView::kReopenedCurve);
+        QVERIFY(ll);
+        QCOMPARE(static_cast<qsizetype>(ll->count()), lines.size() - 1);  // the header is no record
+        // The same seed's JSON log (initTestCase) holds the same records at full precision.
+        QFile log(dir_.filePath(QStringLiteral("tlog.json")));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        const QJsonArray records = QJsonDocument::fromJson(log.readAll()).array();
+        QCOMPARE(static_cast<qsizetype>(ll->count()), records.size());
+        for (qsizetype i = 0; i < records.size(); ++i) {
+            const double want = records[i].toObject()[QStringLiteral("log_likelihood")].toDouble();
+            QVERIFY2(std::abs(ll->points()[i].y() - want) <= 1e-9 * std::abs(want),
+                     qPrintable(QStringLiteral("%1: %2 vs %3").arg(i).arg(ll->points()[i].y(), 0, 'g', 17).arg(want)));
+        }
+        QVERIFY(waitIdle(w));
+    }
+
 private:
     QTemporaryDir settingsDir_, dir_;
 };

@@ -544,7 +544,7 @@ void MainWindow::openModelDialog() {
 
 void MainWindow::saveModelDialog() {
     const QString path =
-        QFileDialog::getSaveFileName(this, tr("Save model"), QString(), tr("Model file (*.json);;NumPy (*.npz)"));
+        QFileDialog::getSaveFileName(this, tr("Save model"), QString(), modelSaveFilter());
     if (path.isEmpty()) return;
     try {
         rbm::save_model(model_, path.toStdString());

@@ -18,6 +18,7 @@
 #include <QTimer>
 #include <optional>
 
+#include "core/io/provenance.hpp"
 #include "core/io/session_io.hpp"
 #include "core/models/models.hpp"
 #include "heatmap_view.hpp"
@@ -66,6 +67,9 @@ public:
     // load_model reads (.json .npz .npy .mat .h5 .hdf5).
     static QString modelFileFilter();
     static bool isModelFileName(const QString& path);
+    // "" when a file's "build" record names this build and SIMD path (or records none); else the
+    // sentence saying which build and path produced it (core/io/provenance.hpp).
+    static QString buildDifference(const rbm::BuildRecord& recorded);
     // File -> Open Recent: the last models opened from files, newest first (QSettings key
     // "recentModels", at most kMaxRecent). A file gone since is removed, with a message.
     static constexpr int kMaxRecent = 8;
@@ -277,6 +281,7 @@ private:
     QString origin_, presetName_;
     bool modelEdited_ = false;  // changed since setModel (editor or arrows)
     QString sessionPath_, sessionMessage_;
+    QString sessionBuildNote_;  // the opened session was saved by another build or SIMD path (buildDifference)
     bool autosave_ = true;
     bool quitWithoutSaving_ = false;  // the autosave failed and the user was told: the next close quits
     QLabel* sessionLabel_ = nullptr;  // the last session problem, in the status bar

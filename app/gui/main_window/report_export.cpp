@@ -16,6 +16,8 @@
 
 #include "core/io/model_io.hpp"
 #include "core/io/result_source.hpp"
+#include "core/kernels/build_info.hpp"
+#include "core/numerics/parallel.hpp"
 #include "main_window/main_window.hpp"
 #include "main_window/view_export.hpp"
 #include "views/cli_equivalent.hpp"
@@ -60,6 +62,19 @@ QString MainWindow::exportReport(const QString& path) {
     html += QStringLiteral("<h1>rbmscope report: %1</h1>\n").arg(esc(modelTitle()));
     html += QStringLiteral("<p class=\"meta\">Written %1 by rbmscope (File → Export report).</p>\n")
                 .arg(QDateTime::currentDateTime().toString(Qt::ISODate));
+    // Which build made the numbers: GRBM, leaky and float32 bits differ between SIMD paths.
+    try {
+        const nlohmann::json b = rbm::provenance_json(rbm::threads_in_force(), 1);
+        html += QStringLiteral("<p class=\"meta\" id=\"build\">Build: rbmscope %1 (commit %2), %3, SIMD path "
+                               "%4, %5 threads, %6 rank.</p>\n")
+                    .arg(esc(QString::fromStdString(b.at("version").get<std::string>())),
+                         esc(QString::fromStdString(b.at("commit").get<std::string>())),
+                         esc(QString::fromStdString(b.at("compiler").get<std::string>())),
+                         esc(QString::fromStdString(b.at("simd").get<std::string>())))
+                    .arg(b.at("threads").get<int>())
+                    .arg(b.at("ranks").get<int>());
+    } catch (const std::exception&) {  // RBMSCOPE_SIMD names a path this machine lacks: none recorded
+    }
 
     // Model.
     html += QStringLiteral("<h2 id=\"model\">Model</h2>\n<table>");

@@ -16,6 +16,7 @@
 #include "core/io/presets.hpp"
 #include "core/io/result_file.hpp"
 #include "core/io/result_source.hpp"
+#include "core/kernels/build_info.hpp"
 #include "core/numerics/memory_budget.hpp"
 #include "core/tempering/pt.hpp"
 #include "core/training/training.hpp"
@@ -100,6 +101,14 @@ struct MainWindow::ResultModel {
     QString origin, preset;
     QStringList notes;  // what the user must know about the model used (shown in the banner)
 };
+
+QString MainWindow::buildDifference(const rbm::BuildRecord& recorded) {
+    try {
+        return qs(rbm::build_difference(recorded, rbm::build_record(rbm::build_json())));
+    } catch (const std::exception&) {  // RBMSCOPE_SIMD names a path this machine lacks: the app said so at start
+        return QString();
+    }
+}
 
 bool MainWindow::openResult(const QString& path) {
     rbm::ResultFile res;
@@ -193,10 +202,7 @@ bool MainWindow::readResultLog(const rbm::ResultFile& res, const QString& path,
         if (at.path.isEmpty())
             *notes << tr("its log '%1' is not found (looked for %2)")
                           .arg(qs(res.train->log).toHtmlEscaped(), at.tried.join(tr(" and ")).toHtmlEscaped());
-        else if (!at.path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
-            *notes << tr("its log %1 is a CSV file; the curves are read from a --log FILE.json")
-                          .arg(at.path.toHtmlEscaped());
-        else try {
+        else try {  // a --log FILE.json or FILE.csv
                 *records = rbm::load_train_log(at.path.toStdString());
             } catch (const std::exception& e) {
                 showError(tr("Cannot open result"), file + ": " + QString::fromStdString(e.what()));
@@ -284,10 +290,14 @@ bool MainWindow::showResultInView(const rbm::ResultFile& res, const QString& pat
                  shown.shown, shown.missing);
     if (!res.complete) notes.prepend(tr("the run was interrupted: the numbers are partial"));
     for (const std::string& w : res.warnings) notes << qs(w).toHtmlEscaped();
+    // Another build or SIMD path made it: say so rather than promise that Run gives the same bits.
+    const QString otherBuild = buildDifference(res.build);
+    if (!otherBuild.isEmpty()) notes << tr("this result was %1").arg(otherBuild.toHtmlEscaped());
     if (!notes.isEmpty())
         html += QStringLiteral("<br><span style='color:#b00020'>%1</span>").arg(notes.join(QStringLiteral("<br>")));
     setResultBanner(v->name(), shown.channel, html);
-    statusText_->setText(tr("Reopened %1 (%2)").arg(file, qs(rbm::result_command_name(res.command))));
+    statusText_->setText(tr("Reopened %1 (%2)").arg(file, qs(rbm::result_command_name(res.command))) +
+                         (otherBuild.isEmpty() ? QString() : QStringLiteral("; ") + tr("it was %1").arg(otherBuild)));
     return true;
 }
 

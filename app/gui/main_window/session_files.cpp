@@ -15,7 +15,11 @@
 #include <QTemporaryFile>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "core/io/presets.hpp"
+#include "core/kernels/build_info.hpp"
+#include "core/numerics/parallel.hpp"
 #include "main_window/main_window.hpp"
 
 namespace rbmscope {
@@ -51,6 +55,10 @@ rbm::Session MainWindow::captureSession() const {
     s.settings = settingsToMap(panel_->settings());
     s.view = currentView().toStdString();
     for (const View* v : views_) v->saveSession(s);
+    try {  // which build, SIMD path and threads made what the session holds
+        s.build = rbm::provenance_json(rbm::threads_in_force(), 1).dump();
+    } catch (const std::exception&) {  // RBMSCOPE_SIMD names a path this machine lacks: none recorded
+    }
     return s;
 }
 
@@ -82,6 +90,7 @@ QString MainWindow::applySessionFile(const QString& path) {
     applySettings(settings);
     for (View* v : views_) v->applySession(s);
     if (!view.isEmpty()) setCurrentView(view);
+    sessionBuildNote_ = s.build.empty() ? QString() : buildDifference(rbm::build_record(nlohmann::json::parse(s.build)));
     sessionMessage_.clear();
     sessionLabel_->setVisible(false);
     return {};
@@ -93,7 +102,9 @@ bool MainWindow::openSession(const QString& path) {
         return false;
     }
     sessionPath_ = path;
-    statusText_->setText(tr("Opened session %1").arg(path));
+    // Another build or SIMD path saved it: its trained models and curves need not be what a rerun here gives.
+    statusText_->setText(tr("Opened session %1").arg(path) +
+                         (sessionBuildNote_.isEmpty() ? QString() : QStringLiteral("; ") + tr("it was %1").arg(sessionBuildNote_)));
     return true;
 }
 

@@ -98,4 +98,8 @@ QString reportRow(const QString& key, const QString& value) {
     return QStringLiteral("<tr><th>%1</th><td>%2</td></tr>").arg(reportEscape(key), value);
 }
 
+QString modelSaveFilter() {
+    return QObject::tr("Model file (*.json);;NumPy (*.npz);;MATLAB v5 (*.mat);;HDF5 (*.h5 *.hdf5)");
+}
+
 }  // namespace rbmscope

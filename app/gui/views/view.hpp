@@ -43,6 +43,9 @@ class ParameterPanel;
 class View;
 struct CliEquivalent;  // views/cli_equivalent.hpp
 
+// The save dialogs' filter for a model: every format rbm::save_model (and `convert`) writes.
+QString modelSaveFilter();
+
 // What the window lends its views; nothing in it names a view.
 struct ViewContext {
     QObject* owner = nullptr;   // the window: parent of the objects views share (their jobs outlive the widgets)

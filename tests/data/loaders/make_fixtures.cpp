@@ -422,6 +422,12 @@ int main(int argc, char** argv) {
     write_npz(g_good / "brbm-mapped.npz", {{"weights.npy", write_npy(Mat(p.W.transpose()))},
                                            {"vbias.npy", write_npy(p.b)},
                                            {"hbias.npy", write_npy(p.c)}});
+    {  // The same as .h5, as a PyTorch RBM's state dict is often saved: the import dialog's case
+        H5Writer w(g_good / "brbm-mapped.h5");
+        w.matrix("weights", p.W.transpose());
+        w.vector("vbias", p.b);
+        w.vector("hbias", p.c);
+    }
     {  // MATLAB's h5write stores an n x m matrix as an (m, n) dataset
         H5Writer w(g_good / "brbm-transposed.h5");
         w.matrix("W", p.W.transpose());

@@ -4,6 +4,8 @@
 #include <numeric>
 
 #include "core/io/model_io.hpp"
+#include "core/kernels/build_info.hpp"
+#include "core/numerics/parallel.hpp"
 
 namespace rbmscope {
 namespace {
@@ -281,6 +283,7 @@ QString TrainingJob::saveCheckpoint(int id, const QString& path) const {
                    : tr("the run has not started yet");
     if (r->running) return tr("stop the run before saving a checkpoint");
     try {
+        r->trainer->set_provenance(rbm::provenance_json(rbm::threads_in_force(), 1).dump());  // which build wrote it
         r->trainer->save_checkpoint(path.toStdString());
         return {};
     } catch (const std::exception& e) {

@@ -193,7 +193,7 @@ QWidget* TrainingView::buildSettings() {
     });
     connect(saveModelButton_, &QPushButton::clicked, this, [this] {
         const QString p = QFileDialog::getSaveFileName(this, tr("Save model"), QStringLiteral("trained.json"),
-                                                       tr("Model file (*.json);;NumPy (*.npz)"));
+                                                       modelSaveFilter());
         if (!p.isEmpty()) saveModel(p);
     });
     connect(saveCkptButton_, &QPushButton::clicked, this, [this] {
