@@ -8,6 +8,9 @@
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QFile>
 #include <QtTest>
 #include <cmath>
 
@@ -133,6 +136,27 @@ private Q_SLOTS:
         QVERIFY(loaded != r);
         QCOMPARE(loaded->snapshot->updatesDone, done);
         QCOMPARE(loaded->snapshot->model.as<rbm::Brbm>()->W, kept.as<rbm::Brbm>()->W);
+        QVERIFY(!v.statusText().contains(QStringLiteral("The checkpoint was")));  // this build made it
+        // The same checkpoint as if another SIMD path had written it: the status says so.
+        {
+            QFile f(ckpt);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+            f.close();
+            QJsonObject build = o.value(QStringLiteral("build")).toObject();
+            QVERIFY(!build.isEmpty());
+            build[QStringLiteral("simd")] = build.value(QStringLiteral("simd")).toString() == QLatin1String("sse2")
+                                                ? QStringLiteral("avx2")
+                                                : QStringLiteral("sse2");
+            o[QStringLiteral("build")] = build;
+            const QString other = dir.filePath(QStringLiteral("c-other-path.json"));
+            QFile g(other);
+            QVERIFY(g.open(QIODevice::WriteOnly));
+            g.write(QJsonDocument(o).toJson());
+            g.close();
+            QCOMPARE(v.loadCheckpoint(other), QString());
+            QVERIFY2(v.statusText().contains(QStringLiteral("The checkpoint was")), qPrintable(v.statusText()));
+        }
         // A checkpoint with other data is refused with a message.
         TrainDataSpec other = bars3();
         other.source = QStringLiteral("bars:2");

@@ -1,5 +1,10 @@
 #include "views/training/training_view.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include "core/io/provenance.hpp"
+#include "core/kernels/build_info.hpp"
+
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -221,9 +226,19 @@ QString TrainingView::loadCheckpoint(const QString& path) {
         setStatus(tr("Cannot load the checkpoint: %1").arg(err), true);
         return err;
     }
-    if (const TrainingRun* r = session_->run(id)) setOptions(r->options);
-    setStatus(
-        tr("Loaded %1: %2 updates done; Resume continues it.").arg(path).arg(session_->run(id)->snapshot->updatesDone));
+    const TrainingRun* r = session_->run(id);
+    if (r) setOptions(r->options);
+    QString text =
+        tr("Loaded %1: %2 updates done; Resume continues it.").arg(path).arg(session_->run(id)->snapshot->updatesDone);
+    // Made by another build or SIMD path: say so rather than promise the same bits on resume.
+    if (r && r->trainer && !r->trainer->recorded_provenance().empty()) {
+        const auto recorded = nlohmann::json::parse(r->trainer->recorded_provenance(), nullptr, false);
+        if (!recorded.is_discarded()) {
+            const std::string d = rbm::build_difference(rbm::build_record(recorded), rbm::build_record(rbm::build_json()));
+            if (!d.empty()) text += QStringLiteral(" ") + tr("The checkpoint was %1.").arg(QString::fromStdString(d));
+        }
+    }
+    setStatus(text);
     return {};
 }
 
