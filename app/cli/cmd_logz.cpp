@@ -5,7 +5,6 @@
 //
 // Each estimator is the CLI's own command run in this process with the arguments its entry of
 // "estimates" prints as "command_line", so any one of them can be re-run and inspected alone.
-#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <set>
@@ -98,6 +97,25 @@ Run run_estimator(const std::string& name, std::vector<std::string> args) {
 
 json interval(double low, double high) { return json::array({low, high}); }
 
+// One estimate: the verdict's candidate `c` (method, source, side, Pareto k, complete set) and its
+// "estimates" entry, from a sub-command's JSON `e` (value under `value_key`, interval in "ci95");
+// `extra` adds that method's own numbers (ESS, se, seconds, warnings).
+void add_estimate(std::vector<LogZCandidate>& cands, json& estimates, LogZCandidate c, const json& e,
+                  const char* value_key, json extra, const std::string& command_line) {
+    c.log_z = e.at(value_key);
+    c.low = e.at("ci95")[0];
+    c.high = e.at("ci95")[1];
+    extra["method"] = c.method;
+    extra["side"] = c.side == LogZSide::Lower ? "lower" : c.side == LogZSide::Upper ? "upper" : "two-sided";
+    extra["log_z"] = c.log_z;
+    extra["ci95"] = interval(c.low, c.high);
+    extra["complete"] = c.complete;
+    extra["command_line"] = command_line;
+    if (c.pareto_k) extra["pareto_k"] = *c.pareto_k, extra["pareto_k_threshold"] = *c.pareto_threshold;
+    estimates.push_back(std::move(extra));
+    cands.push_back(std::move(c));
+}
+
 json run_logz(const std::vector<std::string>& argv) {
     Args a = logz_args();
     a.parse(argv);
@@ -157,43 +175,26 @@ json run_logz(const std::vector<std::string>& argv) {
         LogZCandidate c;
         c.method = "forward AIS, " + base + " base";
         c.source = "ais-" + base;
-        c.log_z = j.at("log_z");
-        c.low = j.at("ci95")[0];
-        c.high = j.at("ci95")[1];
         c.side = LogZSide::Lower;
-        if (j.contains("pareto_k") && j["pareto_k"].is_number()) {
+        if (j.contains("pareto_k")) {  // absent below 25 chains: no tail to fit, nothing to judge by
             c.pareto_k = j["pareto_k"].get<double>();
             c.pareto_threshold = j.at("pareto_k_threshold").get<double>();
-        }  // else fewer than 25 chains: no tail to fit, nothing to judge by
+        }
         c.complete = j.value("complete", true);
-        cands.push_back(c);
-        json e = {{"method", c.method}, {"side", "lower"},       {"log_z", c.log_z},
-                  {"ci95", interval(c.low, c.high)}, {"ess", j.at("ess")},
-                  {"complete", c.complete},           {"seconds", j.at("seconds")}, {"command_line", r.command_line}};
-        if (c.pareto_k) e["pareto_k"] = *c.pareto_k, e["pareto_k_threshold"] = *c.pareto_threshold;
-        if (j.contains("warnings")) e["warnings"] = j["warnings"];
-        estimates.push_back(e);
+        json extra = {{"ess", j.at("ess")}, {"seconds", j.at("seconds")}};
+        if (j.contains("warnings")) extra["warnings"] = j["warnings"];
+        add_estimate(cands, estimates, c, j, "log_z", extra, r.command_line);
         if (j.contains("reverse") && j["reverse"].contains("log_z_upper") && j["reverse"]["log_z_upper"].is_number()) {
             const json& rv = j["reverse"];
-            LogZCandidate u;
             const std::string start = j.value("reverse_start", std::string());
+            LogZCandidate u;
             u.method = "reverse AIS, moment base, from " + std::string(start == "exact" ? "exact target samples"
                                                                        : start == "pt"  ? "tempering samples"
                                                                                         : "data rows");
             u.source = "ais-reverse";
-            u.log_z = rv.at("log_z_upper");
-            u.low = rv.at("ci95")[0];
-            u.high = rv.at("ci95")[1];
             u.side = LogZSide::Upper;
             u.complete = rv.value("complete", true);
-            cands.push_back(u);
-            estimates.push_back({{"method", u.method},
-                                 {"side", "upper"},
-                                 {"log_z", u.log_z},
-                                 {"ci95", interval(u.low, u.high)},
-                                 {"ess", rv.at("ess")},
-                                 {"complete", u.complete},
-                                 {"command_line", r.command_line}});
+            add_estimate(cands, estimates, u, rv, "log_z_upper", {{"ess", rv.at("ess")}}, r.command_line);
         }
         if (!c.complete) {
             complete = false;
@@ -220,24 +221,15 @@ json run_logz(const std::vector<std::string>& argv) {
             const bool done = r.result.value("complete", true);
             for (const char* key : {"bar", "stepping_stone"}) {
                 if (!z.contains(key)) continue;
-                const json& e = z[key];
                 LogZCandidate c;
                 c.method = std::string("tempering ") + (std::string(key) == "bar" ? "BAR" : "stepping stone");
                 c.source = "pt";
-                c.log_z = e.at("estimate");
-                c.low = e.at("ci95")[0];
-                c.high = e.at("ci95")[1];
                 c.complete = done;
-                cands.push_back(c);
-                estimates.push_back({{"method", c.method},
-                                     {"side", "two-sided"},
-                                     {"log_z", c.log_z},
-                                     {"ci95", interval(c.low, c.high)},
-                                     {"se", e.at("se")},
-                                     {"round_trips", r.result.value("round_trips", json())},
-                                     {"complete", done},
-                                     {"seconds", r.result.value("seconds", json())},
-                                     {"command_line", r.command_line}});
+                add_estimate(cands, estimates, c, z[key], "estimate",
+                             {{"se", z[key].at("se")},
+                              {"round_trips", r.result.at("round_trips")},
+                              {"seconds", r.result.at("seconds")}},
+                             r.command_line);
             }
             if (!done) complete = false;
         }
@@ -279,12 +271,6 @@ json run_logz(const std::vector<std::string>& argv) {
                                       : "exact; the estimates do not all agree with it (see warnings)")
                    : v.trusted ? "the independent estimates agree"
                                : "do not trust this interval (see warnings)";
-    // Each estimator read the model again: say what its loader noticed once.
-    auto& lw = load_warnings();
-    std::vector<std::string> unique;
-    for (const auto& w : lw)
-        if (std::find(unique.begin(), unique.end(), w) == unique.end()) unique.push_back(w);
-    lw = unique;
     return j;
 }
 

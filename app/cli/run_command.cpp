@@ -1,5 +1,6 @@
 // run_command (cli_command.hpp): one command and the fields every result carries, shared by
 // rbmscope-cli's main() and the Python module (python/rbmscope_module.cpp).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -71,7 +72,9 @@ CommandResult run_command(const std::string& name, const std::vector<std::string
     if (out.is_object() && !load_warnings().empty()) {  // e.g. a transposed W (--map)
         auto& w = out["warnings"];
         if (!w.is_array()) w = json::array();
-        for (const auto& s : load_warnings()) w.push_back(s);
+        // Once each: a command that reads its model more than once (logz's estimators) noticed it each time.
+        for (const auto& s : load_warnings())
+            if (std::find(w.begin(), w.end(), s) == w.end()) w.push_back(s);
     }
     // Interrupted: the command returned its partial result ("complete": false), or printed its
     // partial CSV itself (null).

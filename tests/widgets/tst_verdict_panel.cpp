@@ -112,6 +112,17 @@ private Q_SLOTS:
         // A new model: the verdict no longer applies.
         QVERIFY(w->loadPreset(QStringLiteral("four-mode")));
         QCOMPARE(panel->table()->rowCount(), 0);
+        // Esc, the window's Cancel, stops a verdict that runs (a long one: thorough on bars-and-stripes).
+        QVERIFY(w->loadPreset(QStringLiteral("bars-and-stripes")));
+        panel->findChild<QComboBox*>()->setCurrentIndex(2);
+        press(*w, Qt::Key_V, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(panel->running());
+        QTest::qWait(1000);
+        QVERIFY(panel->running());
+        press(*w, Qt::Key_Escape);
+        QVERIFY(done.wait(60000));
+        QVERIFY(!panel->running());
+        QCOMPARE(panel->lastResult().value(QStringLiteral("complete")).toBool(true), false);
     }
 };
 

@@ -293,10 +293,11 @@ void MainWindow::updateActions() {
     runAction_->setEnabled(runnable);
     restartAction_->setEnabled(runnable);
     stepAction_->setEnabled(t && t->canStep() && (active || runnable));
-    cancelAction_->setEnabled(active);
+    const View* v = activeView();
+    // Esc also reaches a view's other work still computing (the Estimates view's verdict on log Z).
+    cancelAction_->setEnabled(active || (v && v->otherWorkRunning()));
     const bool held =
         st == Transport::State::Paused || st == Transport::State::Pausing || st == Transport::State::Stepping;
-    const View* v = activeView();
     // Nothing runs: Space is the view's playback (Play β, a tempering replay), when it has one.
     const Playback play = !active && v ? v->playback() : Playback{};
     pauseAction_->setEnabled((active && t->canStep()) || play.available);

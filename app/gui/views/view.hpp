@@ -144,6 +144,8 @@ public:
     double pace() const { return transport() ? transport()->pace() : 0; }
     virtual void stop() { cancel(); }            // the status bar's Cancel: every view's job stops
     virtual bool busy() const { return false; }  // still computing for the current model and settings
+    // Work of the view's besides its transport's that Cancel (Esc) stops: the Estimates view's verdict on log Z.
+    virtual bool otherWorkRunning() const { return false; }
     virtual std::optional<StatusReport> status() const { return std::nullopt; }
 
     virtual void setModel(const rbm::Model&, const ModelEvent&) {}

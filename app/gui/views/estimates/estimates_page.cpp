@@ -71,11 +71,15 @@ public:
         verdict_ = new VerdictPanel([this] { return ctx_.model(); }, view_);
         verdict_->setObjectName(QStringLiteral("verdict"));
         view_->addVerdictPage(verdict_);
+        // The window's actions follow the verdict too (Esc cancels it while it runs).
+        connect(verdict_, &VerdictPanel::started, this, [this] { ctx_.changed(); });
+        connect(verdict_, &VerdictPanel::finished, this, [this] { ctx_.changed(); });
     }
+    bool otherWorkRunning() const override { return verdict_->running(); }
     void setModel(const rbm::Model&, const ModelEvent&) override { verdict_->clear(); }
-    void stop() override {
+    void cancel() override {  // Esc and the status bar's Cancel reach the verdict too (its partial result is kept)
         verdict_->cancel();
-        View::stop();
+        View::cancel();
     }
     QString name() const override { return QStringLiteral("estimates"); }
     QString title() const override { return tr("Estimates"); }
