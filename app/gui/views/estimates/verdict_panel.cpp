@@ -60,8 +60,10 @@ VerdictPanel::VerdictPanel(std::function<rbm::Model()> currentModel, QWidget* pa
     table_ = new QTableWidget(0, 6, this);
     table_->setHorizontalHeaderLabels({tr("method"), tr("side"), tr("log Ẑ"), tr("95% interval"), tr("ESS"),
                                        tr("Pareto k")});
-    table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    for (int c = 1; c < 6; ++c) table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // Every column as wide as its contents, the spare width after the last: the numbers stay next to
+    // their method on a narrow screen instead of being pushed to the far right.
+    for (int c = 0; c < 6; ++c) table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
     table_->verticalHeader()->hide();
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionMode(QAbstractItemView::NoSelection);
