@@ -92,7 +92,7 @@ QGroupBox* ParameterPanel::buildPathGroup() {
     leakyBox_->addItem(tr("exact (Gibbs proposal + MH)"), int(rbm::LeakyKernel::ExactMH));
     leakyBox_->addItem(tr("paper's Gibbs (approximate)"), int(rbm::LeakyKernel::PaperGibbs));
     leakyBox_->setToolTip(
-        tr("SPEC §1.3: the paper's Gibbs conditionals sample a slightly different distribution "
+        tr("docs/methods/models.md#leaky-kernels: the paper's Gibbs conditionals sample a slightly different distribution "
            "for leakiness < 1; the MH correction makes the kernel exact."));
     pathStatus_ = smallLabel(pathGroup, kNoteStyle);
     pf->addRow(tr("Path"), pathBox_);
@@ -171,7 +171,7 @@ QGroupBox* ParameterPanel::buildChainGroup() {
     kernelBox_->addItem(tr("perfect (exact draws from p_β)"), true);
     kernelBox_->setToolTip(
         tr("Perfect transitions replace each kernel step by an exact sample of p_β: "
-           "they separate the quality of the path from the mixing of the kernel (SPEC §4)."));
+           "they separate the quality of the path from the mixing of the kernel (docs/methods/ais-estimates.md)."));
     reverseBox_ = new QCheckBox(tr("also run reverse AIS (upper bound)"), chainGroup);
     reverseBox_->setToolTip(
         tr("Bidirectional Monte Carlo: start from exact target samples and anneal back; "

@@ -247,7 +247,7 @@ Args ais_args() {
         Progress::option()};
     for (auto& o : ais_path_options()) opts.push_back(o);
     return Args("ais", {"MODEL"}, opts,
-                "Annealed importance sampling estimate of log Z (SPEC §2-4): log_z with +-3 sigma bounds\n"
+                "Annealed importance sampling estimate of log Z (docs/methods/ais-estimates.md): log_z with +-3 sigma bounds\n"
                 "(log_z_low is null when it does not exist), a bootstrap 95% interval, the effective\n"
                 "sample size, the log-weight histogram and the running estimate of log Z_beta. With\n"
                 "--reverse also the reverse (upper) estimate. exact_log_z is given when it is known.\n"

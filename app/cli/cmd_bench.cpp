@@ -152,7 +152,7 @@ Args bench_args() {
                  {"quick", "", "short runs (a smoke test, not a measurement)"},
                  {"jsonl", "", "print one JSON line per case as it finishes instead of one object at the end"}},
                 "Chain-sweeps per second of AIS (one Gibbs transition of one chain at one intermediate\n"
-                "distribution, with its weight update) on the benchmark cases of issue #8, and the\n"
+                "distribution, with its weight update) on the benchmark cases (--case), and the\n"
                 "matrix-multiply rate measured in the same run with the same scalar type and threads.\n"
                 "fraction_of_gemm_bound = chain_sweeps_per_s / (gemm rate / (two products of 2nm flops));\n"
                 "the binary kernels skip units that are off, so it can exceed 1.");

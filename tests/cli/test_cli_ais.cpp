@@ -227,7 +227,7 @@ TEST_CASE("ais-sweep: interrupted and resumed from a checkpoint gives the uninte
 }
 
 
-TEST_CASE("ais, ais-sweep: an interval from ESS under 30 carries a warning (SPEC §9); ESS 30+ none") {
+TEST_CASE("ais, ais-sweep: an interval from ESS under 30 carries a warning; ESS 30+ none") {
     // 20 chains: ESS <= N = 20 < 30 whatever the weights.
     const auto few = test::run_cli("ais four-mode --steps 20 --chains 20 --seed 2");
     CHECK_MSG(few.exit_code == 0, few.err);
