@@ -48,7 +48,7 @@ Scratch<S>& scratch() {
 
 template <class S>
 BrbmStep<S>::BrbmStep(const Brbm& m, const Vec& base_bias)
-    : w_(m.W), wt_(m.W.transpose()), a_(base_bias), b_(m.b), c_d_(m.c) {
+    : w_(m.W), wt_(m.W, true), a_(base_bias), b_(m.b), c_d_(m.c) {
     c_.assign(static_cast<std::size_t>(w_.padded_cols()), S(0));
     for (Index j = 0; j < m.n_hidden(); ++j) c_[static_cast<std::size_t>(j)] = static_cast<S>(m.c(j));
     zero_.assign(static_cast<std::size_t>(wt_.padded_cols()), S(0));

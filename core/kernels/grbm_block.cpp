@@ -153,11 +153,11 @@ GrbmStep::GrbmStep(const Grbm& m, const Vec& a, const Vec& sa, bool float32)
             for (Index j = 0; j < m_; ++j) wr_[static_cast<std::size_t>(i * m_ + j)] = m.W(i, j);
     } else if (f32_) {
         wf_ = m.W.cast<float>();
-        wtf_ = RowPanels<float>(Mat(m.W.transpose()));
+        wtf_ = RowPanels<float>(m.W, true);
         cf_.resize(static_cast<std::size_t>(m_));
         for (Index j = 0; j < m_; ++j) cf_[static_cast<std::size_t>(j)] = static_cast<float>(m.c(j));
     } else {
-        wtd_ = RowPanels<double>(Mat(m.W.transpose()));
+        wtd_ = RowPanels<double>(m.W, true);
     }
 }
 

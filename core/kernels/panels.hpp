@@ -50,18 +50,36 @@ public:
     // Panel p holds columns [p kLanes, p kLanes + width(p)); every panel is kLanes wide but the
     // last, which is as many vectors as its columns need (on a 784-column W' and 128 float lanes,
     // one vector instead of eight: the padding was 1/8 of that product's adds and loads).
-    explicit RowPanels(const Mat& A)
-        : rows_(A.rows()), cols_(A.cols()), panels_((A.cols() + kLanes - 1) / kLanes),
+    // The panels of A, or with `transposed` those of A' (row i of the panels is column i of A).
+    // Both read A (column-major) along its columns: a training run rebuilds the panels of W at every
+    // update, and reading across columns (784 doubles apart) took longer than the update's sweep.
+    explicit RowPanels(const Mat& A, bool transposed = false)
+        : rows_(transposed ? A.cols() : A.rows()), cols_(transposed ? A.rows() : A.cols()),
+          panels_((cols_ + kLanes - 1) / kLanes),
           last_vectors_(panels_ == 0 ? 0 : (cols_ - (panels_ - 1) * kLanes + kStep - 1) / kStep) {
         data_.assign(
             static_cast<std::size_t>(panels_ == 0 ? 0 : ((panels_ - 1) * kLanes + last_vectors_ * kStep) * rows_),
             S(0));
+        const double* a = A.data();
+        const Index lda = A.rows();
         for (Index p = 0; p < panels_; ++p) {
-            const Index w = width(p);
-            for (Index i = 0; i < rows_; ++i)
-                for (Index t = 0; t < w && p * kLanes + t < cols_; ++t)
-                    data_[static_cast<std::size_t>(p * rows_ * kLanes + i * w + t)] =
-                        static_cast<S>(A(i, p * kLanes + t));
+            const Index w = width(p), used = std::min(w, cols_ - p * kLanes);
+            S* panel = data_.data() + p * rows_ * kLanes;
+            if (transposed) {
+                // Row i of the panel: A(p kLanes + t, i), contiguous in column i of A.
+                for (Index i = 0; i < rows_; ++i)
+                    for (Index t = 0; t < used; ++t) panel[i * w + t] = static_cast<S>(a[i * lda + p * kLanes + t]);
+            } else {
+                // Blocks of 16 rows: each column of A gives 16 contiguous values, written within
+                // 16 panel rows that stay in L1.
+                for (Index i0 = 0; i0 < rows_; i0 += 16) {
+                    const Index i1 = std::min(rows_, i0 + 16);
+                    for (Index t = 0; t < used; ++t) {
+                        const double* col = a + (p * kLanes + t) * lda;
+                        for (Index i = i0; i < i1; ++i) panel[i * w + t] = static_cast<S>(col[i]);
+                    }
+                }
+            }
         }
     }
     Index rows() const { return rows_; }

@@ -53,7 +53,7 @@ struct GibbsSampler::Impl {
 };
 
 GibbsSampler::Impl::Impl(const Model& model, const SampleOptions& o) {
-    validate(model);
+    if (!o.model_checked) validate(model);
     if (!(o.beta >= 0 && o.beta <= 1))
         throw InputError("sampling: beta must lie in [0, 1], got " + std::to_string(o.beta));
     block = o.block > 0 ? o.block : block_size(model.n_visible() + model.n_hidden());

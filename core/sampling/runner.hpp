@@ -41,6 +41,9 @@ struct SampleOptions {
     bool float32 = false;     // BRBM: products with W in single precision
     bool brbm_means = false;  // BRBM: keep P(v = 1 | h) of each sweep's last half-step (means())
     Index block = 0;          // chains per parallel block; 0: automatic (64, fewer on wide models)
+    // The caller has already checked the model (validate): training builds a kernel at every
+    // update on parameters it has just checked, and the check read all of W again.
+    bool model_checked = false;
 };
 
 // One sweep at a time (the app's samples job drives it between its pause and pacing checks).

@@ -83,7 +83,16 @@ void score_tile_sums(const Model& model, const RowMat& X, const Index* index, In
     if (first < 0 || end < first || end > gradient_tiles(count)) throw InputError("score tiles out of range");
     const std::size_t at = out.size();
     out.resize(at + static_cast<std::size_t>((end - first) * S));
-    double* base = out.data() + at;
+    score_tile_sums_to(model, X, index, count, first, end, with_sigma, float32, out.data() + at);
+}
+
+void score_tile_sums_to(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end,
+                        bool with_sigma, bool float32, double* base) {
+    const Index n = model.n_visible(), m = model.n_hidden(), S = score_tile_values(model, with_sigma);
+    if (X.cols() != n)
+        throw InputError("score rows have " + std::to_string(X.cols()) + " columns, the model " + std::to_string(n));
+    if (!index && count != X.rows()) throw InputError("score rows: a count without an index must be every row");
+    if (first < 0 || end < first || end > gradient_tiles(count)) throw InputError("score tiles out of range");
     // BRBM and leaky RBM: the products on the dispatched path (training/score_table.hpp); W in
     // float once per call when the run asks for single precision.
     const auto* brbm = model.as<Brbm>();
@@ -145,6 +154,42 @@ ParamGrad mean_from_tile_sums(const Model& model, const double* sums, Index rows
     g.c = acc.segment(n * m + n, m) / count;
     if (with_sigma) g.log_sigma = acc.segment(n * m + n + m, n) / count;
     return g;
+}
+
+void gradient_from_tile_sums(const Model& model, const double* pos, Index rows, const double* neg, Index neg_rows,
+                             bool with_sigma, ParamGrad& g) {
+    if (rows <= 0 || neg_rows <= 0) throw InputError("a score needs at least one row");
+    const Index n = model.n_visible(), m = model.n_hidden(), S = score_tile_values(model, with_sigma);
+    const Index tp = gradient_tiles(rows), tn = gradient_tiles(neg_rows);
+    const double inv_p = 1.0 / static_cast<double>(rows), inv_n = 1.0 / static_cast<double>(neg_rows);
+    const double count_p = static_cast<double>(rows), count_n = static_cast<double>(neg_rows);
+    g.W.resize(n, m);
+    g.b.resize(n);
+    g.c.resize(m);
+    g.log_sigma.resize(with_sigma ? n : 0);
+    // As mean_from_tile_sums twice and a subtraction: acc = s_0; acc += s_1; ...; W: acc * (1/rows),
+    // b, c, log_sigma: acc / rows; then positive minus negative.
+    double* w = g.W.data();
+    auto value = [&](Index k, double& ap, double& an) {
+        ap = pos[k];
+        for (Index t = 1; t < tp; ++t) ap += pos[t * S + k];
+        an = neg[k];
+        for (Index t = 1; t < tn; ++t) an += neg[t * S + k];
+    };
+    for (Index k = 0; k < n * m; ++k) {
+        double ap, an;
+        value(k, ap, an);
+        w[k] = ap * inv_p - an * inv_n;
+    }
+    double* tail[3] = {g.b.data(), g.c.data(), g.log_sigma.data()};
+    const Index len[3] = {n, m, with_sigma ? n : 0};
+    Index k = n * m;
+    for (int part = 0; part < 3; ++part)
+        for (Index i = 0; i < len[part]; ++i, ++k) {
+            double ap, an;
+            value(k, ap, an);
+            tail[part][i] = ap / count_p - an / count_n;
+        }
 }
 
 ParamGrad mean_score(const Model& model, const RowMat& V, bool with_sigma) {

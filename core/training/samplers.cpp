@@ -70,6 +70,7 @@ void sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint
     SampleOptions so;
     so.leaky_kernel = o.leaky_kernel;
     so.block = kChainBlock;
+    so.model_checked = true;  // the trainer checks every model it makes (trainer.cpp, invalid_parameters)
     const GibbsKernel kernel(model, so);
     if (begin == 0 && end == V.rows()) {
         ChainRngs rngs(key, V.rows(), StreamPurpose::Training);

@@ -13,6 +13,11 @@ struct Trainer::Impl {
     Dataset data;
     Model model;
     ParamGrad velocity, last_gradient;
+    // Work space of one_update, kept so an update allocates nothing: the tile sums of both phases,
+    // the next velocity and the next model (swapped with velocity and model when accepted).
+    std::vector<double> pos_sums, neg_sums;
+    ParamGrad next_velocity;
+    Model next_model;
     std::unique_ptr<detail::NegativeSampler> sampler;
     double projection_limit = 1.0;  // leaky: the bound in force (effective_projection_limit)
     Index done = 0;

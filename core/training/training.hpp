@@ -129,8 +129,16 @@ void score_tile_sums(const Model& model, const RowMat& V, Index first, Index end
 // single precision (each tile's sums still added in double).
 void score_tile_sums(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end,
                      bool with_sigma, bool float32, std::vector<double>& out);
+// The same written to dst (gradient_tiles(count) ... sized by the caller: (end - first) *
+// score_tile_values values), so a caller that sums every update reuses one buffer.
+void score_tile_sums_to(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end,
+                        bool with_sigma, bool float32, double* dst);
 // The mean from the sums of all gradient_tiles(rows) tiles, in tile order.
 ParamGrad mean_from_tile_sums(const Model& model, const double* sums, Index rows, bool with_sigma);
+// mean_from_tile_sums(pos, rows) - mean_from_tile_sums(neg, neg_rows) in one pass, into g (whose
+// storage is reused): the same operations on every value, so bitwise the same difference.
+void gradient_from_tile_sums(const Model& model, const double* pos, Index rows, const double* neg, Index neg_rows,
+                             bool with_sigma, ParamGrad& g);
 // The same per row: rows x parameters, in the order of ParamGrad::flat() (for standard errors).
 Mat score_rows(const Model& model, const RowMat& V, bool with_sigma = false);
 // Exact E_model[score] by enumeration: BRBM over the visible layer (n <= 24), GRBM over the hidden
