@@ -108,7 +108,7 @@ Args train_args() {
         {"ais-chains", "N", "AIS chains for the log-likelihood when log Z is not enumerable (default 20)"},
         {"ais-steps", "K", "AIS steps per record (linear schedule from the data's base rate, default 200)"},
         {"exact-limit", "N", "enumerate log Z exactly when it takes at most N terms (default 262144)"},
-        {"float32", "", "brbm, leaky: the gradient's matrix products in single precision (parameters stay double)"},
+        {"float32", "", "brbm, leaky: the gradient's matrix products (and a brbm's Gibbs sweeps) in single precision (parameters stay double)"},
         {"checkpoint", "FILE", "write a checkpoint (JSON) at the end and every --checkpoint-every updates"},
         {"checkpoint-every", "U", "updates between checkpoints (default: only at the end)"},
         {"resume", "FILE", "continue from a checkpoint (same --data and transforms; training options come from it)"},

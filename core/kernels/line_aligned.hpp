@@ -28,4 +28,30 @@ struct LineAligned {
 template <class T>
 using LineVector = std::vector<T, LineAligned<T>>;
 
+// The same allocator whose resize() leaves new elements uninitialized (default-initialized), for
+// storage the caller writes in full at once: a training run rebuilds the panels of W at every
+// update, and zeroing them first was a third of their cost.
+template <class T>
+struct LineAlignedUninit : LineAligned<T> {
+    using value_type = T;
+    template <class U>
+    struct rebind {
+        using other = LineAlignedUninit<U>;
+    };
+    LineAlignedUninit() = default;
+    template <class U>
+    LineAlignedUninit(const LineAlignedUninit<U>&) noexcept {}
+    template <class U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(static_cast<Args&&>(args)...);
+    }
+};
+
+template <class T>
+using LineVectorUninit = std::vector<T, LineAlignedUninit<T>>;
+
 }  // namespace rbm::detail

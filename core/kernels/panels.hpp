@@ -57,14 +57,16 @@ public:
         : rows_(transposed ? A.cols() : A.rows()), cols_(transposed ? A.rows() : A.cols()),
           panels_((cols_ + kLanes - 1) / kLanes),
           last_vectors_(panels_ == 0 ? 0 : (cols_ - (panels_ - 1) * kLanes + kStep - 1) / kStep) {
-        data_.assign(
-            static_cast<std::size_t>(panels_ == 0 ? 0 : ((panels_ - 1) * kLanes + last_vectors_ * kStep) * rows_),
-            S(0));
+        // Every entry is written below, the padding past the last column with zeros.
+        data_.resize(
+            static_cast<std::size_t>(panels_ == 0 ? 0 : ((panels_ - 1) * kLanes + last_vectors_ * kStep) * rows_));
         const double* a = A.data();
         const Index lda = A.rows();
         for (Index p = 0; p < panels_; ++p) {
             const Index w = width(p), used = std::min(w, cols_ - p * kLanes);
             S* panel = data_.data() + p * rows_ * kLanes;
+            if (used < w)
+                for (Index i = 0; i < rows_; ++i) std::fill(panel + i * w + used, panel + (i + 1) * w, S(0));
             if (transposed) {
                 // Row i of the panel: A(p kLanes + t, i), contiguous in column i of A.
                 for (Index i = 0; i < rows_; ++i)
@@ -189,7 +191,7 @@ private:
     static void store(S* p, V v) { std::memcpy(p, &v, sizeof v); }
 
     Index rows_ = 0, cols_ = 0, panels_ = 0, last_vectors_ = 0;
-    LineVector<S> data_;  // every row of every panel starts on a cache line
+    LineVectorUninit<S> data_;  // every row of every panel starts on a cache line
 };
 
 }  // namespace RBMSCOPE_SIMD_NS

@@ -76,7 +76,7 @@ void score_tile_sums(const Model& model, const RowMat& V, Index first, Index end
 
 void score_tile_sums(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end,
                      bool with_sigma, bool float32, std::vector<double>& out) {
-    const Index n = model.n_visible(), m = model.n_hidden(), S = score_tile_values(model, with_sigma);
+    const Index n = model.n_visible(), S = score_tile_values(model, with_sigma);
     if (X.cols() != n)
         throw InputError("score rows have " + std::to_string(X.cols()) + " columns, the model " + std::to_string(n));
     if (!index && count != X.rows()) throw InputError("score rows: a count without an index must be every row");

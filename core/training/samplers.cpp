@@ -71,6 +71,7 @@ void sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint
     so.leaky_kernel = o.leaky_kernel;
     so.block = kChainBlock;
     so.model_checked = true;  // the trainer checks every model it makes (trainer.cpp, invalid_parameters)
+    so.float32 = o.float32;   // BRBM: the sweeps' products with W in single precision, as the gradient's
     const GibbsKernel kernel(model, so);
     if (begin == 0 && end == V.rows()) {
         ChainRngs rngs(key, V.rows(), StreamPurpose::Training);
@@ -140,9 +141,13 @@ private:
 // TemperedModel, so this one forwards to a tempered model rebuilt after every update.
 class LiveTempered final : public TemperedModel {
 public:
-    explicit LiveTempered(const Model& m) { update(m); }
+    // float32: BRBM local moves with W in single precision (train --float32).
+    LiveTempered(const Model& m, bool float32) {
+        reference_.brbm_float32 = float32;
+        update(m);
+    }
     void update(const Model& m) {
-        inner_ = make_tempered_model(m);
+        inner_ = make_tempered_model(m, reference_);
         if (!betas_.empty()) inner_->set_ladder(betas_);
     }
     std::string description() const override { return inner_->description(); }
@@ -166,6 +171,7 @@ public:
 
 private:
     std::unique_ptr<TemperedModel> inner_;
+    PtReference reference_;
 };
 
 PtScheme scheme_of(TrainMethod m) {
@@ -181,7 +187,7 @@ PtScheme scheme_of(TrainMethod m) {
 class TemperedSampler final : public NegativeSampler {
 public:
     TemperedSampler(const TrainOptions& o, const Model& initial) : o_(o) {
-        live_ = std::make_unique<LiveTempered>(initial);
+        live_ = std::make_unique<LiveTempered>(initial, o.float32);
         PtOptions p;
         p.scheme = scheme_of(o.method);
         p.betas = geometric_ladder(o.temperatures + 1, o.gamma);
