@@ -65,16 +65,20 @@ def case(name, unit, ours, ours_err, peer_rates, extra=''):
 # ---- PT: 8 chains x 16 replicas, deterministic even-odd, the peer's ladder (beta_0 = 0, 0.7^(N-k)) ----
 C, R = 8, 16
 betas = [0.0] + [0.7 ** (R - 1 - k) for k in range(1, R)]
-pt, _, err = run([cli, 'pt', model, '--scheme', 'deo', '--chains', str(C), '--betas', ','.join(repr(b) for b in betas),
-                  '--sweeps', str(scans), '--seed', '1', '--threads', str(threads)])
-ours = C * R * scans / pt['seconds'] if pt and pt.get('seconds') else None
+ours, errs = {}, []
+for precision in ('float64', 'float32'):
+    pt, _, err = run([cli, 'pt', model, '--scheme', 'deo', '--chains', str(C), '--betas', ','.join(repr(b) for b in betas),
+                      '--sweeps', str(scans), '--seed', '1', '--threads', str(threads), '--precision', precision])
+    ours[precision] = C * R * scans / pt['seconds'] if pt and pt.get('seconds') else None
+    if err:
+        errs.append(err)
 rates = {}
 for kind in ('torch', 'numpy'):
     r, perr = peer('pt_peer.py', kind, [model, C, R, scans, threads])
     rates[kind] = r['replica_sweeps_per_s'] if r else None
     if not r:
         notes.append('pt_peer %s: not run (%s)' % (kind, perr))
-case('PT 784x500 BRBM, 8 chains x 16 replicas, DEO', 'replica-sweeps/s', ours, err, rates)
+case('PT 784x500 BRBM, 8 chains x 16 replicas, DEO', 'replica-sweeps/s', ours, '; '.join(errs), rates)
 
 # ---- training on binarized Fashion-MNIST, batch 100, 100 chains, 500 hidden ----
 if not os.path.exists(images):
@@ -87,32 +91,41 @@ else:
         if not r:
             notes.append('train_peer %s: not run (%s)' % (kind, perr))
     for method, extra in (('pcd', ''), ('cd', 'peers run PCD-1 (the same products per update)')):
-        tr, _, err = run([cli, 'train', '--data', images, '--binarize', '0.5', '--hidden', '500', '--method', method, '--batch',
-                          '100', '--chains', '100', '--k', '1', '--updates', str(updates), '--lr', '0.01', '--monitor-every', '0',
-                          '--monitor-examples', '100', '--ais-chains', '10', '--ais-steps', '10', '--threads', str(threads),
-                          '--out', os.path.join(out, 'trained-%s.json' % method)])
-        ours = tr['timing']['updates_per_s'] if tr and 'timing' in tr else None
-        case('%s-1 training 784x500, Fashion-MNIST binarized, batch 100, 100 chains' % method.upper(), 'updates/s', ours, err,
-             peer_rates, extra)
+        ours, errs = {}, []
+        for precision, flag in (('float64', []), ('float32', ['--float32'])):
+            tr, _, err = run([cli, 'train', '--data', images, '--binarize', '0.5', '--hidden', '500', '--method', method,
+                              '--batch', '100', '--chains', '100', '--k', '1', '--updates', str(updates), '--lr', '0.01',
+                              '--monitor-every', '0', '--monitor-examples', '100', '--ais-chains', '10', '--ais-steps',
+                              '10', '--threads', str(threads)] + flag +
+                             ['--out', os.path.join(out, 'trained-%s-%s.json' % (method, precision))])
+            ours[precision] = tr['timing']['updates_per_s'] if tr and 'timing' in tr else None
+            if err:
+                errs.append(err)
+        case('%s-1 training 784x500, Fashion-MNIST binarized, batch 100, 100 chains' % method.upper(), 'updates/s', ours,
+             '; '.join(errs), peer_rates, extra)
 
 # ---- sample: 1000 chains of the 784x500 BRBM, against the AIS kernel's chain-sweeps/s ----
 chains = 1000
-a, t_short, err = run([cli, 'sample', model, '--chains', str(chains), '--sweeps', str(sweeps), '--threads', str(threads), '--format',
-                       'csv'], parse=False)
-b, t_long, err2 = run([cli, 'sample', model, '--chains', str(chains), '--sweeps', str(3 * sweeps), '--threads', str(threads),
-                       '--format', 'csv'], parse=False)
-ours = chains * 2 * sweeps / (t_long - t_short) if (err == '' and err2 == '' and t_long > t_short) else None
-ais = None
+ais = {}
 try:
     for c in json.load(open(os.path.join(out, 'rbmscope.json')))['cases']:
-        if c['case'] == 'brbm-784x500' and c['precision'] == 'float64':
-            ais = c['chain_sweeps_per_s']
+        if c['case'] == 'brbm-784x500':
+            ais[c['precision']] = c['chain_sweeps_per_s']
 except (OSError, ValueError, KeyError):
     pass
-case('sample 784x500 BRBM, 1000 chains (float64)', 'chain-sweeps/s', ours, err or err2, {},
-     'AIS kernel float64: %s chain-sweeps/s; sample / AIS = %s' % (
-         'n/a' if ais is None else '{:,.0f}'.format(ais),
-         'n/a' if (ais is None or ours is None) else '%.0f %%' % (100 * ours / ais)))
+ours, errs, shares = {}, [], []
+for precision in ('float64', 'float32'):
+    base = [cli, 'sample', model, '--chains', str(chains), '--threads', str(threads), '--precision', precision, '--format',
+            'csv']
+    a, t_short, err = run(base + ['--sweeps', str(sweeps)], parse=False)
+    b, t_long, err2 = run(base + ['--sweeps', str(3 * sweeps)], parse=False)
+    ours[precision] = chains * 2 * sweeps / (t_long - t_short) if (err == '' and err2 == '' and t_long > t_short) else None
+    errs += [e for e in (err, err2) if e]
+    k = ais.get(precision)
+    shares.append('%s: AIS kernel %s chain-sweeps/s, sample / AIS = %s' % (
+        precision, 'n/a' if k is None else '{:,.0f}'.format(k),
+        'n/a' if (k is None or ours[precision] is None) else '%.0f %%' % (100 * ours[precision] / k)))
+case('sample 784x500 BRBM, 1000 chains', 'chain-sweeps/s', ours, '; '.join(errs), {}, '; '.join(shares))
 
 json.dump({'cases': results, 'notes': notes}, open(os.path.join(out, 'workloads.json'), 'w'), indent=1)
 
@@ -122,14 +135,25 @@ def fmt(x):
 
 
 print()
-print('| workload | unit | rbmscope | PyTorch | NumPy | rbmscope / best peer |')
-print('|---|---|---:|---:|---:|---:|')
+print('| workload | unit | rbmscope float64 | rbmscope float32 | PyTorch (float32) | NumPy (float64) | float64 / NumPy | '
+      'float32 / PyTorch | fastest / fastest peer |')
+print('|---|---|---:|---:|---:|---:|---:|---:|---:|')
+
+
+def ratio(a, b):
+    return '%.2f×' % (a / b) if (a and b) else '—'
+
+
 for c in results:
-    p = [v for v in c['peers'].values() if v]
-    ratio = '%.2f×' % (c['rbmscope'] / max(p)) if (p and c['rbmscope']) else '—'
-    print('| %s | %s | %s | %s | %s | %s |' % (c['case'], c['unit'], fmt(c['rbmscope']) if not c['error'] else 'failed: ' + c['error'],
-                                            fmt(c['peers'].get('torch')) if 'torch' in c['peers'] else '—',
-                                            fmt(c['peers'].get('numpy')) if 'numpy' in c['peers'] else '—', ratio))
+    r64, r32 = c['rbmscope'].get('float64'), c['rbmscope'].get('float32')
+    torch, numpy = c['peers'].get('torch'), c['peers'].get('numpy')
+    ours_best = max([v for v in (r64, r32) if v] or [0]) or None
+    peer_best = max([v for v in (torch, numpy) if v] or [0]) or None
+    print('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+        c['case'], c['unit'], fmt(r64), fmt(r32), fmt(torch) if 'torch' in c['peers'] else '—',
+        fmt(numpy) if 'numpy' in c['peers'] else '—', ratio(r64, numpy), ratio(r32, torch), ratio(ours_best, peer_best)))
+    if c['error']:
+        print('%s: failed: %s' % (c['case'], c['error']))
 for c in results:
     if c['note']:
         print('%s: %s' % (c['case'], c['note']))
