@@ -155,7 +155,11 @@ Dataset parse_idx(const std::string& img, const std::string& lab, const std::str
     Dataset d;
     d.X.resize(count, rows * cols);
     const auto* p = reinterpret_cast<const unsigned char*>(img.data()) + 16;
-    for (Index i = 0; i < count * rows * cols; ++i) d.X.data()[i] = p[i];
+    // Local pointer and bound: through an unsigned char pointer the compiler must assume any
+    // store may change d.X, and reloaded it at every value (0.8 s for Fashion-MNIST's 47 M).
+    double* out = d.X.data();
+    const Index values = count * rows * cols;
+    for (Index i = 0; i < values; ++i) out[i] = p[i];
     d.image_rows = rows;
     d.image_cols = cols;
     d.max_value = 255.0;

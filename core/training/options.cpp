@@ -49,10 +49,18 @@ void validate(const TrainOptions& o, const Dataset& data) {
     need(o.kind == ModelKind::Brbm || o.kind == ModelKind::Grbm || o.kind == ModelKind::Leaky,
          std::string("--kind must be brbm, grbm or leaky, got ") + kind_name(o.kind));
     need(data.size() >= 1 && data.dim() >= 1, "the training data is empty");
-    need(data.X.allFinite(), "the training data holds a non-finite value");
+    // One pass over the data (47 M values for Fashion-MNIST: Eigen's allFinite() and a
+    // short-circuiting all() took a second), counting instead of stopping so the loop vectorizes.
+    std::size_t non_finite = 0, non_binary = 0;
+    const double* x = data.X.data();
+    const std::size_t values = static_cast<std::size_t>(data.X.size());
+    for (std::size_t i = 0; i < values; ++i) {
+        non_finite += !(x[i] - x[i] == 0.0);  // inf - inf and NaN - NaN are NaN
+        non_binary += !(x[i] == 0.0 || x[i] == 1.0);
+    }
+    need(non_finite == 0, "the training data holds a non-finite value");
     if (o.kind == ModelKind::Brbm)
-        need((data.X.array() == 0.0 || data.X.array() == 1.0).all(),
-             "--kind brbm needs 0/1 data: binarize it (--binarize T) or train a grbm / leaky model");
+        need(non_binary == 0, "--kind brbm needs 0/1 data: binarize it (--binarize T) or train a grbm / leaky model");
     need(o.hidden >= 1 && o.hidden <= 100000, "--hidden must be from 1 to 100000, got " + std::to_string(o.hidden));
     need(o.k >= 1 && o.k <= 100000, "--k must be from 1 to 100000, got " + std::to_string(o.k));
     need(o.updates >= 0, "--updates must be >= 0");
