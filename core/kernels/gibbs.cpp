@@ -186,6 +186,7 @@ LeakySweepStats gibbs_sweep(const Model& model, RowMat& V, ChainRngs& rngs, cons
 PartialSweep::PartialSweep(const Model& model, const SweepOptions& opts) : model_(model), opts_(opts) {
     if (const auto* l = model.as<Leaky>()) leaky_ = std::make_unique<const detail::LeakyConstants>(*l);
     if (const auto* g = model.as<Gaussian>()) gaussian_chol_ = g->cholesky();
+    if (const auto* b = model.as<Brbm>()) brbm_ = detail::kernel_table().brbm_double(*b, Vec::Zero(b->n_visible()));
 }
 
 PartialSweep::~PartialSweep() = default;
@@ -203,9 +204,7 @@ void PartialSweep::sweep_rows(RowMat& V, Index begin, Index end, ChainRngs& rngs
             if constexpr (std::is_same_v<T, Grbm>) {
                 blocks([&](Index b, Index e) { grbm_sweep_block(m, V, b, e, rngs, 1.0, nullptr); });
             } else if constexpr (std::is_same_v<T, Brbm>) {
-                RowMat H(end - begin, m.n_hidden());
-                const Vec vbias = 1.0 * m.b, hbias = 1.0 * m.c;  // as gibbs_sweep forms them at beta = 1
-                blocks([&](Index b, Index e) { brbm_sweep_block(m, V, H, b - begin, b, e, rngs, 1.0, vbias, hbias); });
+                blocks([&](Index b, Index e) { brbm_->sweep(1.0, nullptr, V, b, e, rngs, {}); });
             } else if constexpr (std::is_same_v<T, Leaky>) {
                 blocks([&](Index b, Index e) {
                     detail::leaky_sweep_block_gram(m, leaky_.get(), V, b, e, rngs, opts_.leaky_kernel, 1.0, -1.0);

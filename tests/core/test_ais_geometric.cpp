@@ -338,7 +338,10 @@ TEST_CASE("PartialSweep: a sweep cut at block boundaries gives every row bitwise
         RowMat pieces = whole;
         const PartialSweep sweeper(m);
         for (int t = 0; t < 3; ++t) {
-            gibbs_sweep(m, whole, whole_rngs);
+            // The whole sweep: gibbs_sweep, or for a BRBM the fused kernel PartialSweep runs on
+            // (kernels/gibbs.hpp), over every row at once.
+            if (m.kind() == ModelKind::Brbm) sweeper.sweep_rows(whole, 0, chains, whole_rngs);
+            else gibbs_sweep(m, whole, whole_rngs);
             sweeper.sweep_rows(pieces, 0, 128, piece_rngs);
             sweeper.sweep_rows(pieces, 128, 192, piece_rngs);
             sweeper.sweep_rows(pieces, 192, chains, piece_rngs);
