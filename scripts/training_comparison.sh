@@ -4,7 +4,11 @@
 # 0.5, batch 10, lr 0.02, gamma 0.7 with 6 rungs) on the first 1500 digits; the last 297 are held
 # out. Each final model then gets `rbmscope-cli logz` (every estimator that applies, whether they
 # agree) and `rbmscope-cli loglik` on the training rows (unshifted) and on the held-out rows (log Z
-# by tempering BAR, independent of the AIS runs of logz). Prints one table row per method.
+# by tempering BAR, independent of the AIS runs of logz). Prints one table row per method: the
+# final record of train's own monitor (AIS 20 x 200 on 1000 of the shifted rows), the verdict's
+# log Z, ci95 and agree flag with the number of estimates, loglik on both row sets (ci95 carries
+# log Z's uncertainty; data se the spread of log p*(v) over the held-out rows / sqrt(rows)), then
+# every warning.
 # Usage: scripts/training_comparison.sh [UPDATES (30000)] [SEED (1)]    (about a minute per method)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +42,7 @@ python3 - "$tmp" <<'PY'
 import json, os, sys
 d = sys.argv[1]
 load = lambda f: json.load(open(os.path.join(d, f)))
-print("| method | train's AIS LL | log Z (verdict) | agree | estimates | LL train rows | LL held out | held-out ci95 | data se |")
+print("| method | monitor LL (AIS) | log Z (verdict) | agree | estimates | LL train rows | LL held out | held-out ci95 | data se |")
 print("|---|---|---|---|---|---|---|---|---|")
 for m in ["cd", "pcd", "pt", "lpt", "deo"]:
     t, z, a, b = load(m + ".train.json"), load(m + ".logz.json"), load(m + ".ll_train.json"), load(m + ".ll_test.json")
