@@ -21,6 +21,7 @@ namespace rbm {
 
 namespace {
 constexpr std::uint64_t kMonitorSalt = 11;  // monitor streams apart from the updates' (trainer.cpp salts 3-5)
+constexpr Index kMonitorFloat32Weights = 100000;  // n m from which a BRBM record's AIS runs in float32
 }  // namespace
 
 namespace {
@@ -142,9 +143,11 @@ TrainRecord Trainer::Impl::record() {
                 req.path = "geometric";
                 req.base = "data";
                 req.moments.data = rows;
-                // BRBM: the products with W in single precision (the log weights still accumulate in
-                // double): about half the time of a record's AIS, with a rounding far inside its interval.
-                req.float32 = model.kind() == ModelKind::Brbm;
+                // A large BRBM: the products with W in single precision (the log weights still accumulate
+                // in double), about half the time of a record's AIS with a rounding far inside its
+                // interval. Below kMonitorFloat32Weights the products do not dominate a step: double.
+                req.float32 = model.kind() == ModelKind::Brbm &&
+                              model.n_visible() * model.n_hidden() >= kMonitorFloat32Weights;
             }
             const PathPtr path = build_path(model, req);
             ScheduleRequest sr;
