@@ -243,8 +243,8 @@ private Q_SLOTS:
         QCOMPARE(lines.last().section(QLatin1Char(','), 10, 10).toDouble(), hp.back().y());
         const QJsonObject run0 = v.exportJson()[QStringLiteral("runs")].toArray().first().toObject();
         QCOMPARE(run0[QStringLiteral("test_data")].toString(), d.test);
-        QCOMPARE(run0[QStringLiteral("log")].toArray().last().toObject()[QStringLiteral("test_log_likelihood")].toDouble(),
-                 hp.back().y());
+        const QJsonObject lastRecord = run0[QStringLiteral("log")].toArray().last().toObject();
+        QCOMPARE(lastRecord[QStringLiteral("test_log_likelihood")].toDouble(), hp.back().y());
         // A session keeps the choice and the curve.
         TrainingView::SessionState state;
         const auto settings = v.sessionSettings();

@@ -374,7 +374,8 @@ void TrainingView::drawLikelihood(int key, const QString& label, const QColor& c
 void TrainingView::showLog(const std::vector<rbm::TrainRecord>& log, const QString& name, const QString& source) {
     std::vector<QPointF> rec;
     for (const rbm::TrainRecord& r : log)
-        if (std::isfinite(r.reconstruction_error)) rec.emplace_back(static_cast<double>(r.update), r.reconstruction_error);
+        if (std::isfinite(r.reconstruction_error))
+            rec.emplace_back(static_cast<double>(r.update), r.reconstruction_error);
     const QColor color(90, 90, 90);
     drawLikelihood(kReopenedCurve, name, color, log);
     reconChart_->setCurve(kReopenedCurve, name, color, rec);

@@ -7,10 +7,10 @@
 // tempering paper's figure) / Save model / Save and load checkpoints / Open in app.
 // Live: the average log-likelihood of every run on one chart (legend says "exact" or "AIS ±95%",
 // the AIS interval drawn as a band), with the held-out set's (when one is chosen: the test split
-// or a file, same preprocessing) dashed in the run's colour against the same log Z, reconstruction error, mean swap acceptance of
-// tempered runs and projection activity of leaky runs, and for the selected run its negative
-// samples and filters. Errors (bad data file, bad option) show in the status line; the runs and
-// settings stay.
+// or a file, same preprocessing) dashed in the run's colour against the same log Z, reconstruction
+// error, mean swap acceptance of tempered runs and projection activity of leaky runs, and for the
+// selected run its negative samples and filters. Errors (bad data file, bad option) show in the
+// status line; the runs and settings stay.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
