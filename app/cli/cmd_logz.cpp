@@ -5,6 +5,7 @@
 //
 // Each estimator is the CLI's own command run in this process with the arguments its entry of
 // "estimates" prints as "command_line", so any one of them can be re-run and inspected alone.
+#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <set>
@@ -141,11 +142,29 @@ json run_logz(const std::vector<std::string>& argv) {
     bool complete = true;
     const std::vector<std::string> progress =
         a.has("progress") ? std::vector<std::string>{"--progress", *a.get("progress")} : std::vector<std::string>{};
-
-    // Forward AIS from each base (and reverse AIS along the moment base's path).
+    // One fraction for the whole command: each sub-run gets a share of it by its chain-sweeps
+    // (AIS: steps x chains, twice for the moment base's reverse run; tempering: scans x 8 chains
+    // x 16 rungs, half again for the adaptive ladder's rounds), and this command prints the final line.
+    Progress overall(a);
+    const auto started = std::chrono::steady_clock::now();
     std::vector<std::string> bases = {"moment"};
     bases.push_back(model.kind() == ModelKind::Brbm ? "uniform" : "sigma");
     if (has_data) bases.push_back("data");
+    const double ais_cost = static_cast<double>(b.steps) * static_cast<double>(b.chains);
+    const double pt_cost = 1.5 * static_cast<double>(b.sweeps) * 8 * 16;
+    const double total_cost = ais_cost * static_cast<double>(bases.size() + 1) + pt_cost;
+    double done_cost = 0;
+    const auto share = [&](double cost) {
+        const double begin = done_cost / total_cost;
+        done_cost += cost;
+        return Progress::Span(begin, cost / total_cost, started);
+    };
+    const auto finish = [&](json& out) {
+        overall.finish(out.value("complete", true));
+        return out;
+    };
+
+    // Forward AIS from each base (and reverse AIS along the moment base's path).
     for (const std::string& base : bases) {
         if (interrupt::requested()) break;
         std::vector<std::string> args = model_args(a);
@@ -162,6 +181,7 @@ json run_logz(const std::vector<std::string>& argv) {
         args.insert(args.end(), progress.begin(), progress.end());
         Run r;
         try {
+            const Progress::Span span = share(base == "moment" ? 2 * ais_cost : ais_cost);
             r = run_estimator("ais", args);
         } catch (const Cancelled&) {
             complete = false;
@@ -210,6 +230,7 @@ json run_logz(const std::vector<std::string>& argv) {
         args.insert(args.end(), progress.begin(), progress.end());
         Run r;
         try {
+            const Progress::Span span = share(pt_cost);
             r = run_estimator("pt", args);
         } catch (const Cancelled&) {
             complete = false;
@@ -257,7 +278,7 @@ json run_logz(const std::vector<std::string>& argv) {
     j["skipped"] = skipped;
     j["complete"] = complete && !interrupt::requested();
     if (cands.empty()) {
-        if (!j["complete"].get<bool>()) return j;  // interrupted before any estimate finished
+        if (!j["complete"].get<bool>()) return finish(j);  // interrupted before any estimate finished
         throw InputError("no estimator of log Z applies to this model: " +
                          (skipped.empty() ? std::string("nothing ran") : skipped[0]["reason"].get<std::string>()));
     }
@@ -271,7 +292,7 @@ json run_logz(const std::vector<std::string>& argv) {
                                       : "exact; the estimates do not all agree with it (see warnings)")
                    : v.trusted ? "the independent estimates agree"
                                : "do not trust this interval (see warnings)";
-    return j;
+    return finish(j);
 }
 
 }  // namespace

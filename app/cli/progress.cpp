@@ -30,7 +30,30 @@ std::string duration(double s) {
     return fixed(std::floor(s / 3600), 0) + "h" + fixed(std::floor(std::fmod(s, 3600) / 60), 0) + "m";
 }
 
+struct OuterSpan {
+    bool on = false;
+    double begin = 0, width = 1;
+    std::chrono::steady_clock::time_point start;
+};
+
+// The width of the terminal line printed last, by any Progress (they share the one line).
+std::size_t& line_width() {
+    static std::size_t w = 0;
+    return w;
+}
+
+OuterSpan& outer() {
+    static OuterSpan o;
+    return o;
+}
+
 }  // namespace
+
+Progress::Span::Span(double begin, double width, std::chrono::steady_clock::time_point start) {
+    outer() = {true, std::clamp(begin, 0.0, 1.0), std::clamp(width, 0.0, 1.0 - std::clamp(begin, 0.0, 1.0)), start};
+}
+
+Progress::Span::~Span() { outer() = {}; }
 
 Args::Option Progress::option() {
     return {"progress", "jsonl",
@@ -56,8 +79,10 @@ Progress::Progress(const Args& a) : mode_(Mode::Off) {
 Progress::Progress(Mode mode) : mode_(mode) {}
 
 Progress::~Progress() {
-    if (mode_ == Mode::Line && emitted_ && !finished_)
-        std::fprintf(stderr, "\r%*s\r", static_cast<int>(line_width_), "");
+    if (mode_ == Mode::Line && emitted_ && !finished_) {
+        std::fprintf(stderr, "\r%*s\r", static_cast<int>(line_width()), "");
+        line_width() = 0;
+    }
 }
 
 void Progress::update(const std::string& phase, double fraction, double chain_sweeps, const nlohmann::json& extra) {
@@ -102,14 +127,18 @@ void Progress::emit(const std::string& phase, double chain_sweeps, const nlohman
     const auto now = Clock::now();
     last_emit_ = now;
     emitted_ = true;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const OuterSpan& o = outer();
+    // Inside a span: the whole command's fraction and clock; a finished sub-run is not the end.
+    const double fraction = o.on ? o.begin + o.width * fraction_ : fraction_;
+    if (o.on) final_line = false;
+    const double elapsed = std::chrono::duration<double>(now - (o.on ? o.start : start_)).count();
     const double phase_elapsed = std::chrono::duration<double>(now - phase_start_).count();
-    const double eta = fraction_ > 0 ? elapsed * (1 - fraction_) / fraction_ : NAN;
+    const double eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : NAN;
     const double rate = chain_sweeps > 0 && phase_elapsed > 0 ? chain_sweeps / phase_elapsed : NAN;
     if (mode_ == Mode::Jsonl) {
         nlohmann::json j = extra.is_object() ? extra : nlohmann::json::object();
         j["phase"] = phase;
-        j["fraction"] = fraction_;
+        j["fraction"] = fraction;
         j["elapsed_s"] = elapsed;
         if (std::isfinite(eta)) j["eta_s"] = eta;
         if (std::isfinite(rate)) j["chain_sweeps_per_s"] = rate;
@@ -127,19 +156,20 @@ void Progress::emit(const std::string& phase, double chain_sweeps, const nlohman
     }
     // Mode::Line: one line on the terminal, rewritten in place; erased by the final call.
     if (final_line) {
-        std::fprintf(stderr, "\r%*s\r", static_cast<int>(line_width_), "");
+        std::fprintf(stderr, "\r%*s\r", static_cast<int>(line_width()), "");
+        line_width() = 0;
         std::fflush(stderr);
         return;
     }
-    std::string line = phase + " " + fixed(100 * fraction_, 1) + "%  " + duration(elapsed) + " elapsed";
+    std::string line = phase + " " + fixed(100 * fraction, 1) + "%  " + duration(elapsed) + " elapsed";
     if (std::isfinite(eta)) line += ", about " + duration(eta) + " left";
     if (std::isfinite(rate)) line += "  (" + fixed(rate, 0) + " chain-sweeps/s)";
     // train: where the time goes (the monitor's records run between updates, off their clock).
     if (extra.is_object() && extra.contains("update_s") && extra.contains("monitor_s"))
         line += "  (updates " + duration(extra["update_s"].get<double>()) + ", monitor " +
                 duration(extra["monitor_s"].get<double>()) + ")";
-    if (line.size() < line_width_) line.resize(line_width_, ' ');
-    line_width_ = line.size();
+    if (line.size() < line_width()) line.resize(line_width(), ' ');
+    line_width() = line.size();
     std::fprintf(stderr, "\r%s", line.c_str());
     std::fflush(stderr);
 }

@@ -52,6 +52,17 @@ public:
     // The final line: fraction 1 when complete, else the fraction reached.
     void finish(bool complete, const nlohmann::json& extra = nlohmann::json::object());
     Mode mode() const { return mode_; }
+
+    // A command that runs others one after another (logz): while a Span is alive, every Progress
+    // reports begin + width x its own fraction, elapsed_s and eta_s from the span's `start`, and its
+    // final line as an ordinary one (even after Ctrl-C): the outer command prints the final line.
+    class Span {
+    public:
+        Span(double begin, double width, std::chrono::steady_clock::time_point start);
+        ~Span();
+        Span(const Span&) = delete;
+        Span& operator=(const Span&) = delete;
+    };
     double fraction() const { return fraction_; }
 
 private:
@@ -65,7 +76,6 @@ private:
     bool emitted_ = false, finished_ = false;
     std::string phase_;
     double fraction_ = 0, last_sweeps_ = 0;
-    std::size_t line_width_ = 0;
 };
 
 }  // namespace rbm::cli

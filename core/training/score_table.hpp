@@ -20,6 +20,7 @@ struct ScoreTile {
     const double* W = nullptr;  // n x m, column-major (the model's)
     const float* Wf = nullptr;  // the same in float: the products run in single precision when set
     const double* c = nullptr;  // m
+    const double* b = nullptr;  // n: the visible biases (row_scores only)
     bool leaky = false;
     double leakiness = 0.0;
 };
@@ -28,6 +29,10 @@ struct ScoreTable {
     const char* name;
     // Writes n m + n + m sums: s_W (column-major), s_b, s_c, each summed over the tile's rows.
     void (*tile_sums)(const ScoreTile& tile, double* out);
+    // BRBM monitor rows (training/monitor.cpp), in double, rows first.. first+rows: per row
+    // log p*(v) = v'b + sum_j softplus(L_j) into log_unnorm[r] and the mean-field reconstruction
+    // error |v - sigmoid(sigmoid(L) W' + b)|^2 into err[r], L = v W + c from one product.
+    void (*row_scores)(const ScoreTile& tile, double* log_unnorm, double* err);
 };
 
 const ScoreTable& score_table();  // the active path's (training/score_table.cpp)

@@ -2,8 +2,12 @@
 // units, several separated modes: log Z is known by enumeration) trusts a good run whose interval
 // covers the exact value; a planted failure (annealing far too short for bars-and-stripes) is not
 // trusted and the estimate at fault is named; with the exact value known the verdict is it; each
-// estimate's command line reproduces its number; thread counts; bad input.
+// estimate's command line reproduces its number; thread counts; bad input; --progress jsonl gives one
+// nondecreasing fraction over all the sub-runs and one final line.
 #include <cmath>
+#include <set>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -101,3 +105,29 @@ TEST_CASE("logz refuses bad input with one line and exit 2") {
 }
 
 RBM_TEST_MAIN
+
+TEST_CASE("logz --progress jsonl: one fraction over every sub-run, nondecreasing, and one final line") {
+    const test::CliResult r = test::run_cli("logz '" + kModel + "' --budget quick --no-exact --progress jsonl");
+    CHECK(r.exit_code == 0);
+    std::istringstream lines(r.err);
+    std::string line;
+    double last = -1;
+    int finals = 0, n = 0, after_first_run = 0;
+    std::set<std::string> phases;
+    while (std::getline(lines, line)) {
+        const json p = json::parse(line);
+        const double f = p.at("fraction").get<double>();
+        CHECK_MSG(f >= last - 1e-12 && f <= 1.0, "fraction " << f << " after " << last);
+        phases.insert(p.at("phase").get<std::string>());
+        if (p.value("final", false)) ++finals;
+        // A sub-run after the first starts above 0: the fraction is the whole command's, not the sub-run's.
+        if (phases.count("tempering") && f > 0.3) ++after_first_run;
+        last = f;
+        ++n;
+    }
+    std::printf("  %d progress lines over phases %zu, last fraction %.3f\n", n, phases.size(), last);
+    CHECK(finals == 1);
+    CHECK(last == 1.0);
+    CHECK(phases.count("tempering") == 1 && phases.count("annealing") == 1);
+    CHECK(after_first_run > 0);
+}

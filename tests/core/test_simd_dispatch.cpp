@@ -13,6 +13,8 @@
 #include "core/ais/paths.hpp"
 #include "core/ais/runner.hpp"
 #include "core/kernels/simd.hpp"
+#include "core/numerics/scalar.hpp"
+#include "core/training/score_table.hpp"
 #include "simd_paths.hpp"
 #include "test_random_models.hpp"
 
@@ -164,3 +166,46 @@ TEST_CASE("simd: 2-D toy GRBM (plain loops) is bitwise the same on every path") 
 }
 
 RBM_TEST_MAIN
+
+TEST_CASE("simd: the monitor's BRBM row scores match the plain formulas on every path") {
+    // log p*(v) = v'b + sum_j softplus(c_j + v'W_j) and |v - sigmoid(sigmoid(c + v'W) W' + b)|^2 per
+    // row, on a block of rows starting inside V (first = 5), against Eigen in the baseline build.
+    const Brbm b = test_brbm();
+    const Index n = b.n_visible(), m = b.n_hidden(), rows = 23;
+    Rng rng(3, 0);
+    RowMat V(rows + 7, n);
+    for (Index r = 0; r < V.rows(); ++r)
+        for (Index i = 0; i < n; ++i) V(r, i) = rng.uniform() < 0.4 ? 1.0 : 0.0;
+    const RowMat block = V.middleRows(5, rows);
+    Model model;
+    model.params = b;
+    const Vec lu_ref = model.log_unnorm(block);
+    RowMat L = block * b.W;
+    L.rowwise() += b.c.transpose();
+    RowMat R = L.unaryExpr([](double x) { return sigmoid(x); }) * b.W.transpose();
+    R.rowwise() += b.b.transpose();
+    R = R.unaryExpr([](double x) { return sigmoid(x); });
+    const Vec err_ref = (block - R).rowwise().squaredNorm();
+    for (SimdPath p : paths_to_test()) {
+        simd_force(p);
+        detail::ScoreTile t;
+        t.X = V.data();
+        t.ld = n;
+        t.first = 5;
+        t.rows = rows;
+        t.n = n;
+        t.m = m;
+        t.W = b.W.data();
+        t.b = b.b.data();
+        t.c = b.c.data();
+        Vec lu(rows), err(rows);
+        detail::score_table().row_scores(t, lu.data(), err.data());
+        for (Index r = 0; r < rows; ++r) {
+            CHECK_MSG(std::abs(lu(r) - lu_ref(r)) <= 1e-9 * (1 + std::abs(lu_ref(r))),
+                      simd_name(p) << " row " << r << ": log p* " << lu(r) << " vs " << lu_ref(r));
+            CHECK_MSG(std::abs(err(r) - err_ref(r)) <= 1e-9 * (1 + err_ref(r)),
+                      simd_name(p) << " row " << r << ": error " << err(r) << " vs " << err_ref(r));
+        }
+    }
+    restore();
+}

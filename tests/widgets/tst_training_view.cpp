@@ -4,17 +4,23 @@
 // checkpoint reloads it; a bad CSV path shows a message and keeps the settings; Compare methods
 // runs every method one after another with one series each (tempered ones with swap acceptance in
 // [0, 1]); Export data writes one CSV line per record; Open in app hands the trained model to the main window's samples
-// view. Screenshot: training.png in screenshotDir().
+// view. With held-out rows a dashed curve per run holds their log-likelihood against the same log Z,
+// carried by the status, the exports and sessions. Screenshots: training.png, training_heldout*.png
+// in screenshotDir().
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QJsonDocument>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QFile>
 #include <QtTest>
 #include <cmath>
 
+#include "core/data/datasets.hpp"
+#include "core/exact/exact.hpp"
 #include "core/io/model_io.hpp"
+#include "core/training/heldout.hpp"
 #include "main_window/main_window.hpp"
 #include "screenshot_dir.hpp"
 #include "views/training/training_view.hpp"
@@ -189,6 +195,113 @@ private Q_SLOTS:
         train.source = QStringLiteral("fashion-mnist:train");
         v.setDataSpec(train);
         QCOMPARE(v.dataSpec().source, QStringLiteral("fashion-mnist"));  // the same set, by its short name
+    }
+
+    void heldOutCurveNextToTheTrainingOne() {
+        // Held-out rows (20 draws from the 14 patterns, as the data spec samples them) scored at every
+        // record against the same exact log Z: a dashed curve of its own, each point the records'
+        // value, which is mean log p*(v) over those rows - log Z recomputed here from the model.
+        TrainingView v;
+        v.resize(1400, 900);
+        v.show();
+        TrainDataSpec d = bars3();
+        d.test = QStringLiteral("bars:3:20:7");
+        v.setDataSpec(d);
+        QCOMPARE(v.dataSpec().test, d.test);
+        v.setOptions(smallOptions(rbm::TrainMethod::Pcd, 300));
+        QSignalSpy ended(&v, &TrainingView::runEnded);
+        QVERIFY(v.train());
+        QVERIFY(ended.wait(60000));
+        const int id = v.selectedRun();
+        const TrainingRun* r = v.session()->run(id);
+        QVERIFY2(r && r->snapshot && r->error.isEmpty(), r ? qPrintable(r->error) : "no run");
+        QLineSeries* train = v.likelihoodChart()->series(id);
+        QLineSeries* held = v.likelihoodChart()->series(TrainingView::heldOutCurve(id));
+        QVERIFY(train && held);
+        QCOMPARE(held->pen().style(), Qt::DashLine);
+        QCOMPARE(held->pen().color(), train->pen().color());
+        QVERIFY2(held->name().contains(QStringLiteral("held out")), qPrintable(held->name()));
+        const auto& log = r->snapshot->log;
+        const auto hp = held->points(), tp = train->points();
+        QCOMPARE(hp.size(), static_cast<qsizetype>(log.size()));
+        double maxGap = 0;
+        for (qsizetype i = 0; i < hp.size(); ++i) {
+            QVERIFY(std::isfinite(hp[i].y()));
+            QCOMPARE(hp[i].y(), log[static_cast<std::size_t>(i)].test_log_likelihood);
+            maxGap = std::max(maxGap, std::abs(hp[i].y() - tp[i].y()));
+        }
+        QVERIFY2(maxGap > 1e-3, qPrintable(QString::number(maxGap)));
+        const rbm::Dataset test = rbm::load_dataset("bars:3:20:7");
+        const rbm::Model& m = r->snapshot->model;
+        const double expected = rbm::log_unnorm_rows(m, test.X).mean() - rbm::exact_log_z(m);
+        QVERIFY2(std::abs(hp.back().y() - expected) < 1e-9,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(hp.back().y()).arg(expected)));
+        QVERIFY2(v.statusText().contains(QStringLiteral("held out")), qPrintable(v.statusText()));
+        // Export carries it: the CSV's last three columns, the JSON's test_data and records.
+        const QStringList lines = v.exportCsv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY(lines.first().endsWith(QStringLiteral("test_log_likelihood,test_low,test_high")));
+        QCOMPARE(lines.last().section(QLatin1Char(','), 10, 10).toDouble(), hp.back().y());
+        const QJsonObject run0 = v.exportJson()[QStringLiteral("runs")].toArray().first().toObject();
+        QCOMPARE(run0[QStringLiteral("test_data")].toString(), d.test);
+        const QJsonObject lastRecord = run0[QStringLiteral("log")].toArray().last().toObject();
+        QCOMPARE(lastRecord[QStringLiteral("test_log_likelihood")].toDouble(), hp.back().y());
+        // A session keeps the choice and the curve.
+        TrainingView::SessionState state;
+        const auto settings = v.sessionSettings();
+        QCOMPARE(v.readSession(&settings, v.sessionRuns(), state), QString());
+        QCOMPARE(state.data.test, d.test);
+        TrainingView w;
+        w.applySession(state);
+        QCOMPARE(w.dataSpec().test, d.test);
+        QLineSeries* restored = w.likelihoodChart()->series(TrainingView::heldOutCurve(w.selectedRun()));
+        QVERIFY(restored);
+        QCOMPARE(restored->points(), hp);
+        QTest::qWait(50);  // the chart's title and legend are laid out in the event loop
+        QVERIFY(v.grabForScreenshot().save(screenshotDir() + QStringLiteral("/training_heldout.png")));
+        v.resize(1280, 720);
+        QTest::qWait(50);
+        QVERIFY(v.grabForScreenshot().save(screenshotDir() + QStringLiteral("/training_heldout_1280x720.png")));
+        // Held-out rows of another width fail the run with a message, before any update.
+        TrainDataSpec bad = bars3();
+        bad.test = QStringLiteral("bars:2");
+        v.setDataSpec(bad);
+        QVERIFY(v.train());
+        QVERIFY(ended.wait(60000));
+        QVERIFY2(v.statusText().contains(QStringLiteral("held-out")), qPrintable(v.statusText()));
+    }
+
+    void heldOutFashionMnistScreenshot() {
+        // The researcher's case: the test split of the same data, AIS bands (no exact log Z at 784 x 20).
+        try {
+            (void)rbm::load_dataset("fashion-mnist:test");
+        } catch (const std::exception&) {
+            QSKIP("dataset-fashion-mnist is not installed");
+        }
+        TrainingView v;
+        v.resize(1280, 720);
+        v.show();
+        TrainDataSpec d;
+        d.source = QStringLiteral("fashion-mnist");
+        d.test = QStringLiteral("fashion-mnist:test");
+        v.setDataSpec(d);
+        auto o = smallOptions(rbm::TrainMethod::Pcd, 200);
+        o.hidden = 20;
+        o.batch = 100;
+        o.learning_rate = 0.05;
+        o.monitor_every = 40;
+        o.monitor_examples = 500;
+        o.ais_chains = 20;
+        o.ais_steps = 200;
+        v.setOptions(o);
+        QSignalSpy ended(&v, &TrainingView::runEnded);
+        QVERIFY(v.train());
+        QVERIFY(ended.wait(120000));
+        const int id = v.selectedRun();
+        QLineSeries* held = v.likelihoodChart()->series(TrainingView::heldOutCurve(id));
+        QVERIFY2(held, qPrintable(v.statusText()));
+        for (const QPointF& p : held->points()) QVERIFY(std::isfinite(p.y()));
+        QTest::qWait(50);
+        QVERIFY(v.grabForScreenshot().save(screenshotDir() + QStringLiteral("/training_heldout_fashion.png")));
     }
 
     void badCsvPathShowsAMessage() {

@@ -49,6 +49,28 @@ rbm::Dataset loadTrainingData(const TrainDataSpec& spec) {
     return d;
 }
 
+rbm::Dataset loadTestData(const TrainDataSpec& spec) {
+    if (spec.test.trimmed().isEmpty()) return {};
+    TrainDataSpec t = spec;
+    t.source = spec.test;
+    t.shifts = false;  // augmentation belongs to the training set; the held-out rows are scored as they are
+    rbm::Dataset d = loadTrainingData(t);
+    if (d.size() == 0) throw rbm::InputError("the held-out data " + d.name + " has no examples");
+    return d;
+}
+
+namespace {
+// The held-out rows into a trainer that has none yet (a new run, a loaded checkpoint).
+void attachTestData(rbm::Trainer& trainer, const TrainDataSpec& spec) {
+    if (spec.test.trimmed().isEmpty()) return;
+    const rbm::Dataset d = loadTestData(spec);
+    if (d.dim() != trainer.data().dim())
+        throw rbm::InputError("the held-out data " + d.name + " has " + std::to_string(d.dim()) +
+                              " values per example, the training data " + std::to_string(trainer.data().dim()));
+    trainer.set_test_data(d.X);
+}
+}  // namespace
+
 rbm::TrainingData trainingDataOf(const TrainDataSpec& spec) {
     rbm::TrainingData t;
     t.data = spec.source.trimmed().toStdString();
@@ -71,6 +93,7 @@ QString describe(const TrainDataSpec& spec) {
         case TrainDataSpec::Prep::Scale: s += QStringLiteral(", scaled to [0,1]"); break;
         case TrainDataSpec::Prep::Standardize: s += QStringLiteral(", standardized"); break;
     }
+    if (!spec.test.trimmed().isEmpty()) s += QStringLiteral("; held out: %1").arg(spec.test.trimmed());
     return s;
 }
 
@@ -162,7 +185,10 @@ void TrainingJob::launch(int id) {
     jobs_->submitWithProgress<Done>(
         channelOf(id),
         [this, id, trainer, data, options, gate = stepGate_](const BackgroundJobs::Context& ctx) mutable {
-            if (!trainer) trainer = std::make_shared<rbm::Trainer>(options, loadTrainingData(data));
+            if (!trainer) {
+                trainer = std::make_shared<rbm::Trainer>(options, loadTrainingData(data));
+                attachTestData(*trainer, data);  // before the first record
+            }
             const auto post = [this, id, ctx](std::shared_ptr<TrainSnapshot> s) {
                 ctx.post([this, id, s] {
                     pending_[id] = s;
@@ -313,6 +339,7 @@ int TrainingJob::loadCheckpoint(const QString& path, const TrainDataSpec& data, 
     try {
         auto t =
             std::make_shared<rbm::Trainer>(rbm::Trainer::load_checkpoint(path.toStdString(), loadTrainingData(data)));
+        attachTestData(*t, data);
         const int id = add(data, t->options());
         TrainingRun* r = find(id);
         r->trainer = t;

@@ -26,9 +26,14 @@ struct TrainDataSpec {
     QString source = QStringLiteral("bars:4");  // "bars:D", "digits", or a CSV / IDX path
     bool shifts = false;                        // the tempering paper's one-pixel shifts (image data)
     enum class Prep { AsIs, Binarize, Scale, Standardize } prep = Prep::Binarize;
+    // Held-out rows scored at every record (Trainer::set_test_data): a spec as `source` takes
+    // ("fashion-mnist:test", "bars:4:200:7", a file), with the same `prep` and no shifts; "" none.
+    QString test;
 };
 // InputError naming the problem.
 rbm::Dataset loadTrainingData(const TrainDataSpec& spec);
+// The held-out set of spec.test (empty Dataset when there is none); InputError naming the problem.
+rbm::Dataset loadTestData(const TrainDataSpec& spec);
 QString describe(const TrainDataSpec& spec);
 // The same as a model's record of its training data (Model::training; binarized at 0.5).
 rbm::TrainingData trainingDataOf(const TrainDataSpec& spec);

@@ -30,6 +30,7 @@ std::map<std::string, SessionValue> trainSettingsToMap(const TrainDataSpec& d, c
     m["data"] = SessionValue::scalar(d.source.trimmed().toStdString());
     m["shifts"] = SessionValue::scalar(d.shifts);
     m["prep"] = SessionValue::scalar(std::string(prepName(d.prep)));
+    m["test_data"] = SessionValue::scalar(d.test.trimmed().toStdString());
     m["kind"] = SessionValue::scalar(std::string(rbm::kind_name(o.kind)));
     m["hidden"] = integer(o.hidden);
     m["method"] = SessionValue::scalar(std::string(rbm::train_method_name(o.method)));
@@ -76,6 +77,10 @@ QString trainSettingsFromMap(const std::map<std::string, SessionValue>& map, con
         d.source = QString::fromStdString(text).trimmed();
     }
     r.boolean("shifts", d.shifts);
+    if (r.has("test_data")) {  // absent in sessions written before held-out data: none
+        r.string("test_data", text);
+        d.test = QString::fromStdString(text).trimmed();
+    }
     if (r.choice("prep", {"binarize", "scale", "standardize", "as-is"}, text))
         d.prep = text == "binarize"      ? TrainDataSpec::Prep::Binarize
                  : text == "scale"       ? TrainDataSpec::Prep::Scale

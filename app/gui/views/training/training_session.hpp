@@ -5,7 +5,8 @@
 // in the app like any other; it has no trainer state, so Resume and Save checkpoint say so.
 //
 // Keys (the view's settings, and each run's "settings"): data ("bars:D", "digits" or a CSV / IDX
-// path), shifts, prep (binarize, scale, standardize, as-is), and the rbm::TrainOptions by the
+// path), shifts, prep (binarize, scale, standardize, as-is), test_data (the held-out spec, "" for
+// none; read as "" when absent), and the rbm::TrainOptions by the
 // names of a training checkpoint: kind, hidden, method, k, updates, batch, learning_rate,
 // schedule, momentum, weight_decay, gamma, temperatures, chains, seed, init_scale,
 // init_bias_from_data, learn_sigma, sigma, leakiness, projection, projection_limit, leaky_kernel,

@@ -22,6 +22,8 @@ namespace {
 
 // The Data choice's entries, in order: the sets rbm::load_dataset knows by name, then a file.
 enum DataChoice { kBars = 0, kDigits, kFashionTrain, kFashionTest, kFile };
+// The Held out choice's entries.
+enum TestChoice { kTestNone = 0, kTestFashion, kTestFile };
 
 const rbm::TrainMethod kMethods[] = {rbm::TrainMethod::Cd,  rbm::TrainMethod::Pcd, rbm::TrainMethod::Pt,
                                      rbm::TrainMethod::Lpt, rbm::TrainMethod::Deo, rbm::TrainMethod::Leaky,
@@ -84,6 +86,25 @@ QWidget* TrainingView::buildSettings() {
     form->addRow(tr("File"), pathRow);
     form->addRow(QString(), shifts_);
     form->addRow(tr("Values"), prep_);
+    testKind_ = new QComboBox(box);
+    testKind_->addItem(tr("none"));
+    testKind_->addItem(tr("Fashion-MNIST test set"));
+    testKind_->addItem(tr("file or data spec"));
+    testKind_->setToolTip(
+        tr("Held-out rows: every record also scores the first 'monitor examples' of them against the same log Z "
+           "(the dashed curve). The same preprocessing as the training data; no shifts."));
+    testPath_ = new QLineEdit(box);
+    testPath_->setPlaceholderText(tr("path, or e.g. bars:4:200:7"));
+    testBrowse_ = new QPushButton(tr("Browse…"), box);
+    testRow_ = new QWidget(box);  // shown for "file or data spec" only
+    auto* testRow = new QHBoxLayout(testRow_);
+    testRow->setContentsMargins(0, 0, 0, 0);
+    testPath_->setParent(testRow_);
+    testBrowse_->setParent(testRow_);
+    testRow->addWidget(testPath_, 1);
+    testRow->addWidget(testBrowse_);
+    form->addRow(tr("Held out"), testKind_);
+    form->addRow(QString(), testRow_);
 
     kind_ = new QComboBox(box);
     kind_->addItem(QStringLiteral("brbm"), static_cast<int>(rbm::ModelKind::Brbm));
@@ -178,6 +199,13 @@ QWidget* TrainingView::buildSettings() {
                                          tr("Data (*.csv *.csv.gz *idx3-ubyte *idx3-ubyte.gz);;All files (*)"));
         if (!p.isEmpty()) dataPath_->setText(p);
     });
+    connect(testKind_, &QComboBox::currentIndexChanged, this, [this] { methodOrKindChanged(); });
+    connect(testBrowse_, &QPushButton::clicked, this, [this] {
+        const QString p =
+            QFileDialog::getOpenFileName(this, tr("Held-out data"), QString(),
+                                         tr("Data (*.csv *.csv.gz *idx3-ubyte *idx3-ubyte.gz);;All files (*)"));
+        if (!p.isEmpty()) testPath_->setText(p);
+    });
     connect(trainButton_, &QPushButton::clicked, this, [this] { train(); });
     connect(stopButton_, &QPushButton::clicked, this, [this] { stop(); });
     connect(resumeButton_, &QPushButton::clicked, this, [this] { resume(); });
@@ -215,6 +243,7 @@ void TrainingView::methodOrKindChanged() {
     dataPath_->setEnabled(dk == kFile);
     browse_->setEnabled(dk == kFile);
     shifts_->setEnabled(dk != kBars);
+    testRow_->setVisible(testKind_->currentIndex() == kTestFile);
     const auto method = static_cast<rbm::TrainMethod>(method_->currentData().toInt());
     const bool tempered = rbm::is_tempered(method);
     gamma_->setEnabled(tempered);
@@ -241,6 +270,11 @@ void TrainingView::setDataSpec(const TrainDataSpec& d) {
     }
     shifts_->setChecked(d.shifts);
     prep_->setCurrentIndex(prep_->findData(static_cast<int>(d.prep)));
+    const QString t = d.test.trimmed();
+    testKind_->setCurrentIndex(t.isEmpty()                                 ? kTestNone
+                               : t == QLatin1String("fashion-mnist:test") ? kTestFashion
+                                                                            : kTestFile);
+    testPath_->setText(testKind_->currentIndex() == kTestFile ? t : QString());
 }
 
 TrainDataSpec TrainingView::dataSpec() const {
@@ -254,6 +288,11 @@ TrainDataSpec TrainingView::dataSpec() const {
     }
     d.shifts = shifts_->isChecked() && dataKind_->currentIndex() != kBars;
     d.prep = static_cast<TrainDataSpec::Prep>(prep_->currentData().toInt());
+    switch (testKind_->currentIndex()) {
+        case kTestFashion: d.test = QStringLiteral("fashion-mnist:test"); break;
+        case kTestFile: d.test = testPath_->text().trimmed(); break;
+        default: break;
+    }
     return d;
 }
 

@@ -301,19 +301,9 @@ void TrainingView::onRunUpdated(int id) {
     if (r->snapshot) {
         const auto& log = r->snapshot->log;
         const QColor color = methodColor(r->options.method);
-        std::vector<QPointF> ll, rec, swap, sv;
-        std::vector<double> lo, hi;
-        bool ais = false;
+        std::vector<QPointF> rec, swap, sv;
         for (const auto& rec0 : log) {
             const double x = static_cast<double>(rec0.update);
-            if (std::isfinite(rec0.log_likelihood)) {
-                ll.emplace_back(x, rec0.log_likelihood);
-                ais = ais || rec0.log_likelihood_method == "ais";
-                const bool band = rec0.log_likelihood_method == "ais" && std::isfinite(rec0.log_likelihood_low) &&
-                                  std::isfinite(rec0.log_likelihood_high);
-                lo.push_back(band ? rec0.log_likelihood_low : rec0.log_likelihood);
-                hi.push_back(band ? rec0.log_likelihood_high : rec0.log_likelihood);
-            }
             if (std::isfinite(rec0.reconstruction_error)) rec.emplace_back(x, rec0.reconstruction_error);
             if (!rec0.swap_acceptance.empty()) {
                 const double mean = std::accumulate(rec0.swap_acceptance.begin(), rec0.swap_acceptance.end(), 0.0) /
@@ -322,9 +312,7 @@ void TrainingView::onRunUpdated(int id) {
             }
             if (r->options.kind == rbm::ModelKind::Leaky) sv.emplace_back(x, rec0.max_singular_value);
         }
-        const QString name = QStringLiteral("%1 (%2)").arg(r->label, llLabel(log));
-        if (ais) llChart_->setCurve(id, name, color, ll, lo, hi);
-        else llChart_->setCurve(id, name, color, ll);
+        drawLikelihood(id, r->label, color, log);
         reconChart_->setCurve(id, r->label, color, rec);
         if (rbm::is_tempered(r->options.method)) swapChart_->setCurve(id, r->label, color, swap);
         if (r->options.kind == rbm::ModelKind::Leaky) {
@@ -344,26 +332,52 @@ void TrainingView::onRunUpdated(int id) {
     Q_EMIT runShown(id);
 }
 
-void TrainingView::showLog(const std::vector<rbm::TrainRecord>& log, const QString& name, const QString& source) {
-    std::vector<QPointF> ll, rec;
-    std::vector<double> lo, hi;
-    bool ais = false;
-    for (const rbm::TrainRecord& r : log) {
-        const double x = static_cast<double>(r.update);
-        if (std::isfinite(r.log_likelihood)) {
-            ll.emplace_back(x, r.log_likelihood);
+void TrainingView::drawLikelihood(int key, const QString& label, const QColor& color,
+                                  const std::vector<rbm::TrainRecord>& log) {
+    // Training rows solid, held-out rows dashed; each with the AIS interval of the record's log Z as a band.
+    for (const bool held : {false, true}) {
+        std::vector<QPointF> ll;
+        std::vector<double> lo, hi;
+        bool ais = false;
+        for (const rbm::TrainRecord& r : log) {
+            const double y = held ? r.test_log_likelihood : r.log_likelihood;
+            if (!std::isfinite(y)) continue;
+            ll.emplace_back(static_cast<double>(r.update), y);
             ais = ais || r.log_likelihood_method == "ais";
-            const bool band = r.log_likelihood_method == "ais" && std::isfinite(r.log_likelihood_low) &&
-                              std::isfinite(r.log_likelihood_high);
-            lo.push_back(band ? r.log_likelihood_low : r.log_likelihood);
-            hi.push_back(band ? r.log_likelihood_high : r.log_likelihood);
+            const double l = held ? r.test_log_likelihood_low : r.log_likelihood_low;
+            const double h = held ? r.test_log_likelihood_high : r.log_likelihood_high;
+            const bool band = r.log_likelihood_method == "ais" && std::isfinite(l) && std::isfinite(h);
+            lo.push_back(band ? l : y);
+            hi.push_back(band ? h : y);
         }
-        if (std::isfinite(r.reconstruction_error)) rec.emplace_back(x, r.reconstruction_error);
+        const int k = held ? heldOutCurve(key) : key;
+        if (held && ll.empty()) {
+            llChart_->removeCurve(k);
+            continue;
+        }
+        const QString name = held ? tr("%1 held out").arg(label) : QStringLiteral("%1 (%2)").arg(label, llLabel(log));
+        if (ais) llChart_->setCurve(k, name, color, ll, lo, hi);
+        else llChart_->setCurve(k, name, color, ll);
+        if (held) {
+            QPen pen = llChart_->series(k)->pen();
+            pen.setStyle(Qt::DashLine);
+            llChart_->series(k)->setPen(pen);
+        }
     }
+    bool anyHeld = false;
+    for (const int k : llChart_->keys()) anyHeld = anyHeld || k >= heldOutCurve(kReopenedCurve);
+    llChart_->setTitles(anyHeld ? tr("Average log-likelihood: training rows (solid), held-out rows (dashed)")
+                                : tr("Average log-likelihood of the training data"),
+                        tr("updates"), tr("log-likelihood"));
+}
+
+void TrainingView::showLog(const std::vector<rbm::TrainRecord>& log, const QString& name, const QString& source) {
+    std::vector<QPointF> rec;
+    for (const rbm::TrainRecord& r : log)
+        if (std::isfinite(r.reconstruction_error))
+            rec.emplace_back(static_cast<double>(r.update), r.reconstruction_error);
     const QColor color(90, 90, 90);
-    const QString label = QStringLiteral("%1 (%2)").arg(name, llLabel(log));
-    if (ais) llChart_->setCurve(kReopenedCurve, label, color, ll, lo, hi);
-    else llChart_->setCurve(kReopenedCurve, label, color, ll);
+    drawLikelihood(kReopenedCurve, name, color, log);
     reconChart_->setCurve(kReopenedCurve, name, color, rec);
     setStatus(source);
 }
@@ -377,6 +391,8 @@ void TrainingView::onRunEnded(int id) {
                            .arg(s.updatesDone);
         if (!s.log.empty() && std::isfinite(s.log.back().log_likelihood))
             text += tr(", log-likelihood %1 (%2)").arg(s.log.back().log_likelihood, 0, 'f', 4).arg(llLabel(s.log));
+        if (!s.log.empty() && std::isfinite(s.log.back().test_log_likelihood))
+            text += tr(", held out %1").arg(s.log.back().test_log_likelihood, 0, 'f', 4);
         if (s.status == rbm::TrainStatus::Diverged) text += QStringLiteral(". ") + s.message;
         setStatus(text + (session_->busy() ? tr(" — next run…") : QString()), s.status == rbm::TrainStatus::Diverged);
     }
@@ -396,6 +412,8 @@ void TrainingView::refreshList() {
             const auto& log = r->snapshot->log;
             if (!log.empty() && std::isfinite(log.back().log_likelihood))
                 text += QStringLiteral(", LL %1").arg(log.back().log_likelihood, 0, 'f', 3);
+            if (!log.empty() && std::isfinite(log.back().test_log_likelihood))
+                text += tr(", held out %1").arg(log.back().test_log_likelihood, 0, 'f', 3);
         }
         auto* item = new QListWidgetItem(text, runList_);
         item->setData(Qt::UserRole, id);
@@ -447,6 +465,14 @@ void TrainingView::showSelected() {
                         .arg(last.log_likelihood_high, 0, 'f', 3);
         else if (std::isfinite(last.log_likelihood))
             info += tr("<br>log-likelihood (exact) %1").arg(last.log_likelihood, 0, 'f', 4);
+        if (std::isfinite(last.test_log_likelihood)) {
+            if (last.log_likelihood_method == "ais")
+                info += tr("<br>held out (same log Z) %1 [%2, %3]")
+                            .arg(last.test_log_likelihood, 0, 'f', 3)
+                            .arg(last.test_log_likelihood_low, 0, 'f', 3)
+                            .arg(last.test_log_likelihood_high, 0, 'f', 3);
+            else info += tr("<br>held out (exact) %1").arg(last.test_log_likelihood, 0, 'f', 4);
+        }
         if (r->options.kind == rbm::ModelKind::Leaky)
             info += tr("<br>projection active in %1 of %2 updates; σ_max(W) = %3")
                         .arg(s.projections)
@@ -473,7 +499,7 @@ void TrainingView::updateEnabled() {
 QString TrainingView::exportCsv() const {
     QString out = QStringLiteral(
         "run,method,update,log_likelihood,estimator,low,high,reconstruction_error,mean_swap_acceptance,max_singular_"
-        "value\n");
+        "value,test_log_likelihood,test_low,test_high\n");
     for (const int id : session_->ids()) {
         const TrainingRun* r = session_->run(id);
         if (!r->snapshot) continue;
@@ -482,7 +508,7 @@ QString TrainingView::exportCsv() const {
             if (!rec.swap_acceptance.empty())
                 swap = std::accumulate(rec.swap_acceptance.begin(), rec.swap_acceptance.end(), 0.0) /
                        double(rec.swap_acceptance.size());
-            out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10\n")
+            out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10")
                        .arg(r->label, QString::fromLatin1(rbm::train_method_name(r->options.method)))
                        .arg(rec.update)
                        .arg(rec.log_likelihood, 0, 'g', 17)
@@ -491,7 +517,11 @@ QString TrainingView::exportCsv() const {
                        .arg(rec.log_likelihood_high, 0, 'g', 17)
                        .arg(rec.reconstruction_error, 0, 'g', 17)
                        .arg(swap, 0, 'g', 17)
-                       .arg(rec.max_singular_value, 0, 'g', 17);
+                       .arg(rec.max_singular_value, 0, 'g', 17) +
+                   QStringLiteral(",%1,%2,%3\n")
+                       .arg(rec.test_log_likelihood, 0, 'g', 17)
+                       .arg(rec.test_log_likelihood_low, 0, 'g', 17)
+                       .arg(rec.test_log_likelihood_high, 0, 'g', 17);
         }
     }
     return out;
@@ -505,6 +535,7 @@ QJsonObject TrainingView::exportJson() const {
         o[QStringLiteral("label")] = r->label;
         o[QStringLiteral("method")] = QString::fromLatin1(rbm::train_method_name(r->options.method));
         o[QStringLiteral("data")] = describe(r->data);
+        o[QStringLiteral("test_data")] = r->data.test.trimmed();  // "" when no held-out set
         if (!r->error.isEmpty()) o[QStringLiteral("error")] = r->error;
         if (r->trainer && !r->running)
             o[QStringLiteral("log")] =

@@ -6,10 +6,11 @@
 // Compare methods (cd, pcd, pt, lpt, deo one after another on the same settings, as in the
 // tempering paper's figure) / Save model / Save and load checkpoints / Open in app.
 // Live: the average log-likelihood of every run on one chart (legend says "exact" or "AIS ±95%",
-// the AIS interval drawn as a band), reconstruction error, mean swap acceptance of
-// tempered runs and projection activity of leaky runs, and for the selected run its negative
-// samples and filters. Errors (bad data file, bad option) show in the status line; the runs and
-// settings stay.
+// the AIS interval drawn as a band), with the held-out set's (when one is chosen: the test split
+// or a file, same preprocessing) dashed in the run's colour against the same log Z, reconstruction
+// error, mean swap acceptance of tempered runs and projection activity of leaky runs, and for the
+// selected run its negative samples and filters. Errors (bad data file, bad option) show in the
+// status line; the runs and settings stay.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -80,6 +81,8 @@ public:
     // `name`, `source` in the status line. Replaces the previous reopened log; runs are kept.
     void showLog(const std::vector<rbm::TrainRecord>& log, const QString& name, const QString& source);
     static constexpr int kReopenedCurve = -1;  // the curve key of a reopened log (runs have ids >= 0)
+    // The key of the held-out curve of run (or reopened log) `key` in likelihoodChart(): dashed, the run's colour.
+    static int heldOutCurve(int key) { return key + (1 << 20); }
 
     bool busy() const { return session_->busy(); }
     rbm::StepGate* stepGate() const { return session_->stepGate(); }
@@ -116,6 +119,8 @@ private:
     void updateEnabled();
     void methodOrKindChanged();
     void setStatus(const QString& text, bool error = false);
+    // The log's training and held-out curves (and bands) under `key` and heldOutCurve(key).
+    void drawLikelihood(int key, const QString& label, const QColor& color, const std::vector<rbm::TrainRecord>& log);
     rbm::TrainOptions controlOptions() const;  // the controls as they are (options() also checks them)
 
     TrainingJob* session_;
@@ -127,6 +132,10 @@ private:
     QPushButton* browse_ = nullptr;
     QCheckBox* shifts_ = nullptr;
     QComboBox* prep_ = nullptr;
+    QComboBox* testKind_ = nullptr;
+    QLineEdit* testPath_ = nullptr;
+    QPushButton* testBrowse_ = nullptr;
+    QWidget* testRow_ = nullptr;
     QComboBox* kind_ = nullptr;
     QSpinBox* hidden_ = nullptr;
     QComboBox* method_ = nullptr;
