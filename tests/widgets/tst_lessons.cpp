@@ -3,9 +3,9 @@
 // is shown inside the window with "stop k of N" and covers less than half of the view, the figures
 // the caption relies on exist (an estimate, a sweep point per K and method, a PT run, the mean-field
 // table, samples), and the claims a caption makes in numbers hold (the tour's −9.6 and −1.6, no
-// round trips across the ladder's gap, Gibbs chains that do not move, TAP that does not converge
-// undamped, ...). Then PgUp goes back a stop and Esc leaves the lesson. Malformed lesson files are
-// refused with a message naming the problem, and nothing in the window changes.
+// round trips across the ladder's gap, TAP that does not converge undamped, ...). Then PgUp goes
+// back a stop and Esc leaves the lesson. Malformed lesson files are refused with a message naming
+// the problem, and nothing in the window changes.
 #include <QMenu>
 #include <QtTest>
 #include <cmath>
@@ -111,15 +111,18 @@ void checkClaims(const MainWindow& w, const QString& key, std::map<QString, Show
             QVERIFY2(p->estimate.log_z_high < exact, qPrintable(QString::number(p->estimate.log_z_high)));
         }
     }
-    if (key == QLatin1String("aisc/3") || key == QLatin1String("leaky/3")) {
-        // The second method (AISC; AIS-Energy) against the first (AIS; AIS-Leaky) at K = 3.
+    if (key == QLatin1String("aisc/3")) {  // AISC's ESS above AIS's at K = 3
         const SweepPoint *a = sweepPoint(w, 0, 3), *b = sweepPoint(w, 1, 3);
         QVERIFY(a && b);
-        if (key == QLatin1String("aisc/3")) QVERIFY(b->estimate.ess > a->estimate.ess);
-        else QVERIFY(a->estimate.ess > b->estimate.ess);
+        QVERIFY(b->estimate.ess > a->estimate.ess);
     }
-    if (key == QLatin1String("gibbs-trapped/2")) QVERIFY(now.samples == shown[QStringLiteral("gibbs-trapped/1")].samples);
-    if (key == QLatin1String("gibbs-trapped/3")) QVERIFY(now.samples != shown[QStringLiteral("gibbs-trapped/2")].samples);
+    if (key == QLatin1String("leaky/3"))  // on the 2-D model both intervals contain log Z at K = 3 and 10
+        for (int lane = 0; lane < 2; ++lane)
+            for (rbm::Index k : {3, 10}) {
+                const SweepPoint* p = sweepPoint(w, lane, k);
+                QVERIFY(p);
+                QVERIFY(p->estimate.log_z_low <= exact && exact <= p->estimate.log_z_high);
+            }
     if (key == QLatin1String("leaky-paper-gibbs/1"))
         for (int i = 0; i < 2; ++i) QVERIFY(laneLogZ(i).log_z_low <= exact && exact <= laneLogZ(i).log_z_high);
     if (key == QLatin1String("leaky-paper-gibbs/2")) QVERIFY(laneLogZ(1).log_z_high < exact);
@@ -167,7 +170,7 @@ private Q_SLOTS:
         LessonPlayer* player = nullptr;
         auto w = lessonWindow(&player);
         const QStringList names = shippedLessons();
-        QVERIFY(names.size() >= 12);
+        QVERIFY(names.size() >= 11);
         QCOMPARE(names.front(), QStringLiteral("tour"));
         QStringList titles;
         for (QAction* a : player->menu()->actions()) titles << a->text();
@@ -209,6 +212,7 @@ private Q_SLOTS:
             checkCaption(*w, *player, k, n);
             checkFigures(*w, st);
             checkClaims(*w, QStringLiteral("%1/%2").arg(name).arg(k + 1), shown);
+            if (QTest::currentTestFailed()) return;  // a helper's QVERIFY returned from the helper only
         }
         // PgDn at the last stop stays there; PgUp goes back one; Esc (nothing runs) leaves.
         press(*w, Qt::Key_PageDown);
@@ -283,8 +287,9 @@ private Q_SLOTS:
                                     << QStringLiteral("'caption' is missing");
         QTest::newRow("preset") << stop(R"({"preset": "five-mode", "view": "density", "caption": "x"})")
                                 << QStringLiteral("'preset' must be one of");
-        QTest::newRow("two models") << stop(R"({"preset": "four-mode", "model": "m.json", "view": "density", "caption": "x"})")
-                                    << QStringLiteral("exactly one of 'preset'");
+        QTest::newRow("two models")
+            << stop(R"({"preset": "four-mode", "model": "m.json", "view": "density", "caption": "x"})")
+            << QStringLiteral("exactly one of 'preset'");
         QTest::newRow("no model file") << stop(R"({"model": "nowhere.json", "view": "density", "caption": "x"})")
                                        << QStringLiteral("'model': no file");
         QTest::newRow("action") << stop(R"({"preset": "four-mode", "view": "density", "caption": "x", "action": "go"})")
@@ -293,18 +298,22 @@ private Q_SLOTS:
                               << QStringLiteral("'beta' must be a number from 0 to 1");
         QTest::newRow("view") << stop(R"({"preset": "four-mode", "view": "nosuch", "caption": "x"})")
                               << QStringLiteral("stop 1: 'view' is 'nosuch', expected one of density");
-        QTest::newRow("setting") << stop(R"({"preset": "four-mode", "view": "density", "caption": "x", "settings": {"chains": 0}})")
-                                 << QStringLiteral("stop 1: setting 'chains'");
-        QTest::newRow("settings type") << stop(R"({"preset": "four-mode", "view": "density", "caption": "x", "settings": 3})")
-                                       << QStringLiteral("'settings' must be an object");
+        QTest::newRow("setting")
+            << stop(R"({"preset": "four-mode", "view": "density", "caption": "x", "settings": {"chains": 0}})")
+            << QStringLiteral("stop 1: setting 'chains'");
+        QTest::newRow("settings type")
+            << stop(R"({"preset": "four-mode", "view": "density", "caption": "x", "settings": 3})")
+            << QStringLiteral("'settings' must be an object");
         QTest::newRow("view setting")
-            << stop(R"({"preset": "four-mode", "view": "tempering", "caption": "x", "views": {"tempering": {"scheme": "fast"}}})")
+            << stop(
+                   R"({"preset": "four-mode", "view": "tempering", "caption": "x", "views": {"tempering": {"scheme": "fast"}}})")
             << QStringLiteral("views.tempering.scheme");
         QTest::newRow("second stop") << QByteArray(head + R"({"preset": "four-mode", "view": "density", "caption": "x"},
                                                           {"preset": "four-mode", "view": "density", "caption": 3}]})")
                                      << QStringLiteral("stop 2: 'caption' must be a string");
-        QTest::newRow("nothing to run") << stop(R"({"preset": "four-mode", "view": "filters", "caption": "x", "action": "run"})")
-                                        << QStringLiteral("'action' is 'run' but");
+        QTest::newRow("nothing to run")
+            << stop(R"({"preset": "four-mode", "view": "filters", "caption": "x", "action": "run"})")
+            << QStringLiteral("'action' is 'run' but");
     }
 
     void malformedLessonsAreRefused() {

@@ -17,7 +17,9 @@ struct LessonError {
     QString message;
 };
 
-[[noreturn]] void refuseLesson(const QString& where, const QString& what) { throw LessonError{where + QStringLiteral(": ") + what}; }
+[[noreturn]] void refuseLesson(const QString& where, const QString& what) {
+    throw LessonError{where + QStringLiteral(": ") + what};
+}
 
 QString jsonTypeName(const LessonJson& v) { return QString::fromUtf8(v.type_name()); }
 
@@ -27,7 +29,8 @@ QString stringField(const LessonJson& obj, const char* key, const QString& where
         if (required) refuseLesson(where, QStringLiteral("'%1' is missing (a string)").arg(QLatin1String(key)));
         return {};
     }
-    if (!it->is_string()) refuseLesson(where, QStringLiteral("'%1' must be a string, not %2").arg(QLatin1String(key), jsonTypeName(*it)));
+    if (!it->is_string())
+        refuseLesson(where, QStringLiteral("'%1' must be a string, not %2").arg(QLatin1String(key), jsonTypeName(*it)));
     return QString::fromStdString(it->get<std::string>());
 }
 
@@ -39,13 +42,15 @@ T choiceField(const LessonJson& obj, const char* key, const QString& where, cons
         if (v == QLatin1String(names[i])) return static_cast<T>(i);
     QStringList all;
     for (const char* n : names) all << QLatin1String(n);
-    refuseLesson(where, QStringLiteral("'%1' must be one of %2, not '%3'").arg(QLatin1String(key), all.join(QStringLiteral(", ")), v));
+    refuseLesson(
+        where,
+        QStringLiteral("'%1' must be one of %2, not '%3'").arg(QLatin1String(key), all.join(QStringLiteral(", ")), v));
 }
 
 const char* const kLessonActions[] = {"none", "run", "sweep", "play"};
 const char* const kCaptionCorners[] = {"top-left", "top-right", "bottom-left", "bottom-right"};
-const char* const kStopKeys[] = {"title",     "preset", "model",  "view",  "settings",       "views", "log_scale",
-                                 "beta",      "action", "caption", "watch", "caption_corner"};
+const char* const kStopKeys[] = {"title",     "preset", "model",  "view",    "settings", "views",
+                                 "log_scale", "beta",   "action", "caption", "watch",    "caption_corner"};
 const char* const kLessonKeys[] = {"format", "version", "title", "summary", "stops"};
 
 // A key nobody reads is a typo ("captoin"): said, not ignored, so a lesson never silently loses a setting.
@@ -58,7 +63,7 @@ void onlyKnownKeys(const LessonJson& obj, const char* const (&keys)[N], const QS
             QStringList all;
             for (const char* k : keys) all << QLatin1String(k);
             refuseLesson(where, QStringLiteral("unknown key '%1' (expected %2)")
-                            .arg(QString::fromStdString(it.key()), all.join(QStringLiteral(", "))));
+                                    .arg(QString::fromStdString(it.key()), all.join(QStringLiteral(", "))));
         }
     }
 }
@@ -75,16 +80,20 @@ LessonStop parseStop(const LessonJson& j, const QString& where, const QString& b
     st.action = choiceField(j, "action", where, kLessonActions, LessonAction::None);
     st.corner = choiceField(j, "caption_corner", where, kCaptionCorners, CaptionCorner::TopRight);
     if (const auto it = j.find("log_scale"); it != j.end()) {
-        if (!it->is_boolean()) refuseLesson(where, QStringLiteral("'log_scale' must be true or false, not %1").arg(jsonTypeName(*it)));
+        if (!it->is_boolean())
+            refuseLesson(where, QStringLiteral("'log_scale' must be true or false, not %1").arg(jsonTypeName(*it)));
         st.logScale = it->get<bool>();
     }
     if (const auto it = j.find("beta"); it != j.end()) {
         if (!it->is_number() || it->get<double>() < 0 || it->get<double>() > 1)
-            refuseLesson(where, QStringLiteral("'beta' must be a number from 0 to 1, got %1").arg(QString::fromStdString(it->dump())));
+            refuseLesson(
+                where,
+                QStringLiteral("'beta' must be a number from 0 to 1, got %1").arg(QString::fromStdString(it->dump())));
         st.beta = it->get<double>();
     }
     const bool hasPreset = j.contains("preset"), hasModel = j.contains("model");
-    if (hasPreset == hasModel) refuseLesson(where, QStringLiteral("give exactly one of 'preset' (a preset's name) or 'model' (a model file)"));
+    if (hasPreset == hasModel)
+        refuseLesson(where, QStringLiteral("give exactly one of 'preset' (a preset's name) or 'model' (a model file)"));
     const QString preset = stringField(j, "preset", where, false), modelFile = stringField(j, "model", where, false);
     if (hasPreset) {
         bool known = false;
@@ -93,22 +102,29 @@ LessonStop parseStop(const LessonJson& j, const QString& where, const QString& b
             names << QString::fromStdString(p.name);
             known = known || preset.toStdString() == p.name;
         }
-        if (!known) refuseLesson(where, QStringLiteral("'preset' must be one of %1, not '%2'").arg(names.join(QStringLiteral(", ")), preset));
+        if (!known)
+            refuseLesson(
+                where,
+                QStringLiteral("'preset' must be one of %1, not '%2'").arg(names.join(QStringLiteral(", ")), preset));
     }
 
     // The session document this stop stands for, read by core's session parser (its messages name the key).
-    LessonJson doc{{"format", "rbmscope-session"}, {"version", 1}, {"model", hasPreset ? preset.toStdString() : rbm::default_preset_name()},
-             {"view", st.view.toStdString()}};
+    LessonJson doc{{"format", "rbmscope-session"},
+                   {"version", 1},
+                   {"model", hasPreset ? preset.toStdString() : rbm::default_preset_name()},
+                   {"view", st.view.toStdString()}};
     LessonJson settings = LessonJson::object();
     if (const auto it = j.find("settings"); it != j.end()) {
-        if (!it->is_object()) refuseLesson(where, QStringLiteral("'settings' must be an object, not %1").arg(jsonTypeName(*it)));
+        if (!it->is_object())
+            refuseLesson(where, QStringLiteral("'settings' must be an object, not %1").arg(jsonTypeName(*it)));
         settings = *it;
     }
     // A stop runs what its action says, not whatever a changed setting starts by itself.
     if (!settings.contains("auto_run")) settings["auto_run"] = false;
     doc["settings"] = settings;
     if (const auto it = j.find("views"); it != j.end()) {
-        if (!it->is_object()) refuseLesson(where, QStringLiteral("'views' must be an object, not %1").arg(jsonTypeName(*it)));
+        if (!it->is_object())
+            refuseLesson(where, QStringLiteral("'views' must be an object, not %1").arg(jsonTypeName(*it)));
         doc["views"] = *it;
     }
     try {
@@ -136,14 +152,16 @@ std::optional<Lesson> parseLesson(const QByteArray& bytes, const QString& source
                                   QString* error) {
     try {
         if (bytes.size() > kMaxLessonBytes)
-            refuseLesson(source, QStringLiteral("%1 bytes; a lesson holds at most %2").arg(bytes.size()).arg(kMaxLessonBytes));
+            refuseLesson(source,
+                         QStringLiteral("%1 bytes; a lesson holds at most %2").arg(bytes.size()).arg(kMaxLessonBytes));
         LessonJson j;
         try {
             j = LessonJson::parse(bytes.constData(), bytes.constData() + bytes.size());
         } catch (const LessonJson::parse_error& e) {
             refuseLesson(source, QStringLiteral("not valid JSON (%1)").arg(QString::fromUtf8(e.what())));
         }
-        if (!j.is_object()) refuseLesson(source, QStringLiteral("a lesson must be a JSON object, not %1").arg(jsonTypeName(j)));
+        if (!j.is_object())
+            refuseLesson(source, QStringLiteral("a lesson must be a JSON object, not %1").arg(jsonTypeName(j)));
         onlyKnownKeys(j, kLessonKeys, source);
         if (stringField(j, "format", source, true) != QLatin1String("rbmscope-lesson"))
             refuseLesson(source, QStringLiteral("'format' must be \"rbmscope-lesson\""));
@@ -158,9 +176,11 @@ std::optional<Lesson> parseLesson(const QByteArray& bytes, const QString& source
         if (stops == j.end() || !stops->is_array() || stops->empty())
             refuseLesson(source, QStringLiteral("'stops' must be a non-empty array of stops"));
         if (stops->size() > static_cast<std::size_t>(kMaxLessonStops))
-            refuseLesson(source, QStringLiteral("%1 stops; a lesson holds at most %2").arg(stops->size()).arg(kMaxLessonStops));
+            refuseLesson(source,
+                         QStringLiteral("%1 stops; a lesson holds at most %2").arg(stops->size()).arg(kMaxLessonStops));
         for (std::size_t i = 0; i < stops->size(); ++i)
-            lesson.stops.push_back(parseStop((*stops)[i], QStringLiteral("%1, stop %2").arg(source).arg(i + 1), baseDir));
+            lesson.stops.push_back(
+                parseStop((*stops)[i], QStringLiteral("%1, stop %2").arg(source).arg(i + 1), baseDir));
         return lesson;
     } catch (const LessonError& e) {
         if (error) *error = e.message;

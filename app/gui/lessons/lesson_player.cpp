@@ -23,8 +23,9 @@ namespace rbmscope {
 LessonCaption::LessonCaption(QWidget* parent) : QFrame(parent) {
     setObjectName(QStringLiteral("lessonCaption"));
     // Dark text on an almost opaque light card: readable over any colour map, from the back of a room.
-    setStyleSheet(QStringLiteral("#lessonCaption { background: rgba(255, 252, 235, 240); border: 1px solid #8a7a3a;"
-                                 " border-radius: 6px; } QLabel { color: #1a1a1a; background: transparent; }"));
+    setStyleSheet(
+        QStringLiteral("#lessonCaption { background: rgba(255, 252, 235, 240); border: 1px solid #8a7a3a;"
+                       " border-radius: 6px; } QLabel { color: #1a1a1a; background: transparent; }"));
     auto* layout = new QVBoxLayout(this);
     const int m = fontMetrics().height() / 2;
     layout->setContentsMargins(m, m / 2, m, m / 2);
@@ -112,6 +113,7 @@ LessonPlayer::LessonPlayer(MainWindow* window) : QObject(window), w_(window) {
         if (a->menu() && a->text().remove(QLatin1Char('&')) == tr("Help")) before = a;
     w_->menuBar()->insertMenu(before, menu_);
 
+    for (const View* v : w_->views()) viewWidgets_ << v->widget();
     qApp->installEventFilter(this);  // Esc, and what moves the caption (eventFilter)
     updateActions();
 }
@@ -230,31 +232,30 @@ void LessonPlayer::tick() {
     const bool busy = !w_->idle() || (t && t->active()) ||
                       (tempering && (tempering->running() || tempering->jobs()->isRunning(tempering->heatChannel())));
     switch (phase_) {
-    case Phase::Waiting:
-        // The model's density and paths first (600 ticks: 30 s at most), as a user waits before F5.
-        if (!w_->idle() && polls_ < 600) return;
-        if (st.action == LessonAction::Run || st.action == LessonAction::Play) w_->runCurrent();
-        else if (st.action == LessonAction::Sweep) w_->startSweep();
-        phase_ = st.action == LessonAction::None ? Phase::Done : Phase::Running;
-        polls_ = 0;
-        break;
-    case Phase::Running:
-        if (polls_ < 3 || busy) return;
-        if (st.action == LessonAction::Play) {
-            w_->togglePause();  // nothing runs: Space plays the view's playback
-            phase_ = Phase::Playing;
+        case Phase::Waiting:
+            // The model's density and paths first (600 ticks: 30 s at most), as a user waits before F5.
+            if (!w_->idle() && polls_ < 600) return;
+            if (st.action == LessonAction::Run || st.action == LessonAction::Play) w_->runCurrent();
+            else if (st.action == LessonAction::Sweep) w_->startSweep();
+            phase_ = st.action == LessonAction::None ? Phase::Done : Phase::Running;
             polls_ = 0;
-            return;
-        }
-        phase_ = Phase::Done;
-        break;
-    case Phase::Playing:
-        if (polls_ < 3 || (t && t->state() == Transport::State::Playing)) return;
-        phase_ = Phase::Done;
-        break;
-    case Phase::Idle:
-    case Phase::Done:
-        break;
+            break;
+        case Phase::Running:
+            if (polls_ < 3 || busy) return;
+            if (st.action == LessonAction::Play) {
+                w_->togglePause();  // nothing runs: Space plays the view's playback
+                phase_ = Phase::Playing;
+                polls_ = 0;
+                return;
+            }
+            phase_ = Phase::Done;
+            break;
+        case Phase::Playing:
+            if (polls_ < 3 || (t && t->state() == Transport::State::Playing)) return;
+            phase_ = Phase::Done;
+            break;
+        case Phase::Idle:
+        case Phase::Done: break;
     }
     if (phase_ != Phase::Done) return;
     poll_->stop();
@@ -265,7 +266,7 @@ void LessonPlayer::tick() {
 }
 
 void LessonPlayer::placeCaption() {
-    if (!lesson_ || !caption_->isVisible()) return;
+    if (!lesson_ || !caption_ || !caption_->isVisible()) return;
     QWidget* centre = w_->centralWidget();
     QRect area = centre->rect();
     if (const View* v = w_->activeView(); v && v->widget()->isVisible())
@@ -274,8 +275,12 @@ void LessonPlayer::placeCaption() {
 }
 
 bool LessonPlayer::eventFilter(QObject* watched, QEvent* event) {
-    if (!lesson_) return false;  // every event of the application passes here: nothing to do without a lesson
+    // Every event of the application passes here: only these few can concern a lesson. (The window's
+    // own teardown sends others, when its views are half gone.)
     const QEvent::Type type = event->type();
+    if (!lesson_ || (type != QEvent::KeyPress && type != QEvent::Resize && type != QEvent::Show &&
+                     type != QEvent::FontChange && type != QEvent::LayoutRequest))
+        return false;
     if (type == QEvent::KeyPress && static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape &&
         static_cast<QKeyEvent*>(event)->modifiers() == Qt::NoModifier && watched->isWidgetType() &&
         static_cast<QWidget*>(watched)->window() == w_) {
@@ -286,11 +291,12 @@ bool LessonPlayer::eventFilter(QObject* watched, QEvent* event) {
             return true;
         }
     }
-    // The caption follows the view: its size, the tab shown, the font (presenter mode, Ctrl+=), its own text.
-    const bool view = w_->activeView() && watched == w_->activeView()->widget();
-    if (((watched == w_->centralWidget() && type == QEvent::Resize) ||
-                    (view && (type == QEvent::Resize || type == QEvent::Show)) ||
-                    (watched == caption_ && (type == QEvent::FontChange || type == QEvent::LayoutRequest))))
+    // The caption follows the view: its size, the tab shown, the font (presenter mode, Ctrl+=), its own
+    // text. Pointers are only compared here: during the window's teardown its views are half gone.
+    const bool view = viewWidgets_.contains(watched);
+    if ((watched == w_->centralWidget() && type == QEvent::Resize) ||
+        (view && (type == QEvent::Resize || type == QEvent::Show)) ||
+        (watched == caption_ && (type == QEvent::FontChange || type == QEvent::LayoutRequest)))
         QTimer::singleShot(0, this, &LessonPlayer::placeCaption);
     return QObject::eventFilter(watched, event);
 }
@@ -309,8 +315,8 @@ void LessonPlayer::report(const QString& message) {
 }
 
 void LessonPlayer::openFileDialog() {
-    const QString path = QFileDialog::getOpenFileName(w_, tr("Open lesson"), QString(),
-                                                      tr("rbmscope lessons (*.json);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(w_, tr("Open lesson"), QString(), tr("rbmscope lessons (*.json);;All files (*)"));
     if (!path.isEmpty()) open(path);
 }
 

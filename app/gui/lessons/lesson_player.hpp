@@ -104,7 +104,8 @@ private:
     int polls_ = 0;  // ticks since the phase began
     bool interactive_ = true, fullSpeed_ = false, captionHidden_ = false;
     QString lastProblem_;
-    LessonCaption* caption_ = nullptr;
+    QList<const QObject*> viewWidgets_;  // the views' widgets: the caption follows their size
+    QPointer<LessonCaption> caption_;    // a child of the central widget, which may go first
     QMenu* menu_ = nullptr;
     QAction *next_ = nullptr, *previous_ = nullptr, *leave_ = nullptr, *hide_ = nullptr;
     QTimer* poll_ = nullptr;
