@@ -236,7 +236,17 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(player->settled() && w->idle(), kLongMs);
         const double normal = player->caption()->font().pointSizeF();
         w->setPresenter(true);
-        QTest::qWait(50);
+        // The full-screen window takes its final size a few turns of the event loop later.
+        const auto captionInWindow = [&w, player] {
+            return w->rect().contains(
+                QRect(player->caption()->mapTo(w.get(), QPoint(0, 0)), player->caption()->size()));
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(captionInWindow() && w->isFullScreen(), 10000);
+        QTest::qWait(200);
+        QTRY_VERIFY_WITH_TIMEOUT(captionInWindow(), 10000);
+        qInfo("caption font %.2f pt in normal mode, %.2f in presenter mode (window %.2f); window %dx%d, centre %dx%d",
+              normal, player->caption()->font().pointSizeF(), w->font().pointSizeF(), w->width(), w->height(),
+              w->centralWidget()->width(), w->centralWidget()->height());
         QVERIFY(player->caption()->font().pointSizeF() > normal);
         checkCaption(*w, *player, 2, static_cast<int>(player->lesson()->stops.size()));
         // The caption stays above the transport strip.

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
 #include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -22,10 +23,11 @@ namespace rbmscope {
 
 LessonCaption::LessonCaption(QWidget* parent) : QFrame(parent) {
     setObjectName(QStringLiteral("lessonCaption"));
-    // Dark text on an almost opaque light card: readable over any colour map, from the back of a room.
-    setStyleSheet(
-        QStringLiteral("#lessonCaption { background: rgba(255, 252, 235, 240); border: 1px solid #8a7a3a;"
-                       " border-radius: 6px; } QLabel { color: #1a1a1a; background: transparent; }"));
+    // Dark text on an almost opaque light card, readable over any colour map from the back of a room.
+    // Painted, not a style sheet: a style sheet fixes the font, and the caption must follow the window's.
+    QPalette p = palette();
+    p.setColor(QPalette::WindowText, QColor(0x1a, 0x1a, 0x1a));
+    setPalette(p);
     auto* layout = new QVBoxLayout(this);
     const int m = fontMetrics().height() / 2;
     layout->setContentsMargins(m, m / 2, m, m / 2);
@@ -51,6 +53,14 @@ void LessonCaption::showStop(const Lesson& lesson, int index) {
                          .arg(title.toHtmlEscaped(), tr("stop %1").arg(index + 1))
                          .arg(lesson.stops.size()));
     body_->setText(st.watch.isEmpty() ? st.caption : st.caption + QStringLiteral("\n") + tr("Watch: %1").arg(st.watch));
+}
+
+void LessonCaption::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(QPen(QColor(0x8a, 0x7a, 0x3a), 1));
+    painter.setBrush(QColor(255, 252, 235, 240));
+    painter.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
 }
 
 QString LessonCaption::counter() const {
@@ -266,11 +276,13 @@ void LessonPlayer::tick() {
 }
 
 void LessonPlayer::placeCaption() {
-    if (!lesson_ || !caption_ || !caption_->isVisible()) return;
+    if (!lesson_ || !caption_ || caption_->isHidden()) return;  // isHidden: the window may be hidden a moment
     QWidget* centre = w_->centralWidget();
     QRect area = centre->rect();
     if (const View* v = w_->activeView(); v && v->widget()->isVisible())
         area = QRect(v->widget()->mapTo(centre, QPoint(0, 0)), v->widget()->size());
+    // What of it the window shows: a view laid out wider than a small screen is cut at the window's edge.
+    area = area.intersected(QRect(centre->mapFrom(w_, QPoint(0, 0)), w_->size())).intersected(centre->rect());
     caption_->place(area, lesson_->stops[static_cast<std::size_t>(index_)].corner);
 }
 
@@ -294,7 +306,7 @@ bool LessonPlayer::eventFilter(QObject* watched, QEvent* event) {
     // The caption follows the view: its size, the tab shown, the font (presenter mode, Ctrl+=), its own
     // text. Pointers are only compared here: during the window's teardown its views are half gone.
     const bool view = viewWidgets_.contains(watched);
-    if ((watched == w_->centralWidget() && type == QEvent::Resize) ||
+    if (((watched == w_ || watched == w_->centralWidget()) && type == QEvent::Resize) ||
         (view && (type == QEvent::Resize || type == QEvent::Show)) ||
         (watched == caption_ && (type == QEvent::FontChange || type == QEvent::LayoutRequest)))
         QTimer::singleShot(0, this, &LessonPlayer::placeCaption);

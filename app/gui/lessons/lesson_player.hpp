@@ -42,6 +42,9 @@ public:
     QString counter() const;  // "stop 2 of 7"
     QString plainText() const;
 
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
 private:
     QLabel* header_;
     QLabel* body_;
