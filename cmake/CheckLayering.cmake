@@ -4,7 +4,7 @@
 #   include(CheckLayering) + rbmscope_check_layering(<tree>)  (every configure)
 #
 # A layer is a core concept folder (core/<concept>/), widgets/, app/cli/, or a part of the app
-# (app/gui/jobs, app/gui/views, app/gui/main_window, app/gui/main.cpp with app_options.*). Each
+# (app/gui/jobs, app/gui/views, app/gui/main_window, app/gui/lessons, app/gui/main.cpp with app_options.*). Each
 # layer may include itself and the layers listed for it below; nothing else. Core includes no Qt
 # header at all.
 # Every violation is listed as "file: <layer> may not include <target> ("<include>")".
@@ -31,7 +31,8 @@ set(RBMSCOPE_LAYER_cli "")
 set(RBMSCOPE_LAYER_gui_jobs "widgets")
 set(RBMSCOPE_LAYER_gui_views "widgets;gui_jobs")
 set(RBMSCOPE_LAYER_gui_main_window "widgets;gui_jobs;gui_views")
-set(RBMSCOPE_LAYER_gui_main "widgets;gui_jobs;gui_views;gui_main_window")
+set(RBMSCOPE_LAYER_gui_lessons "widgets;gui_jobs;gui_views;gui_main_window")
+set(RBMSCOPE_LAYER_gui_main "widgets;gui_jobs;gui_views;gui_main_window;gui_lessons")
 
 # The layer a file (path relative to the tree) belongs to, or "" when the rules do not cover it.
 function(_rbm_layer_of rel out)
@@ -42,7 +43,7 @@ function(_rbm_layer_of rel out)
     set(layer widgets)
   elseif(rel MATCHES "^app/cli/")
     set(layer cli)
-  elseif(rel MATCHES "^app/gui/(jobs|views|main_window)/")
+  elseif(rel MATCHES "^app/gui/(jobs|views|main_window|lessons)/")
     set(layer "gui_${CMAKE_MATCH_1}")
   elseif(rel MATCHES "^app/gui/(main\\.cpp|app_options\\.[ch]pp)$")
     set(layer gui_main)
@@ -55,7 +56,7 @@ function(_rbm_layer_of_include root dir from name out)
   set(target "")
   if(name MATCHES "^core/([a-z_]+)/")
     set(target "${CMAKE_MATCH_1}")
-  elseif(name MATCHES "^(jobs|views|main_window)/")
+  elseif(name MATCHES "^(jobs|views|main_window|lessons)/")
     set(target "gui_${CMAKE_MATCH_1}")
   elseif(EXISTS "${dir}/${name}")
     file(RELATIVE_PATH rel "${root}" "${dir}/${name}")

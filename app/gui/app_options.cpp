@@ -119,6 +119,12 @@ void addOptions(QCommandLineParser& parser) {
                        trainKind,  trainHidden, trainUpdates, trainK,        trainBatch,   trainLr, trainMonitor,
                        trainInit,  trainShifts, trainPrep,    sampler,       sampleSweeps, report,  playbackFrames,
                        frameCount, dpiOption,   timeout});
+    QCommandLineOption lesson(QStringLiteral("lesson"),
+                              QStringLiteral("Open a lesson: a shipped one by name (tour, ...) or a lesson file."),
+                              QStringLiteral("NAME|FILE"));
+    QCommandLineOption lessonStop(QStringLiteral("lesson-stop"),
+                                  QStringLiteral("Open the lesson at stop K (1 = the first)."), QStringLiteral("K"));
+    parser.addOptions({lesson, lessonStop});
     parser.addPositionalArgument(
         QStringLiteral("FILE"),
         QStringLiteral("A model file, or a result JSON of rbmscope-cli to reopen (as --model)."),
@@ -166,6 +172,8 @@ AppOptions readOptions(const QCommandLineParser& parser) {
     o.timeout = given("timeout");
     o.size = parser.value(QStringLiteral("size"));
     o.maxMemory = given("max-memory");
+    o.lesson = given("lesson");
+    o.lessonStop = given("lesson-stop");
     return o;
 }
 

@@ -37,6 +37,7 @@ struct AppOptions {
     QString size;  // WxH, default 1280x800
 
     std::optional<QString> maxMemory;  // --max-memory SIZE: the memory budget (core/numerics/memory_budget.hpp)
+    std::optional<QString> lesson, lessonStop;  // --lesson NAME|FILE [--lesson-stop K] (lessons/lesson_player.hpp)
 
     bool headless() const { return screenshot || report || playbackFrames; }
 };

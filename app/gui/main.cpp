@@ -23,6 +23,9 @@
 //   --playback-frames DIR [--frames N] [--dpi D]   as --screenshot, but File → Export playback frames
 //                                    (the current Annealing/Compare view from beta 0 to 1, or the Tempering
 //                                    view's recorded scans; N frames, default 60, at D dpi)
+//   --lesson NAME|FILE [--lesson-stop K]   open a lesson (a shipped one by name, or a lesson file) at
+//                                    stop K (default 1) after everything above; with --screenshot the
+//                                    picture is taken once the stop's action has finished
 //   --max-memory SIZE                memory budget (e.g. 4G) for what a file, data set or run may allocate
 //                                    (default: a quarter of the machine's memory, from 1G to 2G)
 // Environment: RBMSCOPE_CONFIG_DIR  where last-session.json is kept (default: the platform's config folder).
@@ -36,6 +39,7 @@
 #include "app_options.hpp"
 #include "core/io/presets.hpp"
 #include "core/numerics/memory_budget.hpp"
+#include "lessons/lesson_player.hpp"
 #include "main_window/main_window.hpp"
 #include "main_window/quit_signals.hpp"
 #include "validated_field.hpp"
@@ -310,6 +314,8 @@ QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional
         poll, &QTimer::timeout, &w,
         [&w, file, reportFile, framesDir, frames, dpi, poll, showBeta, betaApplied = !showBeta]() mutable {
             if (!w.idle()) return;
+            if (const rbmscope::LessonPlayer* lp = rbmscope::LessonPlayer::of(&w); lp && lp->active() && !lp->settled())
+                return;  // a lesson's stop still runs its action
             if (const rbmscope::TemperingView* tv = w.viewWidget<rbmscope::TemperingView>(QStringLiteral("tempering"));
                 tv->running() || tv->jobs()->isRunning(tv->heatChannel()))
                 return;
@@ -387,6 +393,16 @@ int main(int argc, char** argv) {
     if (!sessionOpened) return 2;
     std::optional<double> showBeta;
     if (const QString err = configureViews(w, o, *sessionOpened, showBeta); !err.isEmpty()) return fail(err);
+    auto* lessons = new rbmscope::LessonPlayer(&w);  // the Lessons menu, PgDn / PgUp, the caption
+    lessons->setInteractive(!o.headless());
+    lessons->setFullSpeed(o.headless());
+    if (o.lesson) {
+        long long stop = 1;
+        if (const QString err = readInteger(o.lessonStop, "lesson-stop", 1, rbmscope::kMaxLessonStops, stop);
+            !err.isEmpty())
+            return fail(err);
+        if (!lessons->open(*o.lesson, static_cast<int>(stop - 1)).isEmpty() && o.headless()) return 2;  // said why
+    }
 
     const QStringList wh = o.size.split('x');
     if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0) w.resize(wh[0].toInt(), wh[1].toInt());

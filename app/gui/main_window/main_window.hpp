@@ -171,6 +171,9 @@ public:
     // interactive) and the current model and settings stay.
     bool openSession(const QString& path);
     bool saveSession(const QString& path);  // atomically; becomes the file Save session writes
+    // A session already read (a lesson's stop): checked and applied as openSession does; `path`
+    // names it in messages and is the origin of an embedded model. "" or why not (nothing changed).
+    QString applySession(rbm::Session s, const QString& path);
     rbm::Session captureSession() const;
     QString sessionPath() const { return sessionPath_; }        // "" until a session is opened or saved
     QString sessionMessage() const { return sessionMessage_; }  // the last session problem, "" if none

@@ -70,6 +70,10 @@ QString MainWindow::applySessionFile(const QString& path) {
     } catch (const std::exception& e) {
         return QString::fromStdString(e.what());
     }
+    return applySession(std::move(s), path);
+}
+
+QString MainWindow::applySession(rbm::Session s, const QString& path) {
     const ModelTraits traits = traitsOf(s.model);
     RunSettings settings;
     if (const QString err = settingsFromMap(s.settings, traits, defaultSettings(traits), settings); !err.isEmpty())
