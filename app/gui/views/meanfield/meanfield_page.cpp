@@ -20,6 +20,8 @@ public:
         meanfield_->setObjectName(name());
         buildTransport();
         connect(mfT_, &Transport::stateChanged, this, [this] { ctx_.changed(); });
+        // The results arrive after the transport finished: the strip's figures follow them.
+        connect(meanfield_, &MeanFieldView::resultsShown, this, [this] { ctx_.changed(); });
         connect(ctx_.jobs, &BackgroundJobs::runningChanged, mfT_, &Transport::refresh);
     }
     QString name() const override { return QStringLiteral("meanfield"); }

@@ -57,6 +57,7 @@ public:
             line = QTextDocumentFragment::fromHtml(line).toPlainText();
             // The rates in parentheses repeat the counts per scan: left to the view's own counters.
             if (const int rate = line.indexOf(QStringLiteral(" (rate ")); rate > 0) line.truncate(rate);
+            line.remove(QStringLiteral(" (95 %, batch means)"));  // the ± are 95 % intervals, as in the view
             if (line.startsWith(tr("Round trips")) || line.startsWith(tr("log Z"))) out << line;
         }
         return out;
