@@ -59,7 +59,10 @@ void addOptions(QCommandLineParser& parser) {
                              QStringLiteral("MODE"), QStringLiteral("shared"));
     QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render, save a PNG and exit."),
                             QStringLiteral("FILE"));
-    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."),
+    QCommandLineOption presenter(QStringLiteral("presenter"),
+                                 QStringLiteral("Start in presenter mode (F11); with --screenshot, rendered at --size."));
+    QCommandLineOption size(QStringLiteral("size"),
+                            QStringLiteral("Window size for --screenshot, exactly (exit 2 if the window needs more)."),
                             QStringLiteral("WxH"), QStringLiteral("1280x800"));
     QCommandLineOption data(QStringLiteral("data"), QStringLiteral("Data set: bars:D, digits, or a CSV / IDX file."),
                             QStringLiteral("SPEC"));
@@ -118,7 +121,7 @@ void addOptions(QCommandLineParser& parser) {
                        reverse,    beta,        scale,        shot,          size,         data,    trainMethod,
                        trainKind,  trainHidden, trainUpdates, trainK,        trainBatch,   trainLr, trainMonitor,
                        trainInit,  trainShifts, trainPrep,    sampler,       sampleSweeps, report,  playbackFrames,
-                       frameCount, dpiOption,   timeout});
+                       frameCount, dpiOption,   timeout,       presenter});
     QCommandLineOption lesson(QStringLiteral("lesson"),
                               QStringLiteral("Open a lesson: a shipped one by name (tour, ...) or a lesson file."),
                               QStringLiteral("NAME|FILE"));
@@ -171,6 +174,7 @@ AppOptions readOptions(const QCommandLineParser& parser) {
     o.dpi = given("dpi");
     o.timeout = given("timeout");
     o.size = parser.value(QStringLiteral("size"));
+    o.presenter = isSet("presenter");
     o.maxMemory = given("max-memory");
     o.lesson = given("lesson");
     o.lessonStop = given("lesson-stop");

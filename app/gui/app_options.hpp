@@ -35,6 +35,7 @@ struct AppOptions {
     std::optional<QString> screenshot, report, playbackFrames;
     std::optional<QString> frames, dpi, timeout;
     QString size;  // WxH, default 1280x800
+    bool presenter = false;  // --presenter: start in presenter mode (with --screenshot: its layout at --size)
 
     std::optional<QString> maxMemory;  // --max-memory SIZE: the memory budget (core/numerics/memory_budget.hpp)
     std::optional<QString> lesson, lessonStop;  // --lesson NAME|FILE [--lesson-stop K] (lessons/lesson_player.hpp)

@@ -19,6 +19,8 @@
 //   settings
 //   --sampler gibbs|pt|anneal --sample-sweeps N   samples view (with --run: draw and wait)
 //   --screenshot FILE.png [--size WxH] [--timeout S]  render the window once results are in, save it, exit
+//                                    (exactly WxH with --presenter: exit 2 when the window needs more)
+//   --presenter                      start in presenter mode (headless: its layout at --size)
 //   --report FILE.html               as --screenshot, but File → Export report (both may be given)
 //   --playback-frames DIR [--frames N] [--dpi D]   as --screenshot, but File → Export playback frames
 //                                    (the current Annealing/Compare view from beta 0 to 1, or the Tempering
@@ -294,7 +296,7 @@ QString configureViews(MainWindow& w, const AppOptions& o, bool sessionOpened, s
 // Headless: once every job is idle (and the annealing views are at --beta), writes the report,
 // the screenshot and the playback frames asked for, then exits (0, or 2 when one cannot be
 // written; 3 after --timeout seconds without results).
-QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional<double> showBeta) {
+QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional<double> showBeta, QSize asked) {
     const QString file = o.screenshot.value_or(QString()), reportFile = o.report.value_or(QString()),
                   framesDir = o.playbackFrames.value_or(QString());
     long long frames = 60, dpi = 96;
@@ -312,7 +314,7 @@ QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional
     });
     QObject::connect(
         poll, &QTimer::timeout, &w,
-        [&w, file, reportFile, framesDir, frames, dpi, poll, showBeta, betaApplied = !showBeta]() mutable {
+        [&w, asked, presenter = o.presenter, file, reportFile, framesDir, frames, dpi, poll, showBeta, betaApplied = !showBeta]() mutable {
             if (!w.idle()) return;
             if (const rbmscope::LessonPlayer* lp = rbmscope::LessonPlayer::of(&w); lp && lp->active() && !lp->settled())
                 return;  // a lesson's stop still runs its action
@@ -336,6 +338,17 @@ QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional
                 std::cout << "rbmscope: wrote " << reportFile.toStdString() << std::endl;
             }
             if (!file.isEmpty()) {
+                // A window that needs more than --size was enlarged by Qt. Presenter shots stand for a
+                // projector of that size, so they are exactly --size or nothing; a normal shot says so.
+                if (w.size() != asked) {
+                    std::cerr << "rbmscope: the window needs " << w.width() << "x" << w.height() << ", more than --size "
+                              << asked.width() << "x" << asked.height()
+                              << (presenter ? "; no screenshot" : "; the shot has the larger size") << std::endl;
+                    if (presenter) {
+                        QApplication::exit(2);
+                        return;
+                    }
+                }
                 if (!w.grab().save(file)) {
                     std::cerr << "rbmscope: cannot write " << file.toStdString() << std::endl;
                     QApplication::exit(2);
@@ -405,7 +418,16 @@ int main(int argc, char** argv) {
     }
 
     const QStringList wh = o.size.split('x');
-    if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0) w.resize(wh[0].toInt(), wh[1].toInt());
+    bool okW = false, okH = false;
+    const QSize asked = wh.size() == 2 ? QSize(wh[0].toInt(&okW), wh[1].toInt(&okH)) : QSize();
+    if (!okW || !okH || asked.width() < 1 || asked.height() < 1)
+        return fail(QStringLiteral("--size expects WIDTHxHEIGHT such as 1280x720, not '%1'").arg(o.size));
+    if (o.presenter) {
+        w.setPresenter(true);
+        // Headless, the layout is rendered at --size rather than at the (virtual) screen's size.
+        if (o.headless()) w.setWindowState(Qt::WindowNoState);
+    }
+    w.resize(asked);
     w.show();
     if (!o.headless()) {
         if (showBeta)
@@ -414,6 +436,6 @@ int main(int argc, char** argv) {
             });
         return app.exec();
     }
-    if (const QString err = exportWhenResultsAreIn(w, o, showBeta); !err.isEmpty()) return fail(err);
+    if (const QString err = exportWhenResultsAreIn(w, o, showBeta, asked); !err.isEmpty()) return fail(err);
     return app.exec();
 }

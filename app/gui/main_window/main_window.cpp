@@ -405,7 +405,10 @@ void MainWindow::setPresenter(bool on) {
 void MainWindow::placeOverlay() {
     auto* centre = centralWidget();
     const int h = presenter_ ? overlay_->barHeight() : 0;
-    if (auto* l = centre->layout()) l->setContentsMargins(0, 0, 0, h);
+    if (auto* l = centre->layout()) {
+        l->setContentsMargins(0, 0, 0, h);
+        l->activate();  // the strip's height follows the view's figure lines: lay the view out above it now
+    }
     if (!presenter_) return;
     overlay_->setGeometry(0, centre->height() - h, centre->width(), h);
     overlay_->raise();

@@ -64,7 +64,14 @@ QFont PresenterOverlay::rowFont() const {
 
 int PresenterOverlay::barHeight() const {
     const QFontMetrics big(bigFont()), row(rowFont());
-    return 3 * pad(row) + row1Height(big) + row2Height(row);
+    return 3 * pad(row) + row1Height(big) + row2Height(row) + static_cast<int>(info_.figures.size()) * row.height() +
+           (info_.figures.isEmpty() ? 0 : pad(row));
+}
+
+QRect PresenterOverlay::figureRect(int i) const {
+    const QFontMetrics big(bigFont()), row(rowFont());
+    const int p = pad(row);
+    return {p, 3 * p + row1Height(big) + row2Height(row) + i * row.height(), width() - 2 * p, row.height()};
 }
 
 void PresenterOverlay::setInfo(const Info& info) {
@@ -235,6 +242,12 @@ void PresenterOverlay::paintEvent(QPaintEvent*) {
         const QRect r2(pd, all.front().rect.top(), width() - 2 * pd, all.front().rect.height());
         p.drawText(r2, Qt::AlignVCenter | Qt::AlignLeft,
                    tr("This view has no job to run   ·   Ctrl+1 … Ctrl+9 change the view   ·   F11 leaves"));
+    }
+    p.setFont(rowF);
+    p.setPen(QColor(255, 236, 179));
+    for (int i = 0; i < info_.figures.size(); ++i) {
+        const QRect r = figureRect(i);
+        p.drawText(r, Qt::AlignVCenter | Qt::AlignLeft, row.elidedText(info_.figures[i], Qt::ElideRight, r.width()));
     }
 }
 

@@ -10,6 +10,7 @@
 #include <QColor>
 #include <QRect>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <array>
 
@@ -30,14 +31,20 @@ public:
         bool canRun = false, canPause = false, held = false, canStep = false, canCancel = false;
         QString pauseLabel;      // "Pause", "Resume" or "Play β" (Space with nothing running)
         bool playGlyph = false;  // the pause button draws ▶ (Resume, Play β)
+        // The view's key figures (View::presenterFigures), one line each under the buttons: what
+        // the status bar says outside presenter mode, which presenter mode hides.
+        QStringList figures;
         bool operator==(const Info&) const = default;
     };
     explicit PresenterOverlay(QWidget* parent = nullptr);
 
     void setInfo(const Info& info);
     const Info& info() const { return info_; }
-    // The strip's height for the current font (the main window keeps the view above it).
+    // The strip's height for the current font and figures (the main window keeps the view above it).
     int barHeight() const;
+    // Where figure line i is drawn (tests check it fits the strip's width).
+    QRect figureRect(int i) const;
+    QFont figureFont() const { return rowFont(); }
     // Where a button is drawn, in this widget's coordinates: "run", "pause", "step", "cancel".
     QRect buttonRect(const QString& name) const;
     int paints() const { return paints_; }  // paint events handled (tests)

@@ -338,7 +338,9 @@ void MainWindow::updateOverlay() {
         }
         in.fraction = st == Transport::State::Idle ? -1.0 : t->fraction();
         const long long units = t->units();
-        in.units = tr("%L1 %2%3").arg(units).arg(t->unitName()).arg(units == 1 ? QString() : QStringLiteral("s"));
+        // A job without units (mean field: one solve per method) counts none: no "0 computations".
+        if (t->canStep())
+            in.units = tr("%L1 %2%3").arg(units).arg(t->unitName()).arg(units == 1 ? QString() : QStringLiteral("s"));
         // Units per second over the last half second or more (the strip is updated with the
         // transport, about ten times a second while the counter moves).
         if (t->active()) {
@@ -368,7 +370,10 @@ void MainWindow::updateOverlay() {
         in.canStep = stepAction_->isEnabled();
         in.canCancel = cancelAction_->isEnabled();
     }
+    if (const View* v = activeView()) in.figures = v->presenterFigures();
+    const int before = overlay_->barHeight();
     overlay_->setInfo(in);
+    if (overlay_->barHeight() != before) placeOverlay();  // a figure line came or went
 }
 
 void MainWindow::updateStatus() {

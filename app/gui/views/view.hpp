@@ -23,6 +23,7 @@
 #include <QPointF>
 #include <QSize>
 #include <QString>
+#include <QStringList>
 #include <functional>
 #include <optional>
 #include <string>
@@ -147,6 +148,9 @@ public:
     // Work of the view's besides its transport's that Cancel (Esc) stops: the Estimates view's verdict on log Z.
     virtual bool otherWorkRunning() const { return false; }
     virtual std::optional<StatusReport> status() const { return std::nullopt; }
+    // The numbers the lesson reads off this view, one short line each, for presenter mode's strip
+    // (which replaces the status bar): empty when the view has none yet.
+    virtual QStringList presenterFigures() const { return {}; }
 
     virtual void setModel(const rbm::Model&, const ModelEvent&) {}
     virtual void setSettings(const RunSettings&) {}      // the panel changed

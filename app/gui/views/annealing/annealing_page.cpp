@@ -41,6 +41,7 @@ public:
         if (primary()) ais_->stop();
     }
     bool busy() const override { return primary() ? ais_->busy() : view_->busy(); }
+    QStringList presenterFigures() const override { return ais_->presenterFigures(); }
     std::optional<StatusReport> status() const override {
         if (!primary()) return std::nullopt;
         return ais_->status();

@@ -339,6 +339,34 @@ bool AnnealingPipeline::busy() const {
            run_->running() || sweep_->running();
 }
 
+QStringList AnnealingPipeline::presenterFigures() const {
+    QStringList out;
+    if (run_->running() || ctx_.jobs->isRunning(QStringLiteral("paths"))) return out;
+    bool partial = false;
+    for (const LaneRun& l : run_->lanes()) {
+        if (!l.result) continue;
+        const rbm::AisEstimate& e = l.result->estimate;
+        if (!l.result->complete) {
+            partial = true;
+            out << tr("%1: partial (β = %2), log Ẑ_β = %3")
+                       .arg(l.label)
+                       .arg(l.result->beta_reached, 0, 'f', 3)
+                       .arg(e.log_z, 0, 'f', 3);
+            continue;
+        }
+        out << tr("%1: log Ẑ = %2, 95 % [%3, %4], ESS %5 of %6%7")
+                   .arg(l.label)
+                   .arg(e.log_z, 0, 'f', 3)
+                   .arg(e.ci95_low, 0, 'f', 3)
+                   .arg(e.ci95_high, 0, 'f', 3)
+                   .arg(e.ess, 0, 'f', 1)
+                   .arg(e.n)
+                   .arg(e.ess < rbm::kReliableEss ? tr(" (interval unreliable)") : QString());
+    }
+    if (exactLogZ_ && !out.isEmpty() && !partial) out << tr("exact log Z = %1").arg(*exactLogZ_, 0, 'f', 3);
+    return out;
+}
+
 StatusReport AnnealingPipeline::status() const {
     StatusReport out;
     // A cancelled job is shown stopped at once, while its worker hands over what it computed.

@@ -48,6 +48,8 @@ public:
     void setExactLogZ(std::optional<double> logZ);
     bool busy() const;
     StatusReport status() const;
+    // Per finished method "label: log Ẑ = x, 95 % [lo, hi], ESS n", then the exact log Z (presenter strip).
+    QStringList presenterFigures() const;
     void stop();         // every run and sweep, keeping results; the β animations stop
     void stopPlaying();  // the β animations of the annealing views
     void holdRuns();     // a reopened result is shown: nothing replaces it until Run

@@ -20,6 +20,8 @@ public:
         meanfield_->setObjectName(name());
         buildTransport();
         connect(mfT_, &Transport::stateChanged, this, [this] { ctx_.changed(); });
+        // The results arrive after the transport finished: the strip's figures follow them.
+        connect(meanfield_, &MeanFieldView::resultsShown, this, [this] { ctx_.changed(); });
         connect(ctx_.jobs, &BackgroundJobs::runningChanged, mfT_, &Transport::refresh);
     }
     QString name() const override { return QStringLiteral("meanfield"); }
@@ -27,6 +29,18 @@ public:
     QWidget* widget() const override { return meanfield_; }
     Transport* transport() const override { return mfT_; }
     bool busy() const override { return meanfield_->running(); }
+    // The table's free energies in one line, so −log Z ≤ F_II ≤ F_I can be read off the strip.
+    QStringList presenterFigures() const override {
+        if (meanfield_->running()) return {};
+        static const char* names[] = {"F type I", "F type II", "F TAP", "exact −log Z"};
+        const std::array<double, 4> f = meanfield_->freeEnergies();
+        QStringList parts;
+        for (std::size_t i = 0; i < f.size(); ++i)
+            if (std::isfinite(f[i]))
+                parts << QStringLiteral("%1 = %2").arg(QString::fromUtf8(names[i])).arg(f[i], 0, 'f', 4);
+        if (parts.isEmpty()) return {};
+        return {parts.join(QStringLiteral(" · "))};
+    }
     void setModel(const rbm::Model& m, const ModelEvent& e) override {
         if (e.change == ModelChange::Opened || e.change == ModelChange::Edited) {
             meanfield_->setModel(m);

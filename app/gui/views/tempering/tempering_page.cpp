@@ -2,6 +2,8 @@
 // the main window's buildTransports), the replay of the last run on Space and Step, playback
 // frames over the recorded scans, its session part, report section, pt command, and the results
 // of rbmscope-cli pt reopened.
+#include <QLabel>
+#include <QTextDocumentFragment>
 #include <algorithm>
 #include <cmath>
 
@@ -48,6 +50,18 @@ public:
     }
 
     void setExactLogZ(std::optional<double> logZ) override { tempering_->setExactLogZ(logZ); }
+    // The counters' round-trip and log Z lines (measured vs predicted, BAR vs exact) as plain text.
+    QStringList presenterFigures() const override {
+        QStringList out;
+        for (QString line : tempering_->countersLabel()->text().split(QStringLiteral("<br>"))) {
+            line = QTextDocumentFragment::fromHtml(line).toPlainText();
+            // The rates in parentheses repeat the counts per scan: left to the view's own counters.
+            if (const int rate = line.indexOf(QStringLiteral(" (rate ")); rate > 0) line.truncate(rate);
+            line.remove(QStringLiteral(" (95 %, batch means)"));  // the ± are 95 % intervals, as in the view
+            if (line.startsWith(tr("Round trips")) || line.startsWith(tr("log Z"))) out << line;
+        }
+        return out;
+    }
 
     void saveSession(rbm::Session& s) const override { s.views["tempering"] = tempering_->sessionSettings(); }
     QString readSession(const rbm::Session& s) override {
