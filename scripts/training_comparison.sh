@@ -16,7 +16,7 @@ cli=${RBMSCOPE_CLI:-$root/build/app/cli/rbmscope-cli}
 updates=${1:-30000}
 seed=${2:-1}
 [ -x "$cli" ] || { echo "training_comparison.sh: $cli not found; build first (scripts/build.sh --target rbmscope-cli)" >&2; exit 2; }
-digits=${RBMSCOPE_DIGITS_CSV:-/work/shared/data/digits/digits.csv.gz}
+digits=${RBMSCOPE_DIGITS_CSV:-$root/resources/data/digits/digits.csv.gz}  # the shipped copy (resources/data/digits/README.md)
 [ -r "$digits" ] || { echo "training_comparison.sh: $digits not found (set RBMSCOPE_DIGITS_CSV)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
