@@ -1,5 +1,6 @@
 // Scores d log p*(v) / d theta (free energies of docs/methods/models.md, hidden units summed out), their exact
 // model expectations by enumeration, and the average log-likelihood.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -76,14 +77,14 @@ void score_tile_sums(const Model& model, const RowMat& V, Index first, Index end
 
 void score_tile_sums(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end,
                      bool with_sigma, bool float32, std::vector<double>& out) {
-    const Index n = model.n_visible(), S = score_tile_values(model, with_sigma);
-    if (X.cols() != n)
-        throw InputError("score rows have " + std::to_string(X.cols()) + " columns, the model " + std::to_string(n));
-    if (!index && count != X.rows()) throw InputError("score rows: a count without an index must be every row");
-    if (first < 0 || end < first || end > gradient_tiles(count)) throw InputError("score tiles out of range");
     const std::size_t at = out.size();
-    out.resize(at + static_cast<std::size_t>((end - first) * S));
-    score_tile_sums_to(model, X, index, count, first, end, with_sigma, float32, out.data() + at);
+    out.resize(at + static_cast<std::size_t>(std::max<Index>(0, end - first) * score_tile_values(model, with_sigma)));
+    try {
+        score_tile_sums_to(model, X, index, count, first, end, with_sigma, float32, out.data() + at);
+    } catch (...) {
+        out.resize(at);  // refused: `out` as it was
+        throw;
+    }
 }
 
 void score_tile_sums_to(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end,
@@ -142,11 +143,21 @@ void score_tile_sums_to(const Model& model, const RowMat& X, const Index* index,
         1);
 }
 
+namespace {
+// Value k summed over the tiles in tile order (s_0 + s_1 + ...): the one order every process and
+// thread count adds them in (training.hpp, gradient tiles).
+double tile_total(const double* sums, Index tiles, Index S, Index k) {
+    double acc = sums[k];
+    for (Index t = 1; t < tiles; ++t) acc += sums[t * S + k];
+    return acc;
+}
+}  // namespace
+
 ParamGrad mean_from_tile_sums(const Model& model, const double* sums, Index rows, bool with_sigma) {
     if (rows <= 0) throw InputError("a score needs at least one row");
     const Index n = model.n_visible(), m = model.n_hidden(), S = score_tile_values(model, with_sigma);
-    Vec acc = Eigen::Map<const Vec>(sums, S);
-    for (Index t = 1; t < gradient_tiles(rows); ++t) acc += Eigen::Map<const Vec>(sums + t * S, S);
+    Vec acc(S);
+    for (Index k = 0; k < S; ++k) acc(k) = tile_total(sums, gradient_tiles(rows), S, k);
     const double inv = 1.0 / static_cast<double>(rows), count = static_cast<double>(rows);
     ParamGrad g;
     g.W = Eigen::Map<const Mat>(acc.data(), n, m) * inv;
@@ -167,29 +178,16 @@ void gradient_from_tile_sums(const Model& model, const double* pos, Index rows, 
     g.b.resize(n);
     g.c.resize(m);
     g.log_sigma.resize(with_sigma ? n : 0);
-    // As mean_from_tile_sums twice and a subtraction: acc = s_0; acc += s_1; ...; W: acc * (1/rows),
-    // b, c, log_sigma: acc / rows; then positive minus negative.
+    // As mean_from_tile_sums twice and a subtraction: W: total * (1/rows); b, c, log_sigma: total /
+    // rows; then positive minus negative.
     double* w = g.W.data();
-    auto value = [&](Index k, double& ap, double& an) {
-        ap = pos[k];
-        for (Index t = 1; t < tp; ++t) ap += pos[t * S + k];
-        an = neg[k];
-        for (Index t = 1; t < tn; ++t) an += neg[t * S + k];
-    };
-    for (Index k = 0; k < n * m; ++k) {
-        double ap, an;
-        value(k, ap, an);
-        w[k] = ap * inv_p - an * inv_n;
-    }
+    for (Index k = 0; k < n * m; ++k) w[k] = tile_total(pos, tp, S, k) * inv_p - tile_total(neg, tn, S, k) * inv_n;
     double* tail[3] = {g.b.data(), g.c.data(), g.log_sigma.data()};
     const Index len[3] = {n, m, with_sigma ? n : 0};
     Index k = n * m;
     for (int part = 0; part < 3; ++part)
-        for (Index i = 0; i < len[part]; ++i, ++k) {
-            double ap, an;
-            value(k, ap, an);
-            tail[part][i] = ap / count_p - an / count_n;
-        }
+        for (Index i = 0; i < len[part]; ++i, ++k)
+            tail[part][i] = tile_total(pos, tp, S, k) / count_p - tile_total(neg, tn, S, k) / count_n;
 }
 
 ParamGrad mean_score(const Model& model, const RowMat& V, bool with_sigma) {

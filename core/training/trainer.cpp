@@ -179,10 +179,9 @@ void Trainer::Impl::one_update(bool stop_requested) {
     ParamGrad& g = last_gradient;  // written in place: its storage is reused from update to update
     if (!exchange) {
         if (!failed.empty()) return diverge(failed);
-        // The tile sums go to buffers kept from the previous update (sized, not zeroed, again).
+        // The tile sums go to buffers kept from the previous update (resize to the same size zeroes nothing).
         const auto sums = [&](std::vector<double>& buf, const RowMat& X, const Index* index, Index count) {
-            const std::size_t need = static_cast<std::size_t>(gradient_tiles(count) * score_tile_values(model, learns_sigma()));
-            if (buf.size() != need) buf.resize(need);
+            buf.resize(static_cast<std::size_t>(gradient_tiles(count) * score_tile_values(model, learns_sigma())));
             score_tile_sums_to(model, X, index, count, 0, gradient_tiles(count), learns_sigma(), options.float32,
                                buf.data());
         };
