@@ -414,7 +414,7 @@ json run_ais_sweep(const std::vector<std::string>& argv) {
     check_ais_memory(q.chains, model.n_visible());  // every run's chains, before any moment phase
     const json options = sweep_options_json(a, model, decisive_options(opts, n_sweep_options));
     const SweepFiles files = read_sweep_files(a);
-    Checkpoint ck = files.resume.empty() ? Checkpoint{options, {}} : load_checkpoint(files.resume, options);
+    Checkpoint ck = files.resume.empty() ? Checkpoint{options, {}, {}} : load_checkpoint(files.resume, options);
     // The checkpoint's build (--resume) against this one's; what is saved from now on records this one.
     std::string resumed_note;
     if (ck.build.is_object())

@@ -14,6 +14,7 @@
 #include "core/ais/log_z_verdict.hpp"
 #include "core/exact/exact.hpp"
 #include "core/io/result_source.hpp"
+#include "core/training/heldout.hpp"
 #include "data_args.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
@@ -43,6 +44,9 @@ Args logz_args() {
         {"seed", "S", "seed (default 1); estimate i runs with seed S + i"},
         {"threads", "T", "worker threads; results do not depend on it"},
         {"data", "SPEC", "data for the data base of forward AIS (default: the training data the model file records)"},
+        {"held-out", "SPEC", "also the average log-likelihood of these rows (e.g. fashion-mnist:test) from the verdict's\n"
+                             "      log Z and from each estimate's, preprocessed as the training data (--data's options, else\n"
+                             "      the model file's record) without --limit and --shifts"},
         Progress::option()};
     for (const auto& o : data_options()) opts.push_back(o);
     return Args("logz", {"MODEL"}, opts,
@@ -56,6 +60,9 @@ Args logz_args() {
                 "which and by how much, which was set aside (Pareto k of its weights above its threshold, an\n"
                 "interrupted run), and, with the exact value, which interval misses it. estimates: each\n"
                 "method's log_z, ci95 and the command line that reproduces it; skipped: what did not apply.\n"
+                "With --held-out SPEC, held_out: the rows' log_likelihood = mean log p*(v) - log Z with ci95\n"
+                "from the verdict's (log Z's uncertainty only; data_se is the rows' own), trusted as the verdict,\n"
+                "and by_estimate: the same from each estimate.\n"
                 "Ctrl-C: the estimates finished so far, \"complete\": false, exit 130.");
 }
 
@@ -117,6 +124,63 @@ void add_estimate(std::vector<LogZCandidate>& cands, json& estimates, LogZCandid
     cands.push_back(std::move(c));
 }
 
+// The held-out rows as the model saw its training rows: --data's preprocessing when given, else the
+// model file's record (its standardization statistics included), else the command's options. Never
+// the training subset (--limit) or its augmentation (--shifts): held-out rows are taken as they are.
+Dataset held_out_rows(const Args& a, const Model& model, const std::string& spec) {
+    TrainingData t = a.has("data") || !model.training ? training_data_from_args(a, spec) : *model.training;
+    if (!a.has("data") && model.training && has_data_transform(a))
+        throw InputError("--binarize, --scale, --standardize, --shifts, --limit and --csv-* describe --data SPEC; "
+                         "without it --held-out is preprocessed as the model's recorded training data");
+    if (t.standardize && t.standardize_mean.size() == 0)
+        throw InputError("--held-out with --standardize needs the training rows' means and deviations, which only a "
+                         "model file that records them has (train --standardize writes them)");
+    t.data = spec;
+    t.limit = 0;
+    t.shifts = false;
+    Dataset d = load_training_data(t);
+    if (d.dim() != model.n_visible())
+        throw InputError("--held-out " + d.name + " has " + std::to_string(d.dim()) +
+                         " values per example; the model has n = " + std::to_string(model.n_visible()) +
+                         " visible units");
+    if (d.X.rows() == 0) throw InputError("--held-out " + d.name + " has no rows");
+    return d;
+}
+
+// held_out: mean log p*(v) over the rows minus log Z, for the verdict and for each estimate.
+json held_out_json(const Model& model, const Dataset& d, const LogZVerdict& v, const json& estimates) {
+    const Vec lp = log_unnorm_rows(model, d.X);
+    const double n = static_cast<double>(d.X.rows()), mean = lp.mean();
+    const double sd = d.X.rows() > 1 ? std::sqrt((lp.array() - mean).square().sum() / (n - 1.0)) : 0.0;
+    json h;
+    h["data"] = d.name;
+    h["rows"] = d.X.rows();
+    h["mean_log_unnormalized"] = mean;
+    h["log_likelihood"] = mean - v.log_z;
+    h["ci95"] = interval(mean - v.high, mean - v.low);
+    h["trusted"] = v.trusted;
+    h["data_se"] = sd / std::sqrt(n);
+    json by = json::array();
+    for (const json& e : estimates)
+        by.push_back({{"method", e.at("method")},
+                      {"log_likelihood", mean - e.at("log_z").get<double>()},
+                      {"ci95", interval(mean - e.at("ci95")[1].get<double>(), mean - e.at("ci95")[0].get<double>())}});
+    h["by_estimate"] = by;
+    bool binary = true;
+    for (Index r = 0; r < d.X.rows() && binary; ++r)
+        for (Index i = 0; i < d.X.cols(); ++i)
+            if (d.X(r, i) != 0.0 && d.X(r, i) != 1.0) {
+                binary = false;
+                break;
+            }
+    h["warnings"] = json::array();
+    if (const auto* b = model.as<Brbm>()) {
+        if (binary) h["pseudo_log_likelihood"] = brbm_pseudo_log_likelihood(*b, d.X).mean();
+        else h["warnings"].push_back("the rows are not 0/1: a BRBM's p*(v) is evaluated at fractional v (--binarize T)");
+    }
+    return h;
+}
+
 json run_logz(const std::vector<std::string>& argv) {
     Args a = logz_args();
     a.parse(argv);
@@ -134,6 +198,9 @@ json run_logz(const std::vector<std::string>& argv) {
     const Model model = a.model(0);
     const bool exact_known = has_exact_log_z(model);
     const bool has_data = a.has("data") || model.training.has_value();
+    // Read before any estimator runs, so that a bad spec is refused at once.
+    const std::optional<Dataset> held_out =
+        a.has("held-out") ? std::optional<Dataset>(held_out_rows(a, model, *a.get("held-out"))) : std::nullopt;
     interrupt::watch();
 
     std::vector<LogZCandidate> cands;
@@ -292,6 +359,7 @@ json run_logz(const std::vector<std::string>& argv) {
                                       : "exact; the estimates do not all agree with it (see warnings)")
                    : v.trusted ? "the independent estimates agree"
                                : "do not trust this interval (see warnings)";
+    if (held_out) j["held_out"] = held_out_json(model, *held_out, v, estimates);
     return finish(j);
 }
 

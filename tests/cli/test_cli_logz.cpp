@@ -95,6 +95,44 @@ TEST_CASE("logz with the exact value known: the verdict is exact, the estimates 
     CHECK(j["skipped"].empty());
 }
 
+TEST_CASE("logz --held-out: the rows' log-likelihood from the verdict and from each estimate") {
+    // The held-out rows are binarized as the model file records its training data (digits, 0.5),
+    // without its --limit 1200: all 1797 rows, whose exact average log-likelihood loglik gives.
+    const json ll = test::run_ok("loglik '" + kModel + "' --data digits --binarize 0.5");
+    const double exact_ll = ll["log_likelihood"].get<double>();
+    const json j = test::run_ok("logz '" + kModel + "' --budget quick --no-exact --seed 3 --held-out digits");
+    const json& h = j["held_out"];
+    std::printf("  held-out log-likelihood %.4f [%.4f, %.4f], exact %.4f\n", h["log_likelihood"].get<double>(),
+                h["ci95"][0].get<double>(), h["ci95"][1].get<double>(), exact_ll);
+    CHECK(h["rows"] == 1797);
+    CHECK(h["trusted"] == j["trusted"]);
+    CHECK(h["trusted"] == true);
+    const double mean = h["mean_log_unnormalized"].get<double>();
+    CHECK_CLOSE(mean - ll["log_z"].get<double>(), exact_ll, 1e-9);  // the same rows, the same p*(v)
+    CHECK_CLOSE(h["log_likelihood"].get<double>(), mean - j["log_z"].get<double>(), 1e-12);
+    CHECK_CLOSE(h["ci95"][0].get<double>(), mean - j["ci95"][1].get<double>(), 1e-12);
+    CHECK_CLOSE(h["ci95"][1].get<double>(), mean - j["ci95"][0].get<double>(), 1e-12);
+    CHECK(h["ci95"][0].get<double>() <= exact_ll && exact_ll <= h["ci95"][1].get<double>());
+    CHECK(h["data_se"].get<double>() == ll["data_se"].get<double>());
+    CHECK(h["pseudo_log_likelihood"].get<double>() == ll["pseudo_log_likelihood"].get<double>());
+    CHECK(h["by_estimate"].size() == j["estimates"].size());
+    for (std::size_t i = 0; i < h["by_estimate"].size(); ++i) {
+        CHECK(h["by_estimate"][i]["method"] == j["estimates"][i]["method"]);
+        CHECK_CLOSE(h["by_estimate"][i]["log_likelihood"].get<double>(),
+                    mean - j["estimates"][i]["log_z"].get<double>(), 1e-12);
+    }
+    // With the exact value the verdict is exact, and so is the held-out log-likelihood.
+    const json e = test::run_ok("logz '" + kModel + "' --budget quick --seed 3 --held-out digits");
+    CHECK_CLOSE(e["held_out"]["log_likelihood"].get<double>(), exact_ll, 1e-9);
+    // Refused before any estimator runs: rows of the wrong size, a missing file, options that
+    // would preprocess the held-out rows unlike the recorded training rows.
+    for (const auto& [args, fragment] : std::vector<std::pair<std::string, std::string>>{
+             {"logz '" + kModel + "' --held-out bars:3", "--held-out"},
+             {"logz '" + kModel + "' --held-out /nonexistent/rows.csv", "/nonexistent/rows.csv"},
+             {"logz '" + kModel + "' --held-out digits --scale", "--held-out"}})
+        test::expect_one_line_error(test::run_cli(args), args.c_str(), fragment.c_str());
+}
+
 TEST_CASE("logz refuses bad input with one line and exit 2") {
     for (const auto& [args, fragment] : std::vector<std::pair<std::string, std::string>>{
              {"logz four-mode --budget huge", "--budget"},
