@@ -33,6 +33,7 @@
 // Environment: RBMSCOPE_CONFIG_DIR  where last-session.json is kept (default: the platform's config folder).
 // SIGTERM, SIGHUP and SIGINT close the window as the user would: the session is saved, exit 0.
 #include <QApplication>
+#include <QScreen>
 #include <QTimer>
 #include <iostream>
 #include <optional>
@@ -427,8 +428,15 @@ int main(int argc, char** argv) {
         // Headless, the layout is rendered at --size rather than at the (virtual) screen's size.
         if (o.headless()) w.setWindowState(Qt::WindowNoState);
     }
+    // On a screen smaller than the size asked (a 1280 x 720 projector and the default 1280 x 800),
+    // the window takes the screen's free area rather than reaching past its edges.
+    const QScreen* screen = o.headless() ? nullptr : QGuiApplication::primaryScreen();
     w.resize(asked);
-    w.show();
+    const QSize free = screen ? screen->availableGeometry().size() : QSize();
+    if (screen && !o.presenter && (asked.width() > free.width() || asked.height() + 40 > free.height()))  // 40: a title bar
+        w.showMaximized();
+    else
+        w.show();
     if (!o.headless()) {
         if (showBeta)
             QTimer::singleShot(0, &w, [&w, showBeta] {

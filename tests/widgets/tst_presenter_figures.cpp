@@ -2,7 +2,7 @@
 // (View::presenterFigures): AIS log Ẑ with its 95 % interval and ESS per method and the exact
 // log Z (Annealing), round trips measured vs predicted and log Z (Tempering), the free-energy
 // table with the exact −log Z row (Mean field); a job without units (mean field) shows no
-// "0 computations". Every figure line fits the strip's width at 1280×1024 (1280×720: the views still need more height, see the report).
+// "0 computations". Every figure line fits the strip's width at 1280×1024 (tst_projector_fit: at 1280×720, 1024×768).
 #include <QStandardPaths>
 #include <QtTest>
 

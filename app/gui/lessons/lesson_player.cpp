@@ -279,8 +279,11 @@ void LessonPlayer::placeCaption() {
     if (!lesson_ || !caption_ || caption_->isHidden()) return;  // isHidden: the window may be hidden a moment
     QWidget* centre = w_->centralWidget();
     QRect area = centre->rect();
-    if (const View* v = w_->activeView(); v && v->widget()->isVisible())
-        area = QRect(v->widget()->mapTo(centre, QPoint(0, 0)), v->widget()->size());
+    if (const View* v = w_->activeView(); v && v->widget()->isVisible()) {
+        // The part of the view its scroll area shows (all of it when the window is large enough).
+        const QRect shown = v->widget()->visibleRegion().boundingRect();
+        if (!shown.isEmpty()) area = QRect(v->widget()->mapTo(centre, shown.topLeft()), shown.size());
+    }
     // What of it the window shows: a view laid out wider than a small screen is cut at the window's edge.
     area = area.intersected(QRect(centre->mapFrom(w_, QPoint(0, 0)), w_->size())).intersected(centre->rect());
     caption_->place(area, lesson_->stops[static_cast<std::size_t>(index_)].corner);

@@ -113,7 +113,20 @@ void MainWindow::buildViews() {
     tabs_ = new QTabWidget(this);
     views_ = createViews(viewContext());
     for (View* v : views_) {
-        const int i = tabs_->addTab(v->widget(), v->title());
+        // Each view in a scroll area: on a screen smaller than the view's minimum (a 1280 x 720 or
+        // 1024 x 768 projector, a large presenter font) it scrolls instead of pushing the window,
+        // and with it the status bar and the presenter strip, off the screen.
+        auto* page = new QScrollArea;
+        page->setObjectName(QStringLiteral("viewPage"));
+        page->setWidget(v->widget());
+        page->setWidgetResizable(true);
+        page->setFrameShape(QFrame::NoFrame);
+        // A narrow page shows a view at its minimum width, where a combo box would cut its text
+        // ("DEO (non-reve"): each keeps the width of its longest item, and the page scrolls instead.
+        for (QComboBox* c : v->widget()->findChildren<QComboBox*>())
+            if (c->sizePolicy().horizontalPolicy() == QSizePolicy::Preferred)
+                c->setSizePolicy(QSizePolicy::Minimum, c->sizePolicy().verticalPolicy());
+        const int i = tabs_->addTab(page, v->title());
         if (!v->toolTip().isEmpty()) tabs_->setTabToolTip(i, v->toolTip());
         connect(v, &View::pictureReady, this, &MainWindow::densityReady);
     }
@@ -138,13 +151,13 @@ void MainWindow::buildViews() {
     connect(tabs_, &QTabWidget::currentChanged, this, [this] {
         resultBanner_->setVisible(!presenter_ && !resultView_.isEmpty() && currentView() == resultView_);
     });
-    for (int i = 0; i < tabs_->count(); ++i) tabs_->widget(i)->setFocusPolicy(Qt::ClickFocus);
+    for (View* v : views_) v->widget()->setFocusPolicy(Qt::ClickFocus);
 }
 
 void MainWindow::buildPanel() {
     auto* dock = new QDockWidget(tr("Parameters"), this);
     dock->setObjectName(QStringLiteral("parameterDock"));
-    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
     panel_ = new ParameterPanel;
     QList<QPair<QString, QString>> presets;
     for (const auto& p : rbm::list_presets())
@@ -318,6 +331,14 @@ void MainWindow::buildMenus() {
     });
     logScaleAction_->setCheckable(true);
     logScaleAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    // F9 folds the parameter panel away, for the width a 1024-pixel projector does not have.
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("parameterDock"))) {
+        QAction* panel = dock->toggleViewAction();
+        panel->setText(tr("P&arameter panel"));
+        panel->setObjectName(QStringLiteral("parameterPanel"));
+        panel->setShortcut(QKeySequence(Qt::Key_F9));
+        view->addAction(panel);
+    }
     presenterAction_ = view->addAction(tr("&Presenter mode"), this, [this](bool on) { setPresenter(on); });
     presenterAction_->setCheckable(true);
     presenterAction_->setShortcut(QKeySequence(Qt::Key_F11));
@@ -365,7 +386,7 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
                 QMetaObject::invokeMethod(
                     this,
                     [this] {
-                        if (QWidget* v = tabs_->currentWidget()) v->setFocus(Qt::OtherFocusReason);
+                        if (View* v = activeView()) v->widget()->setFocus(Qt::OtherFocusReason);
                     },
                     Qt::QueuedConnection);
         }
@@ -469,16 +490,21 @@ View* MainWindow::view(const QString& name) const {
     return nullptr;
 }
 
+QWidget* MainWindow::pageOf(const View* v) const {
+    QWidget* parent = v->widget()->parentWidget();  // the scroll area's viewport
+    return parent ? parent->parentWidget() : nullptr;
+}
+
 View* MainWindow::activeView() const {
     for (View* v : views_)
-        if (v->widget() == tabs_->currentWidget()) return v;
+        if (pageOf(v) == tabs_->currentWidget()) return v;
     return nullptr;
 }
 
 bool MainWindow::setCurrentView(const QString& name) {
     View* v = view(name);
     if (!v) return false;
-    tabs_->setCurrentWidget(v->widget());
+    tabs_->setCurrentWidget(pageOf(v));
     return true;
 }
 
@@ -559,7 +585,7 @@ void MainWindow::saveModelDialog() {
 
 QString MainWindow::exportImage(const QString& path, double dpi) {
     const QString err = rbmscope::exportImage(
-        tabs_->currentWidget(), path,
+        activeView() ? activeView()->widget() : tabs_->currentWidget(), path,
         QStringLiteral("rbmscope — %1 — %2")
             .arg(tabs_->tabText(tabs_->currentIndex()), textPreview(model_.name, kNamePreviewChars)),
         dpi);

@@ -152,6 +152,8 @@ public:
     const ViewList& views() const { return views_; }
     View* view(const QString& name) const;
     View* activeView() const;
+    // The tab page holding a view: the scroll area around its widget.
+    QWidget* pageOf(const View* v) const;
     // A view's widget as its own type T, e.g. the Samples view's: viewWidget<T>("samples") (null when not a T).
     template <class T>
     T* viewWidget(const QString& name) const {

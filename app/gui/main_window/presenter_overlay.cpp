@@ -62,16 +62,72 @@ QFont PresenterOverlay::rowFont() const {
     return f;
 }
 
+QString PresenterOverlay::unitsText() const {
+    if (!info_.transport)
+        return tr("This view has no job to run   ·   Ctrl+1 … Ctrl+9 change the view   ·   F11 leaves");
+    return info_.speed.isEmpty() ? info_.units : info_.units + QStringLiteral("   ·   ") + info_.speed;
+}
+
+namespace {
+// `f` made smaller, down to 0.55 of its size, until `text` is at most `avail` pixels wide.
+QFont shrunkToFit(QFont f, const QStringList& lines, int avail) {
+    const double full = f.pointSizeF();
+    for (int tries = 0; tries < 12 && f.pointSizeF() > 0.55 * full; ++tries) {
+        const QFontMetrics fm(f);
+        int widest = 0;
+        bool whole = true;  // elidedText is the judge: it cuts a little before horizontalAdvance says
+        for (const QString& line : lines) {
+            widest = std::max(widest, fm.horizontalAdvance(line));
+            whole = whole && fm.elidedText(line, Qt::ElideRight, avail) == line;
+        }
+        if (whole) break;
+        f.setPointSizeF(std::max(0.55 * full, f.pointSizeF() * std::min(0.97, static_cast<double>(avail) / widest)));
+    }
+    return f;
+}
+}  // namespace
+
+// Beside the buttons when it fits there (shrunk if need be), else on a row of its own under them.
+bool PresenterOverlay::unitsOnOwnRow() const {
+    if (!info_.transport) return false;
+    const QFontMetrics row(rowFont());
+    const int end = buttons().back().rect.right() + 2 * pad(row);
+    const int avail = (parentWidget() ? parentWidget()->width() : width()) - pad(row) - end;
+    return QFontMetrics(shrunkToFit(rowFont(), {unitsText()}, avail)).elidedText(unitsText(), Qt::ElideRight, avail) !=
+           unitsText();
+}
+
+QRect PresenterOverlay::unitsRect() const {
+    const QFontMetrics row(rowFont());
+    const int pd = pad(row);
+    const auto all = buttons();
+    if (unitsOnOwnRow()) return {pd, all.front().rect.bottom() + pd / 2, width() - 2 * pd, row.height()};
+    const int end = info_.transport ? all.back().rect.right() + 2 * pd : pd;
+    return {end, all.front().rect.top(), width() - pd - end, all.front().rect.height()};
+}
+
+QFont PresenterOverlay::unitsFont() const {
+    return shrunkToFit(rowFont(), {unitsText()}, unitsRect().width());
+}
+
+// The buttons' font, made smaller (down to 0.55 of it) when the widest figure line would not fit
+// the strip's width: a narrow screen at a large scale keeps every number whole.
+QFont PresenterOverlay::figureFont() const {
+    const QFont f = rowFont();
+    return shrunkToFit(f, info_.figures, (parentWidget() ? parentWidget()->width() : width()) - 2 * pad(QFontMetrics(f)));
+}
+
 int PresenterOverlay::barHeight() const {
-    const QFontMetrics big(bigFont()), row(rowFont());
-    return 3 * pad(row) + row1Height(big) + row2Height(row) + static_cast<int>(info_.figures.size()) * row.height() +
-           (info_.figures.isEmpty() ? 0 : pad(row));
+    const QFontMetrics big(bigFont()), row(rowFont()), fig(figureFont());
+    return 3 * pad(row) + row1Height(big) + row2Height(row) + (unitsOnOwnRow() ? row.height() + pad(row) / 2 : 0) +
+           static_cast<int>(info_.figures.size()) * fig.height() + (info_.figures.isEmpty() ? 0 : pad(row));
 }
 
 QRect PresenterOverlay::figureRect(int i) const {
-    const QFontMetrics big(bigFont()), row(rowFont());
+    const QFontMetrics big(bigFont()), row(rowFont()), fig(figureFont());
     const int p = pad(row);
-    return {p, 3 * p + row1Height(big) + row2Height(row) + i * row.height(), width() - 2 * p, row.height()};
+    const int top = 3 * p + row1Height(big) + row2Height(row) + (unitsOnOwnRow() ? row.height() + p / 2 : 0);
+    return {p, top + i * fig.height(), width() - 2 * p, fig.height()};
 }
 
 void PresenterOverlay::setInfo(const Info& info) {
@@ -229,25 +285,22 @@ void PresenterOverlay::paintEvent(QPaintEvent*) {
             p.setFont(keyF);
             p.drawText(cap, Qt::AlignCenter, b.key);
         }
-        end = all.back().rect.right() + 2 * pd;
-        const QRect r2(end, all.front().rect.top(), width() - pd - end, all.front().rect.height());
-        p.setFont(rowF);
         p.setPen(Qt::white);
-        const QString text =
-            info_.speed.isEmpty() ? info_.units : info_.units + QStringLiteral("   ·   ") + info_.speed;
-        p.drawText(r2, Qt::AlignVCenter | Qt::AlignLeft, row.elidedText(text, Qt::ElideRight, r2.width()));
     } else {
-        p.setFont(rowF);
         p.setPen(QColor(190, 195, 205));
-        const QRect r2(pd, all.front().rect.top(), width() - 2 * pd, all.front().rect.height());
-        p.drawText(r2, Qt::AlignVCenter | Qt::AlignLeft,
-                   tr("This view has no job to run   ·   Ctrl+1 … Ctrl+9 change the view   ·   F11 leaves"));
     }
-    p.setFont(rowF);
+    const QRect r2 = unitsRect();
+    const QFont unitsF = unitsFont();
+    p.setFont(unitsF);
+    p.drawText(r2, Qt::AlignVCenter | Qt::AlignLeft,
+               QFontMetrics(unitsF).elidedText(unitsText(), Qt::ElideRight, r2.width()));
+    const QFont figF = figureFont();
+    const QFontMetrics fig(figF);
+    p.setFont(figF);
     p.setPen(QColor(255, 236, 179));
     for (int i = 0; i < info_.figures.size(); ++i) {
         const QRect r = figureRect(i);
-        p.drawText(r, Qt::AlignVCenter | Qt::AlignLeft, row.elidedText(info_.figures[i], Qt::ElideRight, r.width()));
+        p.drawText(r, Qt::AlignVCenter | Qt::AlignLeft, fig.elidedText(info_.figures[i], Qt::ElideRight, r.width()));
     }
 }
 

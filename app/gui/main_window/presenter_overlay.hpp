@@ -44,7 +44,12 @@ public:
     int barHeight() const;
     // Where figure line i is drawn (tests check it fits the strip's width).
     QRect figureRect(int i) const;
-    QFont figureFont() const { return rowFont(); }
+    QFont figureFont() const;
+    // The units and speed after the buttons: text, place and font (shrunk to fit; tests check it does).
+    QString unitsText() const;
+    QRect unitsRect() const;
+    QFont unitsFont() const;
+    bool unitsOnOwnRow() const;
     // Where a button is drawn, in this widget's coordinates: "run", "pause", "step", "cancel".
     QRect buttonRect(const QString& name) const;
     int paints() const { return paints_; }  // paint events handled (tests)

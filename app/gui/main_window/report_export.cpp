@@ -52,7 +52,7 @@ QString MainWindow::exportReport(const QString& path) {
         cliModelArgument(info.absolutePath(), info.completeBaseName(), false, &modelNote, &modelError);
     if (modelArg.empty()) return modelError;
     const rbm::ModelKind kind = model_.kind();
-    const QSize pageSize = tabs_->currentWidget()->size();
+    const QSize pageSize = activeView() ? activeView()->widget()->size() : tabs_->currentWidget()->size();
 
     QString html;
     html += QStringLiteral(

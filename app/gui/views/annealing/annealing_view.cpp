@@ -72,8 +72,7 @@ AnnealingView::AnnealingView(BackgroundJobs* jobs, const QString& name, int maxL
     slider_->setValue(kSliderSteps);
     slider_->setToolTip(tr("β: 0 is the base distribution, 1 the target"));
     slider_->setMinimumWidth(120);
-    betaLabel_ = new QLabel(bottom);
-    betaLabel_->setMinimumWidth(90);
+    betaLabel_ = new QLabel(bottom);  // its width from its text ("β = 0.050": digits are all one width)
     speedBox_ = new QComboBox(bottom);
     speedBox_->addItem(tr("slow"), 20.0);
     speedBox_->addItem(tr("normal"), 8.0);

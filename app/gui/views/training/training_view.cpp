@@ -116,7 +116,7 @@ TrainingView::TrainingView(QWidget* parent, BackgroundJobs* jobs) : QWidget(pare
     bottom->setStretchFactor(2, 2);
     bottom->setSizes({400, 400, 400});
     negatives_->setMinimumWidth(220);
-    filters_->setMinimumWidth(220);
+    // filters_: its own controls set its minimum width (a fixed one cut its scale box's text).
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 2);
 
