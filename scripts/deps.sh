@@ -11,6 +11,7 @@ packages=(
   libqt6opengl6-dev  # Qt6Charts' CMake config needs Qt6OpenGL; qt6-charts-dev does not pull it in
   libeigen3-dev libtbb-dev librandom123-dev nlohmann-json3-dev libzip-dev zlib1g-dev
   libmatio-dev libhdf5-dev
+  libgif-dev  # giflib: the app's animated-GIF export of a playback (app/gui/main_window/gif_writer.cpp)
   libhwy-dev  # Google Highway: the Philox words of a block of chains in vector lanes (core/kernels/philox_rows.cpp)
   fonts-dejavu-core  # text in offscreen renders (no display: scripts/run.sh's screenshot, the widget suites)
 )

@@ -97,7 +97,8 @@ void addOptions(QCommandLineParser& parser) {
         QStringLiteral("FILE"));
     QCommandLineOption playbackFrames(QStringLiteral("playback-frames"),
                                       QStringLiteral("Export the playback of the Annealing/Compare/Tempering view as "
-                                                     "DIR/frame-0001.png … once the run is in, and exit."),
+                                                     "DIR/frame-0001.png … (or, for a DIR ending in .gif, one "
+                                                     "animated GIF, 100 ms a frame) once the run is in, and exit."),
                                       QStringLiteral("DIR"));
     QCommandLineOption frameCount(QStringLiteral("frames"), QStringLiteral("Frames of --playback-frames (default 60)."),
                                   QStringLiteral("N"), QStringLiteral("60"));

@@ -310,7 +310,8 @@ QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional
     auto* poll = new QTimer(&w);
     QObject::connect(&w, &MainWindow::playbackExported, &w, [framesDir](const QString& err) {
         if (!err.isEmpty()) std::cerr << "rbmscope: " << err.toStdString() << std::endl;
-        else std::cout << "rbmscope: wrote the playback frames into " << framesDir.toStdString() << std::endl;
+        else std::cout << "rbmscope: wrote the playback " << (framesDir.endsWith(QLatin1String(".gif")) ? "as " : "frames into ")
+                       << framesDir.toStdString() << std::endl;
         QApplication::exit(err.isEmpty() ? 0 : 2);
     });
     QObject::connect(

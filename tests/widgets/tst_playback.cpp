@@ -6,6 +6,7 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QImageReader>
 #include <QtTest>
 #include <set>
 
@@ -96,6 +97,48 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("frame-0013.png"))));
         QCOMPARE(distinct.size(), std::size_t{12});  // every frame shows another beta
         QCOMPARE(annealingViewOf(w)->beta(), 1.0);   // the view is back where it was
+
+        // The same frames as one animated GIF: read back frame by frame, each the view's size, each
+        // another beta, the frame delay and the loop as asked; the colours near the PNG's.
+        QSignalSpy gifDone(&w, &MainWindow::playbackExported);
+        const QString gif = dir.filePath(QStringLiteral("slides/playback.gif"));
+        QVERIFY(w.exportPlayback(gif, 8, 96, 5).contains(QStringLiteral("20 to 10000 ms")));
+        QCOMPARE(w.exportPlayback(gif, 8, 96, 150), QString());
+        QVERIFY(gifDone.wait(60000));
+        QCOMPARE(gifDone.front().front().toString(), QString());
+        QImageReader reader(gif);
+        QVERIFY(reader.supportsAnimation());
+        QCOMPARE(reader.imageCount(), 8);
+        QCOMPARE(reader.loopCount(), -1);  // Qt: -1 is "forever"
+        std::set<QByteArray> gifFrames;
+        QImage first;
+        for (int i = 0; i < 8; ++i) {
+            const QImage frame = reader.read();
+            QVERIFY2(!frame.isNull(), qPrintable(reader.errorString()));
+            QCOMPARE(frame.size(), annealingViewOf(w)->size());
+            QCOMPARE(reader.nextImageDelay(), 150);
+            if (i == 0) first = frame.convertToFormat(QImage::Format_RGB32);
+            const QImage rgb = frame.convertToFormat(QImage::Format_RGB32);
+            gifFrames.insert(QByteArray(reinterpret_cast<const char*>(rgb.constBits()), static_cast<int>(rgb.sizeInBytes())));
+        }
+        QCOMPARE(gifFrames.size(), std::size_t{8});
+        // The last frame shows beta = 1, as the first PNG at 96 dpi would show beta = 0: compare the
+        // first GIF frame's mean colour with a PNG of beta = 0 (quantization moves it a little).
+        QTemporaryDir dir96;
+        QSignalSpy pngDone(&w, &MainWindow::playbackExported);
+        QCOMPARE(w.exportPlayback(dir96.path(), 8, 96), QString());
+        QVERIFY(pngDone.wait(60000));
+        const QImage png = QImage(dir96.filePath(QStringLiteral("frame-0001.png"))).convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(png.size(), first.size());
+        double diff = 0;
+        for (int y = 0; y < png.height(); ++y)
+            for (int x = 0; x < png.width(); ++x) {
+                const QRgb a = png.pixel(x, y), b = first.pixel(x, y);
+                diff += std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b));
+            }
+        diff /= 3.0 * png.width() * png.height();
+        qInfo("GIF frame 1 against the PNG: mean |difference| %.2f of 255 per channel", diff);
+        QVERIFY(diff < 3);  // 5-bit bins: a pixel is a few levels from its bin's mean; dithering gave 20
 
         // Other views have no playback (Tempering's: tst_tempering_playback).
         QVERIFY(w.setCurrentView(QStringLiteral("density")));

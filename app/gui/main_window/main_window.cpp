@@ -242,6 +242,8 @@ void MainWindow::buildMenus() {
     exportPlaybackAction_->setToolTip(
         tr("The Annealing or Compare view from β = 0 to 1, or the Tempering view's recorded run, as numbered PNG "
            "images, for slides"));
+    exportGifAction_ = file->addAction(tr("Export playback as animated &GIF…"), this, &MainWindow::exportGifDialog);
+    exportGifAction_->setToolTip(tr("The same frames as one animated GIF that loops, for slides and web pages"));
     exportReportAction_ = file->addAction(tr("Export &report (HTML)…"), this, &MainWindow::exportReportDialog);
     exportReportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
     file->addSeparator();
@@ -475,6 +477,7 @@ QAction* MainWindow::action(const QString& name) const {
     if (name == QLatin1String("exportReport")) return exportReportAction_;
     if (name == QLatin1String("remoteRun")) return remoteRunAction_;
     if (name == QLatin1String("exportPlayback")) return exportPlaybackAction_;
+    if (name == QLatin1String("exportGif")) return exportGifAction_;
     if (name == QLatin1String("logScale")) return logScaleAction_;
     if (name == QLatin1String("openModel")) return openModelAction_;
     if (name == QLatin1String("saveModel")) return saveModelAction_;

@@ -144,7 +144,9 @@ public:
     // for that beta is in (the recorded particles of the run, as Play shows them); the Tempering
     // view at `frames` evenly spaced recorded scans of its last run (as Replay shows them). Runs on the
     // event loop; playbackExported(error) says when it ended ("" on success). "" when started.
-    QString exportPlayback(const QString& dir, int frames, double dpi = 96);
+    // A `dir` ending in .gif is instead one animated GIF of those frames, `frameMs` each
+    // (main_window/gif_writer.hpp), written when the last frame is in.
+    QString exportPlayback(const QString& dir, int frames, double dpi = 96, int frameMs = 100);
     bool exportingPlayback() const { return playbackTimer_ != nullptr; }
 
     ParameterPanel* panel() const { return panel_; }
@@ -164,6 +166,7 @@ public:
     QString modelSummary() const;  // the description in the parameter panel (HTML)
     BackgroundJobs* jobs() const { return jobs_; }
     // run sweep pause step cancel restart reset presenter exportImage exportData exportReport remoteRun exportPlayback
+    // exportGif
     // logScale openModel saveModel openSession saveSession saveSessionAs
     QAction* action(const QString& name) const;
 
@@ -229,6 +232,7 @@ private:
     void exportDataDialog();
     void exportReportDialog();
     void exportPlaybackDialog();
+    void exportGifDialog();
     void aboutMethod();
     void aboutEstimates();
     void about();
@@ -339,6 +343,7 @@ private:
     QAction* remoteRunAction_ = nullptr;
     RemoteRunDialog* remoteRun_ = nullptr;
     QAction* exportPlaybackAction_ = nullptr;
+    QAction* exportGifAction_ = nullptr;
     QTimer* playbackTimer_ = nullptr;  // while frames are being exported
     QAction* openModelAction_ = nullptr;
     QAction* saveModelAction_ = nullptr;

@@ -1,16 +1,19 @@
 // File → Export playback frames: what Play shows, as numbered PNG images for
-// slides or a video tool. Driven by the event loop, one frame at a time: set the view's beta (the
+// slides or a video tool, or as one animated GIF (File → Export playback as animated GIF…). Driven by the event loop, one frame at a time: set the view's beta (the
 // Tempering view: a recorded scan), wait until the heatmap of that beta (the rung heatmaps) is on
 // screen (it is computed on a worker), save, go on; the window stays responsive and Esc-free work
 // elsewhere continues.
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QSettings>
 #include <QInputDialog>
 #include <QTimer>
 #include <cmath>
 #include <functional>
 #include <memory>
 
+#include "main_window/gif_writer.hpp"
 #include "main_window/main_window.hpp"
 #include "main_window/view_export.hpp"
 
@@ -20,7 +23,7 @@ namespace {
 constexpr int kMaxFrames = 10000;
 }
 
-QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi) {
+QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi, int frameMs) {
     View* v = activeView();
     if (!v) return tr("no view is shown");
     if (playbackTimer_) return tr("a playback export is already running");
@@ -30,12 +33,17 @@ QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi) {
         return tr("the resolution must be from %1 to %2 dpi, got %3").arg(kMinExportDpi).arg(kMaxExportDpi).arg(dpi);
     // What differs between the views (View::playbackFrames): how frame i is put on screen, when it
     // is there, how the view goes back to what it showed, and what ends the export early.
+    const bool gif = QFileInfo(dir).suffix().compare(QLatin1String("gif"), Qt::CaseInsensitive) == 0;
+    if (gif && !(frameMs >= 20 && frameMs <= 10000))
+        return tr("a GIF frame lasts from 20 to 10000 ms, got %1").arg(frameMs);
     PlaybackFrames f;
     if (const QString err = v->playbackFrames(frames, &f); !err.isEmpty()) return err;
-    if (!QDir().mkpath(dir)) {
+    const QString folder = gif ? QFileInfo(dir).absolutePath() : dir;
+    if (!QDir().mkpath(folder)) {
         f.restore();
-        return tr("cannot create the folder %1").arg(dir);
+        return tr("cannot create the folder %1").arg(folder);
     }
+    auto animation = gif ? std::make_shared<GifWriter>(frameMs) : nullptr;
     const auto show = f.show;
     const auto shown = f.shown;
     const auto restore = f.restore;
@@ -61,19 +69,56 @@ QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi) {
             return;
         }
         if (!shown(*next)) return;  // its heatmap is still being computed
-        const QString file = QDir(dir).filePath(QStringLiteral("frame-%1.png").arg(*next + 1, 4, 10, QLatin1Char('0')));
-        if (const QString err = rbmscope::exportImage(target, file, QString(), dpi); !err.isEmpty()) return finish(err);
+        if (animation) {
+            animation->add(renderImage(target, dpi));
+        } else {
+            const QString file =
+                QDir(dir).filePath(QStringLiteral("frame-%1.png").arg(*next + 1, 4, 10, QLatin1Char('0')));
+            if (const QString err = rbmscope::exportImage(target, file, QString(), dpi); !err.isEmpty())
+                return finish(err);
+        }
         statusText_->setText(tr("Exporting the playback: frame %1 of %2").arg(*next + 1).arg(frames));
         *waiting = false;
-        if (++*next == frames) finish(QString());
+        if (++*next == frames) finish(animation ? animation->finish(dir) : QString());
     });
     playbackTimer_->start();
     return {};
 }
 
+namespace {
+// The folder the last export went to (kept in QSettings), not the process's working directory.
+QString lastExportFolder() {
+    return QSettings().value(QStringLiteral("export/folder"), QDir::homePath()).toString();
+}
+void rememberExportFolder(const QString& path) {
+    QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
+}
+}  // namespace
+
+void MainWindow::exportGifDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export playback as animated GIF"),
+                                                      QDir(lastExportFolder()).filePath(QStringLiteral("playback.gif")),
+                                                      tr("Animated GIF (*.gif)"));
+    if (path.isEmpty()) return;
+    rememberExportFolder(path);
+    const QString file = path.endsWith(QLatin1String(".gif"), Qt::CaseInsensitive) ? path : path + QStringLiteral(".gif");
+    bool ok = false;
+    const int frames = QInputDialog::getInt(
+        this, tr("Export playback as animated GIF"),
+        activeView() && !activeView()->framesPrompt().isEmpty() ? activeView()->framesPrompt() : tr("Frames:"), 40, 2,
+        kMaxFrames, 1, &ok);
+    if (!ok) return;
+    const int ms = QInputDialog::getInt(this, tr("Export playback as animated GIF"), tr("Each frame shown for (ms):"),
+                                        100, 20, 10000, 10, &ok);
+    if (!ok) return;
+    if (const QString err = exportPlayback(file, frames, 96, ms); !err.isEmpty())
+        showError(tr("Cannot export the playback"), err);
+}
+
 void MainWindow::exportPlaybackDialog() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export playback frames into"));
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export playback frames into"), lastExportFolder());
     if (dir.isEmpty()) return;
+    QSettings().setValue(QStringLiteral("export/folder"), dir);
     bool ok = false;
     const int frames = QInputDialog::getInt(
         this, tr("Export playback frames"),

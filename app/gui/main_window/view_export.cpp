@@ -16,6 +16,20 @@ QString writeAtomically(const QString& path, const QByteArray& bytes) {
     return {};
 }
 
+QImage renderImage(QWidget* widget, double dpi) {
+    const double scale = dpi / 96.0;
+    // The widget paints itself at `scale` (text, lines and markers redrawn, not pixels stretched).
+    QImage image(QSize(qRound(widget->width() * scale), qRound(widget->height() * scale)),
+                 QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(scale);
+    image.fill(widget->palette().window().color());
+    widget->render(&image);
+    image.setDevicePixelRatio(1);
+    image.setDotsPerMeterX(qRound(dpi / 0.0254));
+    image.setDotsPerMeterY(qRound(dpi / 0.0254));
+    return image;
+}
+
 QString exportImage(QWidget* widget, const QString& path, const QString& title, double dpi) {
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix == QLatin1String("png")) {
@@ -24,16 +38,7 @@ QString exportImage(QWidget* widget, const QString& path, const QString& title, 
                 .arg(kMinExportDpi)
                 .arg(kMaxExportDpi)
                 .arg(dpi);
-        const double scale = dpi / 96.0;
-        // The widget paints itself at `scale` (text, lines and markers redrawn, not pixels stretched).
-        QImage image(QSize(qRound(widget->width() * scale), qRound(widget->height() * scale)),
-                     QImage::Format_ARGB32_Premultiplied);
-        image.setDevicePixelRatio(scale);
-        image.fill(widget->palette().window().color());
-        widget->render(&image);
-        image.setDevicePixelRatio(1);
-        image.setDotsPerMeterX(qRound(dpi / 0.0254));
-        image.setDotsPerMeterY(qRound(dpi / 0.0254));
+        const QImage image = renderImage(widget, dpi);
         if (!image.save(path, "PNG")) return QStringLiteral("cannot write the PNG image %1").arg(path);
         return {};
     }

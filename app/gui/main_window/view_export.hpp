@@ -1,6 +1,7 @@
 #pragma once
 // Export of the current view: the picture as PNG (pixels) or SVG (vector, heatmaps embedded as
 // images), the data as CSV or JSON. Each returns an empty string on success, else the reason.
+#include <QImage>
 #include <QJsonObject>
 #include <QString>
 #include <QWidget>
@@ -11,6 +12,8 @@ inline constexpr double kMinExportDpi = 24, kMaxExportDpi = 1200;
 
 // PNG or SVG by the file's suffix. A PNG is drawn at `dpi` (96: the pixels on screen; 192: twice
 // as many in each direction, for slides and print) and records that resolution in the file.
+// The widget drawn at `dpi` (96: its pixels on screen), recording that resolution.
+QImage renderImage(QWidget* widget, double dpi = 96);
 QString exportImage(QWidget* widget, const QString& path, const QString& title, double dpi = 96);
 // Writes `bytes` to `path` atomically (QSaveFile); empty string on success, else the reason.
 QString writeAtomically(const QString& path, const QByteArray& bytes);
