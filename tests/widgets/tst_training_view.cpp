@@ -102,6 +102,46 @@ private Q_SLOTS:
         QCOMPARE(v.filtersView()->grid()->tileCount(), 16);
     }
 
+    // The view's defaults visibly learn within their own run on 4x4 bars-and-stripes (within 1 nat
+    // of the best method in docs/user/training.md#measured, -3.88), a second run of a method has
+    // another colour, and runs on other data get their own chart (the selected run's data set).
+    void defaultsLearnWithDistinctColoursAndOneChartPerDataSet() {
+        TrainingView v;
+        v.resize(1400, 900);
+        v.show();
+        QCOMPARE(v.dataSpec().source, QStringLiteral("bars:4"));
+        QSignalSpy ended(&v, &TrainingView::runEnded);
+        QVERIFY(v.train());
+        QVERIFY(ended.wait(120000));
+        const int first = v.selectedRun();
+        const auto& log = v.session()->run(first)->snapshot->log;
+        QCOMPARE(v.session()->run(first)->snapshot->status, rbm::TrainStatus::Finished);
+        const double start = log.front().log_likelihood, end = log.back().log_likelihood;
+        qInfo("defaults (%s, %lld updates) on bars:4: exact log-likelihood %.3f -> %.3f",
+              rbm::train_method_name(v.options().method), static_cast<long long>(v.options().updates), start, end);
+        QVERIFY(end >= -3.88 - 1.0);
+        QVERIFY(end - start > 5.0);
+
+        QVERIFY(v.train());  // "pcd 2"
+        QVERIFY(ended.wait(120000));
+        const int second = v.selectedRun();
+        QVERIFY(second != first);
+        QVERIFY(v.likelihoodChart()->series(first) && v.likelihoodChart()->series(second));
+        QVERIFY(v.likelihoodChart()->series(first)->color() != v.likelihoodChart()->series(second)->color());
+
+        v.setDataSpec(bars3());
+        v.setOptions(smallOptions(rbm::TrainMethod::Cd, 100));
+        QVERIFY(v.train());
+        QVERIFY(ended.wait(120000));
+        const int other = v.selectedRun();
+        QVERIFY(v.likelihoodChart()->series(other));
+        QVERIFY(!v.likelihoodChart()->series(first));   // bars:4 runs leave the bars:3 chart
+        QVERIFY(!v.likelihoodChart()->series(second));
+        v.selectRun(first);
+        QTRY_VERIFY(v.likelihoodChart()->series(first) && v.likelihoodChart()->series(second));
+        QVERIFY(!v.likelihoodChart()->series(other));
+    }
+
     void stopKeepsTheModelAndResumeContinues() {
         QTemporaryDir dir;
         TrainingView v;

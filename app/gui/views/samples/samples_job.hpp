@@ -22,7 +22,7 @@ namespace rbmscope {
 enum class SamplerKind { Gibbs, Pt, Anneal };
 
 struct SamplesSettings {
-    SamplerKind sampler = SamplerKind::Gibbs;
+    SamplerKind sampler = SamplerKind::Pt;  // the default that shows clean samples of multimodal models
     int chains = 64;          // tiles
     long long sweeps = 2000;  // Gibbs sweeps, PT scans, or annealing steps
     std::uint64_t seed = 1;

@@ -298,9 +298,26 @@ void TrainingView::onRunUpdated(int id) {
     else if (session_->busy() && !runningText_.isEmpty() && r->snapshot &&
              r->snapshot->status == rbm::TrainStatus::Running)
         setStatus((stepGate() && stepGate()->pause.load() ? tr("Paused — ") : QString()) + runningText_);
+    drawRun(*r);
+    refreshList();
+    if (id == selected_) showSelected();
+    Q_EMIT runShown(id);
+}
+
+// One chart per data set: the curves of the runs on the selected run's data (log-likelihoods of
+// bars-and-stripes near -4 and of Fashion-MNIST near -280 on one axis would flatten both).
+void TrainingView::drawRun(const TrainingRun& run) {
+    const TrainingRun* r = &run;
+    const int id = run.id;
+    const TrainingRun* chosen = session_->run(selected_);
+    if (chosen && describe(chosen->data) != describe(run.data)) {
+        for (RunCurves* c : {llChart_, reconChart_, swapChart_, projChart_}) c->removeCurve(id);
+        llChart_->removeCurve(heldOutCurve(id));
+        return;
+    }
     if (r->snapshot) {
         const auto& log = r->snapshot->log;
-        const QColor color = methodColor(r->options.method);
+        const QColor color = runColor(*r);
         std::vector<QPointF> rec, swap, sv;
         for (const auto& rec0 : log) {
             const double x = static_cast<double>(rec0.update);
@@ -327,9 +344,26 @@ void TrainingView::onRunUpdated(int id) {
             (void)proj;
         }
     }
-    refreshList();
-    if (id == selected_) showSelected();
-    Q_EMIT runShown(id);
+}
+
+// The curves of every run on the selected run's data set, once the selection moved to another one.
+void TrainingView::redrawForSelectedData() {
+    const TrainingRun* chosen = session_->run(selected_);
+    const QString data = chosen ? describe(chosen->data) : QString();
+    if (data == shownData_) return;
+    shownData_ = data;
+    for (const int id : session_->ids())
+        if (const TrainingRun* r = session_->run(id)) drawRun(*r);
+}
+
+// The method's colour; a second, third … run of one method a darker, then lighter, shade of it.
+QColor TrainingView::runColor(const TrainingRun& run) const {
+    int n = 0;
+    for (const int id : session_->ids())
+        if (const TrainingRun* r = session_->run(id); r && id < run.id && r->options.method == run.options.method) ++n;
+    const QColor base = methodColor(run.options.method);
+    if (n == 0) return base;
+    return n % 2 == 1 ? base.darker(100 + 45 * ((n + 1) / 2)) : base.lighter(100 + 40 * (n / 2));
 }
 
 void TrainingView::drawLikelihood(int key, const QString& label, const QColor& color,
@@ -429,6 +463,7 @@ void TrainingView::refreshList() {
 }
 
 void TrainingView::showSelected() {
+    redrawForSelectedData();
     const TrainingRun* r = session_->run(selected_);
     if (!r || !r->snapshot) {
         negatives_->clear();

@@ -120,6 +120,9 @@ private:
     void methodOrKindChanged();
     void setStatus(const QString& text, bool error = false);
     // The log's training and held-out curves (and bands) under `key` and heldOutCurve(key).
+    void drawRun(const TrainingRun& run);
+    void redrawForSelectedData();
+    QColor runColor(const TrainingRun& run) const;
     void drawLikelihood(int key, const QString& label, const QColor& color, const std::vector<rbm::TrainRecord>& log);
     rbm::TrainOptions controlOptions() const;  // the controls as they are (options() also checks them)
 
@@ -174,6 +177,7 @@ private:
     QLabel* runInfo_ = nullptr;
     SampleGrid* negatives_ = nullptr;
     FiltersView* filters_ = nullptr;
+    QString shownData_;  // the data set whose runs the charts show (describe(TrainDataSpec))
 };
 
 // Legend colour of a method (the same in every chart).
