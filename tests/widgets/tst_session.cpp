@@ -189,6 +189,32 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(a.idle(), kIdleMs);
     }
 
+    // Display options come back with the session: the log colour scale, the presenter text scale
+    // and each view's pace (the Tempering view at 10 scans a second, the others at full speed).
+    void displayOptionsSurvive() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("display.json"));
+        MainWindow a;
+        a.setInteractive(false);
+        QVERIFY(a.loadPreset(QStringLiteral("four-mode")));
+        a.action(QStringLiteral("logScale"))->trigger();
+        QVERIFY(a.action(QStringLiteral("logScale"))->isChecked());
+        a.scalePresenter(2.0 / a.presenterScale());
+        a.setPace(10, QStringLiteral("tempering"));
+        QVERIFY(a.saveSession(path));
+        MainWindow b;
+        b.setInteractive(false);
+        QVERIFY(b.loadPreset(QStringLiteral("four-mode")));
+        b.scalePresenter(1.0 / b.presenterScale());
+        QVERIFY2(b.openSession(path), qPrintable(b.sessionMessage()));
+        QCOMPARE(b.presenterScale(), 2.0);
+        QCOMPARE(b.transport(QStringLiteral("tempering"))->pace(), 10.0);
+        QCOMPARE(b.transport(QStringLiteral("annealing"))->pace(), 0.0);
+        QVERIFY(b.action(QStringLiteral("logScale"))->isChecked());
+        QTRY_VERIFY_WITH_TIMEOUT(a.idle(), kIdleMs);
+        QTRY_VERIFY_WITH_TIMEOUT(b.idle(), kIdleMs);
+    }
+
     void brokenSession_data() {
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<QString>("expected");
@@ -219,6 +245,12 @@ private Q_SLOTS:
             << QByteArray(
                    R"({"format":"rbmscope-session","version":1,"model":"four-mode","settings":{"schedule":"cubic"}})")
             << QString("setting 'schedule' must be one of linear, sigmoid");
+        QTest::newRow("presenter scale out of range")
+            << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","views":{"display":{"presenter_scale":40}}})")
+            << QString("'display.presenter_scale' must be a number from 0.5 to 4");
+        QTest::newRow("negative pace")
+            << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","views":{"display":{"pace.tempering":-1}}})")
+            << QString("'display.pace.tempering' must be a number of units a second");
         QTest::newRow("unknown view")
             << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","view":"3d"})")
             << QString("'view' is '3d', expected one of density, annealing");

@@ -13,7 +13,10 @@
 #include <QMessageBox>
 #include <QStandardPaths>
 #include <QTemporaryFile>
+#include <cmath>
 #include <iostream>
+#include <limits>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +26,18 @@
 #include "main_window/main_window.hpp"
 
 namespace rbmscope {
+
+namespace {
+// One number in [lo, hi] (a JSON integer or real), else nothing.
+std::optional<double> sessionNumber(const rbm::SessionValue& value, double lo, double hi) {
+    if (value.is_list || value.items.size() != 1) return std::nullopt;
+    double x = std::numeric_limits<double>::quiet_NaN();
+    if (const auto* f = std::get_if<double>(&value.items[0])) x = *f;
+    else if (const auto* i = std::get_if<std::int64_t>(&value.items[0])) x = static_cast<double>(*i);
+    else if (const auto* u = std::get_if<std::uint64_t>(&value.items[0])) x = static_cast<double>(*u);
+    return std::isfinite(x) && x >= lo && x <= hi ? std::optional<double>(x) : std::nullopt;
+}
+}  // namespace
 
 QString MainWindow::autosavePath() {
     // RBMSCOPE_CONFIG_DIR overrides the platform's config location (tests, a portable setup).
@@ -55,6 +70,13 @@ rbm::Session MainWindow::captureSession() const {
     s.settings = settingsToMap(panel_->settings());
     s.view = currentView().toStdString();
     for (const View* v : views_) v->saveSession(s);
+    // Display options, for a lesson or a class to come back to as it was: the colour scale, the
+    // presenter text scale and each view's pace ("display" is no view's name: views ignore it).
+    auto& display = s.views["display"];
+    display["log_colour_scale"] = rbm::SessionValue::scalar(logScaleAction_->isChecked());
+    display["presenter_scale"] = rbm::SessionValue::scalar(presenterScale_);
+    for (const View* v : views_)
+        if (v->transport()) display["pace." + v->name().toStdString()] = rbm::SessionValue::scalar(v->pace());
     try {  // which build, SIMD path and threads made what the session holds
         s.build = rbm::provenance_json(rbm::threads_in_force(), 1).dump();
     } catch (const std::exception&) {  // RBMSCOPE_SIMD names a path this machine lacks: none recorded
@@ -84,6 +106,31 @@ QString MainWindow::applySession(rbm::Session s, const QString& path) {
             .arg(path, view, viewNames().join(QStringLiteral(", ")));
     if (const QString problem = displayProblem(s.model); !problem.isEmpty())
         return path + QStringLiteral(": ") + problem;
+    // Display options (captureSession), checked before anything changes; absent ones stay as they are.
+    std::optional<bool> logScale;
+    std::optional<double> presenterScale;
+    std::vector<std::pair<View*, double>> paces;
+    if (const auto d = s.views.find("display"); d != s.views.end()) {
+        for (const auto& [key, value] : d->second) {
+            const rbm::SessionValue& v0 = value;
+            const auto number = [&v0](double lo, double hi) { return sessionNumber(v0, lo, hi); };
+            const QString k = QString::fromStdString(key);
+            if (key == "log_colour_scale") {
+                const auto* b = !value.is_list && value.items.size() == 1 ? std::get_if<bool>(&value.items[0]) : nullptr;
+                if (!b) return QStringLiteral("%1: 'display.log_colour_scale' must be true or false").arg(path);
+                logScale = *b;
+            } else if (key == "presenter_scale") {
+                presenterScale = number(0.5, 4.0);
+                if (!presenterScale)
+                    return QStringLiteral("%1: 'display.presenter_scale' must be a number from 0.5 to 4").arg(path);
+            } else if (k.startsWith(QStringLiteral("pace."))) {
+                View* v = this->view(k.mid(5));
+                const auto pace = number(0, 1e9);
+                if (!pace) return QStringLiteral("%1: 'display.%2' must be a number of units a second, 0 or more").arg(path, k);
+                if (v && v->transport()) paces.emplace_back(v, *pace);  // an unknown view: ignored, like unknown keys
+            }
+        }
+    }
     // The views' own settings, checked by each view (unknown view names are ignored, like unknown keys).
     for (View* v : views_)
         if (const QString err = v->readSession(s); !err.isEmpty()) return path + QStringLiteral(": ") + err;
@@ -93,7 +140,14 @@ QString MainWindow::applySession(rbm::Session s, const QString& path) {
     setModel(std::move(model), preset.isEmpty() ? path : QStringLiteral("preset ") + preset, preset);
     applySettings(settings);
     for (View* v : views_) v->applySession(s);
+    if (logScale) {
+        logScaleAction_->setChecked(*logScale);
+        for (View* v : views_) v->setColourScale(*logScale ? ColourScale::Log : ColourScale::Linear);
+    }
+    if (presenterScale) scalePresenter(*presenterScale / presenterScale_);
+    for (const auto& [v, pace] : paces) v->setPace(pace);
     if (!view.isEmpty()) setCurrentView(view);
+    updateSpeedControls();
     sessionBuildNote_ = s.build.empty() ? QString() : buildDifference(rbm::build_record(nlohmann::json::parse(s.build)));
     sessionMessage_.clear();
     sessionLabel_->setVisible(false);
