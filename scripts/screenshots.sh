@@ -42,3 +42,6 @@ RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_colour_scale"
 # Presenter mode (F11) at 1920x1080 during runs: presenter-annealing, -compare, -tempering.
 RBMSCOPE_SCREENSHOT_DIR="$out" "$build/tests/tst_presenter" screenshots
 ls -l "$out"
+
+# Every stop of every shipped lesson in presenter mode on a 1280x720 projector (docs/user/lessons.md).
+RBMSCOPE_BUILD_DIR="$build" "$root/scripts/lesson_screenshots.sh" "$out/lessons" >/dev/null

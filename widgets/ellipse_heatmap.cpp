@@ -1,6 +1,7 @@
 #include "ellipse_heatmap.hpp"
 
 #include <QPainter>
+#include <QResizeEvent>
 #include <algorithm>
 #include <cmath>
 
@@ -33,7 +34,27 @@ void EllipseHeatmap::setEllipses(const QVector<EllipseOverlay>& ellipses) {
 
 void EllipseHeatmap::setLegend(const QVector<LegendEntry>& entries) {
     legend_ = entries;
-    update();
+    setRightReserve(legendWidth());
+}
+
+// The legend's column right of the colour bar, never over the data: its widest entry, at most
+// 35 % of the widget (longer entries are elided).
+int EllipseHeatmap::legendWidth() const {
+    if (legend_.isEmpty()) return 0;
+    const QFontMetrics fm(font());
+    int w = 0;
+    for (const auto& l : legend_) w = std::max(w, fm.horizontalAdvance(l.text));
+    return std::min(w + 48, static_cast<int>(0.35 * width()));
+}
+
+void EllipseHeatmap::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::FontChange) setRightReserve(legendWidth());
+    HeatmapView::changeEvent(e);
+}
+
+void EllipseHeatmap::resizeEvent(QResizeEvent* e) {
+    setRightReserve(legendWidth());
+    HeatmapView::resizeEvent(e);
 }
 
 void EllipseHeatmap::setSpot(const QPointF& at, const QColor& color) {
@@ -86,11 +107,14 @@ void EllipseHeatmap::paintEvent(QPaintEvent* e) {
         }
     }
     if (legend_.isEmpty()) return;
+    p.setClipping(false);  // the legend is outside the plot
     const QFontMetrics fm(font());
     int w = 0;
     for (const auto& l : legend_) w = std::max(w, fm.horizontalAdvance(l.text));
     const int rowH = fm.height() + 2;
-    const QRect box(plot.left() + 6, plot.bottom() - 6 - rowH * legend_.size() - 6, w + 40, rowH * legend_.size() + 6);
+    const int boxW = legendWidth() - 8;
+    const int boxH = rowH * static_cast<int>(legend_.size()) + 6;
+    const QRect box(width() - 4 - boxW, std::max(2, plot.center().y() - boxH / 2), boxW, boxH);
     p.setPen(Qt::NoPen);
     p.setBrush(QColor(0, 0, 0, 170));
     p.drawRoundedRect(box, 4, 4);
@@ -99,8 +123,8 @@ void EllipseHeatmap::paintEvent(QPaintEvent* e) {
         p.setPen(QPen(legend_[i].color, 2, legend_[i].style));
         p.drawLine(box.left() + 6, y, box.left() + 30, y);
         p.setPen(Qt::white);
-        p.drawText(QRect(box.left() + 36, y - rowH / 2, w + 4, rowH), Qt::AlignVCenter | Qt::AlignLeft,
-                   legend_[i].text);
+        p.drawText(QRect(box.left() + 36, y - rowH / 2, box.width() - 40, rowH), Qt::AlignVCenter | Qt::AlignLeft,
+                   fm.elidedText(legend_[i].text, Qt::ElideRight, box.width() - 40));
     }
 }
 

@@ -30,7 +30,7 @@ class EllipseHeatmap : public HeatmapView {
 public:
     explicit EllipseHeatmap(QWidget* parent = nullptr);
     void setEllipses(const QVector<EllipseOverlay>& ellipses);
-    void setLegend(const QVector<LegendEntry>& entries);
+    void setLegend(const QVector<LegendEntry>& entries);  // drawn right of the colour bar
     void setSpot(const QPointF& at, const QColor& color);
     void clearSpot();
     bool hasSpot() const { return hasSpot_; }
@@ -43,6 +43,9 @@ protected:
 
 private:
     QVector<EllipseOverlay> ellipses_;
+    int legendWidth() const;
+    void changeEvent(QEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
     QVector<LegendEntry> legend_;
     bool hasSpot_ = false;
     QPointF spot_;

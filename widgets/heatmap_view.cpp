@@ -79,8 +79,13 @@ void HeatmapView::clearOverlays() {
 }
 
 QRect HeatmapView::plotRect() const {
-    const int left = compact_ ? 3 : 54, right = compact_ ? 3 : 86;
-    const int top = compact_ ? (title_.isEmpty() ? 3 : 18) : (title_.isEmpty() ? 12 : 30), bottom = compact_ ? 3 : 40;
+    // The margins hold the tick labels, the axis and colour-bar titles: they grow with the font
+    // (presenter mode, Ctrl+=), from the sizes they have at a 15-pixel line.
+    const double u = fontMetrics().height() / 15.0;
+    const auto px = [u](int at15) { return static_cast<int>(std::lround(at15 * std::max(1.0, u))); };
+    const int left = compact_ ? 3 : px(54), right = (compact_ ? 3 : px(86)) + rightReserve_;
+    const int top = compact_ ? (title_.isEmpty() ? 3 : px(18)) : (title_.isEmpty() ? px(12) : px(30));
+    const int bottom = compact_ ? 3 : px(40);
     QRect r(left, top, std::max(10, width() - left - right), std::max(10, height() - top - bottom));
     // Keep model units square so shapes (covariances, arrows) are not distorted.
     const double sx = r.width() / domain_.width(), sy = r.height() / domain_.height();
@@ -154,12 +159,15 @@ void HeatmapView::paintEvent(QPaintEvent*) {
         widest = std::max(widest, fm.horizontalAdvance(s));
         p.drawText(QPointF(plot.left() - 8 - fm.horizontalAdvance(s), y + fm.ascent() / 2.0 - 1), s);
     }
-    p.drawText(QRect(plot.left(), plot.bottom() + 20, plot.width(), 18), Qt::AlignHCenter, QStringLiteral("v₁"));
+    // Axis and colour-bar titles in rectangles of the font's height (a fixed 16-18 px cut them in half
+    // at presenter sizes), under the tick labels.
+    p.drawText(QRect(plot.left(), plot.bottom() + 6 + fm.height(), plot.width(), fm.height() + 2), Qt::AlignHCenter,
+               QStringLiteral("v₁"));
     p.save();
     // The axis names sit next to their tick labels (the plot is centred in a wider widget).
     p.translate(std::max(12, plot.left() - 8 - widest - 10), plot.center().y());
     p.rotate(-90);
-    p.drawText(QRect(-40, -8, 80, 18), Qt::AlignHCenter, QStringLiteral("v₂"));
+    p.drawText(QRect(-40, -fm.height() / 2, 80, fm.height() + 2), Qt::AlignHCenter, QStringLiteral("v₂"));
     p.restore();
 
     paintOverlays(p, plot);
@@ -195,9 +203,10 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     }
     if (!scaleLabel_.isEmpty()) {
         p.save();
-        p.translate(std::min(width() - 6, bar.right() + 6 + barWidest + 16), bar.center().y());
+        p.translate(std::min(width() - 6 - rightReserve_, bar.right() + 6 + barWidest + 6 + fm.ascent()), bar.center().y());
         p.rotate(-90);
-        p.drawText(QRect(-bar.height() / 2, -14, bar.height(), 16), Qt::AlignHCenter, scaleLabel_);
+        p.drawText(QRect(-bar.height() / 2, -fm.ascent(), bar.height(), fm.height() + 2), Qt::AlignHCenter,
+                   fm.elidedText(scaleLabel_, Qt::ElideRight, bar.height()));
         p.restore();
     }
 }

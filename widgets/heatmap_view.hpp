@@ -61,6 +61,12 @@ Q_SIGNALS:
     void arrowDragFinished(int index);
 
 protected:
+    // Pixels kept free right of the colour bar (EllipseHeatmap's legend goes there, not over the data).
+    void setRightReserve(int px) {
+        if (px == rightReserve_) return;
+        rightReserve_ = px;
+        update();
+    }
     void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent*) override;
     void mouseMoveEvent(QMouseEvent*) override;
@@ -69,6 +75,7 @@ protected:
 private:
     void paintOverlays(QPainter& p, const QRect& plot);
 
+    int rightReserve_ = 0;
     QImage image_;
     QRectF domain_{-1, -1, 2, 2};
     double vmin_ = 0, vmax_ = 1;

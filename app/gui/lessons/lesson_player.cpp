@@ -123,7 +123,7 @@ LessonPlayer::LessonPlayer(MainWindow* window) : QObject(window), w_(window) {
         if (a->menu() && a->text().remove(QLatin1Char('&')) == tr("Help")) before = a;
     w_->menuBar()->insertMenu(before, menu_);
 
-    for (const View* v : w_->views()) viewWidgets_ << v->widget();
+    for (const View* v : w_->views()) viewWidgets_ << v->widget() << w_->pageOf(v);
     qApp->installEventFilter(this);  // Esc, and what moves the caption (eventFilter)
     updateActions();
 }
@@ -280,9 +280,9 @@ void LessonPlayer::placeCaption() {
     QWidget* centre = w_->centralWidget();
     QRect area = centre->rect();
     if (const View* v = w_->activeView(); v && v->widget()->isVisible()) {
-        // The part of the view its scroll area shows (all of it when the window is large enough).
-        const QRect shown = v->widget()->visibleRegion().boundingRect();
-        if (!shown.isEmpty()) area = QRect(v->widget()->mapTo(centre, shown.topLeft()), shown.size());
+        // The view's page: what its scroll area shows, laid out above the presenter strip.
+        const QWidget* page = w_->pageOf(v);
+        area = QRect(page->mapTo(centre, QPoint(0, 0)), page->size());
     }
     // What of it the window shows: a view laid out wider than a small screen is cut at the window's edge.
     area = area.intersected(QRect(centre->mapFrom(w_, QPoint(0, 0)), w_->size())).intersected(centre->rect());

@@ -254,7 +254,6 @@ void PresenterOverlay::paintEvent(QPaintEvent*) {
     QFont keyF = rowF;
     keyF.setPointSizeF(keyF.pointSizeF() * 0.8);
     const QFontMetrics key(keyF);
-    int end = pd;
     if (info_.transport) {
         for (int i = 0; i < 4; ++i) {
             const Button& b = all[static_cast<std::size_t>(i)];
