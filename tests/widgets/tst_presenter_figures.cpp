@@ -3,6 +3,7 @@
 // log Z (Annealing), round trips measured vs predicted and log Z (Tempering), the free-energy
 // table with the exact −log Z row (Mean field); a job without units (mean field) shows no
 // "0 computations". Every figure line fits the strip's width at 1280×1024 (tst_projector_fit: at 1280×720, 1024×768).
+#include <QChartView>
 #include <QStandardPaths>
 #include <QtTest>
 
@@ -91,6 +92,38 @@ private Q_SLOTS:
         // The view is laid out above the taller strip.
         QWidget* centre = w->centralWidget();
         QCOMPARE(w->presenterOverlay()->geometry().bottom(), centre->height() - 1);
+    }
+
+    // Estimates: each method's estimate at the largest K swept, then the exact log Z; the charts'
+    // titles, tick labels and legends grow with the presenter scale like the widgets' text.
+    void estimatesShowsTheLargestKAndChartFontsScale() {
+        auto w = testWindow(1280, 1024);
+        QVERIFY(w->loadPreset(QStringLiteral("four-mode")));
+        QVERIFY(waitIdle(*w, kRunMs));
+        RunSettings s = w->settings();
+        s.autoRun = false;
+        s.sweepSteps = {10, 30};
+        w->applySettings(s);
+        QVERIFY(waitIdle(*w, kRunMs));
+        QVERIFY(w->setCurrentView(QStringLiteral("estimates")));
+        auto* chart = w->findChild<QChartView*>()->chart();  // the first chart of the views
+        const double normalTitle = chart->titleFont().pointSizeF();
+        presentAt(*w, QSize(1280, 1024));
+        QCOMPARE(chart->titleFont().pointSizeF(), normalTitle * w->presenterScale());
+        w->startSweep();
+        QVERIFY(waitIdle(*w, kRunMs));
+        QTRY_VERIFY(!w->presenterOverlay()->info().figures.isEmpty());
+        const QStringList figures = w->presenterOverlay()->info().figures;
+        QVERIFY2(figures.size() >= 2, qPrintable(figures.join(QLatin1Char('|'))));
+        for (int i = 0; i + 1 < figures.size(); ++i)
+            QVERIFY2(figures[i].contains(QStringLiteral(" at K = 30: log Ẑ = ")) && figures[i].contains(QStringLiteral("95 % [")),
+                     qPrintable(figures[i]));
+        const std::optional<double> exact = exactLogZOf(*w);
+        QVERIFY(exact);
+        QCOMPARE(figures.back(), QStringLiteral("exact log Z = %1").arg(*exact, 0, 'f', 3));
+        checkFiguresFit(*w);
+        w->setPresenter(false);
+        QCOMPARE(chart->titleFont().pointSizeF(), normalTitle);
     }
 
     void temperingShowsRoundTripsMeasuredVsPredicted() {

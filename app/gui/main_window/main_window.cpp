@@ -1,6 +1,9 @@
 #include "main_window/main_window.hpp"
 
 #include <QAbstractSpinBox>
+#include <QChartView>
+#include <QLegend>
+#include <QAbstractAxis>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -21,6 +24,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <functional>
 #include <iostream>
 
 #include "core/io/model_io.hpp"
@@ -443,7 +447,34 @@ void MainWindow::scalePresenter(double factor) {
     applyPresenterScale();
 }
 
+namespace {
+// Qt Charts draw titles, tick labels and legends in fonts of their own, not the widget's: scaled
+// here from the sizes each chart had when first seen (kept as properties of its objects).
+void scaleFont(QObject* holder, const char* key, QFont f, double factor, const std::function<void(const QFont&)>& set) {
+    if (!holder->property(key).isValid()) holder->setProperty(key, f.pointSizeF());
+    const double base = holder->property(key).toDouble();
+    if (base <= 0) return;
+    f.setPointSizeF(base * factor);
+    set(f);
+}
+
+void scaleChartFonts(QWidget* root, double factor) {
+    for (QChartView* view : root->findChildren<QChartView*>()) {
+        QChart* c = view->chart();
+        if (!c) continue;
+        scaleFont(c, "rbmTitlePt", c->titleFont(), factor, [c](const QFont& f) { c->setTitleFont(f); });
+        QLegend* l = c->legend();
+        scaleFont(l, "rbmLegendPt", l->font(), factor, [l](const QFont& f) { l->setFont(f); });
+        for (QAbstractAxis* a : c->axes()) {
+            scaleFont(a, "rbmLabelsPt", a->labelsFont(), factor, [a](const QFont& f) { a->setLabelsFont(f); });
+            scaleFont(a, "rbmAxisTitlePt", a->titleFont(), factor, [a](const QFont& f) { a->setTitleFont(f); });
+        }
+    }
+}
+}  // namespace
+
 void MainWindow::applyPresenterScale() {
+    for (View* v : views_) scaleChartFonts(v->widget(), presenter_ ? presenterScale_ : 1.0);
     if (!presenter_) {
         if (normalIconSize_.isValid()) {
             setFont(normalFont_);

@@ -367,6 +367,32 @@ QStringList AnnealingPipeline::presenterFigures() const {
     return out;
 }
 
+// The Estimates view's figures: per method, its estimate at the largest K the sweep has reached
+// (with the reverse upper bound when the sweep ran one), then the exact log Z.
+QStringList AnnealingPipeline::sweepFigures() const {
+    QStringList out;
+    const QStringList& labels = sweep_->laneLabels();
+    for (int lane = 0; lane < labels.size(); ++lane) {
+        const SweepPoint* last = nullptr;
+        for (const SweepPoint& p : sweep_->points())
+            if (p.lane == lane && (!last || p.steps > last->steps)) last = &p;
+        if (!last) continue;
+        const rbm::AisEstimate& e = last->estimate;
+        QString line = tr("%1 at K = %2: log Ẑ = %3, 95 % [%4, %5], ESS %6 of %7")
+                           .arg(labels[lane])
+                           .arg(last->steps)
+                           .arg(e.log_z, 0, 'f', 3)
+                           .arg(e.ci95_low, 0, 'f', 3)
+                           .arg(e.ci95_high, 0, 'f', 3)
+                           .arg(e.ess, 0, 'f', 1)
+                           .arg(e.n);
+        if (last->reverseUpper) line += tr("; reverse ≤ %1").arg(*last->reverseUpper, 0, 'f', 3);
+        out << line;
+    }
+    if (exactLogZ_ && !out.isEmpty()) out << tr("exact log Z = %1").arg(*exactLogZ_, 0, 'f', 3);
+    return out;
+}
+
 StatusReport AnnealingPipeline::status() const {
     StatusReport out;
     // A cancelled job is shown stopped at once, while its worker hands over what it computed.

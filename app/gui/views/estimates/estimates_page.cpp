@@ -76,6 +76,7 @@ public:
         connect(verdict_, &VerdictPanel::finished, this, [this] { ctx_.changed(); });
     }
     bool otherWorkRunning() const override { return verdict_->running(); }
+    QStringList presenterFigures() const override { return ais_->sweepFigures(); }
     void setModel(const rbm::Model&, const ModelEvent&) override { verdict_->clear(); }
     void cancel() override {  // Esc and the status bar's Cancel reach the verdict too (its partial result is kept)
         verdict_->cancel();
