@@ -7,6 +7,8 @@
 #include <QtTest>
 
 #include "main_window/main_window.hpp"
+#include "main_window/view_export.hpp"
+#include "views/export_hidden.hpp"
 #include "test_window.hpp"
 
 using namespace rbmscope;
@@ -119,6 +121,32 @@ private Q_SLOTS:
         QCOMPARE(doc.object().value("model").toString(), QStringLiteral("Four-mode 2-D GRBM"));
         if (view == "estimates") QCOMPARE(doc.object().value("sweep").toArray().size(), 4);
         if (view == "compare") QCOMPARE(doc.object().value("lanes").toArray().size(), 2);
+    }
+
+    // A slide shows the figure, not the controls: while an export draws, the Annealing view's Play
+    // button, slider and check boxes and the Tempering view's settings rows are hidden (their room
+    // goes to the plots); afterwards they are back where they were.
+    void exportsLeaveTheControlsOut() {
+        const QString shown = w_->currentView();
+        for (const QString& name : {QStringLiteral("annealing"), QStringLiteral("tempering")}) {
+            QVERIFY(w_->setCurrentView(name));
+            QWidget* view = w_->viewWidget<QWidget>(name);
+            QList<QWidget*> controls;
+            for (QWidget* c : view->findChildren<QWidget*>())
+                if (c->property(kExportHidden).toBool() && c->isVisible()) controls << c;
+            QVERIFY2(!controls.isEmpty(), qPrintable(name));
+            const QRect before = controls.front()->geometry();
+            {
+                const ControlsLeftOut figuresOnly(view);
+                for (QWidget* c : controls) QVERIFY(!c->isVisible());
+                const QImage image = renderImage(view, 96);
+                QCOMPARE(image.size(), view->size());
+            }
+            for (QWidget* c : controls) QVERIFY(c->isVisible());
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            QCOMPARE(controls.front()->geometry(), before);
+        }
+        QVERIFY(w_->setCurrentView(shown));
     }
 
     void unknownFormatsAreRefused() {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "main_window/gif_writer.hpp"
 #include "main_window/main_window.hpp"
@@ -44,6 +45,9 @@ QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi, i
         return tr("cannot create the folder %1").arg(folder);
     }
     auto animation = gif ? std::make_shared<GifWriter>(frameMs) : nullptr;
+    // Every frame without the view's controls: hidden once, for the whole export.
+    auto figuresOnly = std::make_shared<std::optional<ControlsLeftOut>>();
+    figuresOnly->emplace(v->widget());
     const auto show = f.show;
     const auto shown = f.shown;
     const auto restore = f.restore;
@@ -53,7 +57,8 @@ QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi, i
     auto waiting = std::make_shared<bool>(false);  // it is asked for, not yet on screen
     playbackTimer_ = new QTimer(this);
     playbackTimer_->setInterval(5);
-    const auto finish = [this, restore](const QString& error) {
+    const auto finish = [this, restore, figuresOnly](const QString& error) {
+        figuresOnly->reset();
         playbackTimer_->stop();
         playbackTimer_->deleteLater();
         playbackTimer_ = nullptr;

@@ -1,11 +1,15 @@
 #include "main_window/view_export.hpp"
 
+#include <QApplication>
+
 #include <QFileInfo>
 #include <QImage>
 #include <QJsonDocument>
 #include <QPainter>
 #include <QSaveFile>
 #include <QSvgGenerator>
+
+#include "views/export_hidden.hpp"
 
 namespace rbmscope {
 QString writeAtomically(const QString& path, const QByteArray& bytes) {
@@ -16,7 +20,23 @@ QString writeAtomically(const QString& path, const QByteArray& bytes) {
     return {};
 }
 
+ControlsLeftOut::ControlsLeftOut(QWidget* root) {
+    for (QWidget* w : root->findChildren<QWidget*>())
+        if (w->property(kExportHidden).toBool() && w->isVisible()) {
+            w->hide();
+            hidden_ << w;
+        }
+    if (!hidden_.isEmpty()) QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+}
+
+ControlsLeftOut::~ControlsLeftOut() {
+    for (const QPointer<QWidget>& w : hidden_)
+        if (w) w->show();
+    if (!hidden_.isEmpty()) QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+}
+
 QImage renderImage(QWidget* widget, double dpi) {
+    const ControlsLeftOut figuresOnly(widget);
     const double scale = dpi / 96.0;
     // The widget paints itself at `scale` (text, lines and markers redrawn, not pixels stretched).
     QImage image(QSize(qRound(widget->width() * scale), qRound(widget->height() * scale)),
@@ -50,6 +70,9 @@ QString exportImage(QWidget* widget, const QString& path, const QString& title, 
         gen.setViewBox(QRect(QPoint(0, 0), widget->size()));
         gen.setTitle(title);
         gen.setDescription(QStringLiteral("rbmscope view"));
+        const ControlsLeftOut figuresOnly(widget);
+        gen.setSize(widget->size());  // its size without the controls
+        gen.setViewBox(QRect(QPoint(0, 0), widget->size()));
         QPainter painter;
         if (!painter.begin(&gen)) return QStringLiteral("cannot write the SVG image %1").arg(path);
         widget->render(&painter);

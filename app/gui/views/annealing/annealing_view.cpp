@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "colormap.hpp"
+#include "views/export_hidden.hpp"
 
 namespace rbmscope {
 namespace {
@@ -62,7 +63,11 @@ AnnealingView::AnnealingView(BackgroundJobs* jobs, const QString& name, int maxL
     auto* bottom = new QWidget(split);
     auto* bv = new QVBoxLayout(bottom);
     bv->setContentsMargins(0, 0, 0, 0);
-    auto* controls = new QHBoxLayout;
+    // The controls in a box of their own, which image and playback exports leave out (kExportHidden).
+    auto* controlsBox = new QWidget(bottom);
+    controlsBox->setProperty(kExportHidden, true);
+    auto* controls = new QHBoxLayout(controlsBox);
+    controls->setContentsMargins(0, 0, 0, 0);
     // The style's media icons: the ⏸ glyph is missing from common UI fonts.
     playButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Play"), bottom);
     playButton_->setFocusPolicy(Qt::NoFocus);
@@ -102,7 +107,7 @@ AnnealingView::AnnealingView(BackgroundJobs* jobs, const QString& name, int maxL
     controls->addSpacing(12);
     controls->addWidget(new QLabel(tr("Film β:"), bottom));
     controls->addWidget(filmField_);
-    bv->addLayout(controls);
+    bv->addWidget(controlsBox);
     film_ = new Filmstrip(bottom);
     bv->addWidget(film_, 1);
     split->addWidget(lanesBox_);

@@ -1,4 +1,5 @@
 #include "views/tempering/tempering_view.hpp"
+#include "views/export_hidden.hpp"
 
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -29,8 +30,10 @@ TemperingView::TemperingView(QWidget* parent, BackgroundJobs* jobs)
     root->setContentsMargins(4, 4, 4, 4);
     auto* strip = new QWidget(this);
     buildControls(strip);
+    strip->setProperty(kExportHidden, true);  // image and playback exports leave the controls out
     root->addWidget(strip);
     auto* replayStrip = new QWidget(this);
+    replayStrip->setProperty(kExportHidden, true);
     buildReplayControls(replayStrip);
     root->addWidget(replayStrip);
 
