@@ -8,6 +8,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -642,9 +643,11 @@ QString MainWindow::exportData(const QString& path) {
 }
 
 void MainWindow::exportImageDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export image"), currentView() + QStringLiteral(".png"),
-                                                      tr("PNG image (*.png);;SVG image (*.svg)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export image"), QDir(lastExportFolder()).filePath(currentView() + QStringLiteral(".png")),
+                                     tr("PNG image (*.png);;SVG image (*.svg)"));
     if (path.isEmpty()) return;
+    rememberExportFolder(path);
     int dpi = 96;
     if (QFileInfo(path).suffix().toLower() == QLatin1String("png")) {
         bool ok = false;
@@ -657,9 +660,11 @@ void MainWindow::exportImageDialog() {
 }
 
 void MainWindow::exportDataDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export data"), currentView() + QStringLiteral(".csv"),
-                                                      tr("CSV table (*.csv);;JSON (*.json)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export data"), QDir(lastExportFolder()).filePath(currentView() + QStringLiteral(".csv")),
+                                     tr("CSV table (*.csv);;JSON (*.json)"));
     if (path.isEmpty()) return;
+    rememberExportFolder(path);
     if (const QString err = exportData(path); !err.isEmpty()) showError(tr("Cannot export the data"), err);
 }
 

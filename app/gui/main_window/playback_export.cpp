@@ -90,16 +90,6 @@ QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi, i
     return {};
 }
 
-namespace {
-// The folder the last export went to (kept in QSettings), not the process's working directory.
-QString lastExportFolder() {
-    return QSettings().value(QStringLiteral("export/folder"), QDir::homePath()).toString();
-}
-void rememberExportFolder(const QString& path) {
-    QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
-}
-}  // namespace
-
 void MainWindow::exportGifDialog() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export playback as animated GIF"),
                                                       QDir(lastExportFolder()).filePath(QStringLiteral("playback.gif")),
@@ -123,7 +113,7 @@ void MainWindow::exportGifDialog() {
 void MainWindow::exportPlaybackDialog() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export playback frames into"), lastExportFolder());
     if (dir.isEmpty()) return;
-    QSettings().setValue(QStringLiteral("export/folder"), dir);
+    rememberExportFolder(QDir(dir).filePath(QStringLiteral("frame-0001.png")));
     bool ok = false;
     const int frames = QInputDialog::getInt(
         this, tr("Export playback frames"),

@@ -1,6 +1,8 @@
 #include "main_window/view_export.hpp"
 
 #include <QApplication>
+#include <QDir>
+#include <QSettings>
 
 #include <QFileInfo>
 #include <QImage>
@@ -18,6 +20,14 @@ QString writeAtomically(const QString& path, const QByteArray& bytes) {
     if (f.write(bytes) != bytes.size() || !f.commit())
         return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
     return {};
+}
+
+QString lastExportFolder() {
+    return QSettings().value(QStringLiteral("export/folder"), QDir::homePath()).toString();
+}
+
+void rememberExportFolder(const QString& file) {
+    QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(file).absolutePath());
 }
 
 ControlsLeftOut::ControlsLeftOut(QWidget* root) {

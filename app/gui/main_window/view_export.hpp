@@ -14,6 +14,11 @@ inline constexpr double kMinExportDpi = 24, kMaxExportDpi = 1200;
 
 // PNG or SVG by the file's suffix. A PNG is drawn at `dpi` (96: the pixels on screen; 192: twice
 // as many in each direction, for slides and print) and records that resolution in the file.
+// The folder the last export went to (QSettings "export/folder"; at first the home folder), where
+// every export dialog opens, and remembering the folder of a file just chosen.
+QString lastExportFolder();
+void rememberExportFolder(const QString& file);
+
 // While it lives, the controls under `root` (widgets with the kExportHidden property,
 // views/export_hidden.hpp) are hidden and the layout gives their room to the figures; they come
 // back when it goes. Nested guards change nothing.
