@@ -201,7 +201,11 @@ std::vector<ArrayInfo> list_npz_arrays(const std::string& bytes) {
     std::vector<std::string> members;
     (void)read_npz(bytes, {}, &members);
     ArrayNameMap every;  // read every member, not only the standard names
-    for (std::size_t i = 0; i < members.size(); ++i) every["#" + std::to_string(i)] = members[i];
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        std::string key(1, '#');  // not "#" + to_string(i): GCC 12 warns falsely on that insert (-Wstringop-overflow)
+        key += std::to_string(i);
+        every[key] = members[i];
+    }
     std::vector<std::string> again;
     const std::map<std::string, NpyArray> arrays = read_npz(bytes, every, &again);
     std::vector<ArrayInfo> out;
