@@ -9,6 +9,7 @@
 #include "main_window/main_window.hpp"
 #include "main_window/view_export.hpp"
 #include "views/export_hidden.hpp"
+#include "screenshot_dir.hpp"
 #include "test_window.hpp"
 
 using namespace rbmscope;
@@ -147,6 +148,21 @@ private Q_SLOTS:
             QCOMPARE(controls.front()->geometry(), before);
         }
         QVERIFY(w_->setCurrentView(shown));
+    }
+
+    // A slide's size: the view laid out at the size asked (at 96 dpi; twice the pixels at 192), then
+    // back to its size on screen; sizes out of range are refused.
+    void exportAtAChosenSize() {
+        QWidget* view = w_->viewWidget<QWidget>(w_->currentView());
+        const QSize shown = view->size();
+        const QString png = dir_.filePath(QStringLiteral("slide.png"));
+        QCOMPARE(w_->exportImage(png, 96, QSize(1200, 700)), QString());
+        QCOMPARE(QImage(png).size(), QSize(1200, 700).expandedTo(view->minimumSizeHint()));
+        QCOMPARE(w_->exportImage(png, 192, QSize(1200, 700)), QString());
+        QCOMPARE(QImage(png).size(), QSize(1200, 700).expandedTo(view->minimumSizeHint()) * 2);
+        QCOMPARE(view->size(), shown);
+        QVERIFY(w_->exportImage(png, 96, QSize(50, 50)).contains(QStringLiteral("from 100×100")));
+        QCOMPARE(w_->exportImage(screenshotDir() + QStringLiteral("/slide-1600x900.png"), 96, QSize(1600, 900)), QString());
     }
 
     void unknownFormatsAreRefused() {

@@ -618,12 +618,30 @@ void MainWindow::saveModelDialog() {
     }
 }
 
-QString MainWindow::exportImage(const QString& path, double dpi) {
+QString MainWindow::exportImage(const QString& path, double dpi, QSize size) {
+    if (size.isValid() && (size.width() < 100 || size.height() < 100 || size.width() > 10000 || size.height() > 10000))
+        return tr("the picture's size must be from 100×100 to 10000×10000 pixels, got %1×%2")
+            .arg(size.width())
+            .arg(size.height());
+    QWidget* target = activeView() ? activeView()->widget() : tabs_->currentWidget();
+    // The view laid out at the size asked, for the picture only; its page puts it back.
+    const QSize shown = target->size();
+    auto* page = activeView() ? qobject_cast<QScrollArea*>(pageOf(activeView())) : nullptr;
+    if (size.isValid()) {
+        if (page) page->setWidgetResizable(false);  // else the page sizes it back to the window at once
+        target->resize(size.expandedTo(target->minimumSizeHint()));
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    }
     const QString err = rbmscope::exportImage(
-        activeView() ? activeView()->widget() : tabs_->currentWidget(), path,
+        target, path,
         QStringLiteral("rbmscope — %1 — %2")
             .arg(tabs_->tabText(tabs_->currentIndex()), textPreview(model_.name, kNamePreviewChars)),
         dpi);
+    if (size.isValid()) {
+        target->resize(shown);
+        if (page) page->setWidgetResizable(true);
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    }
     statusText_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
     return err;
 }
@@ -656,7 +674,24 @@ void MainWindow::exportImageDialog() {
                                    static_cast<int>(kMinExportDpi), static_cast<int>(kMaxExportDpi), 24, &ok);
         if (!ok) return;
     }
-    if (const QString err = exportImage(path, dpi); !err.isEmpty()) showError(tr("Cannot export the image"), err);
+    // The picture's size: as on screen, or a slide's (e.g. 1920x1080), kept for the next export.
+    bool ok = false;
+    const QString asked = QInputDialog::getText(
+        this, tr("Export image"), tr("Size in pixels at 96 dpi (e.g. 1920x1080; empty: as on screen):"),
+        QLineEdit::Normal, QSettings().value(QStringLiteral("export/size")).toString(), &ok);
+    if (!ok) return;
+    QSize size;
+    if (!asked.trimmed().isEmpty()) {
+        const QStringList wh = asked.trimmed().split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        if (wh.size() == 2) size = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+        if (!okW || !okH) {
+            showError(tr("Cannot export the image"), tr("the size must be WIDTHxHEIGHT such as 1920x1080, not '%1'").arg(asked));
+            return;
+        }
+    }
+    QSettings().setValue(QStringLiteral("export/size"), asked.trimmed());
+    if (const QString err = exportImage(path, dpi, size); !err.isEmpty()) showError(tr("Cannot export the image"), err);
 }
 
 void MainWindow::exportDataDialog() {

@@ -133,7 +133,9 @@ public:
     // to `dir`/`baseName`.model.json ("" and `error` set when that cannot be written).
     std::vector<std::string> remoteCommand(const QString& dir, const QString& baseName, QString* note, QString* error);
     // Export the current view; empty string on success, else the reason.
-    QString exportImage(const QString& path, double dpi = 96);  // PNG at dpi (view_export.hpp)
+    // PNG at dpi or SVG (view_export.hpp); a valid `size` lays the view out at that size for the
+    // picture (a slide's width and height, in pixels at 96 dpi), else as on screen.
+    QString exportImage(const QString& path, double dpi = 96, QSize size = {});
     QString exportData(const QString& path);
     // File → Export report (main_window/report_export.cpp): one self-contained HTML page with the
     // model, every view's results as inline SVG, the numbers and the rbmscope-cli command that
