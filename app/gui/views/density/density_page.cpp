@@ -52,6 +52,11 @@ public:
         else if (e.change == ModelChange::Live) tab_->setModel(m, true);
     }
     void setColourScale(ColourScale s) override { tab_->setColourScale(s); }
+    // Presenter mode hides the status bar: the log Z the tour's first stop talks about goes on the strip.
+    QStringList presenterFigures() const override {
+        if (const auto z = tab_->logZ()) return {tr("log Z = %1").arg(*z, 0, 'f', 4)};
+        return {};
+    }
     QString exportData(QString* csv, QJsonObject* json) const override {
         *csv = tab_->exportCsv();
         *json = tab_->exportJson();
