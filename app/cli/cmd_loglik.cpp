@@ -121,13 +121,7 @@ json run_loglik_command(const std::vector<std::string>& argv) {
     j["data"] = data->data.name;
     j["rows"] = X.rows();
     std::vector<std::string> warnings;
-    bool binary = true;
-    for (Index r = 0; r < X.rows() && binary; ++r)
-        for (Index i = 0; i < X.cols(); ++i)
-            if (X(r, i) != 0.0 && X(r, i) != 1.0) {
-                binary = false;
-                break;
-            }
+    const bool binary = is_binary(X);
     if (m.kind() == ModelKind::Brbm && !binary)
         warnings.push_back("the data are not 0/1: a BRBM's p*(v) is evaluated at fractional v (use --binarize T)");
 

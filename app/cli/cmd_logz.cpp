@@ -166,16 +166,9 @@ json held_out_json(const Model& model, const Dataset& d, const LogZVerdict& v, c
                       {"log_likelihood", mean - e.at("log_z").get<double>()},
                       {"ci95", interval(mean - e.at("ci95")[1].get<double>(), mean - e.at("ci95")[0].get<double>())}});
     h["by_estimate"] = by;
-    bool binary = true;
-    for (Index r = 0; r < d.X.rows() && binary; ++r)
-        for (Index i = 0; i < d.X.cols(); ++i)
-            if (d.X(r, i) != 0.0 && d.X(r, i) != 1.0) {
-                binary = false;
-                break;
-            }
     h["warnings"] = json::array();
     if (const auto* b = model.as<Brbm>()) {
-        if (binary) h["pseudo_log_likelihood"] = brbm_pseudo_log_likelihood(*b, d.X).mean();
+        if (is_binary(d.X)) h["pseudo_log_likelihood"] = brbm_pseudo_log_likelihood(*b, d.X).mean();
         else h["warnings"].push_back("the rows are not 0/1: a BRBM's p*(v) is evaluated at fractional v (--binarize T)");
     }
     return h;

@@ -14,5 +14,7 @@ namespace rbm {
 Vec log_unnorm_rows(const Model& model, const RowMat& V);
 // PLL of every row of 0/1 data (InputError for a value that is not 0 or 1).
 Vec brbm_pseudo_log_likelihood(const Brbm& m, const RowMat& V);
+// Whether every value is 0 or 1 (a BRBM's p*(v) and PLL are meant for such rows).
+bool is_binary(const RowMat& V);
 
 }  // namespace rbm

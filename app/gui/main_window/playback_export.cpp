@@ -90,6 +90,16 @@ QString MainWindow::exportPlayback(const QString& dir, int frames, double dpi, i
     return {};
 }
 
+namespace {
+// The number of frames, asked with the view's own wording (a Tempering replay counts scans); 0 when cancelled.
+int askFrames(QWidget* parent, const QString& title, const View* v, int byDefault) {
+    bool ok = false;
+    const int frames = QInputDialog::getInt(parent, title, v && !v->framesPrompt().isEmpty() ? v->framesPrompt() : QObject::tr("Frames:"),
+                                            byDefault, 2, kMaxFrames, 1, &ok);
+    return ok ? frames : 0;
+}
+}  // namespace
+
 void MainWindow::exportGifDialog() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export playback as animated GIF"),
                                                       QDir(lastExportFolder()).filePath(QStringLiteral("playback.gif")),
@@ -97,12 +107,9 @@ void MainWindow::exportGifDialog() {
     if (path.isEmpty()) return;
     rememberExportFolder(path);
     const QString file = path.endsWith(QLatin1String(".gif"), Qt::CaseInsensitive) ? path : path + QStringLiteral(".gif");
+    const int frames = askFrames(this, tr("Export playback as animated GIF"), activeView(), 40);
+    if (frames == 0) return;
     bool ok = false;
-    const int frames = QInputDialog::getInt(
-        this, tr("Export playback as animated GIF"),
-        activeView() && !activeView()->framesPrompt().isEmpty() ? activeView()->framesPrompt() : tr("Frames:"), 40, 2,
-        kMaxFrames, 1, &ok);
-    if (!ok) return;
     const int ms = QInputDialog::getInt(this, tr("Export playback as animated GIF"), tr("Each frame shown for (ms):"),
                                         100, 20, 10000, 10, &ok);
     if (!ok) return;
@@ -114,12 +121,9 @@ void MainWindow::exportPlaybackDialog() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export playback frames into"), lastExportFolder());
     if (dir.isEmpty()) return;
     rememberExportFolder(QDir(dir).filePath(QStringLiteral("frame-0001.png")));
+    const int frames = askFrames(this, tr("Export playback frames"), activeView(), 60);
+    if (frames == 0) return;
     bool ok = false;
-    const int frames = QInputDialog::getInt(
-        this, tr("Export playback frames"),
-        activeView() && !activeView()->framesPrompt().isEmpty() ? activeView()->framesPrompt() : tr("Frames:"), 60, 2,
-        kMaxFrames, 1, &ok);
-    if (!ok) return;
     const int dpi = QInputDialog::getInt(this, tr("Export playback frames"), tr("Resolution (dpi):"), 96,
                                          static_cast<int>(kMinExportDpi), static_cast<int>(kMaxExportDpi), 24, &ok);
     if (!ok) return;

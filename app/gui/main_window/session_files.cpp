@@ -112,20 +112,18 @@ QString MainWindow::applySession(rbm::Session s, const QString& path) {
     std::vector<std::pair<View*, double>> paces;
     if (const auto d = s.views.find("display"); d != s.views.end()) {
         for (const auto& [key, value] : d->second) {
-            const rbm::SessionValue& v0 = value;
-            const auto number = [&v0](double lo, double hi) { return sessionNumber(v0, lo, hi); };
             const QString k = QString::fromStdString(key);
             if (key == "log_colour_scale") {
                 const auto* b = !value.is_list && value.items.size() == 1 ? std::get_if<bool>(&value.items[0]) : nullptr;
                 if (!b) return QStringLiteral("%1: 'display.log_colour_scale' must be true or false").arg(path);
                 logScale = *b;
             } else if (key == "presenter_scale") {
-                presenterScale = number(0.5, 4.0);
+                presenterScale = sessionNumber(value, 0.5, 4.0);
                 if (!presenterScale)
                     return QStringLiteral("%1: 'display.presenter_scale' must be a number from 0.5 to 4").arg(path);
             } else if (k.startsWith(QStringLiteral("pace."))) {
                 View* v = this->view(k.mid(5));
-                const auto pace = number(0, 1e9);
+                const auto pace = sessionNumber(value, 0, 1e9);
                 if (!pace) return QStringLiteral("%1: 'display.%2' must be a number of units a second, 0 or more").arg(path, k);
                 if (v && v->transport()) paces.emplace_back(v, *pace);  // an unknown view: ignored, like unknown keys
             }

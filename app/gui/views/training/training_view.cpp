@@ -333,15 +333,12 @@ void TrainingView::drawRun(const TrainingRun& run) {
         reconChart_->setCurve(id, r->label, color, rec);
         if (rbm::is_tempered(r->options.method)) swapChart_->setCurve(id, r->label, color, swap);
         if (r->options.kind == rbm::ModelKind::Leaky) {
-            rbm::Index proj = 0;
-            for (const auto& rr : log) proj += rr.projections;
             projChart_->setCurve(id,
                                  QStringLiteral("%1 (projection active in %2 of %3 updates)")
                                      .arg(r->label)
                                      .arg(r->snapshot->projections)
                                      .arg(r->snapshot->updatesDone),
                                  color, sv);
-            (void)proj;
         }
     }
 }
