@@ -1,8 +1,16 @@
 // Export of every view: PNG and SVG images that read back (size, content), CSV tables whose
 // rows hold the view's numbers, JSON documents that parse; unknown formats are refused by name.
+#include <QAbstractButton>
+#include <QAbstractItemView>
+#include <QAbstractSlider>
+#include <QAbstractSpinBox>
+#include <QComboBox>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLineEdit>
+#include <QScrollBar>
 #include <QSvgRenderer>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -124,29 +132,55 @@ private Q_SLOTS:
         if (view == "compare") QCOMPARE(doc.object().value("lanes").toArray().size(), 2);
     }
 
-    // A slide shows the figure, not the controls: while an export draws, the Annealing view's Play
-    // button, slider and check boxes and the Tempering view's settings rows are hidden (their room
-    // goes to the plots); afterwards they are back where they were.
+    // A slide shows the figure, not the controls: while an export draws, every view's buttons,
+    // sliders, check boxes, combo and spin boxes and text fields are hidden (their room goes to the
+    // plots); afterwards they are back where they were. Tab bars stay: they name the page shown.
     void exportsLeaveTheControlsOut() {
         const QString shown = w_->currentView();
-        for (const QString& name : {QStringLiteral("annealing"), QStringLiteral("tempering")}) {
+        const auto visibleControls = [](QWidget* view) {
+            QStringList found;
+            for (QWidget* c : view->findChildren<QWidget*>()) {
+                const bool control = qobject_cast<QAbstractButton*>(c) || qobject_cast<QComboBox*>(c) ||
+                                     qobject_cast<QAbstractSpinBox*>(c) || qobject_cast<QAbstractSlider*>(c) ||
+                                     qobject_cast<QLineEdit*>(c);
+                // Scroll bars, a tab bar's scroll buttons and a table's corner button belong to the
+                // figure's frame, not the controls.
+                const bool frame = qobject_cast<QScrollBar*>(c) || qobject_cast<QTabBar*>(c->parentWidget()) ||
+                                   qobject_cast<QAbstractSpinBox*>(c->parentWidget()) ||
+                                   qobject_cast<QAbstractItemView*>(c->parentWidget());
+                if (control && !frame && c->isVisibleTo(view))
+                    found << QStringLiteral("%1 '%2'").arg(QString::fromLatin1(c->metaObject()->className()),
+                                                          c->objectName().isEmpty() ? c->property("text").toString()
+                                                                                    : c->objectName());
+            }
+            return found;
+        };
+        int withControls = 0;
+        for (const QString& name : w_->viewNames()) {
             QVERIFY(w_->setCurrentView(name));
             QWidget* view = w_->viewWidget<QWidget>(name);
-            QList<QWidget*> controls;
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            const QStringList before = visibleControls(view);
+            if (before.isEmpty()) continue;
+            ++withControls;
+            QList<QWidget*> marked;
             for (QWidget* c : view->findChildren<QWidget*>())
-                if (c->property(kExportHidden).toBool() && c->isVisible()) controls << c;
-            QVERIFY2(!controls.isEmpty(), qPrintable(name));
-            const QRect before = controls.front()->geometry();
+                if (c->property(kExportHidden).toBool() && c->isVisible()) marked << c;
+            QVERIFY2(!marked.isEmpty(), qPrintable(name));
+            const QRect geometry = marked.front()->geometry();
             {
                 const ControlsLeftOut figuresOnly(view);
-                for (QWidget* c : controls) QVERIFY(!c->isVisible());
+                const QStringList left = visibleControls(view);
+                QVERIFY2(left.isEmpty(), qPrintable(name + QStringLiteral(": ") + left.join(QStringLiteral(", "))));
                 const QImage image = renderImage(view, 96);
                 QCOMPARE(image.size(), view->size());
+                QVERIFY(image.save(screenshotDir() + QStringLiteral("/export-figures-%1.png").arg(name)));
             }
-            for (QWidget* c : controls) QVERIFY(c->isVisible());
+            QCOMPARE(visibleControls(view), before);
             QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-            QCOMPARE(controls.front()->geometry(), before);
+            QCOMPARE(marked.front()->geometry(), geometry);
         }
+        QVERIFY2(withControls >= 7, qPrintable(QString::number(withControls)));
         QVERIFY(w_->setCurrentView(shown));
     }
 

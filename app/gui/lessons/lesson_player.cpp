@@ -194,8 +194,10 @@ QString LessonPlayer::goTo(int index) {
         return err;
     }
     if (QAction* log = w_->action(QStringLiteral("logScale")); log && log->isChecked() != st.logScale) log->trigger();
-    if (fullSpeed_)
+    if (fullSpeed_) {
         for (const QString& v : w_->viewNames()) w_->setPace(0, v);
+        for (View* v : w_->views()) v->setHurried(true);
+    }
     index_ = index;
     caption_->showStop(*lesson_, index);
     caption_->setVisible(!captionHidden_);

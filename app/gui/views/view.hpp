@@ -143,6 +143,10 @@ public:
         if (Transport* t = transport()) t->setPace(unitsPerSecond);
     }
     double pace() const { return transport() ? transport()->pace() : 0; }
+    // Nobody watches (headless lesson renders and tests): the view's own paced shows and playbacks
+    // (a tempering show at its speed box's pace, β played over seconds) go at once to what they show
+    // at their end. The numbers are the same; only the waiting goes.
+    virtual void setHurried(bool) {}
     virtual void stop() { cancel(); }            // the status bar's Cancel: every view's job stops
     virtual bool busy() const { return false; }  // still computing for the current model and settings
     // Work of the view's besides its transport's that Cancel (Esc) stops: the Estimates view's verdict on log Z.

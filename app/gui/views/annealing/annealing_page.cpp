@@ -56,6 +56,7 @@ public:
         if (primary()) ais_->setExactLogZ(logZ);
     }
     void setColourScale(ColourScale s) override { view_->setColourScale(s); }
+    void setHurried(bool on) override { view_->setHurried(on); }
     std::vector<SessionField> sessionFields() const override { return view_->sessionFields(); }
     QString exportData(QString* csv, QJsonObject* json) const override {
         *csv = view_->exportCsv();

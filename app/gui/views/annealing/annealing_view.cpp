@@ -322,7 +322,7 @@ void AnnealingView::setPlaying(bool on) {
 
 void AnnealingView::tick() {
     const double seconds = speedBox_->currentData().toDouble();
-    const double next = std::min(1.0, beta_ + playTimer_->interval() / 1000.0 / seconds);
+    const double next = hurried_ ? 1.0 : std::min(1.0, beta_ + playTimer_->interval() / 1000.0 / seconds);
     setBeta(next);
     if (next >= 1.0) setPlaying(false);
 }

@@ -48,6 +48,7 @@ public:
     void setFilmBetas(const std::vector<double>& betas);
     void setPlaying(bool on);
     bool playing() const { return playTimer_->isActive(); }
+    void setHurried(bool on) { hurried_ = on; }  // View::setHurried: Play reaches β = 1 on its first tick
     void setFollowRun(bool on) { follow_ = on; }
     // One colour scale for all lanes (default) or one per lane.
     void setSharedScale(bool on);
@@ -144,6 +145,7 @@ private:
     QSlider* slider_ = nullptr;
     QLabel* betaLabel_ = nullptr;
     QComboBox* speedBox_ = nullptr;
+    bool hurried_ = false;
     QCheckBox* particlesBox_ = nullptr;
     QCheckBox* sharedBox_ = nullptr;
     QSplitter* split_ = nullptr;

@@ -1,14 +1,15 @@
 #include "views/estimates/estimates_view.hpp"
 #include "views/estimates/verdict_panel.hpp"
+#include "views/export_hidden.hpp"
 
 #include <QAreaSeries>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QLegendMarker>
-#include <QTextStream>
 #include <QShortcut>
 #include <QTabWidget>
+#include <QTextStream>
 #include <QVBoxLayout>
 #include <cmath>
 #include <limits>
@@ -96,7 +97,7 @@ EstimatesView::EstimatesView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(new QLabel(tr("Histogram of:"), this));
     bar->addWidget(histLane_);
     bar->addWidget(sweepStatus_, 1);
-    root->addLayout(bar);
+    root->addWidget(controlsRow(bar, this));
 
     summary_ = new QLabel(this);
     summary_->setTextFormat(Qt::RichText);

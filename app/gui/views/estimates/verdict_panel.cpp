@@ -10,6 +10,7 @@
 
 #include "core/io/model_io.hpp"
 #include "jobs/remote_run.hpp"
+#include "views/export_hidden.hpp"
 
 namespace rbmscope {
 
@@ -28,14 +29,16 @@ VerdictPanel::VerdictPanel(std::function<rbm::Model()> currentModel, QWidget* pa
     auto* bar = new QHBoxLayout;
     runButton_ = new QPushButton(tr("Verdict on log Z"), this);
     runButton_->setToolTip(
-        tr("Ctrl+Shift+V in the Estimates view: forward AIS from each base, reverse AIS, tempering and the exact value when known, "
+        tr("Ctrl+Shift+V in the Estimates view: forward AIS from each base, reverse AIS, tempering and the exact value "
+           "when known, "
            "side by side, and whether they agree (rbmscope-cli logz)"));
     budget_ = new QComboBox(this);
     budget_->addItem(tr("quick"), QStringLiteral("quick"));
     budget_->addItem(tr("standard"), QStringLiteral("standard"));
     budget_->addItem(tr("thorough"), QStringLiteral("thorough"));
-    budget_->setToolTip(tr("AIS steps × chains 1000 × 100, 5000 × 200 or 20000 × 500; tempering 2000, 8000 or "
-                           "32000 scans"));
+    budget_->setToolTip(
+        tr("AIS steps × chains 1000 × 100, 5000 × 200 or 20000 × 500; tempering 2000, 8000 or "
+           "32000 scans"));
     cancelButton_ = new QPushButton(tr("Cancel verdict"), this);
     cancelButton_->setEnabled(false);
     status_ = new QLabel(this);
@@ -43,7 +46,7 @@ VerdictPanel::VerdictPanel(std::function<rbm::Model()> currentModel, QWidget* pa
     bar->addWidget(budget_);
     bar->addWidget(cancelButton_);
     bar->addWidget(status_, 1);
-    root->addLayout(bar);
+    root->addWidget(controlsRow(bar, this));
     auto* about = new QLabel(
         tr("Forward AIS from each base, reverse AIS, parallel tempering (BAR, stepping stone) and the exact value "
            "when it is known, run side by side on this model by rbmscope-cli logz. One estimate can be confidently "
@@ -58,8 +61,8 @@ VerdictPanel::VerdictPanel(std::function<rbm::Model()> currentModel, QWidget* pa
     verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     root->addWidget(verdict_);
     table_ = new QTableWidget(0, 6, this);
-    table_->setHorizontalHeaderLabels({tr("method"), tr("side"), tr("log Ẑ"), tr("95% interval"), tr("ESS"),
-                                       tr("Pareto k")});
+    table_->setHorizontalHeaderLabels(
+        {tr("method"), tr("side"), tr("log Ẑ"), tr("95% interval"), tr("ESS"), tr("Pareto k")});
     // Every column as wide as its contents, the spare width after the last: the numbers stay next to
     // their method on a narrow screen instead of being pushed to the far right.
     for (int c = 0; c < 6; ++c) table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
@@ -137,8 +140,8 @@ void VerdictPanel::run() {
         }
         Q_EMIT finished();
     });
-    const QString command = QStringLiteral("rbmscope-cli logz '%1' --budget %2 --seed 1")
-                                .arg(modelPath, budget_->currentData().toString());
+    const QString command =
+        QStringLiteral("rbmscope-cli logz '%1' --budget %2 --seed 1").arg(modelPath, budget_->currentData().toString());
     if (!run_->start(QString(), command, dir_->path(), dir_->filePath(QStringLiteral("logz.json")))) {
         setStatus(run_->error());
         return;
@@ -156,13 +159,13 @@ void VerdictPanel::showResult(const QJsonObject& r, bool complete) {
     for (int i = 0; i < est.size(); ++i) {
         const QJsonObject e = est[i].toObject();
         const QJsonArray ci = e.value(QStringLiteral("ci95")).toArray();
-        const QStringList cells = {e.value(QStringLiteral("method")).toString(),
-                                   e.value(QStringLiteral("side")).toString(),
-                                   number(e.value(QStringLiteral("log_z")), 4),
-                                   ci.size() == 2 ? QStringLiteral("[%1, %2]").arg(number(ci[0], 4), number(ci[1], 4))
-                                                  : QStringLiteral("–"),
-                                   number(e.value(QStringLiteral("ess")), 1),
-                                   number(e.value(QStringLiteral("pareto_k")), 2)};
+        const QStringList cells = {
+            e.value(QStringLiteral("method")).toString(),
+            e.value(QStringLiteral("side")).toString(),
+            number(e.value(QStringLiteral("log_z")), 4),
+            ci.size() == 2 ? QStringLiteral("[%1, %2]").arg(number(ci[0], 4), number(ci[1], 4)) : QStringLiteral("–"),
+            number(e.value(QStringLiteral("ess")), 1),
+            number(e.value(QStringLiteral("pareto_k")), 2)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -187,7 +190,8 @@ void VerdictPanel::showResult(const QJsonObject& r, bool complete) {
         verdict_->setText(tr("<b>No verdict</b>: interrupted before any estimate finished"));
     }
     QStringList lines;
-    for (const QJsonValue& w : r.value(QStringLiteral("warnings")).toArray()) lines << QStringLiteral("⚠ ") + w.toString();
+    for (const QJsonValue& w : r.value(QStringLiteral("warnings")).toArray())
+        lines << QStringLiteral("⚠ ") + w.toString();
     warnings_->setText(lines.join(QLatin1Char('\n')));
     warnings_->setVisible(!lines.isEmpty());
 }

@@ -1,4 +1,5 @@
 #include "views/filters/filters_view.hpp"
+#include "views/export_hidden.hpp"
 
 #include <QHBoxLayout>
 #include <QVBoxLayout>
@@ -52,7 +53,7 @@ FiltersView::FiltersView(QWidget* parent, bool compact) : QWidget(parent) {
         colsSpin_->hide();
     }
     strip->addWidget(info_, 1);
-    root->addLayout(strip);
+    root->addWidget(controlsRow(strip, this));
     grid_ = new SampleGrid(this);
     grid_->setMode(SampleGrid::Mode::Diverging);
     root->addWidget(grid_, 1);

@@ -13,6 +13,7 @@
 
 #include "colormap.hpp"
 #include "core/exact/exact.hpp"
+#include "views/export_hidden.hpp"
 
 namespace rbmscope {
 namespace {
@@ -133,7 +134,7 @@ MeanFieldView::MeanFieldView(QWidget* parent, BackgroundJobs* jobs)
     strip->addWidget(damping_);
     strip->addWidget(runButton_);
     strip->addWidget(status_, 1);
-    root->addLayout(strip);
+    root->addWidget(controlsRow(strip, this));
 
     auto* split = new QSplitter(Qt::Vertical, this);
     root->addWidget(split, 1);
@@ -232,7 +233,7 @@ void MeanFieldView::buildSweep(QWidget* box) {
     h->addWidget(sweepScales_, 1);
     h->addWidget(sweepButton_);
     h->addWidget(sweepProgress_);
-    v->addLayout(h);
+    v->addWidget(controlsRow(h, box));
 
     auto* row = new QHBoxLayout;
     sweepTable_ = new QTableWidget(0, 8, box);

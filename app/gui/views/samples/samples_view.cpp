@@ -1,4 +1,5 @@
 #include "views/samples/samples_view.hpp"
+#include "views/export_hidden.hpp"
 
 #include <QCompleter>
 #include <QFileDialog>
@@ -40,6 +41,7 @@ SamplesView::SamplesView(QWidget* parent, BackgroundJobs* jobs)
     root->setContentsMargins(4, 4, 4, 4);
     buildControls();
     auto* controls = new QWidget(this);
+    controls->setProperty(kExportHidden, true);  // image and playback exports leave the controls out
     auto* rowsBox = new QVBoxLayout(controls);
     rowsBox->setContentsMargins(0, 0, 0, 0);
     auto* row0 = new QHBoxLayout;

@@ -42,6 +42,7 @@ public:
         tempering_->setReplayPace(unitsPerSecond > 0 ? unitsPerSecond
                                                      : 0);  // a PT replay goes at the transport's speed
     }
+    void setHurried(bool on) override { tempering_->setHurried(on); }
     void setModel(const rbm::Model& m, const ModelEvent& e) override {
         if (e.change == ModelChange::Opened || e.change == ModelChange::Edited) {
             tempering_->setModel(m);

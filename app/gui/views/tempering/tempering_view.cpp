@@ -534,7 +534,7 @@ void TemperingView::buildReplayControls(QWidget* strip) {
     src.newest = [this] { return recording_ ? recording_->lastScan() : -1LL; };
     src.written = [this] { return recording_ && recording_->ended(); };
     src.computing = [this] { return computing(); };
-    src.showPace = [this] { return speed_->currentData().toDouble(); };
+    src.showPace = [this] { return hurried_ ? 0.0 : speed_->currentData().toDouble(); };
     src.replayPace = [this] {
         if (const double v = speed_->currentData().toDouble(); v > 0) return v;
         const TemperingRecording* r = recording();

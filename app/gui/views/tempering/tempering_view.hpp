@@ -130,6 +130,7 @@ public:
         playhead_->setPace(unitsPerSecond);
     }                           // the transport's; 0: the speed box
     double replayRate() const;  // scans per second of Play
+    void setHurried(bool on) { hurried_ = on; }  // View::setHurried: a show follows the engine (as "fast")
     // What is on screen: the recorded scan of a replay, else the run's latest frame.
     const TemperingFrame* displayedFrame() const { return replay_ ? replay_.get() : shown_.get(); }
     QSlider* replaySlider() const { return playSlider_; }
@@ -208,6 +209,7 @@ private:
     QGridLayout* heatLayout_ = nullptr;
     std::vector<EllipseHeatmap*> rungMaps_;
     std::optional<TemperingSettings> lastRun_;
+    bool hurried_ = false;
     QString reopened_;  // where the shown frame came from when reopened (showResult), else ""
 
     std::shared_ptr<TemperingRecording> recording_;  // of the last run (written by its worker until it ends)

@@ -1,4 +1,5 @@
 #include "views/training/training_view.hpp"
+#include "views/export_hidden.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -65,6 +66,7 @@ TrainingView::TrainingView(QWidget* parent, BackgroundJobs* jobs) : QWidget(pare
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setMinimumWidth(scroll->widget()->sizeHint().width() + 20);
     scroll->setMaximumWidth(scroll->widget()->sizeHint().width() + 40);
+    scroll->setProperty(kExportHidden, true);  // image exports show the curves, samples and filters
     root->addWidget(scroll);
 
     auto* right = new QSplitter(Qt::Vertical, this);
@@ -234,7 +236,8 @@ QString TrainingView::loadCheckpoint(const QString& path) {
     if (r && r->trainer && !r->trainer->recorded_provenance().empty()) {
         const auto recorded = nlohmann::json::parse(r->trainer->recorded_provenance(), nullptr, false);
         if (!recorded.is_discarded()) {
-            const std::string d = rbm::build_difference(rbm::build_record(recorded), rbm::build_record(rbm::build_json()));
+            const std::string d =
+                rbm::build_difference(rbm::build_record(recorded), rbm::build_record(rbm::build_json()));
             if (!d.empty()) text += QStringLiteral(" ") + tr("The checkpoint was %1.").arg(QString::fromStdString(d));
         }
     }
