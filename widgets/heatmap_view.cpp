@@ -78,6 +78,27 @@ void HeatmapView::clearOverlays() {
     update();
 }
 
+QRect HeatmapView::overlayRect(QFont* fontOut) const {
+    // Never cut (a small plot on a projector): a smaller font first, down to 0.6 of the
+    // widget's, then wrapped at the plot's width.
+    const QRect plot = plotRect();
+    QFont f = font();
+    const int room = std::max(1, plot.width() - 16);
+    double size = f.pointSizeF() * (compact_ ? 0.8 : 0.9);
+    f.setPointSizeF(size);
+    const double smallest = font().pointSizeF() * 0.6;
+    while (QFontMetrics(f).horizontalAdvance(overlayText_) > room && size > smallest) {
+        size = std::max(smallest, size * 0.9);
+        f.setPointSizeF(size);
+    }
+    if (fontOut) *fontOut = f;
+    if (overlayText_.isEmpty()) return {};
+    const QRect box = QFontMetrics(f)
+                          .boundingRect(QRect(0, 0, room, plot.height()), Qt::TextWordWrap | Qt::AlignLeft, overlayText_)
+                          .adjusted(-4, -2, 4, 2);
+    return QRect(plot.left() + 4, plot.top() + 4, box.width(), box.height());
+}
+
 QRect HeatmapView::plotRect() const {
     // The margins hold the tick labels, the axis and colour-bar titles: they grow with the font
     // (presenter mode, Ctrl+=), from the sizes they have at a 15-pixel line.
@@ -285,14 +306,12 @@ void HeatmapView::paintOverlays(QPainter& p, const QRect& plot) {
         p.drawText(b + QPointF(6, -6), QStringLiteral("h%1").arg(i + 1));
     }
     if (!overlayText_.isEmpty()) {
-        QFont f = font();
-        f.setPointSizeF(f.pointSizeF() * (compact_ ? 0.8 : 0.9));
+        QFont f;
+        const QRect at = overlayRect(&f);
         p.setFont(f);
-        const QRect box = QFontMetrics(f).boundingRect(overlayText_).adjusted(-4, -2, 4, 2);
-        const QRect at(plot.left() + 4, plot.top() + 4, box.width(), box.height());
         p.fillRect(at, QColor(0, 0, 0, 140));
         p.setPen(Qt::white);
-        p.drawText(at, Qt::AlignCenter, overlayText_);
+        p.drawText(at.adjusted(4, 2, -4, -2), Qt::AlignLeft | Qt::TextWordWrap, overlayText_);
         p.setFont(font());
     }
     p.restore();

@@ -49,6 +49,9 @@ public:
     QRectF domain() const { return domain_; }
     const QImage& image() const { return image_; }
     QRect plotRect() const;  // where the image is drawn
+    // The overlay text's box (top left of the plot) and font: never wider than the plot; the
+    // text is shrunk (to 0.6 of the widget's font) and then wrapped rather than cut.
+    QRect overlayRect(QFont* font = nullptr) const;
     QPointF toWidget(const QPointF& model) const;
     QPointF toModel(const QPointF& widget) const;
 

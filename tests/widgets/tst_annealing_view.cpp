@@ -258,6 +258,32 @@ private Q_SLOTS:
         QCOMPARE(lane.frames.back().points.front(), QPointF(last(0, 0), last(0, 1)));
     }
 
+    // The particles' caption on a plot as small as Compare's on a 1280x720 projector (~125 px):
+    // shrunk, then wrapped, never cut; on a large plot, one line at its full size.
+    void overlayTextIsNeverCut() {
+        const QString text = QStringLiteral("1 000 AIS particles at β = 0.300 (step 30)");
+        for (const QSize size : {QSize(230, 200), QSize(800, 700)}) {
+            HeatmapView h;
+            h.resize(size);
+            h.setImage(QImage(8, 8, QImage::Format_RGB32), QRectF(-1, -1, 2, 2), 0, 1, QStringLiteral("p"));
+            h.setOverlayText(text);
+            QFont f;
+            const QRect box = h.overlayRect(&f);
+            const QRect plot = h.plotRect();
+            QVERIFY2(plot.contains(box), qPrintable(QStringLiteral("%1 px plot").arg(plot.width())));
+            const QFontMetrics fm(f);
+            const QRect need = fm.boundingRect(QRect(0, 0, box.width() - 8, plot.height()), Qt::TextWordWrap, text);
+            QVERIFY(need.width() <= box.width() - 8 && need.height() <= box.height() - 4);
+            QVERIFY(f.pointSizeF() >= 0.6 * h.font().pointSizeF() - 1e-9);
+            if (size.width() > 500) {
+                QCOMPARE(f.pointSizeF(), 0.9 * h.font().pointSizeF());
+                QVERIFY(box.height() < 2 * fm.lineSpacing());
+            } else {
+                QVERIFY(plot.width() < fm.horizontalAdvance(text));  // the case that used to be cut
+            }
+        }
+    }
+
     void heatmap512WithinAFrame() {
         const int n = 512;
         std::vector<double> values(static_cast<std::size_t>(n) * n);
