@@ -30,6 +30,21 @@ const json& estimate(const json& j, const std::string& method) {
     return none;
 }
 
+// One verdict on the digits fixture, shared by the cases that read it (each full run of the
+// estimators takes ~25 s under ASan): --held-out and --progress ride along, and the first case
+// checks that the estimates match a run without them.
+const test::CliResult& digits_verdict() {
+    static const test::CliResult r =
+        test::run_cli("logz '" + kModel + "' --budget quick --no-exact --seed 3 --held-out digits --progress jsonl");
+    return r;
+}
+
+json digits_verdict_json() {
+    const test::CliResult& r = digits_verdict();
+    CHECK_MSG(r.exit_code == 0, "logz on the digits fixture: exit " << r.exit_code << ": " << r.err);
+    return r.exit_code == 0 ? json::parse(r.out) : json::object();
+}
+
 bool any_warning_mentions(const json& j, const std::string& what) {
     for (const auto& w : j["warnings"])
         if (w.get<std::string>().find(what) != std::string::npos) return true;
@@ -39,7 +54,7 @@ bool any_warning_mentions(const json& j, const std::string& what) {
 }  // namespace
 
 TEST_CASE("logz --no-exact on the trained digits model: independent estimates agree and cover the exact value") {
-    const json j = test::run_ok("logz '" + kModel + "' --budget quick --no-exact --seed 3");
+    const json j = digits_verdict_json();
     std::printf("  verdict %.4f [%.4f, %.4f], exact %.4f, agree %d, trusted %d\n", j["log_z"].get<double>(),
                 j["ci95"][0].get<double>(), j["ci95"][1].get<double>(), kExactLogZ, j["agree"].get<bool>(),
                 j["trusted"].get<bool>());
@@ -66,7 +81,8 @@ TEST_CASE("logz --no-exact on the trained digits model: independent estimates ag
     CHECK(line.rfind("rbmscope-cli ais ", 0) == 0);
     const json alone = test::run_ok(line.substr(std::string("rbmscope-cli ").size()));
     CHECK(alone["log_z"].get<double>() == uni["log_z"].get<double>());
-    // Same seed, same verdict at one thread as at the default (all cores), on this trained model.
+    // Same seed, same verdict at one thread as at the default (all cores), on this trained model,
+    // and without --held-out and --progress (they only read the estimates).
     const json one = test::run_ok("logz '" + kModel + "' --budget quick --no-exact --seed 3 --threads 1");
     CHECK(one["log_z"].get<double>() == j["log_z"].get<double>());
     CHECK(one["ci95"] == j["ci95"]);
@@ -100,7 +116,7 @@ TEST_CASE("logz --held-out: the rows' log-likelihood from the verdict and from e
     // without its --limit 1200: all 1797 rows, whose exact average log-likelihood loglik gives.
     const json ll = test::run_ok("loglik '" + kModel + "' --data digits --binarize 0.5");
     const double exact_ll = ll["log_likelihood"].get<double>();
-    const json j = test::run_ok("logz '" + kModel + "' --budget quick --no-exact --seed 3 --held-out digits");
+    const json j = digits_verdict_json();
     const json& h = j["held_out"];
     std::printf("  held-out log-likelihood %.4f [%.4f, %.4f], exact %.4f\n", h["log_likelihood"].get<double>(),
                 h["ci95"][0].get<double>(), h["ci95"][1].get<double>(), exact_ll);
@@ -121,8 +137,9 @@ TEST_CASE("logz --held-out: the rows' log-likelihood from the verdict and from e
         CHECK_CLOSE(h["by_estimate"][i]["log_likelihood"].get<double>(),
                     mean - j["estimates"][i]["log_z"].get<double>(), 1e-12);
     }
-    // With the exact value the verdict is exact, and so is the held-out log-likelihood.
-    const json e = test::run_ok("logz '" + kModel + "' --budget quick --seed 3 --held-out digits");
+    // With the exact value the verdict is exact, and so is the held-out log-likelihood (short runs:
+    // only the exact value is read here).
+    const json e = test::run_ok("logz '" + kModel + "' --budget quick --steps 100 --chains 20 --seed 3 --held-out digits");
     CHECK_CLOSE(e["held_out"]["log_likelihood"].get<double>(), exact_ll, 1e-9);
     // Refused before any estimator runs: rows of the wrong size, a missing file, options that
     // would preprocess the held-out rows unlike the recorded training rows.
@@ -145,7 +162,7 @@ TEST_CASE("logz refuses bad input with one line and exit 2") {
 RBM_TEST_MAIN
 
 TEST_CASE("logz --progress jsonl: one fraction over every sub-run, nondecreasing, and one final line") {
-    const test::CliResult r = test::run_cli("logz '" + kModel + "' --budget quick --no-exact --progress jsonl");
+    const test::CliResult& r = digits_verdict();
     CHECK(r.exit_code == 0);
     std::istringstream lines(r.err);
     std::string line;
