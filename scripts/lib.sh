@@ -21,6 +21,6 @@ rbm_configure_asan() {  # build directory
   flags+=" -fsanitize-ignorelist=$root/scripts/ubsan_ignore.txt"  # UBSan off in Debian's headers only (see the file)
   CXX=${RBMSCOPE_ASAN_CXX:-clang++} cmake -S "$root" -B "$1" -G Ninja -DRBMSCOPE_BUILD_GUI=OFF -DRBMSCOPE_FUZZ=ON \
     -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DRBMSCOPE_CORE_OPTIMIZE=-O2 -DRBMSCOPE_SUITE_OPTIONS=-fno-sanitize=fuzzer-no-link \
+    -DRBMSCOPE_CORE_OPTIMIZE=-O2 -DRBMSCOPE_SUITE_OPTIONS=-fno-sanitize=fuzzer-no-link -DRBMSCOPE_CLI_SUITES=OFF \
     "${rbm_launcher[@]}" >/dev/null
 }

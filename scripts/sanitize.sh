@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sanitizer builds of the core library, the CLI and their test suites (no Qt).
-#   address: AddressSanitizer + UndefinedBehaviorSanitizer (clang), every core and CLI suite
-#            (ctest -LE widgets); the same build holds the libFuzzer targets (scripts/fuzz.sh)
+#   address: AddressSanitizer + UndefinedBehaviorSanitizer (clang), every core suite, and every
+#            CLI suite run from build/ against the instrumented rbmscope-cli; the same build
+#            holds the libFuzzer targets (scripts/fuzz.sh)
 #   thread:  ThreadSanitizer (clang: it compiles the Eigen-heavy core in less CPU time than GCC,
 #            docs/dev/ci.md), the suites that run chains on several threads
 # Usage: scripts/sanitize.sh [address|thread|all] [SUITE...]   (default all; SUITEs narrow the
@@ -35,8 +36,19 @@ run_address() {
   # detect_leaks: a leak is a report like any other. abort_on_error gives a core-less abort.
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  ctest --test-dir "$dir" -LE widgets --no-tests=error --output-on-failure -j "$jobs" --timeout 1800
+  local rc=0
+  ctest --test-dir "$dir" -LE widgets --no-tests=error --output-on-failure -j "$jobs" --timeout 1800 || rc=1
+  # The CLI suites only start rbmscope-cli: the Release build's drivers (built here if missing) run
+  # against the instrumented program (RBMSCOPE_CLI_UNDER_TEST, tests/cli/cli_runner.hpp).
+  if [ -f "$root/build/build.ninja" ]; then
+    ninja -C "$root/build" -j "$jobs" rbmscope_cli_suites
+  else
+    "$root/scripts/build.sh" --target rbmscope_cli_suites
+  fi || return 1
+  RBMSCOPE_CLI_UNDER_TEST="$dir/app/cli/rbmscope-cli" \
+    ctest --test-dir "$root/build" -L '^cli$' --no-tests=error --output-on-failure -j "$jobs" --timeout 1800 || rc=1
   echo "sanitize address: build $((t1 - t0)) s, tests $((SECONDS - t1)) s"
+  return $rc
 }
 
 run_thread() {

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -56,8 +57,19 @@ inline CliResult run_shell(const std::string& command) {
     return r;
 }
 
+// The program under test: $RBMSCOPE_CLI_UNDER_TEST when set (scripts/sanitize.sh runs these
+// Release-built drivers against the instrumented build's rbmscope-cli: they only start it), else
+// the one built beside this suite.
+inline const char* cli_program() {
+    static const char* const path = [] {
+        const char* e = std::getenv("RBMSCOPE_CLI_UNDER_TEST");
+        return e && *e ? e : RBMSCOPE_CLI_BUILT;
+    }();
+    return path;
+}
+
 // args is appended to the binary path as is (quote paths yourself if they contain spaces).
-inline CliResult run_cli(const std::string& args) { return run_shell(std::string("'") + RBMSCOPE_CLI + "' " + args); }
+inline CliResult run_cli(const std::string& args) { return run_shell(std::string("'") + cli_program() + "' " + args); }
 
 // A result without the keys saying how it was made ("model_file", "argv", "command_line", and
 // "build", which records the threads), for comparing the results of two command lines (e.g.

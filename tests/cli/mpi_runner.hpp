@@ -12,7 +12,7 @@ namespace rbm::test::mpi {
 
 using rbm::test::run_shell;
 
-inline const std::string kCli = std::string("'") + RBMSCOPE_CLI + "' ";
+inline const std::string kCli = std::string("'") + rbm::test::cli_program() + "' ";
 
 // Under AddressSanitizer (scripts/sanitize.sh) leak checking is off for processes that
 // initialise MPI: Open MPI's plugins leak at MPI_Finalize and are unloaded before LeakSanitizer

@@ -45,7 +45,7 @@ pid_t spawn_convert(const std::string& in, const std::string& out, const char* p
     } else {
         posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     }
-    std::string bin = RBMSCOPE_CLI, cmd = "convert";
+    std::string bin = rbm::test::cli_program(), cmd = "convert";
     std::vector<char*> argv = {bin.data(), cmd.data(), const_cast<char*>(in.c_str()), const_cast<char*>(out.c_str()),
                                nullptr};
     std::vector<std::string> env_text;

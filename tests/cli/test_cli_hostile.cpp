@@ -27,17 +27,10 @@ namespace {
 
 const fs::path kData = RBMSCOPE_TEST_DATA;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+// Whether the program under test is instrumented: its shadow memory needs terabytes of address
+// space (no RLIMIT_AS cap) and its resident size is not the loader's. scripts/sanitize.sh sets
+// RBMSCOPE_SANITIZED and runs this (uninstrumented) driver against the instrumented rbmscope-cli.
+const bool kSanitized = rbm::test::sanitized();
 
 bool one_line_error(const CliResult& r, const std::string& needle) {
     return r.exit_code == 2 && r.out.empty() && r.stderr_lines() == 1 && r.err.find(needle) != std::string::npos;
@@ -66,12 +59,12 @@ Child run_child(const std::vector<std::string>& args, std::uint64_t as_bytes = 0
                   e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         ::dup2(o, 1);
         ::dup2(e, 2);
-        std::vector<std::string> a{RBMSCOPE_CLI};
+        std::vector<std::string> a{rbm::test::cli_program()};
         a.insert(a.end(), args.begin(), args.end());
         std::vector<char*> argv;
         for (auto& s : a) argv.push_back(s.data());
         argv.push_back(nullptr);
-        ::execv(RBMSCOPE_CLI, argv.data());
+        ::execv(rbm::test::cli_program(), argv.data());
         ::_exit(127);
     }
     Child c;

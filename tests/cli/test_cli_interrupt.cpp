@@ -48,11 +48,11 @@ public:
         posix_spawn_file_actions_adddup2(&fa, err[1], 2);
         for (int fd : {out[0], out[1], err[0], err[1]}) posix_spawn_file_actions_addclose(&fa, fd);
         std::vector<std::string> words = split_args(args);
-        words.insert(words.begin(), RBMSCOPE_CLI);
+        words.insert(words.begin(), rbm::test::cli_program());
         std::vector<char*> argv;
         for (auto& w : words) argv.push_back(w.data());
         argv.push_back(nullptr);
-        if (posix_spawn(&pid_, RBMSCOPE_CLI, &fa, nullptr, argv.data(), environ) != 0) pid_ = -1;
+        if (posix_spawn(&pid_, rbm::test::cli_program(), &fa, nullptr, argv.data(), environ) != 0) pid_ = -1;
         posix_spawn_file_actions_destroy(&fa);
         ::close(out[1]);
         ::close(err[1]);

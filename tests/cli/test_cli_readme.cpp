@@ -89,7 +89,7 @@ const fs::path& work_dir() {
 // "rbmscope-cli ..." anywhere in a shell line becomes the binary under test.
 std::string with_binary(std::string line) {
     const std::string word = "rbmscope-cli";
-    const std::string cli = std::string("'") + RBMSCOPE_CLI + "'";
+    const std::string cli = std::string("'") + rbm::test::cli_program() + "'";
     for (std::size_t at = line.find(word); at != std::string::npos; at = line.find(word, at + cli.size())) {
         const bool starts = at == 0 || line[at - 1] == ' ' || line[at - 1] == '(' || line[at - 1] == '"';
         const bool ends = at + word.size() == line.size() || line[at + word.size()] == ' ';

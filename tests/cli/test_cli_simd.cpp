@@ -10,7 +10,7 @@ using namespace rbm;
 using nlohmann::json;
 
 TEST_CASE("info --cpu names the best supported path by default") {
-    const auto r = test::run_shell(std::string("env -u RBMSCOPE_SIMD '") + RBMSCOPE_CLI + "' info --cpu");
+    const auto r = test::run_shell(std::string("env -u RBMSCOPE_SIMD '") + rbm::test::cli_program() + "' info --cpu");
     CHECK(r.exit_code == 0);
     const json j = json::parse(r.out);
     CHECK(j["simd_path"] == j["simd_supported"].back());
@@ -22,15 +22,15 @@ TEST_CASE("RBMSCOPE_SIMD forces each supported path") {
     const json all = json::parse(test::run_cli("info --cpu").out);
     const std::string bench =
         "' bench --case brbm-784x500 --precision float32 --quick --chains 40 --steps 3 --repeats 1";
-    const auto best = test::run_shell("env -u RBMSCOPE_SIMD '" + std::string(RBMSCOPE_CLI) + bench);
+    const auto best = test::run_shell("env -u RBMSCOPE_SIMD '" + std::string(rbm::test::cli_program()) + bench);
     CHECK(best.exit_code == 0);
     for (const auto& p : all["simd_supported"]) {
         const std::string name = p.get<std::string>();
-        const auto r = test::run_shell("RBMSCOPE_SIMD=" + name + " '" + RBMSCOPE_CLI + "' info --cpu");
+        const auto r = test::run_shell("RBMSCOPE_SIMD=" + name + " '" + rbm::test::cli_program() + "' info --cpu");
         CHECK(r.exit_code == 0);
         CHECK(json::parse(r.out)["simd_path"] == name);
         // And a run uses it, with the same numbers as the best path (the BRBM step is bitwise the same).
-        const auto a = test::run_shell("RBMSCOPE_SIMD=" + name + " '" + RBMSCOPE_CLI + bench);
+        const auto a = test::run_shell("RBMSCOPE_SIMD=" + name + " '" + rbm::test::cli_program() + bench);
         CHECK(a.exit_code == 0);
         CHECK(a.json()["simd_path"] == name);
         CHECK(a.json()["cases"][0]["log_z"] == best.json()["cases"][0]["log_z"]);
@@ -39,7 +39,7 @@ TEST_CASE("RBMSCOPE_SIMD forces each supported path") {
         bool have = false;
         for (const auto& q : all["simd_supported"]) have = have || q == p;
         if (!have) {
-            const auto r = test::run_shell("RBMSCOPE_SIMD=" + p + " '" + RBMSCOPE_CLI + "' info --cpu");
+            const auto r = test::run_shell("RBMSCOPE_SIMD=" + p + " '" + rbm::test::cli_program() + "' info --cpu");
             CHECK(r.exit_code == 2);
             CHECK(r.err.find("RBMSCOPE_SIMD: this processor cannot run '" + p + "'") != std::string::npos);
         } else {
@@ -49,7 +49,7 @@ TEST_CASE("RBMSCOPE_SIMD forces each supported path") {
 }
 
 TEST_CASE("a bad RBMSCOPE_SIMD is refused before any work") {
-    const auto r = test::run_shell(std::string("RBMSCOPE_SIMD=avx3 '") + RBMSCOPE_CLI + "' exact four-mode");
+    const auto r = test::run_shell(std::string("RBMSCOPE_SIMD=avx3 '") + rbm::test::cli_program() + "' exact four-mode");
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
     CHECK(r.err.find("RBMSCOPE_SIMD: unknown instruction set 'avx3' (expected sse2, avx2 or avx512)") !=

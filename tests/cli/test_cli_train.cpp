@@ -167,7 +167,7 @@ TEST_CASE("train --data fashion-mnist: names the Debian package when absent, tra
     const std::filesystem::path empty = temp_dir() / "no-datasets", here = temp_dir() / "datasets";
     std::filesystem::create_directories(empty);
     std::filesystem::create_directories(here / "fashion-mnist");
-    const std::string cli = std::string("'") + RBMSCOPE_CLI + "' ";
+    const std::string cli = std::string("'") + rbm::test::cli_program() + "' ";
     const CliResult missing = run_shell("RBMSCOPE_DATASETS_DIR='" + empty.string() + "' " + cli +
                                         "train --data fashion-mnist --out " + path("fm.json"));
     CHECK_MSG(one_line_error(missing, "apt-get install dataset-fashion-mnist"), missing.err);
