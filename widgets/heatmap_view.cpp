@@ -93,9 +93,10 @@ QRect HeatmapView::overlayRect(QFont* fontOut) const {
     }
     if (fontOut) *fontOut = f;
     if (overlayText_.isEmpty()) return {};
-    const QRect box = QFontMetrics(f)
-                          .boundingRect(QRect(0, 0, room, plot.height()), Qt::TextWordWrap | Qt::AlignLeft, overlayText_)
-                          .adjusted(-4, -2, 4, 2);
+    const QRect box =
+        QFontMetrics(f)
+            .boundingRect(QRect(0, 0, room, plot.height()), Qt::TextWordWrap | Qt::AlignLeft, overlayText_)
+            .adjusted(-4, -2, 4, 2);
     return QRect(plot.left() + 4, plot.top() + 4, box.width(), box.height());
 }
 
@@ -224,7 +225,8 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     }
     if (!scaleLabel_.isEmpty()) {
         p.save();
-        p.translate(std::min(width() - 6 - rightReserve_, bar.right() + 6 + barWidest + 6 + fm.ascent()), bar.center().y());
+        p.translate(std::min(width() - 6 - rightReserve_, bar.right() + 6 + barWidest + 6 + fm.ascent()),
+                    bar.center().y());
         p.rotate(-90);
         p.drawText(QRect(-bar.height() / 2, -fm.ascent(), bar.height(), fm.height() + 2), Qt::AlignHCenter,
                    fm.elidedText(scaleLabel_, Qt::ElideRight, bar.height()));

@@ -13,6 +13,7 @@
 #include "core/io/provenance.hpp"
 #include "core/kernels/build_info.hpp"
 #include "core/numerics/parallel.hpp"
+#include "core/training/heldout.hpp"
 #include "core/training/training.hpp"
 #include "data_args.hpp"
 #include "interrupt.hpp"
@@ -43,7 +44,7 @@ json data_summary(const Dataset& d) {
         j["min"] = d.X.minCoeff();
         j["max"] = d.X.maxCoeff();
         j["mean"] = d.X.mean();
-        j["binary"] = (d.X.array() == 0.0 || d.X.array() == 1.0).all();
+        j["binary"] = is_binary(d.X);
     }
     return j;
 }
@@ -108,7 +109,9 @@ Args train_args() {
         {"ais-chains", "N", "AIS chains for the log-likelihood when log Z is not enumerable (default 20)"},
         {"ais-steps", "K", "AIS steps per record (linear schedule from the data's base rate, default 200)"},
         {"exact-limit", "N", "enumerate log Z exactly when it takes at most N terms (default 262144)"},
-        {"float32", "", "brbm, leaky: the gradient's matrix products (and a brbm's Gibbs sweeps) in single precision (parameters stay double)"},
+        {"float32", "",
+         "brbm, leaky: the gradient's matrix products (and a brbm's Gibbs sweeps) in single precision (parameters stay "
+         "double)"},
         {"checkpoint", "FILE", "write a checkpoint (JSON) at the end and every --checkpoint-every updates"},
         {"checkpoint-every", "U", "updates between checkpoints (default: only at the end)"},
         {"resume", "FILE", "continue from a checkpoint (same --data and transforms; training options come from it)"},
@@ -152,8 +155,8 @@ TrainFiles read_output_files(const Args& a) {
     std::string ext = std::filesystem::path(f.model).extension().string();
     for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (ext != ".json" && ext != ".npz" && !is_named_container_extension(ext))
-        throw InputError("--out must end in .json or .npz, or .mat, .h5, .hdf5 (as convert writes), got '" +
-                         f.model + "'");
+        throw InputError("--out must end in .json or .npz, or .mat, .h5, .hdf5 (as convert writes), got '" + f.model +
+                         "'");
     f.mat73 = a.get_choice("mat-version", "5", {"5", "7.3"}) == "7.3";
     if (f.mat73 && ext != ".mat") throw InputError("--mat-version applies to a .mat --out, not '" + f.model + "'");
     f.log = a.get("log", "");
@@ -373,9 +376,8 @@ json train_result(const Trainer& t, const TrainFiles& f, const std::vector<doubl
     // (Measured values only: the key names are those tests/cli/mpi_runner.hpp's untimed() drops.)
     j["timing"] = {{"seconds", {{"updates", update_s}, {"monitor", t.monitor_seconds()}}},
                    {"updates_per_s", update_s > 0 ? static_cast<double>(run_updates) / update_s : 0.0},
-                   {"monitor_share", update_s + t.monitor_seconds() > 0
-                                         ? t.monitor_seconds() / (update_s + t.monitor_seconds())
-                                         : 0.0}};
+                   {"monitor_share",
+                    update_s + t.monitor_seconds() > 0 ? t.monitor_seconds() / (update_s + t.monitor_seconds()) : 0.0}};
     // What the log-likelihood records used (docs/methods/training.md#monitor).
     const Index rows = o.monitor_examples > 0 ? std::min(o.monitor_examples, t.data().size()) : t.data().size();
     j["monitor"] = {{"rows", rows},

@@ -139,7 +139,8 @@ TEST_CASE("logz --held-out: the rows' log-likelihood from the verdict and from e
     }
     // With the exact value the verdict is exact, and so is the held-out log-likelihood (short runs:
     // only the exact value is read here).
-    const json e = test::run_ok("logz '" + kModel + "' --budget quick --steps 100 --chains 20 --seed 3 --held-out digits");
+    const json e =
+        test::run_ok("logz '" + kModel + "' --budget quick --steps 100 --chains 20 --seed 3 --held-out digits");
     CHECK_CLOSE(e["held_out"]["log_likelihood"].get<double>(), exact_ll, 1e-9);
     // Refused before any estimator runs: rows of the wrong size, a missing file, options that
     // would preprocess the held-out rows unlike the recorded training rows.
@@ -151,11 +152,11 @@ TEST_CASE("logz --held-out: the rows' log-likelihood from the verdict and from e
 }
 
 TEST_CASE("logz refuses bad input with one line and exit 2") {
-    for (const auto& [args, fragment] : std::vector<std::pair<std::string, std::string>>{
-             {"logz four-mode --budget huge", "--budget"},
-             {"logz four-mode --steps 0", "--steps"},
-             {"logz /nonexistent/model.json", "/nonexistent/model.json"},
-             {"logz four-mode --sweeps 5", "--sweeps"}})
+    for (const auto& [args, fragment] :
+         std::vector<std::pair<std::string, std::string>>{{"logz four-mode --budget huge", "--budget"},
+                                                          {"logz four-mode --steps 0", "--steps"},
+                                                          {"logz /nonexistent/model.json", "/nonexistent/model.json"},
+                                                          {"logz four-mode --sweeps 5", "--sweeps"}})
         test::expect_one_line_error(test::run_cli(args), args.c_str(), fragment.c_str());
 }
 

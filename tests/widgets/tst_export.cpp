@@ -16,9 +16,9 @@
 
 #include "main_window/main_window.hpp"
 #include "main_window/view_export.hpp"
-#include "views/export_hidden.hpp"
 #include "screenshot_dir.hpp"
 #include "test_window.hpp"
+#include "views/export_hidden.hpp"
 
 using namespace rbmscope;
 
@@ -149,9 +149,9 @@ private Q_SLOTS:
                                    qobject_cast<QAbstractSpinBox*>(c->parentWidget()) ||
                                    qobject_cast<QAbstractItemView*>(c->parentWidget());
                 if (control && !frame && c->isVisibleTo(view))
-                    found << QStringLiteral("%1 '%2'").arg(QString::fromLatin1(c->metaObject()->className()),
-                                                          c->objectName().isEmpty() ? c->property("text").toString()
-                                                                                    : c->objectName());
+                    found << QStringLiteral("%1 '%2'").arg(
+                        QString::fromLatin1(c->metaObject()->className()),
+                        c->objectName().isEmpty() ? c->property("text").toString() : c->objectName());
             }
             return found;
         };
@@ -196,7 +196,8 @@ private Q_SLOTS:
         QCOMPARE(QImage(png).size(), QSize(1200, 700).expandedTo(view->minimumSizeHint()) * 2);
         QCOMPARE(view->size(), shown);
         QVERIFY(w_->exportImage(png, 96, QSize(50, 50)).contains(QStringLiteral("from 100×100")));
-        QCOMPARE(w_->exportImage(screenshotDir() + QStringLiteral("/slide-1600x900.png"), 96, QSize(1600, 900)), QString());
+        QCOMPARE(w_->exportImage(screenshotDir() + QStringLiteral("/slide-1600x900.png"), 96, QSize(1600, 900)),
+                 QString());
     }
 
     void unknownFormatsAreRefused() {

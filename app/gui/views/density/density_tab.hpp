@@ -1,6 +1,4 @@
 #pragma once
-#include <cmath>
-#include <optional>
 // The "Target density" tab: the exact density of a 2-D model on a grid, its modes, and for a
 // GRBM the hidden units' weight arrows, which the user drags to edit the model. Computed on a
 // worker (channel "density"); while the user drags, the view box stays put.
@@ -8,6 +6,8 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QStackedWidget>
+#include <cmath>
+#include <optional>
 
 #include "heatmap_view.hpp"
 #include "jobs/background_jobs.hpp"
@@ -29,7 +29,8 @@ public:
     bool drawable() const { return drawable_; }
     // log Z of the density shown (exact: the grid's sum, or the closed form), when one is shown.
     std::optional<double> logZ() const {
-        return drawable_ && std::isfinite(field_.logZ) && !field_.p.empty() ? std::optional<double>(field_.logZ) : std::nullopt;
+        return drawable_ && std::isfinite(field_.logZ) && !field_.p.empty() ? std::optional<double>(field_.logZ)
+                                                                            : std::nullopt;
     }
     double lastMilliseconds() const { return lastMs_; }
 

@@ -1,10 +1,11 @@
 #include "views/filters/filters_view.hpp"
-#include "views/export_hidden.hpp"
 
 #include <QHBoxLayout>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <numeric>
+
+#include "views/export_hidden.hpp"
 
 namespace rbmscope {
 

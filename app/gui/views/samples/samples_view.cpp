@@ -1,5 +1,4 @@
 #include "views/samples/samples_view.hpp"
-#include "views/export_hidden.hpp"
 
 #include <QCompleter>
 #include <QFileDialog>
@@ -11,6 +10,7 @@
 
 #include "core/numerics/memory_budget.hpp"
 #include "jobs/autoload_limit.hpp"
+#include "views/export_hidden.hpp"
 
 namespace rbmscope {
 namespace {

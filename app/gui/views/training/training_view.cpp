@@ -1,5 +1,4 @@
 #include "views/training/training_view.hpp"
-#include "views/export_hidden.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +19,7 @@
 #include <limits>
 #include <numeric>
 #include "text_preview.hpp"
+#include "views/export_hidden.hpp"
 
 namespace rbmscope {
 namespace {
