@@ -22,5 +22,8 @@ while [ $# -gt 0 ]; do
 done
 [ "${RBMSCOPE_DEPS_DONE:-0}" = 1 ] || "$root/scripts/deps.sh"  # run.sh installs the app's packages itself
 source "$root/scripts/lib.sh"
-cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${rbm_launcher[@]}" "${cmake_args[@]}"
+# Kernels for every instruction set unless an argument says otherwise (scripts/run.sh: host only):
+# a build after run.sh's in the same directory is again one that runs on any x86-64.
+cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRBMSCOPE_SIMD_PATHS=all "${rbm_launcher[@]}" \
+  "${cmake_args[@]}"
 cmake --build "$root/build" -j "$(nproc)" "${targets[@]}"

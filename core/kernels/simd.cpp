@@ -1,6 +1,7 @@
 #include "core/kernels/simd.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
@@ -40,10 +41,18 @@ constexpr SimdPath kNativePath =
 
 const detail::KernelTable* table_of(SimdPath p) {
 #if RBMSCOPE_SIMD_DISPATCH
+    // Only the paths of RBMSCOPE_SIMD_PATHS are compiled (core/CMakeLists.txt).
     switch (p) {
+#if RBMSCOPE_SIMD_HAVE_SSE2
         case SimdPath::Sse2: return rbmscope_kernels_sse2();
+#endif
+#if RBMSCOPE_SIMD_HAVE_AVX2
         case SimdPath::Avx2: return rbmscope_kernels_avx2();
+#endif
+#if RBMSCOPE_SIMD_HAVE_AVX512
         case SimdPath::Avx512: return rbmscope_kernels_avx512();
+#endif
+        default: break;
     }
     return nullptr;
 #else
@@ -64,7 +73,19 @@ void choose() {
             simd_force(p);
             return;
         }
-        g_path.store(static_cast<int>(simd_supported().back()));
+        const std::vector<SimdPath> can = simd_supported();
+        if (can.empty()) {
+            // A build of the build machine's path only (RBMSCOPE_SIMD_PATHS=host), copied to a
+            // processor without it.
+            std::string built;
+            for (SimdPath q : simd_built()) built += std::string(built.empty() ? "" : ", ") + simd_name(q);
+            std::fprintf(stderr,
+                         "rbmscope: this build has kernels for %s only, which this processor cannot run; "
+                         "rebuild with -DRBMSCOPE_SIMD_PATHS=all (scripts/build.sh does)\n",
+                         built.c_str());
+            std::exit(2);
+        }
+        g_path.store(static_cast<int>(can.back()));
     });
 }
 
@@ -81,7 +102,17 @@ const char* simd_name(SimdPath p) {
 
 std::vector<SimdPath> simd_built() {
 #if RBMSCOPE_SIMD_DISPATCH
-    return {SimdPath::Sse2, SimdPath::Avx2, SimdPath::Avx512};
+    std::vector<SimdPath> out;
+#if RBMSCOPE_SIMD_HAVE_SSE2
+    out.push_back(SimdPath::Sse2);
+#endif
+#if RBMSCOPE_SIMD_HAVE_AVX2
+    out.push_back(SimdPath::Avx2);
+#endif
+#if RBMSCOPE_SIMD_HAVE_AVX512
+    out.push_back(SimdPath::Avx512);
+#endif
+    return out;
 #else
     return {kNativePath};
 #endif
