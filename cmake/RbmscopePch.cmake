@@ -26,7 +26,8 @@ endfunction()
 # rbmscope_pch_shared(TARGET GROUP KIND): the first target of GROUP compiles the header, the
 # others reuse it. Every target of a group must have the same compile flags and definitions, with
 # the same values: clang refuses a header built otherwise (an error naming the macro or flag), GCC
-# silently parses the headers again. The groups: core and CLI suites, widget suites, fuzz targets.
+# silently parses the headers again. The groups: core and CLI suites, widget suites, fuzz targets,
+# and the app's Qt code (the widgets library, the window library and the app's main.cpp).
 function(rbmscope_pch_shared target group kind)
   if(NOT RBMSCOPE_PCH)
     return()
