@@ -29,12 +29,13 @@ private:
     RowPanels<S> w_, wt_;      // rows of W (visible units), rows of W' (hidden units)
     std::vector<S> c_, zero_;  // padded hidden bias, padded zeros
     Vec a_, b_, c_d_;          // c_d_: c in double, for the potential
+    Vec ba_;                   // b - a, for the potential
 };
 
 // Per-thread buffers, so a step allocates nothing once they have grown.
 template <class S>
 struct Scratch {
-    LineVector<int> vis_idx, vis_off, hid_idx, hid_off;
+    LineVector<int> vis_idx, vis_off, hid_idx, hid_off, on_idx;
     LineVector<S> lambda, act, bias, y, e;
     LineVector<double> x, e1, e0, inc;
     LineVector<std::uint32_t> words;
@@ -48,7 +49,7 @@ Scratch<S>& scratch() {
 
 template <class S>
 BrbmStep<S>::BrbmStep(const Brbm& m, const Vec& base_bias)
-    : w_(m.W), wt_(m.W, true), a_(base_bias), b_(m.b), c_d_(m.c) {
+    : w_(m.W), wt_(m.W, true), a_(base_bias), b_(m.b), c_d_(m.c), ba_(m.b - base_bias) {
     c_.assign(static_cast<std::size_t>(w_.padded_cols()), S(0));
     for (Index j = 0; j < m.n_hidden(); ++j) c_[static_cast<std::size_t>(j)] = static_cast<S>(m.c(j));
     zero_.assign(static_cast<std::size_t>(wt_.padded_cols()), S(0));
@@ -81,6 +82,7 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
     for (auto* v : {&s.x, &s.e1, &s.e0, &s.inc}) v->resize(static_cast<std::size_t>(m));
     s.words.resize(static_cast<std::size_t>(rows * std::max(n, m)));
     s.on.resize(static_cast<std::size_t>(std::max(n, m)));
+    if (out.potential) s.on_idx.resize(static_cast<std::size_t>(n));
     auto beta_of = [&](Index r) { return row_beta ? row_beta[r] : beta; };
 
     // Active visible units; their part of the increment, (beta - beta')(b - a)'v.
@@ -163,13 +165,16 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
                 (*out.means)(begin + r, i) =
                     (y[i] >= S(0) ? 1.0 : static_cast<double>(e[i])) / (1.0 + static_cast<double>(e[i]));
         if (out.potential) {
-            // V(v, h) = v'W h + (b - a)'v + c'h, over the units that are on (u = W h is in act).
+            // V(v, h) = v'W h + (b - a)'v + c'h, over the units that are on (u = W h is in act),
+            // added in increasing unit order. The list of on units first: a branch on each unit
+            // (on with probability about 1/2 near beta = 0) cost PT a sixth of its time.
+            int* on_idx = s.on_idx.data();
+            const int count = append_set(on, n, on_idx, 0);
             double vu = 0, bv = 0, ch = 0;
-            for (Index i = 0; i < n; ++i)
-                if (on[i]) {
-                    vu += static_cast<double>(u[i]);
-                    bv += b_(i) - a_(i);
-                }
+            for (int t = 0; t < count; ++t) {
+                vu += static_cast<double>(u[on_idx[t]]);
+                bv += ba_(on_idx[t]);
+            }
             for (int t = hid_off[r]; t < hid_off[r + 1]; ++t) ch += c_d_(hid_idx[t]);
             (*out.potential)(begin + r) = vu + bv + ch;
         }
