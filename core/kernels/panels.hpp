@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/kernels/line_aligned.hpp"
+#include "core/numerics/parallel.hpp"
 #include "core/numerics/types.hpp"
 
 // Compiled with different instruction sets in different objects (kernels/simd.hpp): each copy
@@ -62,27 +63,35 @@ public:
             static_cast<std::size_t>(panels_ == 0 ? 0 : ((panels_ - 1) * kLanes + last_vectors_ * kStep) * rows_));
         const double* a = A.data();
         const Index lda = A.rows();
-        for (Index p = 0; p < panels_; ++p) {
-            const Index w = width(p), used = std::min(w, cols_ - p * kLanes);
-            S* panel = data_.data() + p * rows_ * kLanes;
-            if (used < w)
-                for (Index i = 0; i < rows_; ++i) std::fill(panel + i * w + used, panel + (i + 1) * w, S(0));
-            if (transposed) {
-                // Row i of the panel: A(p kLanes + t, i), contiguous in column i of A.
-                for (Index i = 0; i < rows_; ++i)
-                    for (Index t = 0; t < used; ++t) panel[i * w + t] = static_cast<S>(a[i * lda + p * kLanes + t]);
-            } else {
-                // Blocks of 16 rows: each column of A gives 16 contiguous values, written within
-                // 16 panel rows that stay in L1.
-                for (Index i0 = 0; i0 < rows_; i0 += 16) {
-                    const Index i1 = std::min(rows_, i0 + 16);
-                    for (Index t = 0; t < used; ++t) {
-                        const double* col = a + (p * kLanes + t) * lda;
-                        for (Index i = i0; i < i1; ++i) panel[i * w + t] = static_cast<S>(col[i]);
+        // The panels on the threads (a training run rebuilds them at every update, on its critical
+        // path): each panel is written by one task, so the layout does not depend on who builds it.
+        for_each_block(
+            panels_,
+            [&](Index p0, Index p1) {
+                for (Index p = p0; p < p1; ++p) {
+                    const Index w = width(p), used = std::min(w, cols_ - p * kLanes);
+                    S* panel = data_.data() + p * rows_ * kLanes;
+                    if (used < w)
+                        for (Index i = 0; i < rows_; ++i) std::fill(panel + i * w + used, panel + (i + 1) * w, S(0));
+                    if (transposed) {
+                        // Row i of the panel: A(p kLanes + t, i), contiguous in column i of A.
+                        for (Index i = 0; i < rows_; ++i)
+                            for (Index t = 0; t < used; ++t)
+                                panel[i * w + t] = static_cast<S>(a[i * lda + p * kLanes + t]);
+                    } else {
+                        // Blocks of 16 rows: each column of A gives 16 contiguous values, written within
+                        // 16 panel rows that stay in L1.
+                        for (Index i0 = 0; i0 < rows_; i0 += 16) {
+                            const Index i1 = std::min(rows_, i0 + 16);
+                            for (Index t = 0; t < used; ++t) {
+                                const double* col = a + (p * kLanes + t) * lda;
+                                for (Index i = i0; i < i1; ++i) panel[i * w + t] = static_cast<S>(col[i]);
+                            }
+                        }
                     }
                 }
-            }
-        }
+            },
+            1);
     }
     Index rows() const { return rows_; }
     Index cols() const { return cols_; }

@@ -89,21 +89,33 @@ void score_tile_sums(const Model& model, const RowMat& X, const Index* index, In
 
 void score_tile_sums_to(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end,
                         bool with_sigma, bool float32, double* base) {
+    score_tile_sums_to(model, {ScoreRows{&X, index, count, first, end, base}}, with_sigma, float32);
+}
+
+void score_tile_sums_to(const Model& model, const std::vector<ScoreRows>& parts, bool with_sigma, bool float32) {
     const Index n = model.n_visible(), m = model.n_hidden(), S = score_tile_values(model, with_sigma);
-    if (X.cols() != n)
-        throw InputError("score rows have " + std::to_string(X.cols()) + " columns, the model " + std::to_string(n));
-    if (!index && count != X.rows()) throw InputError("score rows: a count without an index must be every row");
-    if (first < 0 || end < first || end > gradient_tiles(count)) throw InputError("score tiles out of range");
+    // Tile k of all parts' tiles, in part order: its part and its tile within that part.
+    std::vector<std::pair<std::size_t, Index>> tiles;
+    for (std::size_t q = 0; q < parts.size(); ++q) {
+        const ScoreRows& p = parts[q];
+        if (p.X->cols() != n)
+            throw InputError("score rows have " + std::to_string(p.X->cols()) + " columns, the model " +
+                             std::to_string(n));
+        if (!p.index && p.count != p.X->rows())
+            throw InputError("score rows: a count without an index must be every row");
+        if (p.first < 0 || p.end < p.first || p.end > gradient_tiles(p.count))
+            throw InputError("score tiles out of range");
+        for (Index t = p.first; t < p.end; ++t) tiles.emplace_back(q, t);
+    }
     // BRBM and leaky RBM: the products on the dispatched path (training/score_table.hpp); W in
     // float once per call when the run asks for single precision.
     const auto* brbm = model.as<Brbm>();
     const auto* leaky = model.as<Leaky>();
     Eigen::MatrixXf Wf;
     detail::ScoreTile proto;
-    if ((brbm || leaky) && !with_sigma) {
+    const bool dispatched = (brbm || leaky) && !with_sigma;
+    if (dispatched) {
         const Mat& W = brbm ? brbm->W : leaky->W;
-        proto.X = X.data();
-        proto.ld = X.cols();
         proto.n = n;
         proto.m = m;
         proto.W = W.data();
@@ -111,33 +123,42 @@ void score_tile_sums_to(const Model& model, const RowMat& X, const Index* index,
         proto.leaky = leaky != nullptr;
         proto.leakiness = leaky ? leaky->leakiness : 0.0;
         if (float32) {
-            Wf = W.cast<float>();
+            // Converted in column blocks on the threads: the same value per entry.
+            Wf.resize(n, m);
+            for_each_block(
+                m, [&](Index j0, Index j1) { Wf.middleCols(j0, j1 - j0) = W.middleCols(j0, j1 - j0).cast<float>(); },
+                32);
             proto.Wf = Wf.data();
         }
     }
-    const detail::ScoreTable* table = proto.X ? &detail::score_table() : nullptr;
+    const detail::ScoreTable* table = dispatched ? &detail::score_table() : nullptr;
     // The tiles in parallel (each into its own slot); what a tile holds never depends on who sums it.
     for_each_block(
-        end - first,
-        [&](Index t0, Index t1) {
-            for (Index t = first + t0; t < first + t1; ++t) {
-                const Index r0 = t * kGradientTile, rows = std::min(count, r0 + kGradientTile) - r0;
-                double* s = base + (t - first) * S;
+        static_cast<Index>(tiles.size()),
+        [&](Index k0, Index k1) {
+            for (Index k = k0; k < k1; ++k) {
+                const ScoreRows& p = parts[tiles[static_cast<std::size_t>(k)].first];
+                const Index t = tiles[static_cast<std::size_t>(k)].second;
+                const Index r0 = t * kGradientTile, rows = std::min(p.count, r0 + kGradientTile) - r0;
+                double* s = p.dst + (t - p.first) * S;
                 if (table) {
                     detail::ScoreTile tile = proto;
-                    tile.index = index ? index + r0 : nullptr;
+                    tile.X = p.X->data();
+                    tile.ld = p.X->cols();
+                    tile.index = p.index ? p.index + r0 : nullptr;
                     tile.first = r0;
                     tile.rows = rows;
                     table->tile_sums(tile, s);
                     continue;
                 }
+                const RowMat& X = *p.X;
                 RowMat tile(rows, n);
-                for (Index r = 0; r < rows; ++r) tile.row(r) = X.row(index ? index[r0 + r] : r0 + r);
-                const ScoreParts p = score_parts(model, tile, with_sigma);
-                Eigen::Map<Mat>(s, n, m).noalias() = p.A.transpose() * p.M;
-                Eigen::Map<Vec>(s + n * m, n) = p.Bv.colwise().sum().transpose();
-                Eigen::Map<Vec>(s + n * m + n, m) = p.M.colwise().sum().transpose();
-                if (with_sigma) Eigen::Map<Vec>(s + n * m + n + m, n) = p.S.colwise().sum().transpose();
+                for (Index r = 0; r < rows; ++r) tile.row(r) = X.row(p.index ? p.index[r0 + r] : r0 + r);
+                const ScoreParts sp = score_parts(model, tile, with_sigma);
+                Eigen::Map<Mat>(s, n, m).noalias() = sp.A.transpose() * sp.M;
+                Eigen::Map<Vec>(s + n * m, n) = sp.Bv.colwise().sum().transpose();
+                Eigen::Map<Vec>(s + n * m + n, m) = sp.M.colwise().sum().transpose();
+                if (with_sigma) Eigen::Map<Vec>(s + n * m + n + m, n) = sp.S.colwise().sum().transpose();
             }
         },
         1);
@@ -180,8 +201,15 @@ void gradient_from_tile_sums(const Model& model, const double* pos, Index rows, 
     g.log_sigma.resize(with_sigma ? n : 0);
     // As mean_from_tile_sums twice and a subtraction: W: total * (1/rows); b, c, log_sigma: total /
     // rows; then positive minus negative.
+    // W in blocks of entries on the threads: each entry's operations are the same whoever does them.
     double* w = g.W.data();
-    for (Index k = 0; k < n * m; ++k) w[k] = tile_total(pos, tp, S, k) * inv_p - tile_total(neg, tn, S, k) * inv_n;
+    for_each_block(
+        n * m,
+        [&](Index k0, Index k1) {
+            for (Index k = k0; k < k1; ++k)
+                w[k] = tile_total(pos, tp, S, k) * inv_p - tile_total(neg, tn, S, k) * inv_n;
+        },
+        16384);
     double* tail[3] = {g.b.data(), g.c.data(), g.log_sigma.data()};
     const Index len[3] = {n, m, with_sigma ? n : 0};
     Index k = n * m;

@@ -133,6 +133,16 @@ void score_tile_sums(const Model& model, const RowMat& X, const Index* index, In
 // score_tile_values values), so a caller that sums every update reuses one buffer.
 void score_tile_sums_to(const Model& model, const RowMat& X, const Index* index, Index count, Index first, Index end,
                         bool with_sigma, bool float32, double* dst);
+// Several row sets in one parallel pass (an update's minibatch and its negative samples): part k's
+// tiles [first, end) of its `count` rows go to its dst, each tile summed as score_tile_sums_to sums
+// it (so the same bits); the tiles of all parts share the threads, and W is put in float once.
+struct ScoreRows {
+    const RowMat* X = nullptr;
+    const Index* index = nullptr;  // null: X's rows in order
+    Index count = 0, first = 0, end = 0;
+    double* dst = nullptr;
+};
+void score_tile_sums_to(const Model& model, const std::vector<ScoreRows>& parts, bool with_sigma, bool float32);
 // The mean from the sums of all gradient_tiles(rows) tiles, in tile order.
 ParamGrad mean_from_tile_sums(const Model& model, const double* sums, Index rows, bool with_sigma);
 // mean_from_tile_sums(pos, rows) - mean_from_tile_sums(neg, neg_rows) in one pass, into g (whose
