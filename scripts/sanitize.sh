@@ -25,6 +25,7 @@ export RBMSCOPE_SANITIZED=1
 # 1-thread vs 2-thread bitwise comparisons (rbm::ThreadLimit).
 tsan_suites=(test_rng_determinism test_ais_runner test_ais_estimates test_ais_cov test_ais_leaky
              test_ais_mas test_pt test_exact test_meanfield test_sampling)
+narrowed=$#
 [ $# -gt 0 ] && tsan_suites=("$@")
 
 run_address() {
@@ -58,14 +59,29 @@ run_thread() {
     -DCMAKE_CXX_FLAGS="-O1 -g1 -fno-omit-frame-pointer -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
     -DRBMSCOPE_CORE_OPTIMIZE=-O2 \
     "${rbm_launcher[@]}" >/dev/null
-  ninja -C "$dir" -j "$jobs" "${tsan_suites[@]}"
+  # The training suite too, for its thread cases only (the whole suite would take minutes here).
+  local training=()
+  [ "$narrowed" -eq 0 ] && training=(test_training)
+  ninja -C "$dir" -j "$jobs" "${tsan_suites[@]}" "${training[@]}"
   local t1=$SECONDS
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp"
   local regex
   regex="^core\\.($(IFS='|'; echo "${tsan_suites[*]}"))(\\.[0-9]+of[0-9]+)?\$"  # shards too (tests/CMakeLists.txt)
   # One suite at a time, each with 2 threads available: races need real concurrency.
-  ctest --test-dir "$dir" -R "$regex" --no-tests=error --output-on-failure --timeout 1800
+  local rc=0
+  ctest --test-dir "$dir" -R "$regex" --no-tests=error --output-on-failure --timeout 1800 || rc=1
+  if [ ${#training[@]} -gt 0 ]; then
+    # 1 vs 2 threads bitwise, on bars-and-stripes and on a 196 x 200 BRBM whose passes over W split.
+    echo "== test_training, its thread cases =="
+    if "$dir/tests/test_training" "2 threads train"; then
+      echo "100% tests passed, 0 tests failed out of 1"
+    else
+      echo "0% tests passed, 1 tests failed out of 1"
+      rc=1
+    fi
+  fi
   echo "sanitize thread: build $((t1 - t0)) s, tests $((SECONDS - t1)) s"
+  return $rc
 }
 
 case $which in

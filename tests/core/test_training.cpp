@@ -532,6 +532,62 @@ TEST_CASE("1 thread and 2 threads train bitwise identical models (pt, pcd, grbm)
     }
 }
 
+TEST_CASE("196 x 200 BRBM: the update's passes over W split across threads, 1 and 2 threads train the same bits") {
+    // Big enough that every pass over W of an update runs in several blocks (columns of 32, panels of
+    // the sampler, 16384 entries of the gradient) and the batch and the chains give 2 + 2 score tiles.
+    Rng rng(21, 0);
+    const Dataset data = as_dataset(random_binary(300, 196, rng));
+    for (int variant = 0; variant < 3; ++variant) {
+        TrainOptions o = bars_options(variant == 2 ? TrainMethod::Cd : TrainMethod::Pcd);
+        o.hidden = 200;
+        o.batch = 100;
+        o.chains = 100;
+        o.updates = 6;
+        o.monitor_every = 0;  // records at the start and the end only, on a cheap AIS
+        o.monitor_examples = 20;
+        o.ais_chains = 10;
+        o.ais_steps = 10;
+        o.learning_rate = 0.05;
+        o.float32 = variant == 1;
+        Model start, trained[2];
+        for (int threads = 1; threads <= 2; ++threads) {
+            ThreadLimit limit(threads);
+            Trainer t(o, data);
+            if (threads == 1) start = t.model();
+            t.run();
+            CHECK(t.status() == TrainStatus::Finished);
+            trained[threads - 1] = t.model();
+        }
+        const Brbm &a = *trained[0].as<Brbm>(), &b = *trained[1].as<Brbm>();
+        CHECK_MSG(a.W == b.W && a.b == b.b && a.c == b.c, "variant " + std::to_string(variant));
+        CHECK((a.W - start.as<Brbm>()->W).cwiseAbs().maxCoeff() > 1e-4);  // the updates moved W
+    }
+    // Each step of W, computed in blocks on 2 threads, against the rule on the whole matrix: without
+    // momentum W' = W + lr (g - decay W), g the gradient the update used.
+    TrainOptions o = bars_options(TrainMethod::Pcd);
+    o.hidden = 200;
+    o.batch = 100;
+    o.chains = 100;
+    o.updates = 4;
+    o.momentum = 0.0;
+    o.weight_decay = 1e-3;
+    o.schedule = LearningRateSchedule::Constant;
+    o.learning_rate = 0.05;
+    o.monitor_every = 0;
+    o.monitor_examples = 20;
+    o.ais_chains = 10;
+    o.ais_steps = 10;
+    ThreadLimit limit(2);
+    Trainer t(o, data);
+    for (int u = 0; u < 4; ++u) {
+        const Mat before = t.model().as<Brbm>()->W;
+        t.step(1);
+        const Mat& g = t.last_gradient().W;
+        const Mat expect = before + o.learning_rate * (g - o.weight_decay * before);
+        CHECK_MSG(t.model().as<Brbm>()->W == expect, "update " + std::to_string(u + 1));
+    }
+}
+
 TEST_CASE("options are checked with messages naming the option") {
     const Dataset bars = bars_and_stripes(3);
     TrainOptions o;
