@@ -537,17 +537,21 @@ TEST_CASE("196 x 200 BRBM: the update's passes over W split across threads, 1 an
     // the sampler, 16384 entries of the gradient) and the batch and the chains give 2 + 2 score tiles.
     Rng rng(21, 0);
     const Dataset data = as_dataset(random_binary(300, 196, rng));
-    for (int variant = 0; variant < 3; ++variant) {
-        TrainOptions o = bars_options(variant == 2 ? TrainMethod::Cd : TrainMethod::Pcd);
+    auto wide = [](TrainMethod method, Index updates) {
+        TrainOptions o = bars_options(method);
         o.hidden = 200;
         o.batch = 100;
         o.chains = 100;
-        o.updates = 6;
+        o.updates = updates;
+        o.learning_rate = 0.05;
         o.monitor_every = 0;  // records at the start and the end only, on a cheap AIS
         o.monitor_examples = 20;
         o.ais_chains = 10;
         o.ais_steps = 10;
-        o.learning_rate = 0.05;
+        return o;
+    };
+    for (int variant = 0; variant < 3; ++variant) {
+        TrainOptions o = wide(variant == 2 ? TrainMethod::Cd : TrainMethod::Pcd, 6);
         o.float32 = variant == 1;
         Model start, trained[2];
         for (int threads = 1; threads <= 2; ++threads) {
@@ -564,19 +568,10 @@ TEST_CASE("196 x 200 BRBM: the update's passes over W split across threads, 1 an
     }
     // Each step of W, computed in blocks on 2 threads, against the rule on the whole matrix: without
     // momentum W' = W + lr (g - decay W), g the gradient the update used.
-    TrainOptions o = bars_options(TrainMethod::Pcd);
-    o.hidden = 200;
-    o.batch = 100;
-    o.chains = 100;
-    o.updates = 4;
+    TrainOptions o = wide(TrainMethod::Pcd, 4);
     o.momentum = 0.0;
     o.weight_decay = 1e-3;
     o.schedule = LearningRateSchedule::Constant;
-    o.learning_rate = 0.05;
-    o.monitor_every = 0;
-    o.monitor_examples = 20;
-    o.ais_chains = 10;
-    o.ais_steps = 10;
     ThreadLimit limit(2);
     Trainer t(o, data);
     for (int u = 0; u < 4; ++u) {
