@@ -91,9 +91,9 @@ QGroupBox* ParameterPanel::buildPathGroup() {
     leakyBox_ = new QComboBox(pathGroup);
     leakyBox_->addItem(tr("exact (Gibbs proposal + MH)"), int(rbm::LeakyKernel::ExactMH));
     leakyBox_->addItem(tr("paper's Gibbs (approximate)"), int(rbm::LeakyKernel::PaperGibbs));
-    leakyBox_->setToolTip(
-        tr("docs/methods/models.md#leaky-kernels: the paper's Gibbs conditionals sample a slightly different distribution "
-           "for leakiness < 1; the MH correction makes the kernel exact."));
+    leakyBox_->setToolTip(tr(
+        "docs/methods/models.md#leaky-kernels: the paper's Gibbs conditionals sample a slightly different distribution "
+        "for leakiness < 1; the MH correction makes the kernel exact."));
     pathStatus_ = smallLabel(pathGroup, kNoteStyle);
     pf->addRow(tr("Path"), pathBox_);
     pf->addRow(tr("Base"), baseBox_);

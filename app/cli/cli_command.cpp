@@ -67,8 +67,7 @@ Model Args::model(std::size_t i) const {
         std::size_t k = 0;
         const std::string digits = arg.substr(std::char_traits<char>::length(kInMemoryPrefix));
         auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
-        if (ec != std::errc() || p != digits.data() + digits.size() || digits.empty() ||
-            k >= in_memory_models().size())
+        if (ec != std::errc() || p != digits.data() + digits.size() || digits.empty() || k >= in_memory_models().size())
             throw InputError("no in-memory model '" + arg + "'");
         if (options.names.size()) throw InputError("--map names arrays of a model file; '" + arg + "' is in memory");
         json source = model_shape(in_memory_models()[k]);
@@ -131,8 +130,7 @@ void Args::parse(const std::vector<std::string>& argv) {
                                     name, closest_match(name, names));
             }
             // One value per option: a second one would silently replace the first.
-            if (values_.count(name))
-                throw InputError(command_ + ": --" + name + " is given twice; give it once");
+            if (values_.count(name)) throw InputError(command_ + ": --" + name + " is given twice; give it once");
             if (opt->value.empty()) {
                 if (inline_value) throw InputError("--" + name + " takes no value");
                 values_[name] = std::string(1, '1');  // not = "1": GCC 12 -Wrestrict false positive
@@ -154,11 +152,9 @@ void Args::parse(const std::vector<std::string>& argv) {
         set_memory_budget(bytes);
     }
     if (positional_values_.size() < positional_names_.size())
-        throw InputError(command_ + ": missing " + positional_names_[positional_values_.size()] +
-                         " (see --help)");
+        throw InputError(command_ + ": missing " + positional_names_[positional_values_.size()] + " (see --help)");
     if (positional_values_.size() > positional_names_.size())
-        throw InputError(command_ + ": unexpected argument '" +
-                         positional_values_[positional_names_.size()] + "'");
+        throw InputError(command_ + ": unexpected argument '" + positional_values_[positional_names_.size()] + "'");
 }
 
 std::string Args::usage() const {

@@ -246,12 +246,13 @@ Args ais_args() {
         {"log-weights", "", "also print every chain's log weight"},
         Progress::option()};
     for (auto& o : ais_path_options()) opts.push_back(o);
-    return Args("ais", {"MODEL"}, opts,
-                "Annealed importance sampling estimate of log Z (docs/methods/ais-estimates.md): log_z with +-3 sigma bounds\n"
-                "(log_z_low is null when it does not exist), a bootstrap 95% interval, the effective\n"
-                "sample size, the log-weight histogram and the running estimate of log Z_beta. With\n"
-                "--reverse also the reverse (upper) estimate. exact_log_z is given when it is known.\n"
-                "Ctrl-C: the estimate of log Z at beta_reached so far, \"complete\": false, exit 130.");
+    return Args(
+        "ais", {"MODEL"}, opts,
+        "Annealed importance sampling estimate of log Z (docs/methods/ais-estimates.md): log_z with +-3 sigma bounds\n"
+        "(log_z_low is null when it does not exist), a bootstrap 95% interval, the effective\n"
+        "sample size, the log-weight histogram and the running estimate of log Z_beta. With\n"
+        "--reverse also the reverse (upper) estimate. exact_log_z is given when it is known.\n"
+        "Ctrl-C: the estimate of log Z at beta_reached so far, \"complete\": false, exit 130.");
 }
 
 // The options read before the model: the path (its base needs the model), the schedule and the run.
@@ -401,8 +402,9 @@ json ais_result_json(const Args& a, const Model& model, const AisRequest& q, con
         warnings.push_back(os.str());
     }
     if (r.reverse && start.kind == "data")
-        warnings.push_back("the reverse chains started at data rows (--reverse-start data), not at samples of the "
-                           "model: the reverse estimate is not an upper bound on log Z");
+        warnings.push_back(
+            "the reverse chains started at data rows (--reverse-start data), not at samples of the "
+            "model: the reverse estimate is not an upper bound on log Z");
     if (!warnings.empty()) j["warnings"] = warnings;
     if (a.flag("log-weights")) j["log_weights"] = to_json(r.log_weights);
     return j;
@@ -436,7 +438,8 @@ ReverseStart read_reverse_start(const Args& a, const Model& model, const AisOpti
                          " configurations (at most 65536)" +
                          (o.perfect ? "" : ": use --reverse-start pt (parallel tempering) or data"));
     if (s.kind == "data" && !a.has("data") && !model.training)
-        throw InputError("--reverse-start data needs data rows: --data SPEC, or a model file that records its training data");
+        throw InputError(
+            "--reverse-start data needs data rows: --data SPEC, or a model file that records its training data");
     if (s.kind == "exact") s.description = "exact samples of the target";
     return s;
 }
@@ -455,16 +458,16 @@ RowMat reverse_start_states(const Args& a, const Model& model, const PathRequest
         s.description = ts.description;
         s.seconds = ts.seconds;
         s.min_swap_acceptance = ts.min_acceptance;
-        s.note = "approximate target samples: the reverse estimate is an upper bound in expectation only as far as the "
-                 "PT chains reached the target distribution";
+        s.note =
+            "approximate target samples: the reverse estimate is an upper bound in expectation only as far as the "
+            "PT chains reached the target distribution";
         return ts.V;
     }
     // data: the chains start at rows drawn from the data without replacement (with, when fewer rows than chains).
     RowMat D = preq.moments.data;
     if (D.rows() == 0) {
         const auto d = a.get("data");
-        if (d && is_rows_file(a, *d))
-            D = read_data_rows(*d, model.n_visible(), model.kind() == ModelKind::Brbm);
+        if (d && is_rows_file(a, *d)) D = read_data_rows(*d, model.n_visible(), model.kind() == ModelKind::Brbm);
         else D = inspection_data(a, model, a.positional(0))->data.X;
     }
     if (D.cols() != model.n_visible())
@@ -488,9 +491,10 @@ RowMat reverse_start_states(const Args& a, const Model& model, const PathRequest
     }
     s.data_rows = n;
     s.description = "data rows (" + std::to_string(n) + " rows, " + std::to_string(o.chains) + " drawn)";
-    s.note = "RAISE-style (Burda, Grosse & Salakhutdinov 2015): the reverse chains start at data rows, not at samples "
-             "of the model, so the reverse estimate is not an upper bound on log Z unless the data are distributed as "
-             "the model";
+    s.note =
+        "RAISE-style (Burda, Grosse & Salakhutdinov 2015): the reverse chains start at data rows, not at samples "
+        "of the model, so the reverse estimate is not an upper bound on log Z unless the data are distributed as "
+        "the model";
     return V;
 }
 
@@ -544,14 +548,19 @@ json run_ais_command(const std::vector<std::string>& argv) {
     AisOptions run = o;
     if (o.reverse && start.kind != "exact") {
         if (p->dim() != p->visible_dim() && !p->log_f_on_visible())
-            throw InputError("--reverse-start " + start.kind + ": the " + p->name() +
-                             " path carries hidden state the given visible rows do not have; use --reverse-start exact");
+            throw InputError(
+                "--reverse-start " + start.kind + ": the " + p->name() +
+                " path carries hidden state the given visible rows do not have; use --reverse-start exact");
         try {
             run.reverse_states = reverse_start_states(a, model, preq, o, progress, start);
         } catch (const Cancelled&) {
             progress.finish(false);
-            return {{"complete", false}, {"phase", "reverse-start"}, {"reverse_start", start.kind},
-                    {"path", q.path},    {"base", base},             {"chains", o.chains},
+            return {{"complete", false},
+                    {"phase", "reverse-start"},
+                    {"reverse_start", start.kind},
+                    {"path", q.path},
+                    {"base", base},
+                    {"chains", o.chains},
                     {"seed", o.seed}};
         }
     }

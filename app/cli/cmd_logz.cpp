@@ -34,19 +34,22 @@ Budget budget_of(const std::string& name) {
 
 Args logz_args() {
     std::vector<Args::Option> opts{
-        {"budget", "B", "quick | standard (default) | thorough: AIS steps x chains 1000 x 100, 5000 x 200, 20000 x 500;\n"
-                        "      tempering scans 2000, 8000, 32000 (8 chains, 16 rungs)"},
+        {"budget", "B",
+         "quick | standard (default) | thorough: AIS steps x chains 1000 x 100, 5000 x 200, 20000 x 500;\n"
+         "      tempering scans 2000, 8000, 32000 (8 chains, 16 rungs)"},
         {"steps", "K", "AIS annealing steps (overrides the budget's)"},
         {"chains", "N", "AIS chains (overrides the budget's)"},
         {"sweeps", "T", "tempering scans of the final run (overrides the budget's)"},
-        {"no-exact", "", "run the estimators as if the model were not enumerable (Gibbs moments, reverse chains from\n"
-                         "      tempering); the exact value then appears only as exact_log_z, for comparison"},
+        {"no-exact", "",
+         "run the estimators as if the model were not enumerable (Gibbs moments, reverse chains from\n"
+         "      tempering); the exact value then appears only as exact_log_z, for comparison"},
         {"seed", "S", "seed (default 1); estimate i runs with seed S + i"},
         {"threads", "T", "worker threads; results do not depend on it"},
         {"data", "SPEC", "data for the data base of forward AIS (default: the training data the model file records)"},
-        {"held-out", "SPEC", "also the average log-likelihood of these rows (e.g. fashion-mnist:test) from the verdict's\n"
-                             "      log Z and from each estimate's, preprocessed as the training data (--data's options, else\n"
-                             "      the model file's record) without --limit and --shifts"},
+        {"held-out", "SPEC",
+         "also the average log-likelihood of these rows (e.g. fashion-mnist:test) from the verdict's\n"
+         "      log Z and from each estimate's, preprocessed as the training data (--data's options, else\n"
+         "      the model file's record) without --limit and --shifts"},
         Progress::option()};
     for (const auto& o : data_options()) opts.push_back(o);
     return Args("logz", {"MODEL"}, opts,
@@ -130,11 +133,13 @@ void add_estimate(std::vector<LogZCandidate>& cands, json& estimates, LogZCandid
 Dataset held_out_rows(const Args& a, const Model& model, const std::string& spec) {
     TrainingData t = a.has("data") || !model.training ? training_data_from_args(a, spec) : *model.training;
     if (!a.has("data") && model.training && has_data_transform(a))
-        throw InputError("--binarize, --scale, --standardize, --shifts, --limit and --csv-* describe --data SPEC; "
-                         "without it --held-out is preprocessed as the model's recorded training data");
+        throw InputError(
+            "--binarize, --scale, --standardize, --shifts, --limit and --csv-* describe --data SPEC; "
+            "without it --held-out is preprocessed as the model's recorded training data");
     if (t.standardize && t.standardize_mean.size() == 0)
-        throw InputError("--held-out with --standardize needs the training rows' means and deviations, which only a "
-                         "model file that records them has (train --standardize writes them)");
+        throw InputError(
+            "--held-out with --standardize needs the training rows' means and deviations, which only a "
+            "model file that records them has (train --standardize writes them)");
     t.data = spec;
     t.limit = 0;
     t.shifts = false;
@@ -169,7 +174,8 @@ json held_out_json(const Model& model, const Dataset& d, const LogZVerdict& v, c
     h["warnings"] = json::array();
     if (const auto* b = model.as<Brbm>()) {
         if (is_binary(d.X)) h["pseudo_log_likelihood"] = brbm_pseudo_log_likelihood(*b, d.X).mean();
-        else h["warnings"].push_back("the rows are not 0/1: a BRBM's p*(v) is evaluated at fractional v (--binarize T)");
+        else
+            h["warnings"].push_back("the rows are not 0/1: a BRBM's p*(v) is evaluated at fractional v (--binarize T)");
     }
     return h;
 }
@@ -330,7 +336,10 @@ json run_logz(const std::vector<std::string>& argv) {
         j["exact_log_z"] = ex;
         if (!no_exact) {
             exact = ex;
-            estimates.push_back({{"method", "exact"}, {"side", "exact"}, {"log_z", ex}, {"ci95", interval(ex, ex)},
+            estimates.push_back({{"method", "exact"},
+                                 {"side", "exact"},
+                                 {"log_z", ex},
+                                 {"ci95", interval(ex, ex)},
                                  {"command_line", shell_command_line({"rbmscope-cli", "exact", a.positional(0)})}});
         }
     }
@@ -348,8 +357,8 @@ json run_logz(const std::vector<std::string>& argv) {
     j["agree"] = v.agree;
     j["trusted"] = v.trusted;
     j["warnings"] = v.warnings;
-    j["verdict"] = exact ? (v.trusted ? "exact; the estimates agree with it"
-                                      : "exact; the estimates do not all agree with it (see warnings)")
+    j["verdict"] = exact       ? (v.trusted ? "exact; the estimates agree with it"
+                                            : "exact; the estimates do not all agree with it (see warnings)")
                    : v.trusted ? "the independent estimates agree"
                                : "do not trust this interval (see warnings)";
     if (held_out) j["held_out"] = held_out_json(model, *held_out, v, estimates);

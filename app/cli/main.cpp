@@ -32,7 +32,8 @@ void print_overview() {
     for (const auto& [name, cmd] : rbm::cli::commands()) width = std::max(width, name.size());
     for (const auto& [name, cmd] : rbm::cli::commands())
         std::cout << "  " << name << std::string(width - name.size() + 2, ' ') << cmd.summary << "\n";
-    std::cout << "\n'rbmscope-cli help COMMAND' (or COMMAND --help) describes one command; --version names the build.\n";
+    std::cout
+        << "\n'rbmscope-cli help COMMAND' (or COMMAND --help) describes one command; --version names the build.\n";
     std::cout << "\nSuccess prints one JSON object on stdout (exit 0); bad input prints one line on stderr (exit 2).\n"
                  "Ctrl-C stops a long command, which prints its partial result with \"complete\": false (exit 130).\n";
 }

@@ -52,7 +52,7 @@ CommandResult run_command(const std::string& name, const std::vector<std::string
     set_memory_budget_option("--max-memory");
     model_sources().clear();
     load_warnings().clear();
-    simd_active();                            // a bad RBMSCOPE_SIMD fails here, before any work (exit 2)
+    simd_active();                          // a bad RBMSCOPE_SIMD fails here, before any work (exit 2)
     install_test_hooks_from_environment();  // RBMSCOPE_TEST_* variables (test_hooks.hpp)
     // Where Debian's dataset-* packages are looked for (--data fashion-mnist); default /usr/share/datasets.
     if (const char* dir = std::getenv("RBMSCOPE_DATASETS_DIR"); dir && *dir) set_system_datasets_dir(dir);
@@ -86,8 +86,9 @@ CommandResult run_command(const std::string& name, const std::vector<std::string
     // A complete result never holds null for a number (a non-finite value came from input the
     // checks let through: say where, rather than print it).
     if (const std::string at = non_finite_at(out, ""); !at.empty())
-        throw InputError("the result's " + at +
-                         " is not a finite number (the computation overflowed or the input holds one); nothing printed");
+        throw InputError(
+            "the result's " + at +
+            " is not a finite number (the computation overflowed or the input holds one); nothing printed");
     return r;
 }
 

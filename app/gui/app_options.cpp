@@ -59,8 +59,9 @@ void addOptions(QCommandLineParser& parser) {
                              QStringLiteral("MODE"), QStringLiteral("shared"));
     QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render, save a PNG and exit."),
                             QStringLiteral("FILE"));
-    QCommandLineOption presenter(QStringLiteral("presenter"),
-                                 QStringLiteral("Start in presenter mode (F11); with --screenshot, rendered at --size."));
+    QCommandLineOption presenter(
+        QStringLiteral("presenter"),
+        QStringLiteral("Start in presenter mode (F11); with --screenshot, rendered at --size."));
     QCommandLineOption size(QStringLiteral("size"),
                             QStringLiteral("Window size for --screenshot, exactly (exit 2 if the window needs more)."),
                             QStringLiteral("WxH"), QStringLiteral("1280x800"));
@@ -122,7 +123,7 @@ void addOptions(QCommandLineParser& parser) {
                        reverse,    beta,        scale,        shot,          size,         data,    trainMethod,
                        trainKind,  trainHidden, trainUpdates, trainK,        trainBatch,   trainLr, trainMonitor,
                        trainInit,  trainShifts, trainPrep,    sampler,       sampleSweeps, report,  playbackFrames,
-                       frameCount, dpiOption,   timeout,       presenter});
+                       frameCount, dpiOption,   timeout,      presenter});
     QCommandLineOption lesson(QStringLiteral("lesson"),
                               QStringLiteral("Open a lesson: a shipped one by name (tour, ...) or a lesson file."),
                               QStringLiteral("NAME|FILE"));

@@ -34,7 +34,7 @@ struct AppOptions {
     // Headless output: render, write and exit.
     std::optional<QString> screenshot, report, playbackFrames;
     std::optional<QString> frames, dpi, timeout;
-    QString size;  // WxH, default 1280x800
+    QString size;            // WxH, default 1280x800
     bool presenter = false;  // --presenter: start in presenter mode (with --screenshot: its layout at --size)
 
     std::optional<QString> maxMemory;  // --max-memory SIZE: the memory budget (core/numerics/memory_budget.hpp)

@@ -310,13 +310,16 @@ QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional
     auto* poll = new QTimer(&w);
     QObject::connect(&w, &MainWindow::playbackExported, &w, [framesDir](const QString& err) {
         if (!err.isEmpty()) std::cerr << "rbmscope: " << err.toStdString() << std::endl;
-        else std::cout << "rbmscope: wrote the playback " << (framesDir.endsWith(QLatin1String(".gif")) ? "as " : "frames into ")
-                       << framesDir.toStdString() << std::endl;
+        else
+            std::cout << "rbmscope: wrote the playback "
+                      << (framesDir.endsWith(QLatin1String(".gif")) ? "as " : "frames into ") << framesDir.toStdString()
+                      << std::endl;
         QApplication::exit(err.isEmpty() ? 0 : 2);
     });
     QObject::connect(
         poll, &QTimer::timeout, &w,
-        [&w, asked, presenter = o.presenter, file, reportFile, framesDir, frames, dpi, poll, showBeta, betaApplied = !showBeta]() mutable {
+        [&w, asked, presenter = o.presenter, file, reportFile, framesDir, frames, dpi, poll, showBeta,
+         betaApplied = !showBeta]() mutable {
             if (!w.idle()) return;
             if (const rbmscope::LessonPlayer* lp = rbmscope::LessonPlayer::of(&w); lp && lp->active() && !lp->settled())
                 return;  // a lesson's stop still runs its action
@@ -343,8 +346,8 @@ QString exportWhenResultsAreIn(MainWindow& w, const AppOptions& o, std::optional
                 // A window that needs more than --size was enlarged by Qt. Presenter shots stand for a
                 // projector of that size, so they are exactly --size or nothing; a normal shot says so.
                 if (w.size() != asked) {
-                    std::cerr << "rbmscope: the window needs " << w.width() << "x" << w.height() << ", more than --size "
-                              << asked.width() << "x" << asked.height()
+                    std::cerr << "rbmscope: the window needs " << w.width() << "x" << w.height()
+                              << ", more than --size " << asked.width() << "x" << asked.height()
                               << (presenter ? "; no screenshot" : "; the shot has the larger size") << std::endl;
                     if (presenter) {
                         QApplication::exit(2);
@@ -434,10 +437,10 @@ int main(int argc, char** argv) {
     const QScreen* screen = o.headless() ? nullptr : QGuiApplication::primaryScreen();
     w.resize(asked);
     const QSize free = screen ? screen->availableGeometry().size() : QSize();
-    if (screen && !o.presenter && (asked.width() > free.width() || asked.height() + 40 > free.height()))  // 40: a title bar
+    if (screen && !o.presenter &&
+        (asked.width() > free.width() || asked.height() + 40 > free.height()))  // 40: a title bar
         w.showMaximized();
-    else
-        w.show();
+    else w.show();
     if (!o.headless()) {
         if (showBeta)
             QTimer::singleShot(0, &w, [&w, showBeta] {

@@ -18,14 +18,11 @@ std::string fixed(double x, int digits) {
 }
 
 std::string interval_text(const LogZCandidate& c) {
-    return c.method + " " + fixed(c.log_z, 4) + " [" + fixed(c.low, 4) + ", " +
-           fixed(c.high, 4) + "]";
+    return c.method + " " + fixed(c.log_z, 4) + " [" + fixed(c.low, 4) + ", " + fixed(c.high, 4) + "]";
 }
 
 // The gap between two intervals that do not overlap (> 0), or 0.
-double gap(const LogZCandidate& a, const LogZCandidate& b) {
-    return std::max({0.0, a.low - b.high, b.low - a.high});
-}
+double gap(const LogZCandidate& a, const LogZCandidate& b) { return std::max({0.0, a.low - b.high, b.low - a.high}); }
 
 }  // namespace
 
@@ -45,8 +42,8 @@ LogZVerdict judge_log_z(const std::vector<LogZCandidate>& c, std::optional<doubl
             v.warnings.push_back(e.method + " was interrupted: left out");
         } else if (e.pareto_k && e.pareto_threshold && !(*e.pareto_k <= *e.pareto_threshold)) {
             v.used[i] = false;
-            v.warnings.push_back(e.method + ": its weights have a heavy tail (Pareto k = " +
-                                 fixed(*e.pareto_k, 2) + " > " + fixed(*e.pareto_threshold, 2) +
+            v.warnings.push_back(e.method + ": its weights have a heavy tail (Pareto k = " + fixed(*e.pareto_k, 2) +
+                                 " > " + fixed(*e.pareto_threshold, 2) +
                                  "), so its interval is not to be trusted: left out");
         }
     }
@@ -62,11 +59,13 @@ LogZVerdict judge_log_z(const std::vector<LogZCandidate>& c, std::optional<doubl
             const auto& hi = c[i].log_z < c[j].log_z ? c[j] : c[i];
             std::string why = " (" + fixed(gap(c[i], c[j]), 3) + " nats between the intervals)";
             if (lo.side == LogZSide::Upper && hi.side == LogZSide::Lower)
-                why += ": the forward estimate is above the reverse one, a broken sandwich (the reverse chains "
-                       "did not start at the target, or the forward weights missed their tail)";
+                why +=
+                    ": the forward estimate is above the reverse one, a broken sandwich (the reverse chains "
+                    "did not start at the target, or the forward weights missed their tail)";
             else
-                why += ": the lower one missed probability mass the higher one found (a mode its chains "
-                       "never reached), or the higher one is wrong";
+                why +=
+                    ": the lower one missed probability mass the higher one found (a mode its chains "
+                    "never reached), or the higher one is wrong";
             v.warnings.push_back(interval_text(lo) + " and " + interval_text(hi) + " disagree" + why);
         }
     }
@@ -100,9 +99,8 @@ LogZVerdict judge_log_z(const std::vector<LogZCandidate>& c, std::optional<doubl
     if (exact) {
         for (std::size_t i = 0; i < c.size(); ++i)
             if (*exact < c[i].low || *exact > c[i].high)
-                v.warnings.push_back(interval_text(c[i]) + " misses the exact log Z " + fixed(*exact, 4) +
-                                     " by " + fixed(std::max(c[i].low - *exact, *exact - c[i].high), 3) +
-                                     " nats");
+                v.warnings.push_back(interval_text(c[i]) + " misses the exact log Z " + fixed(*exact, 4) + " by " +
+                                     fixed(std::max(c[i].low - *exact, *exact - c[i].high), 3) + " nats");
         v.log_z = v.low = v.high = *exact;
     }
     v.trusted = v.agree && v.warnings.empty();

@@ -167,7 +167,8 @@ double exact_moments_work(const Model& model) {
 
 double gibbs_moments_work(const Model& model, const MomentSource& src) {
     const double n = static_cast<double>(model.n_visible()), m = static_cast<double>(model.n_hidden());
-    const double sweeps = static_cast<double>(src.gibbs_chains) * static_cast<double>(src.gibbs_burn_in + src.gibbs_steps);
+    const double sweeps =
+        static_cast<double>(src.gibbs_chains) * static_cast<double>(src.gibbs_burn_in + src.gibbs_steps);
     return sweeps * 2.0 * n * m +
            (src.need_cov ? static_cast<double>(src.gibbs_chains) * static_cast<double>(src.gibbs_steps) * n * n : 0.0);
 }

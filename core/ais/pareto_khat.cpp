@@ -59,8 +59,8 @@ ParetoK pareto_k_hat(const Vec& log_w) {
         return out;
     }
     // The cutoff is the (M+1)-th largest weight; the tail the weights above it (ties left out).
-    const double cutoff = std::max(sorted[static_cast<std::size_t>(n - m - 1)] - top,
-                                   std::log(std::numeric_limits<double>::min()));
+    const double cutoff =
+        std::max(sorted[static_cast<std::size_t>(n - m - 1)] - top, std::log(std::numeric_limits<double>::min()));
     std::vector<double> x;
     for (double l : sorted)
         if (l - top > cutoff) x.push_back(std::exp(l - top) - std::exp(cutoff));

@@ -13,7 +13,8 @@ void AnnealingPath::advance(double beta_prev, double beta, RowMat& X, Index begi
 
 void AnnealingPath::set_visible(RowMat& X, Index begin, Index end, const RowMat& V, Index v_first) const {
     if (dim() != visible_dim())
-        throw InputError("the " + name() + " path carries more than the visible units in its state: it cannot start "
+        throw InputError("the " + name() +
+                         " path carries more than the visible units in its state: it cannot start "
                          "chains from given visible states");
     X.middleRows(begin, end - begin) = V.middleRows(v_first, end - begin);
 }

@@ -118,7 +118,8 @@ public:
         std::ostringstream os;
         os << "kernel " << leaky_kernel_name(kernel_);
         if (kernel_ == LeakyKernel::PaperGibbs && m_.leakiness < 1)
-            os << " (the paper's Gibbs sampler: not exactly invariant for leakiness < 1, docs/methods/models.md#leaky-kernels)";
+            os << " (the paper's Gibbs sampler: not exactly invariant for leakiness < 1, "
+                  "docs/methods/models.md#leaky-kernels)";
         os << "; perfect transitions by rejection from the leakiness-1 Gaussian, pilot acceptance at the target "
            << pilot_;
         if (!can_sample_exactly()) os << " (too low: not offered)";

@@ -44,7 +44,8 @@ struct VisibleMoments {
 VisibleMoments target_moments(const Model& model, const MomentSource& src);
 // Below this many multiply-adds (a few seconds) exact moments are always taken when enumerable.
 inline constexpr double kExactMomentsFloor = 2e10;
-// The multiply-adds of exact visible moments / of the Gibbs estimate of `src` (docs/methods/annealing-paths.md#target-moments).
+// The multiply-adds of exact visible moments / of the Gibbs estimate of `src`
+// (docs/methods/annealing-paths.md#target-moments).
 double exact_moments_work(const Model& model);
 double gibbs_moments_work(const Model& model, const MomentSource& src);
 

@@ -242,11 +242,7 @@ private:
         if (opt_.reverse_states.rows() > 0) {
             // Given target states (PT samples, data rows): chain first_ + r starts at row first_ + r.
             for_each_block(
-                n_,
-                [&](Index b, Index e) {
-                    path_.set_visible(X, b, e, opt_.reverse_states, first_ + b);
-                },
-                block_);
+                n_, [&](Index b, Index e) { path_.set_visible(X, b, e, opt_.reverse_states, first_ + b); }, block_);
         } else {
             for_each_block(
                 n_, [&](Index b, Index e) { path_.sample_exact(1.0, X, b, e, rngs); }, block_);

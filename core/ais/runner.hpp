@@ -38,11 +38,11 @@
 namespace rbm {
 
 struct AisOptions {
-    Index chains = 100;              // N >= 1
-    std::uint64_t seed = 1;          // forward chains: StreamPurpose::Chains; reverse chains:
-                                     // StreamPurpose::Misc; bootstrap: StreamPurpose::Bootstrap
-    bool perfect = false;            // exact draws from p_beta instead of the kernel
-    bool reverse = false;            // also run reverse AIS (from exact target samples unless reverse_states is set)
+    Index chains = 100;      // N >= 1
+    std::uint64_t seed = 1;  // forward chains: StreamPurpose::Chains; reverse chains:
+                             // StreamPurpose::Misc; bootstrap: StreamPurpose::Bootstrap
+    bool perfect = false;    // exact draws from p_beta instead of the kernel
+    bool reverse = false;    // also run reverse AIS (from exact target samples unless reverse_states is set)
     // Where the reverse chains start when not from exact target samples: one row of visible units per
     // chain (all `chains` rows, in chain order), e.g. the target-rung states of a PT run or data rows
     // (see reverse_start_states in ais/reverse_start.hpp). Empty: exact samples (needs can_sample_exactly()).
@@ -145,7 +145,8 @@ struct AisResult {
 };
 
 // InputError: invalid schedule, chains < 1, perfect or reverse (without reverse_states) on a path
-// that cannot sample exactly, reverse_states of the wrong shape. Never throws Cancelled: a cancelled run returns its partial result.
+// that cannot sample exactly, reverse_states of the wrong shape. Never throws Cancelled: a cancelled run returns its
+// partial result.
 AisResult run_ais(const AnnealingPath& path, const Schedule& schedule, const AisOptions& options,
                   const AisControl& control = {});
 

@@ -66,7 +66,10 @@ std::string string_of(const NpyArray& a, const std::string& key) {
 
 std::string transposed_warning(Index rows, Index cols, bool has_b, bool has_c) {
     return "'W' was stored hidden x visible (" + std::to_string(rows) + " x " + std::to_string(cols) +
-           ", i.e. m x n, by the lengths of " + (has_b && has_c ? "'b' and 'c'" : has_b ? "'b'" : "'c'") +
+           ", i.e. m x n, by the lengths of " +
+           (has_b && has_c ? "'b' and 'c'"
+            : has_b        ? "'b'"
+                           : "'c'") +
            "); transposed";
 }
 
@@ -114,9 +117,8 @@ ArrayNameMap guess_array_map(const std::vector<ArrayInfo>& arrays, bool matlab_s
             }
         if (count == 1) out["W"] = only->name;
     }
-    const auto w = std::find_if(arrays.begin(), arrays.end(), [&](const ArrayInfo& a) {
-        return out.count("W") && a.name == out.at("W");
-    });
+    const auto w = std::find_if(arrays.begin(), arrays.end(),
+                                [&](const ArrayInfo& a) { return out.count("W") && a.name == out.at("W"); });
     if (w == arrays.end() || w->shape.size() != 2) return out;
     for (const auto& [key, hint] : {std::pair<std::string, int>{"b", 1}, {"c", -1}}) {
         if (out.count(key)) continue;

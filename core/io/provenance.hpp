@@ -22,9 +22,9 @@ struct BuildRecord {
 BuildRecord build_record_of(const nlohmann::json& j);
 BuildRecord build_record(const nlohmann::json& build);
 
-// "" when `recorded` names `current`'s version, commit and SIMD path (or records nothing); else one sentence for a status bar or a "warnings" entry, e.g. "produced by
-// rbmscope 0.1.0 (commit 1a2b3c) on the avx2 path; this build runs avx512 (commit 4d5e6f): the
-// last bits of GRBM, leaky and float32 results may differ".
+// "" when `recorded` names `current`'s version, commit and SIMD path (or records nothing); else one sentence for a
+// status bar or a "warnings" entry, e.g. "produced by rbmscope 0.1.0 (commit 1a2b3c) on the avx2 path; this build runs
+// avx512 (commit 4d5e6f): the last bits of GRBM, leaky and float32 results may differ".
 std::string build_difference(const BuildRecord& recorded, const BuildRecord& current);
 
 }  // namespace rbm

@@ -488,10 +488,16 @@ ResultFile load_result_file(const std::filesystem::path& path) {
 std::vector<TrainFileRecord> train_log_from_csv_text(const std::string& text) {
     // The columns of Trainer::log_csv (core/training/monitor.cpp), found by the header's names so a
     // log with more columns still reads; "nan" is a null of the JSON log.
-    static const char* const kColumns[] = {"update",          "epoch",   "learning_rate",
-                                           "log_likelihood",  "log_likelihood_method",
-                                           "log_likelihood_low", "log_likelihood_high",
-                                           "log_z",           "reconstruction_error", "seconds"};
+    static const char* const kColumns[] = {"update",
+                                           "epoch",
+                                           "learning_rate",
+                                           "log_likelihood",
+                                           "log_likelihood_method",
+                                           "log_likelihood_low",
+                                           "log_likelihood_high",
+                                           "log_z",
+                                           "reconstruction_error",
+                                           "seconds"};
     const auto split = [](const std::string& line) {
         std::vector<std::string> cells;
         std::size_t from = 0;
@@ -513,7 +519,8 @@ std::vector<TrainFileRecord> train_log_from_csv_text(const std::string& text) {
         from = end + 1;
     }
     if (lines.empty()) throw InputError("the training log is empty (expected a CSV header line)");
-    if (lines.size() - 1 > kMaxResultArray) throw InputError("the training log has more records than a result may hold");
+    if (lines.size() - 1 > kMaxResultArray)
+        throw InputError("the training log has more records than a result may hold");
     const std::vector<std::string> header = split(lines[0]);
     std::size_t column[std::size(kColumns)];
     for (std::size_t k = 0; k < std::size(kColumns); ++k) {
@@ -535,7 +542,8 @@ std::vector<TrainFileRecord> train_log_from_csv_text(const std::string& text) {
             char* end = nullptr;
             const double v = c.empty() ? std::nan("") : std::strtod(c.c_str(), &end);
             if (!c.empty() && (end != c.c_str() + c.size()))
-                throw InputError(where + ": " + kColumns[k] + " '" + result_reading::preview(c, kResultNameBytes) + "' is not a number");
+                throw InputError(where + ": " + kColumns[k] + " '" + result_reading::preview(c, kResultNameBytes) +
+                                 "' is not a number");
             return v;
         };
         TrainFileRecord r;

@@ -37,8 +37,8 @@ const BuildInfo& build_info() {
 std::string version_text(const std::string& program) {
     const BuildInfo& b = build_info();
     std::string s = program + " " + b.version + " (commit " + b.commit + ")\n";
-    s += "built with " + b.compiler + ", " + (b.build_type.empty() ? std::string("no build type") : b.build_type) +
-         "\n";
+    s +=
+        "built with " + b.compiler + ", " + (b.build_type.empty() ? std::string("no build type") : b.build_type) + "\n";
     s += "SIMD paths built: " + joined(simd_built()) + "; this processor runs: " + joined(simd_supported()) +
          "; selected: " + simd_name(simd_active()) + " (RBMSCOPE_SIMD chooses another)\n";
     return s;

@@ -19,7 +19,7 @@ namespace rbm {
 namespace detail {
 struct LeakyConstants;
 class BlockStep;
-}
+}  // namespace detail
 
 // Diagonal Gaussian reference for the GRBM geometric path (docs/methods/annealing-paths.md#geometric-grbm):
 //   E_A(v) = sum_i (v_i - mean_i)^2 / (2 sigma_i^2)

@@ -13,10 +13,10 @@
 namespace rbm {
 
 struct TargetStatesOptions {
-    Index ladders = 0;      // independent PT chains; 0: ceil(count / 10)
-    Index burn_in = 1000;   // scans before the first state is taken
-    Index spacing = 20;     // scans between two states of one ladder
-    Index replicas = 10;    // rungs of the geometric ladder beta_k = gamma^(replicas - 1 - k)
+    Index ladders = 0;     // independent PT chains; 0: ceil(count / 10)
+    Index burn_in = 1000;  // scans before the first state is taken
+    Index spacing = 20;    // scans between two states of one ladder
+    Index replicas = 10;   // rungs of the geometric ladder beta_k = gamma^(replicas - 1 - k)
     double gamma = 0.7;
     std::uint64_t seed = 1;
     std::atomic<bool>* cancel = nullptr;  // raised: throws Cancelled

@@ -16,9 +16,7 @@ Vec log_unnorm_rows(const Model& model, const RowMat& V) {
     return out;
 }
 
-bool is_binary(const RowMat& V) {
-    return ((V.array() == 0.0) || (V.array() == 1.0)).all();
-}
+bool is_binary(const RowMat& V) { return ((V.array() == 0.0) || (V.array() == 1.0)).all(); }
 
 Vec brbm_pseudo_log_likelihood(const Brbm& m, const RowMat& V) {
     const Index n = m.n_visible(), k = m.n_hidden();

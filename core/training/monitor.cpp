@@ -20,7 +20,7 @@
 namespace rbm {
 
 namespace {
-constexpr std::uint64_t kMonitorSalt = 11;  // monitor streams apart from the updates' (trainer.cpp salts 3-5)
+constexpr std::uint64_t kMonitorSalt = 11;        // monitor streams apart from the updates' (trainer.cpp salts 3-5)
 constexpr Index kMonitorFloat32Weights = 100000;  // n m from which a BRBM record's AIS runs in float32
 }  // namespace
 
@@ -103,10 +103,12 @@ RowMat Trainer::Impl::monitor_rows() {
         // A partial Fisher-Yates draw of `rows` distinct rows keyed by the seed, then sorted.
         std::vector<Index> all(static_cast<std::size_t>(n));
         for (Index i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
-        Rng rng(detail::update_key(options.seed, 0, kMonitorSalt), static_cast<std::uint64_t>(StreamPurpose::Misc) << 48);
+        Rng rng(detail::update_key(options.seed, 0, kMonitorSalt), static_cast<std::uint64_t>(StreamPurpose::Misc)
+                                                                       << 48);
         for (Index i = 0; i < rows; ++i)
-            std::swap(all[static_cast<std::size_t>(i)],
-                      all[static_cast<std::size_t>(i + static_cast<Index>(rng.below(static_cast<std::uint64_t>(n - i))))]);
+            std::swap(
+                all[static_cast<std::size_t>(i)],
+                all[static_cast<std::size_t>(i + static_cast<Index>(rng.below(static_cast<std::uint64_t>(n - i))))]);
         monitor_index.assign(all.begin(), all.begin() + rows);
         std::sort(monitor_index.begin(), monitor_index.end());
     }
@@ -146,8 +148,8 @@ TrainRecord Trainer::Impl::record() {
                 // A large BRBM: the products with W in single precision (the log weights still accumulate
                 // in double), about half the time of a record's AIS with a rounding far inside its
                 // interval. Below kMonitorFloat32Weights the products do not dominate a step: double.
-                req.float32 = model.kind() == ModelKind::Brbm &&
-                              model.n_visible() * model.n_hidden() >= kMonitorFloat32Weights;
+                req.float32 =
+                    model.kind() == ModelKind::Brbm && model.n_visible() * model.n_hidden() >= kMonitorFloat32Weights;
             }
             const PathPtr path = build_path(model, req);
             ScheduleRequest sr;
@@ -192,7 +194,8 @@ TrainRecord Trainer::Impl::record() {
         r.test_log_likelihood = test_mean - r.log_z;
         const bool exact = r.log_likelihood_method == "exact";
         r.test_log_likelihood_low = exact ? r.test_log_likelihood : test_mean - mean_log_unnorm + r.log_likelihood_low;
-        r.test_log_likelihood_high = exact ? r.test_log_likelihood : test_mean - mean_log_unnorm + r.log_likelihood_high;
+        r.test_log_likelihood_high =
+            exact ? r.test_log_likelihood : test_mean - mean_log_unnorm + r.log_likelihood_high;
     }
     if (acceptance_updates > 0)
         for (double a : acceptance_sum) r.swap_acceptance.push_back(a / static_cast<double>(acceptance_updates));

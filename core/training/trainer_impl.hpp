@@ -29,8 +29,8 @@ struct Trainer::Impl {
     std::vector<double> acceptance_sum;
     Index acceptance_updates = 0;
     Index projections_since = 0;
-    double seconds = 0;          // in updates (checkpointed)
-    double monitor_seconds = 0;  // in records, since this Trainer was made
+    double seconds = 0;                           // in updates (checkpointed)
+    double monitor_seconds = 0;                   // in records, since this Trainer was made
     std::string provenance, recorded_provenance;  // Trainer::set_provenance, recorded_provenance
     // Shared with other processes (set_exchange); stop agreed in the last update's exchange.
     PtExchange* exchange = nullptr;

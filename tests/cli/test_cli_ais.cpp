@@ -79,7 +79,8 @@ TEST_CASE("ais: same result at 1 and 2 threads; schedules, --betas, --from, pres
         CHECK(sd64 < 0.05);  // tight enough to mean something
         CHECK(f32.json()["precision"] == "float32");
     }
-    for (const char* s : {"four-period --steps 40", "piecewise --steps 300", "geometric --steps 40", "binned --steps 40"}) {
+    for (const char* s :
+         {"four-period --steps 40", "piecewise --steps 300", "geometric --steps 40", "binned --steps 40"}) {
         const auto r = test::run_cli(std::string("ais four-mode --chains 20 --schedule ") + s);
         CHECK_MSG(r.exit_code == 0, s << ": " << r.err);
     }
@@ -215,8 +216,7 @@ TEST_CASE("ais-sweep: interrupted and resumed from a checkpoint gives the uninte
     // Other options than the checkpoint's: refused, naming the option.
     std::string changed = sweep;  // each option once: a repeated one is refused before the checkpoint is read
     changed.replace(changed.find("--chains 60"), 11, "--chains 61");
-    expect_one_line_error(test::run_cli(changed + "--resume " + ck), "changed chains",
-                          "--chains differs");
+    expect_one_line_error(test::run_cli(changed + "--resume " + ck), "changed chains", "--chains differs");
     expect_one_line_error(test::run_cli("ais-sweep four-mode --methods geometric:moment,geometric:sigma --steps 10,30 "
                                         "--chains 60 --repeats 3 --seed 5 --resume " +
                                         ck),
@@ -225,7 +225,6 @@ TEST_CASE("ais-sweep: interrupted and resumed from a checkpoint gives the uninte
                           "not a checkpoint", "not an ais-sweep checkpoint");
     expect_one_line_error(test::run_cli(sweep + "--stop-after 2"), "stop without checkpoint", "--stop-after needs");
 }
-
 
 TEST_CASE("ais, ais-sweep: an interval from ESS under 30 carries a warning; ESS 30+ none") {
     // 20 chains: ESS <= N = 20 < 30 whatever the weights.
@@ -294,13 +293,15 @@ TEST_CASE("ais --reverse-start: exact by default when enumerable, pt and data on
     const auto ex = test::run_cli("ais four-mode --steps 100 --chains 50 --reverse");
     CHECK_MSG(ex.exit_code == 0, ex.err);
     CHECK(ex.json()["reverse"]["start"] == "exact");
-    const auto pt = test::run_cli("ais four-mode --steps 100 --chains 50 --reverse --reverse-start pt --reverse-burn-in 100");
+    const auto pt =
+        test::run_cli("ais four-mode --steps 100 --chains 50 --reverse --reverse-start pt --reverse-burn-in 100");
     CHECK_MSG(pt.exit_code == 0, pt.err);
     const json p = pt.json();
     CHECK(p["reverse"]["start"] == "pt");
     CHECK(std::abs(p["reverse"]["log_z_upper"].get<double>() - p["exact_log_z"].get<double>()) < 0.5);
     const std::string rows = test::write_temp("fm-rows.csv", "1 2\n-1 0\n0.5 0.5\n2 -1\n");
-    const auto da = test::run_cli("ais four-mode --steps 100 --chains 50 --reverse --reverse-start data --data " + rows);
+    const auto da =
+        test::run_cli("ais four-mode --steps 100 --chains 50 --reverse --reverse-start data --data " + rows);
     CHECK_MSG(da.exit_code == 0, da.err);
     const json d = da.json();
     CHECK(d["reverse_start"] == "data");

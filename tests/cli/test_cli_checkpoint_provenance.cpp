@@ -39,7 +39,8 @@ TEST_CASE("every result's build names its threads and ranks") {
     CHECK_MSG(one["build"]["threads"] == 1 && one["build"]["ranks"] == 1, one["build"].dump());
     const json two = run_ok("exact four-mode --threads 2");
     CHECK_MSG(two["build"]["ranks"] == 1 && two["build"]["threads"].get<int>() >= 1, two["build"].dump());
-    for (const char* k : {"version", "commit", "compiler", "simd", "simd_built"}) CHECK_MSG(one["build"].contains(k), k);
+    for (const char* k : {"version", "commit", "compiler", "simd", "simd_built"})
+        CHECK_MSG(one["build"].contains(k), k);
 }
 
 TEST_CASE("train: the checkpoint records the build; another path's checkpoint warns on --resume") {
@@ -51,7 +52,8 @@ TEST_CASE("train: the checkpoint records the build; another path's checkpoint wa
                   ck["build"].contains("simd") && ck["build"].contains("commit"),
               ck.value("build", json()).dump());
     // This build's checkpoint: no warning, and the model of the uninterrupted run.
-    const json same = run_ok("train --data bars:3 --resume " + path("ck.json") + " --updates 40 --out " + path("r1.json"));
+    const json same =
+        run_ok("train --data bars:3 --resume " + path("ck.json") + " --updates 40 --out " + path("r1.json"));
     CHECK_MSG(!warns_of_resume(same), same.dump());
     CHECK(slurp(path("r1.json")) == slurp(path("whole.json")));
     // Written on another SIMD path: said, and the run still resumes.
@@ -61,8 +63,8 @@ TEST_CASE("train: the checkpoint records the build; another path's checkpoint wa
     const json warned =
         run_ok("train --data bars:3 --resume " + path("ck-other.json") + " --updates 40 --out " + path("r2.json"));
     CHECK_MSG(warns_of_resume(warned), warned.value("warnings", json()).dump());
-    CHECK_MSG(warned.value("warnings", json()).dump().find("on the " + other_simd(ck["build"]) +
-                                                           " SIMD path") != std::string::npos,
+    CHECK_MSG(warned.value("warnings", json()).dump().find("on the " + other_simd(ck["build"]) + " SIMD path") !=
+                  std::string::npos,
               warned.value("warnings", json()).dump());
     // Another commit on the same path: said too.
     other = ck;
@@ -70,8 +72,7 @@ TEST_CASE("train: the checkpoint records the build; another path's checkpoint wa
     write_json(path("ck-commit.json"), other);
     const json commit =
         run_ok("train --data bars:3 --resume " + path("ck-commit.json") + " --updates 40 --out " + path("r3.json"));
-    CHECK_MSG(warns_of_resume(commit) &&
-                  commit["warnings"].dump().find("commit 0123456789ab") != std::string::npos,
+    CHECK_MSG(warns_of_resume(commit) && commit["warnings"].dump().find("commit 0123456789ab") != std::string::npos,
               commit.value("warnings", json()).dump());
     // From before the record (no "build"), or an ill-typed one: resumes to the same model, no warning.
     for (const json& b : {json(), json("text")}) {
@@ -79,7 +80,8 @@ TEST_CASE("train: the checkpoint records the build; another path's checkpoint wa
         if (b.is_null()) old.erase("build");
         else old["build"] = b;
         write_json(path("ck-old.json"), old);
-        const json r = run_ok("train --data bars:3 --resume " + path("ck-old.json") + " --updates 40 --out " + path("r4.json"));
+        const json r =
+            run_ok("train --data bars:3 --resume " + path("ck-old.json") + " --updates 40 --out " + path("r4.json"));
         CHECK_MSG(!warns_of_resume(r), r.dump());
         CHECK(slurp(path("r4.json")) == slurp(path("whole.json")));
     }

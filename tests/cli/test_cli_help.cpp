@@ -99,7 +99,8 @@ TEST_CASE("--version names the version, the commit, the compiler and the SIMD pa
     // Forced to SSE2 (every x86-64 runs it), the version and every result say so.
     const auto forced = test::run_shell(std::string("RBMSCOPE_SIMD=sse2 '") + rbm::test::cli_program() + "' --version");
     CHECK_MSG(contains(forced.out, "selected: sse2"), forced.out);
-    const auto result = test::run_shell(std::string("RBMSCOPE_SIMD=sse2 '") + rbm::test::cli_program() + "' exact four-mode");
+    const auto result =
+        test::run_shell(std::string("RBMSCOPE_SIMD=sse2 '") + rbm::test::cli_program() + "' exact four-mode");
     CHECK_MSG(result.exit_code == 0, result.err);
     if (result.exit_code != 0) return;
     const json build = result.json().at("build");

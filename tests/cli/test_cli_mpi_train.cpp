@@ -99,9 +99,9 @@ TEST_CASE(
         const std::string ck = (test::temp_dir() / ("train3" + tag + ".ck")).string();
         std::filesystem::remove(ck);
         const std::string first = (test::temp_dir() / "first.json").string();
-        const auto part = run_shell(mpirun(3) + "train " + kBarsNoUpdates + " --method " + method +
-                                    " --updates 3 --checkpoint " + quoted(ck) +
-                                    " --out " + quoted(first) + " --threads 1");
+        const auto part =
+            run_shell(mpirun(3) + "train " + kBarsNoUpdates + " --method " + method + " --updates 3 --checkpoint " +
+                      quoted(ck) + " --out " + quoted(first) + " --threads 1");
         CHECK_MSG(part.exit_code == 0, part.err);
         // --updates on --resume is the new total; monitor-every is explicit, so the records fall alike.
         for (int ranks : {2, 0}) {

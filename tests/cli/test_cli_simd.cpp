@@ -49,7 +49,8 @@ TEST_CASE("RBMSCOPE_SIMD forces each supported path") {
 }
 
 TEST_CASE("a bad RBMSCOPE_SIMD is refused before any work") {
-    const auto r = test::run_shell(std::string("RBMSCOPE_SIMD=avx3 '") + rbm::test::cli_program() + "' exact four-mode");
+    const auto r =
+        test::run_shell(std::string("RBMSCOPE_SIMD=avx3 '") + rbm::test::cli_program() + "' exact four-mode");
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
     CHECK(r.err.find("RBMSCOPE_SIMD: unknown instruction set 'avx3' (expected sse2, avx2 or avx512)") !=

@@ -160,7 +160,6 @@ TEST_CASE("sample: the .npz fixture written by NumPy loads and samples") {
     }
 }
 
-
 TEST_CASE("train --data fashion-mnist: names the Debian package when absent, trains on its files when present") {
     // RBMSCOPE_DATASETS_DIR points the search away from /usr/share/datasets, so the result does not
     // depend on what this machine has installed.
@@ -220,9 +219,10 @@ TEST_CASE("train --test-data: every record scores the held-out rows against its 
         std::ofstream f(test_csv);
         f << "1,1,1,0,0,0,0,0,0\n0,1,0,0,1,0,0,1,0\n0,0,0,0,0,0,1,1,1\n1,0,0,0,1,0,0,0,1\n1,0,1,0,1,0,1,0,1\n";
     }
-    const CliResult r = run_cli("train --data bars:3 --hidden 6 --method pcd --updates 300 --batch 14 --lr 0.2 "
-                                "--chains 50 --monitor-every 100 --seed 4 --test-data " + test_csv +
-                                " --out " + path("held.json") + " --log " + path("held.csv"));
+    const CliResult r = run_cli(
+        "train --data bars:3 --hidden 6 --method pcd --updates 300 --batch 14 --lr 0.2 "
+        "--chains 50 --monitor-every 100 --seed 4 --test-data " +
+        test_csv + " --out " + path("held.json") + " --log " + path("held.csv"));
     CHECK_MSG(r.exit_code == 0, r.err);
     const auto j = r.json();
     const rbm::Model m = rbm::load_model(path("held.json"));
@@ -241,8 +241,9 @@ TEST_CASE("train --test-data: every record scores the held-out rows against its 
     std::getline(log, header);
     const std::string tail = ",test_log_likelihood,test_log_likelihood_low,test_log_likelihood_high";
     CHECK(header.size() > tail.size() && header.compare(header.size() - tail.size(), tail.size(), tail) == 0);
-    CHECK(one_line_error(run_cli("train --data bars:3 --hidden 6 --updates 2 --test-data bars:4 --out " + path("w.json")),
-                         "held-out rows have 16 values each"));
+    CHECK(
+        one_line_error(run_cli("train --data bars:3 --hidden 6 --updates 2 --test-data bars:4 --out " + path("w.json")),
+                       "held-out rows have 16 values each"));
 }
 
 RBM_TEST_MAIN

@@ -79,8 +79,9 @@ TEST_CASE("reverse AIS from PT target states lies above exact log Z on average (
         Model model;
         Index steps;
     };
-    for (const Case& c : {Case{"random 10x7", test::as_model(test::random_brbm(42, 10, 7)), 100},
-                          Case{"8 blocks", blocks_model(), 100}, Case{"bars-and-stripes", load_preset("bars-and-stripes"), 300}}) {
+    for (const Case& c :
+         {Case{"random 10x7", test::as_model(test::random_brbm(42, 10, 7)), 100}, Case{"8 blocks", blocks_model(), 100},
+          Case{"bars-and-stripes", load_preset("bars-and-stripes"), 300}}) {
         const double exact = exact_log_z(c.model);
         const Runs r = reverse_runs(c.model, 8, 40, c.steps, true);
         std::printf("  %s: exact %.4f, reverse from PT %.4f (se %.4f), forward %.4f\n", c.name, exact, r.mean, r.se,

@@ -161,7 +161,9 @@ TEST_CASE("leaky exact-mh kernel reproduces the exact (quadrature) moments of a 
     check_samples(V, exact_visible_moments(model), 4.5, "leaky exact-mh");
 }
 
-TEST_CASE("leaky paper Gibbs samples a different distribution; exact-mh samples p*(v) (docs/methods/models.md#leaky-kernels)") {
+TEST_CASE(
+    "leaky paper Gibbs samples a different distribution; exact-mh samples p*(v) "
+    "(docs/methods/models.md#leaky-kernels)") {
     // n = m = 1, w = 0.9, c = b = 0, cL = 0.1. p*(v) is a half-normal with sd s1 = (1-w^2)^(-1/2)
     // for v > 0 and s2 = (1-cL w^2)^(-1/2) for v < 0, so P(v > 0) = s1/(s1+s2).
     Leaky l;

@@ -89,9 +89,10 @@ TEST_CASE("verdict: independent estimates that agree give their weighted mean an
 
 TEST_CASE("verdict: a confident miss is named and the higher estimate kept") {
     // The trained-model case: forward AIS from the uniform base 9.5 nats low with a narrow interval.
-    const std::vector<LogZCandidate> c = {cand("forward AIS, uniform base", "ais-uniform", 100.0, 0.07, LogZSide::Lower),
-                                          cand("forward AIS, moment base", "ais-moment", 109.5, 0.05, LogZSide::Lower),
-                                          cand("tempering BAR", "pt", 109.45, 0.2, LogZSide::TwoSided)};
+    const std::vector<LogZCandidate> c = {
+        cand("forward AIS, uniform base", "ais-uniform", 100.0, 0.07, LogZSide::Lower),
+        cand("forward AIS, moment base", "ais-moment", 109.5, 0.05, LogZSide::Lower),
+        cand("tempering BAR", "pt", 109.45, 0.2, LogZSide::TwoSided)};
     const LogZVerdict v = judge_log_z(c);
     CHECK(!v.agree);
     CHECK(!v.trusted);
@@ -116,7 +117,8 @@ TEST_CASE("verdict: heavy-tailed weights and interrupted runs are set aside") {
     heavy.pareto_threshold = 0.5;
     auto cut = cand("tempering BAR", "pt", 8.0, 0.1, LogZSide::TwoSided);
     cut.complete = false;
-    const std::vector<LogZCandidate> c = {heavy, cand("forward AIS, moment base", "ais-moment", 5.0, 0.1, LogZSide::Lower),
+    const std::vector<LogZCandidate> c = {heavy,
+                                          cand("forward AIS, moment base", "ais-moment", 5.0, 0.1, LogZSide::Lower),
                                           cand("reverse AIS", "ais-reverse", 5.05, 0.1, LogZSide::Upper), cut};
     const LogZVerdict v = judge_log_z(c);
     CHECK(!v.used[0] && v.used[1] && v.used[2] && !v.used[3]);
@@ -139,7 +141,7 @@ TEST_CASE("verdict: with the exact value, misses are named and the exact value i
     const std::vector<LogZCandidate> c = {cand("forward AIS, uniform base", "a", 4.0, 0.1, LogZSide::Lower),
                                           cand("forward AIS, moment base", "b", 4.05, 0.1, LogZSide::Lower)};
     const LogZVerdict v = judge_log_z(c, 5.0);
-    CHECK(v.agree);  // they agree with each other ...
+    CHECK(v.agree);     // they agree with each other ...
     CHECK(!v.trusted);  // ... and both miss the truth
     CHECK(mentions(v, "misses the exact log Z"));
     CHECK(v.log_z == 5.0 && v.low == 5.0 && v.high == 5.0);

@@ -25,7 +25,8 @@ const fs::path kData = RBMSCOPE_TEST_DATA;
 // Runs the CLI inside `dir` (so the result names the model as the user typed it) and writes
 // its stdout to dir/out; returns the printed JSON.
 json cli_in(const fs::path& dir, const std::string& args, const std::string& out) {
-    const CliResult r = run_shell("cd '" + dir.string() + "' && '" + rbm::test::cli_program() + "' " + args + " > " + out);
+    const CliResult r =
+        run_shell("cd '" + dir.string() + "' && '" + rbm::test::cli_program() + "' " + args + " > " + out);
     CHECK_MSG(r.exit_code == 0, args << ": exit " << r.exit_code << ": " << r.err);
     return json::parse(slurp(dir / out));
 }

@@ -291,10 +291,11 @@ private Q_SLOTS:
     // the same run logged as JSON gives the same points to the CSV's 10 significant digits.
     void trainingWithCsvLogShowsItsCurves() {
         const QString d = dir_.path();
-        QCOMPARE(cli(d,
-                     QStringLiteral("train --data bars:3 --hidden 4 --updates 60 --out tc.json --log tlog.csv").split(' '),
-                     QStringLiteral("train-csv.json")),
-                 QString());
+        QCOMPARE(
+            cli(d,
+                QStringLiteral("train --data bars:3 --hidden 4 --updates 60 --out tc.json --log tlog.csv").split(' '),
+                QStringLiteral("train-csv.json")),
+            QString());
         QFile csv(dir_.filePath(QStringLiteral("tlog.csv")));
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(csv.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);

@@ -3,10 +3,10 @@
 // the particles at every checkpoint — from β = 0 to 1 at a watchable pace. Space starts it when
 // nothing runs; the slider scrubs back and forth through the same recording.
 #include <QElapsedTimer>
+#include <QImageReader>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QImageReader>
 #include <QtTest>
 #include <set>
 
@@ -119,7 +119,8 @@ private Q_SLOTS:
             QCOMPARE(reader.nextImageDelay(), 150);
             if (i == 0) first = frame.convertToFormat(QImage::Format_RGB32);
             const QImage rgb = frame.convertToFormat(QImage::Format_RGB32);
-            gifFrames.insert(QByteArray(reinterpret_cast<const char*>(rgb.constBits()), static_cast<int>(rgb.sizeInBytes())));
+            gifFrames.insert(
+                QByteArray(reinterpret_cast<const char*>(rgb.constBits()), static_cast<int>(rgb.sizeInBytes())));
         }
         QCOMPARE(gifFrames.size(), std::size_t{8});
         // The last frame shows beta = 1, as the first PNG at 96 dpi would show beta = 0: compare the
@@ -128,7 +129,8 @@ private Q_SLOTS:
         QSignalSpy pngDone(&w, &MainWindow::playbackExported);
         QCOMPARE(w.exportPlayback(dir96.path(), 8, 96), QString());
         QVERIFY(pngDone.wait(60000));
-        const QImage png = QImage(dir96.filePath(QStringLiteral("frame-0001.png"))).convertToFormat(QImage::Format_RGB32);
+        const QImage png =
+            QImage(dir96.filePath(QStringLiteral("frame-0001.png"))).convertToFormat(QImage::Format_RGB32);
         QCOMPARE(png.size(), first.size());
         double diff = 0;
         for (int y = 0; y < png.height(); ++y)

@@ -32,11 +32,10 @@ void checkFiguresFit(const MainWindow& w) {
     for (int i = 0; i < figures.size(); ++i) {
         const QRect r = strip->figureRect(i);
         QVERIFY2(strip->rect().contains(r), qPrintable(QStringLiteral("line %1 outside the strip").arg(i)));
-        QVERIFY2(fm.horizontalAdvance(figures[i]) <= r.width(),
-                 qPrintable(QStringLiteral("elided: %1 (%2 > %3 px)")
-                                .arg(figures[i])
-                                .arg(fm.horizontalAdvance(figures[i]))
-                                .arg(r.width())));
+        QVERIFY2(fm.horizontalAdvance(figures[i]) <= r.width(), qPrintable(QStringLiteral("elided: %1 (%2 > %3 px)")
+                                                                               .arg(figures[i])
+                                                                               .arg(fm.horizontalAdvance(figures[i]))
+                                                                               .arg(r.width())));
     }
     QCOMPARE(strip->height(), strip->barHeight());
 }
@@ -77,10 +76,9 @@ private Q_SLOTS:
             const QString line = figures.value(finished++);
             QVERIFY2(line.startsWith(l.label + QStringLiteral(": log Ẑ = ") + QString::number(e.log_z, 'f', 3)),
                      qPrintable(line));
-            QVERIFY2(line.contains(QStringLiteral("95 % [%1, %2]")
-                                       .arg(e.ci95_low, 0, 'f', 3)
-                                       .arg(e.ci95_high, 0, 'f', 3)),
-                     qPrintable(line));
+            QVERIFY2(
+                line.contains(QStringLiteral("95 % [%1, %2]").arg(e.ci95_low, 0, 'f', 3).arg(e.ci95_high, 0, 'f', 3)),
+                qPrintable(line));
             QVERIFY2(line.contains(QStringLiteral("ESS %1 of %2").arg(e.ess, 0, 'f', 1).arg(e.n)), qPrintable(line));
         }
         QVERIFY(finished >= 1);
@@ -116,7 +114,8 @@ private Q_SLOTS:
         const QStringList figures = w->presenterOverlay()->info().figures;
         QVERIFY2(figures.size() >= 2, qPrintable(figures.join(QLatin1Char('|'))));
         for (int i = 0; i + 1 < figures.size(); ++i)
-            QVERIFY2(figures[i].contains(QStringLiteral(" at K = 30: log Ẑ = ")) && figures[i].contains(QStringLiteral("95 % [")),
+            QVERIFY2(figures[i].contains(QStringLiteral(" at K = 30: log Ẑ = ")) &&
+                         figures[i].contains(QStringLiteral("95 % [")),
                      qPrintable(figures[i]));
         const std::optional<double> exact = exactLogZOf(*w);
         QVERIFY(exact);

@@ -42,7 +42,8 @@ QStringList squeezed(const QWidget* root) {
     for (const QLabel* l : root->findChildren<QLabel*>()) {
         if (!l->isVisibleTo(root) || l->wordWrap() || l->text().isEmpty() || l->textFormat() == Qt::RichText) continue;
         const int need = l->minimumSizeHint().width();
-        if (l->width() + 1 < need) out << QStringLiteral("%1 '%2' (%3 < %4 px)").arg(where(l), l->text()).arg(l->width()).arg(need);
+        if (l->width() + 1 < need)
+            out << QStringLiteral("%1 '%2' (%3 < %4 px)").arg(where(l), l->text()).arg(l->width()).arg(need);
     }
     for (const QComboBox* c : root->findChildren<QComboBox*>()) {
         if (!c->isVisibleTo(root) || c->currentText().isEmpty()) continue;
@@ -57,7 +58,9 @@ QStringList squeezed(const QWidget* root) {
             out << QStringLiteral("%1 '%2' (%3 < %4 px)").arg(where(b), b->text()).arg(b->width()).arg(need);
             if (qEnvironmentVariableIsSet("FIT_DEBUG"))
                 for (const QWidget* p = b; p && !p->isWindow(); p = p->parentWidget())
-                    qInfo() << p->metaObject()->className() << p->objectName() << "w" << p->width() << "min" << p->minimumSizeHint() << p->minimumSize() << "max" << p->maximumWidth() << p->sizePolicy();
+                    qInfo() << p->metaObject()->className() << p->objectName() << "w" << p->width() << "min"
+                            << p->minimumSizeHint() << p->minimumSize() << "max" << p->maximumWidth()
+                            << p->sizePolicy();
         }
     }
     return out;
@@ -118,7 +121,10 @@ private Q_SLOTS:
             QTest::qWait(100);  // the layouts settle (a tab shown for the first time lays itself out)
             const QSize min = w->minimumSizeHint();
             QVERIFY2(min.width() <= size.width() && min.height() <= size.height(),
-                     qPrintable(QStringLiteral("%1: the window needs at least %2x%3").arg(name).arg(min.width()).arg(min.height())));
+                     qPrintable(QStringLiteral("%1: the window needs at least %2x%3")
+                                    .arg(name)
+                                    .arg(min.width())
+                                    .arg(min.height())));
             const View* v = w->activeView();
             QVERIFY(v);
             const QWidget* page = w->pageOf(v);
@@ -127,27 +133,32 @@ private Q_SLOTS:
                 const PresenterOverlay* strip = w->presenterOverlay();
                 QVERIFY(strip->isVisible());
                 QVERIFY2(insideWindow(strip), qPrintable(name + QStringLiteral(": the strip reaches past the window")));
-                QVERIFY2(QFontMetrics(strip->unitsFont()).elidedText(strip->unitsText(), Qt::ElideRight,
-                                                                     strip->unitsRect().width()) == strip->unitsText(),
+                QVERIFY2(QFontMetrics(strip->unitsFont())
+                                 .elidedText(strip->unitsText(), Qt::ElideRight, strip->unitsRect().width()) ==
+                             strip->unitsText(),
                          qPrintable(QStringLiteral("%1: strip text cut: %2").arg(name, strip->unitsText())));
                 const QFontMetrics fm(strip->figureFont());
                 for (int i = 0; i < strip->info().figures.size(); ++i) {
                     const QRect r = strip->figureRect(i);
-                    QVERIFY2(strip->rect().contains(r), qPrintable(QStringLiteral("%1: strip line %2 outside").arg(name).arg(i)));
-                    QVERIFY2(fm.elidedText(strip->info().figures[i], Qt::ElideRight, r.width()) == strip->info().figures[i],
-                             qPrintable(QStringLiteral("%1: strip line cut: %2").arg(name, strip->info().figures[i])));
+                    QVERIFY2(strip->rect().contains(r),
+                             qPrintable(QStringLiteral("%1: strip line %2 outside").arg(name).arg(i)));
+                    QVERIFY2(
+                        fm.elidedText(strip->info().figures[i], Qt::ElideRight, r.width()) == strip->info().figures[i],
+                        qPrintable(QStringLiteral("%1: strip line cut: %2").arg(name, strip->info().figures[i])));
                 }
             } else {
-                QVERIFY2(insideWindow(w->statusBar()), qPrintable(name + QStringLiteral(": the status bar is off the window")));
+                QVERIFY2(insideWindow(w->statusBar()),
+                         qPrintable(name + QStringLiteral(": the status bar is off the window")));
                 const auto* dock = w->findChild<QDockWidget*>(QStringLiteral("parameterDock"));
                 QVERIFY(dock && dock->isVisible());
-                QVERIFY2(insideWindow(dock), qPrintable(name + QStringLiteral(": the parameter panel is off the window")));
+                QVERIFY2(insideWindow(dock),
+                         qPrintable(name + QStringLiteral(": the parameter panel is off the window")));
             }
             // The page gives the view at least its minimum size, and scrolls where the window is smaller.
             const QWidget* vw = v->widget();
-            QTRY_VERIFY2_WITH_TIMEOUT(vw->width() >= vw->minimumSizeHint().width() &&
-                                          vw->height() >= vw->minimumSizeHint().height(),
-                                      qPrintable(name + QStringLiteral(": the view is squeezed below its minimum")), 3000);
+            QTRY_VERIFY2_WITH_TIMEOUT(
+                vw->width() >= vw->minimumSizeHint().width() && vw->height() >= vw->minimumSizeHint().height(),
+                qPrintable(name + QStringLiteral(": the view is squeezed below its minimum")), 3000);
             const QStringList cut = squeezed(v->widget());
             QVERIFY2(cut.isEmpty(), qPrintable(name + QStringLiteral(": text cut: ") + cut.join(QStringLiteral("; "))));
         }

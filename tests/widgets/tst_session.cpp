@@ -246,10 +246,12 @@ private Q_SLOTS:
                    R"({"format":"rbmscope-session","version":1,"model":"four-mode","settings":{"schedule":"cubic"}})")
             << QString("setting 'schedule' must be one of linear, sigmoid");
         QTest::newRow("presenter scale out of range")
-            << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","views":{"display":{"presenter_scale":40}}})")
+            << QByteArray(
+                   R"({"format":"rbmscope-session","version":1,"model":"four-mode","views":{"display":{"presenter_scale":40}}})")
             << QString("'display.presenter_scale' must be a number from 0.5 to 4");
         QTest::newRow("negative pace")
-            << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","views":{"display":{"pace.tempering":-1}}})")
+            << QByteArray(
+                   R"({"format":"rbmscope-session","version":1,"model":"four-mode","views":{"display":{"pace.tempering":-1}}})")
             << QString("'display.pace.tempering' must be a number of units a second");
         QTest::newRow("unknown view")
             << QByteArray(R"({"format":"rbmscope-session","version":1,"model":"four-mode","view":"3d"})")

@@ -239,8 +239,9 @@ private Q_SLOTS:
         v.run();
         QVERIFY(done.wait(60000));
         const QString text = v.countersLabel()->text();
-        const QRegularExpression re(QStringLiteral("log Z: BAR <b>([-0-9.]+) ± ([0-9.]+)</b> · stepping stone "
-                                                   "([-0-9.]+) ± ([0-9.]+).* · exact <b>([-0-9.]+)</b>"));
+        const QRegularExpression re(
+            QStringLiteral("log Z: BAR <b>([-0-9.]+) ± ([0-9.]+)</b> · stepping stone "
+                           "([-0-9.]+) ± ([0-9.]+).* · exact <b>([-0-9.]+)</b>"));
         const QRegularExpressionMatch m = re.match(text);
         QVERIFY2(m.hasMatch(), qPrintable(text));
         const double bar = m.captured(1).toDouble(), half = m.captured(2).toDouble(), exact = m.captured(5).toDouble();

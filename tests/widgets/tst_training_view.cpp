@@ -8,12 +8,12 @@
 // carried by the status, the exports and sessions. Screenshots: training.png, training_heldout*.png
 // in screenshotDir().
 #include <QComboBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QJsonDocument>
-#include <QJsonArray>
-#include <QJsonObject>
-#include <QFile>
 #include <QtTest>
 #include <cmath>
 
@@ -135,7 +135,7 @@ private Q_SLOTS:
         QVERIFY(ended.wait(120000));
         const int other = v.selectedRun();
         QVERIFY(v.likelihoodChart()->series(other));
-        QVERIFY(!v.likelihoodChart()->series(first));   // bars:4 runs leave the bars:3 chart
+        QVERIFY(!v.likelihoodChart()->series(first));  // bars:4 runs leave the bars:3 chart
         QVERIFY(!v.likelihoodChart()->series(second));
         v.selectRun(first);
         QTRY_VERIFY(v.likelihoodChart()->series(first) && v.likelihoodChart()->series(second));

@@ -55,8 +55,8 @@ private Q_SLOTS:
         QVERIFY(panel.verdictLabel()->text().contains(QStringLiteral("exact")));
         const QString path = dir_.filePath(QStringLiteral("four-mode.json"));
         rbm::save_model(m, path.toStdString());
-        const QJsonObject direct = cliLogz(path, {QStringLiteral("--budget"), QStringLiteral("quick"),
-                                                  QStringLiteral("--seed"), QStringLiteral("1")});
+        const QJsonObject direct = cliLogz(
+            path, {QStringLiteral("--budget"), QStringLiteral("quick"), QStringLiteral("--seed"), QStringLiteral("1")});
         QVERIFY(!direct.isEmpty());
         const QJsonArray a = r.value(QStringLiteral("estimates")).toArray();
         const QJsonArray b = direct.value(QStringLiteral("estimates")).toArray();
@@ -67,7 +67,8 @@ private Q_SLOTS:
                              b[i].toObject().value(QStringLiteral("log_z")).toDouble()));
             QCOMPARE(panel.table()->item(i, 0)->text(), a[i].toObject().value(QStringLiteral("method")).toString());
         }
-        QVERIFY(sameBits(r.value(QStringLiteral("log_z")).toDouble(), direct.value(QStringLiteral("log_z")).toDouble()));
+        QVERIFY(
+            sameBits(r.value(QStringLiteral("log_z")).toDouble(), direct.value(QStringLiteral("log_z")).toDouble()));
         panel.clear();
         QCOMPARE(panel.table()->rowCount(), 0);
         QVERIFY(panel.verdictLabel()->text().isEmpty());

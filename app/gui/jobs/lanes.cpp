@@ -46,8 +46,8 @@ std::vector<Lane> buildLanes(const rbm::Model& model, const RunSettings& setting
                 } catch (const rbm::InputError& e) {
                     throw rbm::InputError(
                         "the model's training data was not loaded (the app loads at most " +
-                        rbm::bytes_text(static_cast<double>(kAutoLoadDataBytes)) + " of it by itself): " +
-                        withoutBudgetAdvice(e.what()) +
+                        rbm::bytes_text(static_cast<double>(kAutoLoadDataBytes)) +
+                        " of it by itself): " + withoutBudgetAdvice(e.what()) +
                         "; choose another base, or run rbmscope-cli ais --base data with --max-memory");
                 }
             }

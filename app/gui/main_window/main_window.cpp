@@ -1,12 +1,11 @@
 #include "main_window/main_window.hpp"
 
-#include <QAbstractSpinBox>
-#include <QChartView>
-#include <QLegend>
 #include <QAbstractAxis>
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QChartView>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
@@ -15,6 +14,7 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QKeyEvent>
+#include <QLegend>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -162,7 +162,8 @@ void MainWindow::buildViews() {
 void MainWindow::buildPanel() {
     auto* dock = new QDockWidget(tr("Parameters"), this);
     dock->setObjectName(QStringLiteral("parameterDock"));
-    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                      QDockWidget::DockWidgetClosable);
     panel_ = new ParameterPanel;
     QList<QPair<QString, QString>> presets;
     for (const auto& p : rbm::list_presets())
@@ -607,8 +608,7 @@ void MainWindow::openModelDialog() {
 }
 
 void MainWindow::saveModelDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Save model"), QString(), modelSaveFilter());
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save model"), QString(), modelSaveFilter());
     if (path.isEmpty()) return;
     try {
         rbm::save_model(model_, path.toStdString());
@@ -661,9 +661,9 @@ QString MainWindow::exportData(const QString& path) {
 }
 
 void MainWindow::exportImageDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export image"), QDir(lastExportFolder()).filePath(currentView() + QStringLiteral(".png")),
-                                     tr("PNG image (*.png);;SVG image (*.svg)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export image"), QDir(lastExportFolder()).filePath(currentView() + QStringLiteral(".png")),
+        tr("PNG image (*.png);;SVG image (*.svg)"));
     if (path.isEmpty()) return;
     rememberExportFolder(path);
     int dpi = 96;
@@ -686,7 +686,8 @@ void MainWindow::exportImageDialog() {
         bool okW = false, okH = false;
         if (wh.size() == 2) size = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
         if (!okW || !okH) {
-            showError(tr("Cannot export the image"), tr("the size must be WIDTHxHEIGHT such as 1920x1080, not '%1'").arg(asked));
+            showError(tr("Cannot export the image"),
+                      tr("the size must be WIDTHxHEIGHT such as 1920x1080, not '%1'").arg(asked));
             return;
         }
     }
@@ -695,9 +696,9 @@ void MainWindow::exportImageDialog() {
 }
 
 void MainWindow::exportDataDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export data"), QDir(lastExportFolder()).filePath(currentView() + QStringLiteral(".csv")),
-                                     tr("CSV table (*.csv);;JSON (*.json)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export data"), QDir(lastExportFolder()).filePath(currentView() + QStringLiteral(".csv")),
+        tr("CSV table (*.csv);;JSON (*.json)"));
     if (path.isEmpty()) return;
     rememberExportFolder(path);
     if (const QString err = exportData(path); !err.isEmpty()) showError(tr("Cannot export the data"), err);

@@ -81,7 +81,8 @@ const char* kLeaky =
     "path "
     "lowers the leakiness from 1 to c<sub>L</sub>; each step adds Σ<sub>j: η<sub>j</sub>≤0</sub> (c<sub>k</sub> − "
     "c<sub>k−1</sub>) η<sub>j</sub>²/2 to the log weight.</p>"
-    "<p>Kernel: the paper's Gibbs conditionals do not leave p*(v) invariant for c<sub>L</sub> &lt; 1 (docs/methods/models.md, leaky kernels); the "
+    "<p>Kernel: the paper's Gibbs conditionals do not leave p*(v) invariant for c<sub>L</sub> &lt; 1 "
+    "(docs/methods/models.md, leaky kernels); the "
     "exact kernel uses the Gibbs move as a Metropolis–Hastings proposal.</p>"
     "<p><i>Source:</i> Li, Ravanbakhsh &amp; Póczos 2017, Algorithm 2.</p>";
 

@@ -1,13 +1,13 @@
 // File → Export playback frames: what Play shows, as numbered PNG images for
-// slides or a video tool, or as one animated GIF (File → Export playback as animated GIF…). Driven by the event loop, one frame at a time: set the view's beta (the
-// Tempering view: a recorded scan), wait until the heatmap of that beta (the rung heatmaps) is on
-// screen (it is computed on a worker), save, go on; the window stays responsive and Esc-free work
-// elsewhere continues.
+// slides or a video tool, or as one animated GIF (File → Export playback as animated GIF…). Driven by the event loop,
+// one frame at a time: set the view's beta (the Tempering view: a recorded scan), wait until the heatmap of that beta
+// (the rung heatmaps) is on screen (it is computed on a worker), save, go on; the window stays responsive and Esc-free
+// work elsewhere continues.
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QSettings>
 #include <QInputDialog>
+#include <QSettings>
 #include <QTimer>
 #include <cmath>
 #include <functional>
@@ -94,8 +94,9 @@ namespace {
 // The number of frames, asked with the view's own wording (a Tempering replay counts scans); 0 when cancelled.
 int askFrames(QWidget* parent, const QString& title, const View* v, int byDefault) {
     bool ok = false;
-    const int frames = QInputDialog::getInt(parent, title, v && !v->framesPrompt().isEmpty() ? v->framesPrompt() : QObject::tr("Frames:"),
-                                            byDefault, 2, kMaxFrames, 1, &ok);
+    const int frames = QInputDialog::getInt(
+        parent, title, v && !v->framesPrompt().isEmpty() ? v->framesPrompt() : QObject::tr("Frames:"), byDefault, 2,
+        kMaxFrames, 1, &ok);
     return ok ? frames : 0;
 }
 }  // namespace
@@ -106,7 +107,8 @@ void MainWindow::exportGifDialog() {
                                                       tr("Animated GIF (*.gif)"));
     if (path.isEmpty()) return;
     rememberExportFolder(path);
-    const QString file = path.endsWith(QLatin1String(".gif"), Qt::CaseInsensitive) ? path : path + QStringLiteral(".gif");
+    const QString file =
+        path.endsWith(QLatin1String(".gif"), Qt::CaseInsensitive) ? path : path + QStringLiteral(".gif");
     const int frames = askFrames(this, tr("Export playback as animated GIF"), activeView(), 40);
     if (frames == 0) return;
     bool ok = false;

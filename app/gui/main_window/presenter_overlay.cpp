@@ -106,15 +106,14 @@ QRect PresenterOverlay::unitsRect() const {
     return {end, all.front().rect.top(), width() - pd - end, all.front().rect.height()};
 }
 
-QFont PresenterOverlay::unitsFont() const {
-    return shrunkToFit(rowFont(), {unitsText()}, unitsRect().width());
-}
+QFont PresenterOverlay::unitsFont() const { return shrunkToFit(rowFont(), {unitsText()}, unitsRect().width()); }
 
 // The buttons' font, made smaller (down to 0.55 of it) when the widest figure line would not fit
 // the strip's width: a narrow screen at a large scale keeps every number whole.
 QFont PresenterOverlay::figureFont() const {
     const QFont f = rowFont();
-    return shrunkToFit(f, info_.figures, (parentWidget() ? parentWidget()->width() : width()) - 2 * pad(QFontMetrics(f)));
+    return shrunkToFit(f, info_.figures,
+                       (parentWidget() ? parentWidget()->width() : width()) - 2 * pad(QFontMetrics(f)));
 }
 
 int PresenterOverlay::barHeight() const {

@@ -65,8 +65,9 @@ QString MainWindow::exportReport(const QString& path) {
     // Which build made the numbers: GRBM, leaky and float32 bits differ between SIMD paths.
     try {
         const nlohmann::json b = rbm::provenance_json(rbm::threads_in_force(), 1);
-        html += QStringLiteral("<p class=\"meta\" id=\"build\">Build: rbmscope %1 (commit %2), %3, SIMD path "
-                               "%4, %5 threads, %6 rank.</p>\n")
+        html += QStringLiteral(
+                    "<p class=\"meta\" id=\"build\">Build: rbmscope %1 (commit %2), %3, SIMD path "
+                    "%4, %5 threads, %6 rank.</p>\n")
                     .arg(esc(QString::fromStdString(b.at("version").get<std::string>())),
                          esc(QString::fromStdString(b.at("commit").get<std::string>())),
                          esc(QString::fromStdString(b.at("compiler").get<std::string>())),

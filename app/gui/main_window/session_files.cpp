@@ -114,7 +114,8 @@ QString MainWindow::applySession(rbm::Session s, const QString& path) {
         for (const auto& [key, value] : d->second) {
             const QString k = QString::fromStdString(key);
             if (key == "log_colour_scale") {
-                const auto* b = !value.is_list && value.items.size() == 1 ? std::get_if<bool>(&value.items[0]) : nullptr;
+                const auto* b =
+                    !value.is_list && value.items.size() == 1 ? std::get_if<bool>(&value.items[0]) : nullptr;
                 if (!b) return QStringLiteral("%1: 'display.log_colour_scale' must be true or false").arg(path);
                 logScale = *b;
             } else if (key == "presenter_scale") {
@@ -124,7 +125,9 @@ QString MainWindow::applySession(rbm::Session s, const QString& path) {
             } else if (k.startsWith(QStringLiteral("pace."))) {
                 View* v = this->view(k.mid(5));
                 const auto pace = sessionNumber(value, 0, 1e9);
-                if (!pace) return QStringLiteral("%1: 'display.%2' must be a number of units a second, 0 or more").arg(path, k);
+                if (!pace)
+                    return QStringLiteral("%1: 'display.%2' must be a number of units a second, 0 or more")
+                        .arg(path, k);
                 if (v && v->transport()) paces.emplace_back(v, *pace);  // an unknown view: ignored, like unknown keys
             }
         }
@@ -146,7 +149,8 @@ QString MainWindow::applySession(rbm::Session s, const QString& path) {
     for (const auto& [v, pace] : paces) v->setPace(pace);
     if (!view.isEmpty()) setCurrentView(view);
     updateSpeedControls();
-    sessionBuildNote_ = s.build.empty() ? QString() : buildDifference(rbm::build_record(nlohmann::json::parse(s.build)));
+    sessionBuildNote_ =
+        s.build.empty() ? QString() : buildDifference(rbm::build_record(nlohmann::json::parse(s.build)));
     sessionMessage_.clear();
     sessionLabel_->setVisible(false);
     return {};
@@ -159,8 +163,9 @@ bool MainWindow::openSession(const QString& path) {
     }
     sessionPath_ = path;
     // Another build or SIMD path saved it: its trained models and curves need not be what a rerun here gives.
-    statusText_->setText(tr("Opened session %1").arg(path) +
-                         (sessionBuildNote_.isEmpty() ? QString() : QStringLiteral("; ") + tr("it was %1").arg(sessionBuildNote_)));
+    statusText_->setText(
+        tr("Opened session %1").arg(path) +
+        (sessionBuildNote_.isEmpty() ? QString() : QStringLiteral("; ") + tr("it was %1").arg(sessionBuildNote_)));
     return true;
 }
 

@@ -22,9 +22,7 @@ QString writeAtomically(const QString& path, const QByteArray& bytes) {
     return {};
 }
 
-QString lastExportFolder() {
-    return QSettings().value(QStringLiteral("export/folder"), QDir::homePath()).toString();
-}
+QString lastExportFolder() { return QSettings().value(QStringLiteral("export/folder"), QDir::homePath()).toString(); }
 
 void rememberExportFolder(const QString& file) {
     QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(file).absolutePath());

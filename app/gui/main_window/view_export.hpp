@@ -1,10 +1,11 @@
 #pragma once
 // Export of the current view: the picture as PNG (pixels) or SVG (vector, heatmaps embedded as
-// images) without the view's controls, the data as CSV or JSON. Each returns an empty string on success, else the reason.
+// images) without the view's controls, the data as CSV or JSON. Each returns an empty string on success, else the
+// reason.
 #include <QImage>
+#include <QJsonObject>
 #include <QList>
 #include <QPointer>
-#include <QJsonObject>
 #include <QString>
 #include <QWidget>
 

@@ -51,9 +51,9 @@ public:
     // Per finished method "label: log Ẑ = x, 95 % [lo, hi], ESS n", then the exact log Z (presenter strip).
     QStringList presenterFigures() const;
     QStringList sweepFigures() const;  // the Estimates view's
-    void stop();         // every run and sweep, keeping results; the β animations stop
-    void stopPlaying();  // the β animations of the annealing views
-    void holdRuns();     // a reopened result is shown: nothing replaces it until Run
+    void stop();                       // every run and sweep, keeping results; the β animations stop
+    void stopPlaying();                // the β animations of the annealing views
+    void holdRuns();                   // a reopened result is shown: nothing replaces it until Run
     bool twoD() const;
 
 Q_SIGNALS:

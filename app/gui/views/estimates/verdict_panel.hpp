@@ -29,7 +29,7 @@ public:
     void run();     // starts logz on the current model (a run going is cancelled first)
     void cancel();  // Ctrl-C to the CLI: the estimates finished so far are shown
     bool running() const;
-    void clear();   // the model changed: the last verdict no longer applies
+    void clear();  // the model changed: the last verdict no longer applies
 
     // For tests.
     QPushButton* runButton() const { return runButton_; }

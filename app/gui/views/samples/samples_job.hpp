@@ -23,8 +23,8 @@ enum class SamplerKind { Gibbs, Pt, Anneal };
 
 struct SamplesSettings {
     SamplerKind sampler = SamplerKind::Pt;  // the default that shows clean samples of multimodal models
-    int chains = 64;          // tiles
-    long long sweeps = 2000;  // Gibbs sweeps, PT scans, or annealing steps
+    int chains = 64;                        // tiles
+    long long sweeps = 2000;                // Gibbs sweeps, PT scans, or annealing steps
     std::uint64_t seed = 1;
     double gamma = 0.7;          // PT ladder beta_k = gamma^(N-k)
     int temperatures = 6;        // PT: N

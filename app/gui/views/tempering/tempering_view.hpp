@@ -128,8 +128,8 @@ public:
     int shownRecord() const { return replay_ ? replayIndex_ : -1; }
     void setReplayPace(double unitsPerSecond) {
         playhead_->setPace(unitsPerSecond);
-    }                           // the transport's; 0: the speed box
-    double replayRate() const;  // scans per second of Play
+    }                                            // the transport's; 0: the speed box
+    double replayRate() const;                   // scans per second of Play
     void setHurried(bool on) { hurried_ = on; }  // View::setHurried: a show follows the engine (as "fast")
     // What is on screen: the recorded scan of a replay, else the run's latest frame.
     const TemperingFrame* displayedFrame() const { return replay_ ? replay_.get() : shown_.get(); }

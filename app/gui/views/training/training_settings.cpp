@@ -224,8 +224,8 @@ QWidget* TrainingView::buildSettings() {
         updateEnabled();
     });
     connect(saveModelButton_, &QPushButton::clicked, this, [this] {
-        const QString p = QFileDialog::getSaveFileName(this, tr("Save model"), QStringLiteral("trained.json"),
-                                                       modelSaveFilter());
+        const QString p =
+            QFileDialog::getSaveFileName(this, tr("Save model"), QStringLiteral("trained.json"), modelSaveFilter());
         if (!p.isEmpty()) saveModel(p);
     });
     connect(saveCkptButton_, &QPushButton::clicked, this, [this] {
@@ -275,9 +275,9 @@ void TrainingView::setDataSpec(const TrainDataSpec& d) {
     shifts_->setChecked(d.shifts);
     prep_->setCurrentIndex(prep_->findData(static_cast<int>(d.prep)));
     const QString t = d.test.trimmed();
-    testKind_->setCurrentIndex(t.isEmpty()                                 ? kTestNone
+    testKind_->setCurrentIndex(t.isEmpty()                                ? kTestNone
                                : t == QLatin1String("fashion-mnist:test") ? kTestFashion
-                                                                            : kTestFile);
+                                                                          : kTestFile);
     testPath_->setText(testKind_->currentIndex() == kTestFile ? t : QString());
 }
 
