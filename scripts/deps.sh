@@ -21,6 +21,7 @@ else
   packages+=(
     libopenmpi-dev openmpi-bin  # cluster runs: mpirun -np R rbmscope-cli ais ... (RBMSCOPE_MPI)
     pybind11-dev python3-dev python3-numpy  # the Python module and its suite (RBMSCOPE_PYTHON, docs/user/python.md)
+    clang-format  # the layout check (ctest layout.format, scripts/format.sh --check)
   )
 fi
 # Extra packages a script needs beyond the build (e.g. scripts/fuzz.sh passes clang,
