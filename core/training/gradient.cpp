@@ -7,6 +7,7 @@
 
 #include "core/exact/exact.hpp"
 #include "core/numerics/scalar.hpp"
+#include "core/training/column_blocks.hpp"
 #include "core/training/score_table.hpp"
 #include "core/training/training.hpp"
 
@@ -123,11 +124,8 @@ void score_tile_sums_to(const Model& model, const std::vector<ScoreRows>& parts,
         proto.leaky = leaky != nullptr;
         proto.leakiness = leaky ? leaky->leakiness : 0.0;
         if (float32) {
-            // Converted in column blocks on the threads: the same value per entry.
             Wf.resize(n, m);
-            for_each_block(
-                m, [&](Index j0, Index j1) { Wf.middleCols(j0, j1 - j0) = W.middleCols(j0, j1 - j0).cast<float>(); },
-                32);
+            on_column_blocks(m, [&](Index j0, Index w) { Wf.middleCols(j0, w) = W.middleCols(j0, w).cast<float>(); });
             proto.Wf = Wf.data();
         }
     }

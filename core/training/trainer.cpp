@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/tempering/pt.hpp"
+#include "core/training/column_blocks.hpp"
 #include "core/training/trainer_impl.hpp"
 
 namespace rbm {
@@ -60,16 +61,6 @@ ParamGrad zero_like(const Model& m, bool with_sigma) {
 }
 
 // Adds `step` to the parameters of `m`.
-// The passes over W of an update (velocity, step, checks) in blocks of columns on the threads:
-// elementwise, so every entry is computed the same way whoever computes it. perf of a 784 x 500
-// float32 PCD run found them at about 6 % of the samples, all on one thread while the other waited.
-constexpr Index kColumnBlock = 32;
-template <class F>
-void on_column_blocks(Index cols, F&& f) {
-    for_each_block(
-        cols, [&](Index j0, Index j1) { f(j0, j1 - j0); }, kColumnBlock);
-}
-
 void apply(Model& m, const ParamGrad& step) {
     std::visit(
         [&](auto& p) {
