@@ -55,14 +55,27 @@ public:
     // Both read A (column-major) along its columns: a training run rebuilds the panels of W at every
     // update, and reading across columns (784 doubles apart) took longer than the update's sweep.
     explicit RowPanels(const Mat& A, bool transposed = false)
-        : rows_(transposed ? A.cols() : A.rows()), cols_(transposed ? A.rows() : A.cols()),
-          panels_((cols_ + kLanes - 1) / kLanes),
+        : RowPanels(A.data(), transposed ? A.cols() : A.rows(), transposed ? A.rows() : A.cols(), A.rows(),
+                    !transposed) {}
+    // The panels of a row-major matrix: `count` rows of `cols` values, row i at rows + i ld (a
+    // training update's hidden factors, training/score_block.cpp).
+    template <class T>
+    RowPanels(const T* rows, Index count, Index cols, Index ld) : RowPanels(rows, count, cols, ld, false) {}
+    // The panels of a column-major rows x cols matrix at a (leading dimension lda), as RowPanels(A).
+    static RowPanels of_columns(const double* a, Index rows, Index cols, Index lda) {
+        return RowPanels(a, rows, cols, lda, true);
+    }
+
+private:
+    // column_major: a is column-major with leading dimension lda (row i of the panels is row i of
+    // A); otherwise row i of the panels starts at a + i lda.
+    template <class T>
+    RowPanels(const T* a, Index rows, Index cols, Index lda, bool column_major)
+        : rows_(rows), cols_(cols), panels_((cols_ + kLanes - 1) / kLanes),
           last_vectors_(panels_ == 0 ? 0 : (cols_ - (panels_ - 1) * kLanes + kStep - 1) / kStep) {
         // Every entry is written below, the padding past the last column with zeros.
         data_.resize(
             static_cast<std::size_t>(panels_ == 0 ? 0 : ((panels_ - 1) * kLanes + last_vectors_ * kStep) * rows_));
-        const double* a = A.data();
-        const Index lda = A.rows();
         // The panels on the threads (a training run rebuilds them at every update, on its critical
         // path): each panel is written by one task, so the layout does not depend on who builds it.
         for_each_block(
@@ -73,26 +86,70 @@ public:
                     S* panel = data_.data() + p * rows_ * kLanes;
                     if (used < w)
                         for (Index i = 0; i < rows_; ++i) std::fill(panel + i * w + used, panel + (i + 1) * w, S(0));
-                    if (transposed) {
-                        // Row i of the panel: A(p kLanes + t, i), contiguous in column i of A.
-                        for (Index i = 0; i < rows_; ++i)
-                            for (Index t = 0; t < used; ++t)
-                                panel[i * w + t] = static_cast<S>(a[i * lda + p * kLanes + t]);
+                    if (!column_major) {
+                        // Row i of the panel: contiguous at a + i lda (for A', column i of A). Local
+                        // restrict pointers: through the captures GCC kept the copy scalar.
+                        for (Index i = 0; i < rows_; ++i) {
+                            const T* __restrict src = a + i * lda + p * kLanes;
+                            S* __restrict dst = panel + i * w;
+                            for (Index t = 0; t < used; ++t) dst[t] = static_cast<S>(src[t]);
+                        }
                     } else {
-                        // Blocks of 16 rows: each column of A gives 16 contiguous values, written within
-                        // 16 panel rows that stay in L1.
-                        for (Index i0 = 0; i0 < rows_; i0 += 16) {
-                            const Index i1 = std::min(rows_, i0 + 16);
-                            for (Index t = 0; t < used; ++t) {
-                                const double* col = a + (p * kLanes + t) * lda;
-                                for (Index i = i0; i < i1; ++i) panel[i * w + t] = static_cast<S>(col[i]);
-                            }
+                        // 8 x 8 blocks transposed in registers (transpose8): 8 columns of A give 8
+                        // contiguous values each, which become 8 values of 8 panel rows. One value
+                        // at a time this was the slowest part of a training update's rebuild
+                        // (~2 cycles a value, about 5 times the 8 x 8 blocks' cost).
+                        const Index i8 = rows_ / 8 * 8, t8 = used / 8 * 8;
+                        for (Index i0 = 0; i0 < i8; i0 += 8)
+                            for (Index t0 = 0; t0 < t8; t0 += 8)
+                                transpose8(a + (p * kLanes + t0) * lda + i0, lda, panel + i0 * w + t0, w);
+                        // The edges one value at a time.
+                        for (Index t = 0; t < used; ++t) {
+                            const T* col = a + (p * kLanes + t) * lda;
+                            for (Index i = t < t8 ? i8 : 0; i < rows_; ++i) panel[i * w + t] = static_cast<S>(col[i]);
                         }
                     }
                 }
             },
             1);
     }
+
+public:
+    // dst[i * ldd + t] = src[t * lds + i] for i, t < 8, in S: 8 vectors of 8 values (GCC vector
+    // extensions, lowered to the target's shuffles), transposed in three rounds of shuffles as
+    // the usual unpack / shuffle / 128-bit permute sequence. A conversion to S rounds as a scalar
+    // cast does, so the panels are bitwise those of the scalar loop.
+    template <class T>
+    static void transpose8(const T* src, Index lds, S* dst, Index ldd) {
+        typedef S V8 __attribute__((vector_size(8 * sizeof(S))));
+        typedef T In8 __attribute__((vector_size(8 * sizeof(T))));
+        V8 r[8];
+        for (int k = 0; k < 8; ++k) {
+            In8 x;
+            std::memcpy(&x, src + k * lds, sizeof x);
+            r[k] = __builtin_convertvector(x, V8);
+        }
+        // __builtin_shufflevector: GCC 12 and clang (the sanitizer builds) both have it.
+        V8 t[8], u[8];
+        for (int k = 0; k < 8; k += 2) {
+            t[k] = __builtin_shufflevector(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+            t[k + 1] = __builtin_shufflevector(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+        }
+        for (int k = 0; k < 8; k += 4) {
+            u[k] = __builtin_shufflevector(t[k], t[k + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+            u[k + 1] = __builtin_shufflevector(t[k], t[k + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+            u[k + 2] = __builtin_shufflevector(t[k + 1], t[k + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+            u[k + 3] = __builtin_shufflevector(t[k + 1], t[k + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+        }
+        for (int k = 0; k < 4; ++k) {
+            const V8 a = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+            const V8 b = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+            std::memcpy(dst + k * ldd, &a, sizeof a);
+            std::memcpy(dst + (k + 4) * ldd, &b, sizeof b);
+        }
+    }
+
+public:
     Index rows() const { return rows_; }
     Index cols() const { return cols_; }
     // Columns of the padded output rows.
