@@ -386,8 +386,9 @@ json train_result(const Trainer& t, const TrainFiles& f, const std::vector<doubl
                     {"ais_chains", o.ais_chains},
                     {"ais_steps", o.ais_steps}};
     if (mpi::World& world = mpi::world(); world.distributed()) {
-        // Payload all ranks handed to MPI: per update each rank sends the sums of its gradient
-        // tiles, 8 (n m + n + m) bytes per tile, to every other rank (plus the chains before a checkpoint).
+        // Payload all ranks handed to MPI: per update each rank sends its rows' hidden factors and
+        // negative rows (BRBM, leaky) or its tiles' score sums (GRBM) to every other rank, plus the
+        // chains before a checkpoint (docs/user/cluster.md).
         double total = 0;
         for (double b : bytes_sent) total += b;
         const double updates = std::max<double>(1.0, static_cast<double>(t.updates_done() - first_update));

@@ -3,8 +3,16 @@
 // target's vectors), f elementwise and vectorized. Float32 when the tile carries float weights.
 // Also the monitor's per-row log p*(v) and reconstruction error of a BRBM, on the same GEMM.
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
+// The row sums of kernels/panels.hpp in this object's namespace (its instruction set).
+#define RBMSCOPE_SIMD_NS RBMSCOPE_GROUP_NS
+#include "core/kernels/active_lists.hpp"
+#include "core/kernels/line_aligned.hpp"
+#include "core/kernels/panels.hpp"
+#include "core/numerics/parallel.hpp"
 #include "core/training/score_table.hpp"
 
 namespace rbm::detail::inline RBMSCOPE_GROUP_NS {
@@ -79,6 +87,187 @@ void row_scores(const ScoreTile& t, double* log_unnorm, double* err) {
     for (Index r = 0; r < rows; ++r) err[r] = (A.row(r) - R.row(r)).squaredNorm();
 }
 
+// --- A training update's products (HiddenPass, WeightPass in training/score_table.hpp) ---
+
+template <class S>
+using RowsOf = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class S>
+using RowsMap = Eigen::Map<RowsOf<S>, 0, Eigen::OuterStride<>>;
+
+// Rows [r0, r0 + count) of `rows` in S, one row of A each.
+template <class S>
+void gather_rows(const UpdateRows& rows, Index r0, Index count, Index n, RowsOf<S>& A) {
+    A.resize(count, n);
+    for (Index r = 0; r < count; ++r) {
+        const double* src = rows.row(r0 + r);
+        for (Index i = 0; i < n; ++i) A(r, i) = static_cast<S>(src[i]);
+    }
+}
+
+// f applied in place to `count` rows of m values, ld apart.
+template <class S>
+void hidden_factor(S* L, Index count, Index m, Index ld, bool leaky, double leakiness) {
+    RowsMap<S> X(L, count, m, Eigen::OuterStride<>(ld));
+    if (leaky) {
+        const S cl = static_cast<S>(leakiness);
+        X = X.array().max(cl * X.array());
+    } else {
+        X = (S(1) + (-X.array()).exp()).inverse();  // as tile_sums: e^-x = inf gives 0
+    }
+}
+
+template <class S>
+struct PassScratch {
+    LineVector<int> idx, off;
+    RowsOf<S> A;
+};
+template <class S>
+PassScratch<S>& pass_scratch() {
+    thread_local PassScratch<S> s;
+    return s;
+}
+
+template <class S>
+void hidden_pass_t(const HiddenPass& h) {
+    const Index n = h.n, m = h.m, ld = update_ld(m);
+    S* M = static_cast<S*>(h.M);
+    std::vector<std::pair<int, Index>> tiles;  // (part, tile)
+    bool any_binary = false, any_dense = false;
+    for (int q = 0; q < 2; ++q) {
+        for (Index t = h.first[q]; t < h.end[q]; ++t) tiles.emplace_back(q, t);
+        if (h.end[q] > h.first[q]) (h.binary[q] ? any_binary : any_dense) = true;
+    }
+    // The rows of W as panels for the 0/1 tiles, W in S for the others (once per pass).
+    RowPanels<S> panels;
+    if (any_binary) panels = RowPanels<S>::of_columns(h.W, n, m, n);
+    std::vector<S> c(static_cast<std::size_t>(ld), S(0));
+    for (Index j = 0; j < m; ++j) c[static_cast<std::size_t>(j)] = static_cast<S>(h.c[j]);
+    Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic> Ws;
+    if (any_dense) Ws = Eigen::Map<const Eigen::MatrixXd>(h.W, n, m).cast<S>();
+    for_each_block(
+        static_cast<Index>(tiles.size()),
+        [&](Index k0, Index k1) {
+            PassScratch<S>& s = pass_scratch<S>();
+            for (Index k = k0; k < k1; ++k) {
+                const auto [q, t] = tiles[static_cast<std::size_t>(k)];
+                const UpdateRows& rows = h.rows[q];
+                const Index r0 = t * kChainBlock, count = std::min(rows.count, r0 + kChainBlock) - r0;
+                S* L = M + (h.m_row[q] + r0) * ld;
+                if (h.binary[q]) {
+                    s.idx.resize(static_cast<std::size_t>(count * n));
+                    s.off.resize(static_cast<std::size_t>(count + 1));
+                    s.off[0] = 0;
+                    for (Index r = 0; r < count; ++r)
+                        s.off[static_cast<std::size_t>(r + 1)] =
+                            append_nonzero(rows.row(r0 + r), n, s.idx.data(), s.off[static_cast<std::size_t>(r)]);
+                    panels.sum_rows(s.idx.data(), s.off.data(), count, c.data(), L, ld);
+                } else {
+                    gather_rows<S>(rows, r0, count, n, s.A);
+                    RowsMap<S> out(L, count, m, Eigen::OuterStride<>(ld));
+                    out.noalias() = s.A * Ws;
+                    out.rowwise() += Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>(c.data(), m);
+                }
+                hidden_factor(L, count, m, ld, h.leaky, h.leakiness);
+            }
+        },
+        1);
+}
+
+template <class S>
+void weight_pass_t(const WeightPass& w) {
+    const Index n = w.n, m = w.m, ld = update_ld(m);
+    S* M = static_cast<S*>(w.M);
+    S* G = static_cast<S*>(w.G);
+    const Index R = w.rows[0].count + w.rows[1].count;
+    {
+        RowsMap<S> neg(M + w.m_row[1] * ld, w.rows[1].count, m, Eigen::OuterStride<>(ld));
+        neg *= static_cast<S>(w.neg_scale);
+    }
+    // M's row g of part q's row r: g = m_row[q] + r; rows of both parts in order of g.
+    auto source = [&](Index g, int& q, Index& r) {
+        q = g >= w.m_row[1] && g < w.m_row[1] + w.rows[1].count ? 1 : 0;
+        r = g - w.m_row[q];
+    };
+    if (w.binary[0] && w.binary[1]) {
+        // Each row's active visible units (in parallel), then for each visible unit the rows in
+        // which it is on, in increasing g (a counting sort).
+        // The calling thread's buffers, named by reference: a thread_local named inside the
+        // lambdas would be each worker's own.
+        thread_local LineVector<int> row_idx_buffer, col_idx_buffer, col_off_buffer;
+        LineVector<int>&row_idx = row_idx_buffer, &col_idx = col_idx_buffer, &col_off = col_off_buffer;
+        row_idx.resize(static_cast<std::size_t>(R * n));
+        std::vector<int> ends(static_cast<std::size_t>(R));
+        for_each_block(
+            R,
+            [&](Index g0, Index g1) {
+                for (Index g = g0; g < g1; ++g) {
+                    int q;
+                    Index r;
+                    source(g, q, r);
+                    const int start = static_cast<int>(g * n);
+                    ends[static_cast<std::size_t>(g)] = append_nonzero(w.rows[q].row(r), n, row_idx.data(), start);
+                }
+            },
+            16);
+        col_off.assign(static_cast<std::size_t>(n + 1), 0);
+        for (Index g = 0; g < R; ++g)
+            for (int k = static_cast<int>(g * n); k < ends[static_cast<std::size_t>(g)]; ++k)
+                ++col_off[static_cast<std::size_t>(row_idx[static_cast<std::size_t>(k)] + 1)];
+        for (Index i = 0; i < n; ++i) col_off[static_cast<std::size_t>(i + 1)] += col_off[static_cast<std::size_t>(i)];
+        col_idx.resize(static_cast<std::size_t>(col_off[static_cast<std::size_t>(n)]));
+        std::vector<int> at(col_off.begin(), col_off.end() - 1);
+        for (Index g = 0; g < R; ++g)
+            for (int k = static_cast<int>(g * n); k < ends[static_cast<std::size_t>(g)]; ++k)
+                col_idx[static_cast<std::size_t>(
+                    at[static_cast<std::size_t>(row_idx[static_cast<std::size_t>(k)])]++)] = static_cast<int>(g);
+        const RowPanels<S> panels(M, R, m, ld);
+        const std::vector<S> zero(static_cast<std::size_t>(ld), S(0));
+        // Blocks of visible units on the threads (a unit's sum depends only on its own rows), each
+        // summed into rows of a buffer and transposed into G's columns 8 x 8 at a time.
+        for_each_block(
+            n,
+            [&](Index i0, Index i1) {
+                thread_local LineVector<S> buffer;  // the worker's own
+                const Index h = i1 - i0, h8 = h / 8 * 8, m8 = m / 8 * 8;
+                buffer.resize(static_cast<std::size_t>(h * ld));
+                S* buf = buffer.data();
+                panels.sum_rows(col_idx.data(), col_off.data() + i0, h, zero.data(), buf, ld);
+                for (Index a = 0; a < h8; a += 8)
+                    for (Index j = 0; j < m8; j += 8)
+                        RowPanels<S>::transpose8(buf + a * ld + j, ld, G + j * n + i0 + a, n);
+                for (Index a = 0; a < h; ++a)
+                    for (Index j = a < h8 ? m8 : 0; j < m; ++j) G[j * n + i0 + a] = buf[a * ld + j];
+            },
+            32);
+        return;
+    }
+    // Dense rows: G = A' M in fixed blocks of G's columns (hidden units), each its own GEMM.
+    RowsOf<S> A;
+    A.resize(R, n);
+    for (Index g = 0; g < R; ++g) {
+        int q;
+        Index r;
+        source(g, q, r);
+        const double* src = w.rows[q].row(r);
+        for (Index i = 0; i < n; ++i) A(g, i) = static_cast<S>(src[i]);
+    }
+    const RowsMap<S> Ms(M, R, m, Eigen::OuterStride<>(ld));
+    Eigen::Map<Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>> Gm(G, n, m);
+    for_each_block(
+        m,
+        [&](Index j0, Index j1) { Gm.middleCols(j0, j1 - j0).noalias() = A.transpose() * Ms.middleCols(j0, j1 - j0); },
+        64);
+}
+
+void hidden_pass(const HiddenPass& h) {
+    if (h.float32) hidden_pass_t<float>(h);
+    else hidden_pass_t<double>(h);
+}
+void weight_pass(const WeightPass& w) {
+    if (w.float32) weight_pass_t<float>(w);
+    else weight_pass_t<double>(w);
+}
+
 void tile_sums_any(const ScoreTile& t, double* out) {
     if (t.Wf) tile_sums<float>(t, out);
     else tile_sums<double>(t, out);
@@ -87,7 +276,7 @@ void tile_sums_any(const ScoreTile& t, double* out) {
 constexpr ScoreTable kTable{
 #define RBMSCOPE_STR2(x) #x
 #define RBMSCOPE_STR(x) RBMSCOPE_STR2(x)
-    RBMSCOPE_STR(RBMSCOPE_GROUP_NS), &tile_sums_any, &row_scores};
+    RBMSCOPE_STR(RBMSCOPE_GROUP_NS), &tile_sums_any, &row_scores, &hidden_pass, &weight_pass};
 
 }  // namespace
 

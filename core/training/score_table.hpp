@@ -25,6 +25,52 @@ struct ScoreTile {
     double leakiness = 0.0;
 };
 
+// An update's rows for the two passes below: rows index[0..count) of X (the minibatch read in
+// place), or with no index rows 0..count (the negative samples); row-major, ld values apart.
+struct UpdateRows {
+    const double* X = nullptr;
+    Index ld = 0;
+    const Index* index = nullptr;
+    Index count = 0;
+    const double* row(Index r) const { return X + (index ? index[r] : r) * ld; }
+};
+
+// Row stride of the hidden factors and weight sums below: m rounded up to 128 values (every
+// path's panel width divides it, kernels/panels.hpp).
+inline Index update_ld(Index m) { return (m + 127) / 128 * 128; }
+
+// The hidden factor M = f(v W + c) (f as in ScoreTile) of tiles [first[q], end[q]) of part q's
+// rows (kGradientTile rows each; part 0 the minibatch, 1 the negatives): row r of part q goes to
+// row m_row[q] + r of M (ld update_ld(m); float when float32, else double). A tile of 0/1 rows
+// sums the rows of W its active units name (kernels/panels.hpp), any other tile multiplies on
+// Eigen's GEMM; a row's values depend only on its tile.
+struct HiddenPass {
+    UpdateRows rows[2];
+    Index first[2] = {0, 0}, end[2] = {0, 0}, m_row[2] = {0, 0};
+    bool binary[2] = {false, false};  // part q's rows are all 0/1 (the caller knows: data, Gibbs samples)
+    void* M = nullptr;
+    Index n = 0, m = 0;
+    const double* W = nullptr;  // n x m, column-major
+    const double* c = nullptr;
+    bool leaky = false, float32 = false;
+    double leakiness = 0.0;
+};
+
+// G = sum over both parts' rows of v' M (n x m, column-major as W; float when float32), part 1's
+// rows of M multiplied by neg_scale first (in place): with neg_scale = -rows / neg_rows, G / rows
+// is the weight gradient. When every row is 0/1, row i of G sums the rows of M whose visible unit
+// i is on (in row order); otherwise Eigen's GEMM in fixed blocks of G's columns.
+struct WeightPass {
+    UpdateRows rows[2];
+    Index m_row[2] = {0, 0};
+    bool binary[2] = {false, false};
+    void* M = nullptr;
+    double neg_scale = -1.0;
+    void* G = nullptr;
+    Index n = 0, m = 0;
+    bool float32 = false;
+};
+
 struct ScoreTable {
     const char* name;
     // Writes n m + n + m sums: s_W (column-major), s_b, s_c, each summed over the tile's rows.
@@ -33,6 +79,9 @@ struct ScoreTable {
     // log p*(v) = v'b + sum_j softplus(L_j) into log_unnorm[r] and the mean-field reconstruction
     // error |v - sigmoid(sigmoid(L) W' + b)|^2 into err[r], L = v W + c from one product.
     void (*row_scores)(const ScoreTile& tile, double* log_unnorm, double* err);
+    // A training update's products (training/update_products.cpp), each on the threads.
+    void (*hidden_pass)(const HiddenPass& pass);
+    void (*weight_pass)(const WeightPass& pass);
 };
 
 const ScoreTable& score_table();  // the active path's (training/score_table.cpp)

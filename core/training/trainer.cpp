@@ -8,6 +8,7 @@
 
 #include "core/tempering/pt.hpp"
 #include "core/training/column_blocks.hpp"
+#include "core/training/score_table.hpp"
 #include "core/training/trainer_impl.hpp"
 
 namespace rbm {
@@ -60,49 +61,121 @@ ParamGrad zero_like(const Model& m, bool with_sigma) {
     return ParamGrad{Mat::Zero(n, k), Vec::Zero(n), Vec::Zero(k), with_sigma ? Vec::Zero(n) : Vec()};
 }
 
-// Adds `step` to the parameters of `m`.
-void apply(Model& m, const ParamGrad& step) {
-    std::visit(
-        [&](auto& p) {
-            using T = std::decay_t<decltype(p)>;
-            if constexpr (std::is_same_v<T, Gaussian>) {
-                throw InputError("gaussian models are not trained");
-            } else {
-                on_column_blocks(p.W.cols(),
-                                 [&](Index j0, Index w) { p.W.middleCols(j0, w) += step.W.middleCols(j0, w); });
-                p.b += step.b;
-                p.c += step.c;
-                if constexpr (std::is_same_v<T, Grbm>)
-                    if (step.log_sigma.size() > 0)
-                        p.sigma = (p.sigma.array().log() + step.log_sigma.array()).exp().matrix();
-            }
-        },
-        m.params);
+Mat& weights_of(Model& m) {
+    if (Brbm* p = m.as<Brbm>()) return p->W;
+    if (Grbm* p = m.as<Grbm>()) return p->W;
+    if (Leaky* p = m.as<Leaky>()) return p->W;
+    throw InputError("gaussian models are not trained");
 }
 
-// Empty when every parameter is finite and in range, else what went wrong.
-std::string invalid_parameters(const Model& m) {
+// to = from but for W, whose storage `to` keeps (an update writes the next W itself; copying the
+// 3 MB of a 784 x 500 W first was a pass of its own).
+void copy_all_but_weights(Model& from, Model& to) {
+    Mat kept, mine;
+    if (to.kind() == from.kind()) kept.swap(weights_of(to));
+    mine.swap(weights_of(from));
+    try {
+        to = from;
+    } catch (...) {
+        weights_of(from).swap(mine);
+        throw;
+    }
+    weights_of(from).swap(mine);
+    weights_of(to).swap(kept);
+}
+
+// W's state after a step, gathered block by block: all finite, and the largest |entry|.
+struct WeightCheck {
+    bool finite = true;
+    double largest = 0.0;
+};
+
+// Per column block of W, checked on the threads; then joined (in block order).
+class BlockChecks {
+public:
+    explicit BlockChecks(Index cols)
+        : finite_(static_cast<std::size_t>((cols + kColumnBlock - 1) / kColumnBlock), 1),
+          largest_(finite_.size(), 0.0) {}
+    template <class Block>
+    void check(Index j0, const Block& block) {
+        const std::size_t k = static_cast<std::size_t>(j0 / kColumnBlock);
+        // One pass: the largest |entry| propagating NaN is finite only when every entry is.
+        const double big = block.size() > 0 ? block.cwiseAbs().template maxCoeff<Eigen::PropagateNaN>() : 0.0;
+        finite_[k] = big - big == 0.0;
+        largest_[k] = finite_[k] ? big : 0.0;
+    }
+    WeightCheck joined() const {
+        WeightCheck c;
+        c.finite = std::all_of(finite_.begin(), finite_.end(), [](char f) { return f != 0; });
+        c.largest = largest_.empty() ? 0.0 : *std::max_element(largest_.begin(), largest_.end());
+        return c;
+    }
+
+private:
+    std::vector<char> finite_;
+    std::vector<double> largest_;
+};
+
+// The update's pass over W, in column blocks on the threads, each block while it is in cache:
+// fill(j0, w) writes g.W's block (the gradient before weight decay), then
+//   v = mu velocity + lr (g - decay W),   next = W + v
+// and the block's check. Every entry is computed the same way whoever computes it.
+WeightCheck step_weights(const Mat& W, const Mat& velocity, const Mat& g, Mat& v, Mat& next, double lr, double mu,
+                         double decay) {
+    const Index n = W.rows(), m = W.cols();
+    v.resize(n, m);
+    next.resize(n, m);
+    BlockChecks checks(m);
+    on_column_blocks(m, [&](Index j0, Index w) {
+        v.middleCols(j0, w).noalias() =
+            mu * velocity.middleCols(j0, w) + lr * (g.middleCols(j0, w) - decay * W.middleCols(j0, w));
+        next.middleCols(j0, w).noalias() = W.middleCols(j0, w) + v.middleCols(j0, w);
+        checks.check(j0, next.middleCols(j0, w));
+    });
+    return checks.joined();
+}
+
+// The same with W's gradient g = G / rows from the products' sums (column-major as W;
+// training/update_products.cpp), formed block by block and not stored
+// (Trainer::Impl::materialize_gradient writes it when asked): the pass reads W, the velocity and
+// G and writes v and next W once each.
+template <class S>
+WeightCheck step_from_sums(const Mat& W, const S* G, Index rows, const Mat& velocity, Mat& v, Mat& next, double lr,
+                           double mu, double decay) {
+    const Index n = W.rows(), m = W.cols();
+    const double inv_rows = 1.0 / static_cast<double>(rows);
+    const Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>> Gm(G, n, m);
+    v.resize(n, m);
+    next.resize(n, m);
+    BlockChecks checks(m);
+    on_column_blocks(m, [&](Index j0, Index w) {
+        v.middleCols(j0, w).noalias() =
+            mu * velocity.middleCols(j0, w) +
+            lr * (Gm.middleCols(j0, w).template cast<double>() * inv_rows - decay * W.middleCols(j0, w));
+        next.middleCols(j0, w).noalias() = W.middleCols(j0, w) + v.middleCols(j0, w);
+        checks.check(j0, next.middleCols(j0, w));
+    });
+    return checks.joined();
+}
+
+// W's check on its own (after a leaky projection changed it).
+WeightCheck check_weights(const Mat& W) {
+    BlockChecks checks(W.cols());
+    on_column_blocks(W.cols(), [&](Index j0, Index w) { checks.check(j0, W.middleCols(j0, w)); });
+    return checks.joined();
+}
+
+// Empty when every parameter is finite and in range, else what went wrong; W's part from `w`.
+std::string invalid_parameters(const Model& m, const WeightCheck& w) {
     std::ostringstream os;
     std::visit(
         [&](const auto& p) {
             using T = std::decay_t<decltype(p)>;
             if constexpr (!std::is_same_v<T, Gaussian>) {
-                // W's column blocks checked on the threads (a pass over W at every update).
-                const Index blocks = (p.W.cols() + kColumnBlock - 1) / kColumnBlock;
-                std::vector<char> finite(static_cast<std::size_t>(blocks), 1);
-                std::vector<double> largest(static_cast<std::size_t>(blocks), 0.0);
-                on_column_blocks(p.W.cols(), [&](Index j0, Index w) {
-                    const auto block = p.W.middleCols(j0, w);
-                    const std::size_t k = static_cast<std::size_t>(j0 / kColumnBlock);
-                    finite[k] = block.allFinite();
-                    if (finite[k] && block.size() > 0) largest[k] = block.cwiseAbs().maxCoeff();
-                });
-                const bool w_finite = std::all_of(finite.begin(), finite.end(), [](char f) { return f != 0; });
-                const double w_largest = largest.empty() ? 0.0 : *std::max_element(largest.begin(), largest.end());
-                if (!w_finite) os << "W has a non-finite entry";
+                if (!w.finite) os << "W has a non-finite entry";
                 else if (!p.b.allFinite()) os << "b has a non-finite entry";
                 else if (!p.c.allFinite()) os << "c has a non-finite entry";
-                else if (w_largest > 1e6) os << "|W| exceeds 1e6";
+                else if (w.largest > 1e6) os << "|W| exceeds 1e6";
                 if constexpr (std::is_same_v<T, Grbm>)
                     if (os.tellp() == 0 && !(p.sigma.array() > 0).all()) os << "sigma is not positive";
             }
@@ -193,11 +266,15 @@ void Trainer::Impl::one_update(bool stop_requested) {
         if (!neg->middleRows(r0, r1 - r0).allFinite()) failed = not_finite;
     }
     ParamGrad& g = last_gradient;  // written in place: its storage is reused from update to update
-    if (!exchange) {
+    const bool products = uses_update_products();
+    if (products) {
+        const std::string why = product_gradient(batch_rows, rows, neg, neg_rows, {pos0, pos1}, {neg0, neg1}, failed,
+                                                 not_finite, stop_requested);
+        if (!why.empty()) return diverge(why);
+    } else if (!exchange) {
         if (!failed.empty()) return diverge(failed);
         // The tile sums go to buffers kept from the previous update (resize to the same size zeroes
-        // nothing); the batch's and the negatives' tiles in one parallel pass (64 + 36 rows each on
-        // 2 threads left one waiting twice per update).
+        // nothing); the batch's and the negatives' tiles in one parallel pass.
         const Index S = score_tile_values(model, learns_sigma());
         pos_sums.resize(static_cast<std::size_t>(gradient_tiles(rows) * S));
         neg_sums.resize(static_cast<std::size_t>(gradient_tiles(neg_rows) * S));
@@ -243,32 +320,42 @@ void Trainer::Impl::one_update(bool stop_requested) {
     }
     // last_gradient (= g) is the gradient before weight decay; the velocity takes g - decay W. The
     // next velocity and model go to buffers kept from the previous update (no 3 MB allocations
-    // per update on a 784 x 500 model), swapped in when the update is accepted.
+    // per update on a 784 x 500 model), swapped in when the update is accepted. W's gradient (from
+    // the products' sums G / rows), velocity, step and check in one pass over column blocks.
     const double lr = learning_rate_at(t), mu = options.momentum, decay = options.weight_decay;
     ParamGrad& v = next_velocity;
-    std::visit(
-        [&](const auto& p) {
-            v.W.resize(g.W.rows(), g.W.cols());
-            on_column_blocks(g.W.cols(), [&](Index j0, Index w) {
-                if constexpr (!std::is_same_v<std::decay_t<decltype(p)>, Gaussian>)
-                    v.W.middleCols(j0, w).noalias() = mu * velocity.W.middleCols(j0, w) +
-                                                      lr * (g.W.middleCols(j0, w) - decay * p.W.middleCols(j0, w));
-                else v.W.middleCols(j0, w).noalias() = mu * velocity.W.middleCols(j0, w) + lr * g.W.middleCols(j0, w);
-            });
-        },
-        model.params);
+    Model& next = next_model;
+    copy_all_but_weights(model, next);
+    const Mat& W = weights_of(model);
+    WeightCheck checked;
+    if (products && options.float32)
+        checked = step_from_sums(W, reinterpret_cast<const float*>(update_G.data()), rows, velocity.W, v.W,
+                                 weights_of(next), lr, mu, decay);
+    else if (products)
+        checked = step_from_sums(W, update_G.data(), rows, velocity.W, v.W, weights_of(next), lr, mu, decay);
+    else checked = step_weights(W, velocity.W, g.W, v.W, weights_of(next), lr, mu, decay);
+    gradient_pending = products;
+    gradient_rows = rows;
     v.b.noalias() = mu * velocity.b + lr * g.b;
     v.c.noalias() = mu * velocity.c + lr * g.c;
     if (learns_sigma()) v.log_sigma.noalias() = mu * velocity.log_sigma + lr * g.log_sigma;
     else v.log_sigma = velocity.log_sigma;
-    Model& next = next_model;
-    next = model;
-    apply(next, v);
+    std::visit(
+        [&](auto& p) {
+            if constexpr (!std::is_same_v<std::decay_t<decltype(p)>, Gaussian>) {
+                p.b += v.b;
+                p.c += v.c;
+                if constexpr (std::is_same_v<std::decay_t<decltype(p)>, Grbm>)
+                    if (v.log_sigma.size() > 0) p.sigma = (p.sigma.array().log() + v.log_sigma.array()).exp().matrix();
+            }
+        },
+        next.params);
     bool active = false;
     if (Leaky* l = next.as<Leaky>()) {
         if (options.projection) {
             active = l->project(projection_limit);
-        } else if (std::string bad = invalid_parameters(next); bad.empty()) {
+            if (active) checked = check_weights(l->W);
+        } else if (std::string bad = invalid_parameters(next, checked); bad.empty()) {
             const double s = l->max_singular_value();
             if (!(s < 1.0)) {
                 std::ostringstream os;
@@ -281,7 +368,7 @@ void Trainer::Impl::one_update(bool stop_requested) {
             }
         }
     }
-    if (const std::string bad = invalid_parameters(next); !bad.empty()) {
+    if (const std::string bad = invalid_parameters(next, checked); !bad.empty()) {
         diverge(bad + "; lower the learning rate");
         return;
     }
@@ -366,7 +453,24 @@ Model Trainer::model() const { return impl_->model; }
 const std::vector<TrainRecord>& Trainer::log() const { return impl_->log; }
 const std::vector<std::uint8_t>& Trainer::projection_active() const { return impl_->projected; }
 RowMat Trainer::negative_samples() const { return impl_->sampler->states(); }
-const ParamGrad& Trainer::last_gradient() const { return impl_->last_gradient; }
+const ParamGrad& Trainer::last_gradient() const {
+    impl_->materialize_gradient();
+    return impl_->last_gradient;
+}
+
+void Trainer::Impl::materialize_gradient() {
+    if (!gradient_pending) return;
+    const Index n = model.n_visible(), m = model.n_hidden();
+    const double inv_rows = 1.0 / static_cast<double>(gradient_rows);
+    last_gradient.W.resize(n, m);
+    with_update_sums(options.float32, update_G, [&](const auto* G) {
+        using S = std::remove_const_t<std::remove_pointer_t<decltype(G)>>;
+        last_gradient.W =
+            Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>>(G, n, m).template cast<double>() *
+            inv_rows;
+    });
+    gradient_pending = false;
+}
 void Trainer::set_test_data(const RowMat& rows) {
     if (rows.rows() > 0 && rows.cols() != impl_->data.dim())
         throw InputError("the held-out rows have " + std::to_string(rows.cols()) + " values each, the model " +

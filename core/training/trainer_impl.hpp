@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/kernels/line_aligned.hpp"
 #include "core/training/samplers.hpp"
 
 namespace rbm {
@@ -16,6 +17,16 @@ struct Trainer::Impl {
     // Work space of one_update, kept so an update allocates nothing: the tile sums of both phases,
     // the next velocity and the next model (swapped with velocity and model when accepted).
     std::vector<double> pos_sums, neg_sums;
+    // The products' work space (uses_update_products): the hidden factors of the batch's and the
+    // negatives' rows and the weight sums G, in float or double (training/score_table.hpp), and
+    // with an exchange the negative rows gathered from every part.
+    detail::LineVector<double> update_M, update_G;
+    RowMat shared_neg;
+    // The last update's W gradient is update_G / gradient_rows until materialize_gradient() writes
+    // it to last_gradient.W (the update itself never stores it).
+    bool gradient_pending = false;
+    Index gradient_rows = 0;
+    void materialize_gradient();
     ParamGrad next_velocity;
     Model next_model;
     std::unique_ptr<detail::NegativeSampler> sampler;
@@ -46,12 +57,28 @@ struct Trainer::Impl {
     void one_update(bool stop_requested = false);  // sets status / message when it diverges
     // This part's gradient tiles [first, end) of `tiles` (all of them without an exchange).
     std::pair<Index, Index> share_of(Index tiles) const;
+    // BRBM and leaky RBM (sigma not learned): the gradient from an update's products
+    // (HiddenPass, WeightPass in training/score_table.hpp) instead of tile sums.
+    bool uses_update_products() const;
+    // Their pass: g's b and c, and update_G for W; with an exchange the parts share their rows'
+    // hidden factors (and negative rows) and each computes the same sums. Returns why the update
+    // failed, or nothing.
+    std::string product_gradient(const Index* batch_rows, Index rows, const RowMat* neg, Index neg_rows,
+                                 std::pair<Index, Index> pos_tiles, std::pair<Index, Index> neg_tiles,
+                                 const std::string& failed, const std::string& not_finite, bool stop_requested);
     TrainRecord record();  // monitor now
     RowMat monitor_rows();
     const std::vector<Index>& epoch_order(Index epoch);
     double learning_rate_at(Index t) const;
     bool learns_sigma() const { return options.kind == ModelKind::Grbm && options.learn_sigma; }
 };
+
+// f(the products' buffer as float*) when float32, else f(as double*).
+template <class F>
+void with_update_sums(bool float32, detail::LineVector<double>& store, F&& f) {
+    if (float32) f(reinterpret_cast<float*>(store.data()));
+    else f(store.data());
+}
 
 // A fingerprint of the data (FNV-1a over shape and values) so a checkpoint refuses other data.
 std::uint64_t data_fingerprint(const Dataset& d);

@@ -583,6 +583,51 @@ TEST_CASE("196 x 200 BRBM: the update's passes over W split across threads, 1 an
     }
 }
 
+TEST_CASE("one update's gradient is the batch's mean score minus the negatives' (brbm, leaky; float64, float32)") {
+    // The update's products (training/update_products.cpp) against mean_score in double on the same
+    // rows: 0/1 rows take the panel sums (BRBM), real-valued rows Eigen's GEMM (leaky RBM). 196 x 203:
+    // several blocks of visible units and hidden columns, and tails of the 8 x 8 transposes; the batch
+    // is all 150 rows (its mean does not depend on their order) and the 100 chains make 64 + 36
+    // rows of tiles and a negative scale of -150 / 100.
+    Rng rng(31, 0);
+    const RowMat binary = random_binary(150, 196, rng);
+    const RowMat real = random_mat(150, 196, 0.5, rng);
+    for (int variant = 0; variant < 4; ++variant) {
+        const bool leaky = variant >= 2, f32 = variant % 2 == 1;
+        TrainOptions o;
+        o.kind = leaky ? ModelKind::Leaky : ModelKind::Brbm;
+        o.hidden = 203;
+        o.method = TrainMethod::Pcd;
+        o.batch = 150;
+        o.chains = 100;
+        o.updates = 3;
+        o.learning_rate = leaky ? 0.002 : 0.05;
+        o.monitor_every = 0;  // records at the start and the end only, on a cheap AIS
+        o.monitor_examples = 20;
+        o.ais_chains = 10;
+        o.ais_steps = 10;
+        o.float32 = f32;
+        o.seed = 11;
+        const RowMat& X = leaky ? real : binary;
+        ThreadLimit limit(2);
+        Trainer t(o, as_dataset(X));
+        t.step(2);  // a model that moved from its start
+        const Model m = t.model();
+        t.step(1);
+        CHECK(t.status() != TrainStatus::Diverged);
+        const Vec got = t.last_gradient().flat();
+        const Vec expect = mean_score(m, X).flat() - mean_score(m, t.negative_samples()).flat();
+        const double scale = std::max(1.0, expect.cwiseAbs().maxCoeff());
+        const double err = (got - expect).cwiseAbs().maxCoeff() / scale;
+        std::printf("  %s %s: max |error| / %.3f = %.2e\n", leaky ? "leaky" : "brbm", f32 ? "float32" : "float64",
+                    scale, err);
+        // float32: the products round in single precision (L, M and G's sums, about 1e-6 here);
+        // float64: only the order of the additions differs.
+        CHECK_MSG(err < (f32 ? 1e-4 : 1e-11), "variant " << variant << ": " << err);
+        CHECK(expect.cwiseAbs().maxCoeff() > 0.05);  // a gradient that is not all zero
+    }
+}
+
 TEST_CASE("options are checked with messages naming the option") {
     const Dataset bars = bars_and_stripes(3);
     TrainOptions o;

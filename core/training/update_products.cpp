@@ -1,0 +1,158 @@
+// The gradient of a BRBM or leaky RBM update from its products (training/score_table.hpp):
+//   M = f(v W + c) for the batch's and the negatives' rows (HiddenPass),
+//   G = sum_batch v' M - (rows / neg_rows) sum_negatives v' M (WeightPass),
+// so W's gradient is G / rows, with b and c the rows' means in double. On 0/1 rows both products
+// sum rows selected by the active units (kernels/panels.hpp), a third of a GEMM's arithmetic, and
+// W's gradient is one sum over the update's rows instead of a matrix of sums per tile.
+//
+// With an exchange (Trainer::set_exchange), part q computes M for its tiles only; the parts
+// all-gather those rows (and their negative rows) and each runs the same weight pass on the
+// same values, so every part holds bitwise the parameters of one process.
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/tempering/pt.hpp"
+#include "core/training/score_table.hpp"
+#include "core/training/trainer_impl.hpp"
+
+namespace rbm {
+
+bool Trainer::Impl::uses_update_products() const {
+    return (options.kind == ModelKind::Brbm || options.kind == ModelKind::Leaky) && !learns_sigma();
+}
+
+std::string Trainer::Impl::product_gradient(const Index* batch_rows, Index rows, const RowMat* neg, Index neg_rows,
+                                            std::pair<Index, Index> pos_tiles, std::pair<Index, Index> neg_tiles,
+                                            const std::string& failed, const std::string& not_finite,
+                                            bool stop_requested) {
+    const Index n = model.n_visible(), m = model.n_hidden(), ld = detail::update_ld(m), R = rows + neg_rows;
+    const bool f32 = options.float32;
+    const std::size_t per_double = f32 ? 2 : 1;
+    update_M.resize((static_cast<std::size_t>(R * ld) + per_double - 1) / per_double);
+    update_G.resize((static_cast<std::size_t>(n * m) + per_double - 1) / per_double);
+    const Brbm* brbm = model.as<Brbm>();
+    const Leaky* leaky = model.as<Leaky>();
+    // A BRBM's data are 0/1 (validate refuses others) and so are its Gibbs samples.
+    const bool binary = brbm != nullptr;
+    const detail::ScoreTable& table = detail::score_table();
+
+    detail::HiddenPass h;
+    h.rows[0] = {data.X.data(), data.X.cols(), batch_rows, rows};
+    h.rows[1] = {neg ? neg->data() : nullptr, n, nullptr, neg_rows};
+    h.first[0] = pos_tiles.first;
+    h.end[0] = pos_tiles.second;
+    h.first[1] = neg_tiles.first;
+    h.end[1] = failed.empty() ? neg_tiles.second : neg_tiles.first;  // a failed negative phase is not read
+    h.m_row[1] = rows;
+    h.binary[0] = h.binary[1] = binary;
+    h.M = update_M.data();
+    h.n = n;
+    h.m = m;
+    h.W = brbm ? brbm->W.data() : leaky->W.data();
+    h.c = brbm ? brbm->c.data() : leaky->c.data();
+    h.leaky = leaky != nullptr;
+    h.leakiness = leaky ? leaky->leakiness : 0.0;
+    h.float32 = f32;
+    table.hidden_pass(h);
+
+    const RowMat* negs = neg;
+    if (exchange) {
+        // This part's rows: for its batch tiles their M rows, for its negative tiles their visible
+        // rows and M rows; then 1 if its negative phase failed.
+        auto rows_of = [&](std::pair<Index, Index> tiles, Index count) {
+            return std::pair<Index, Index>{tiles.first * kGradientTile, std::min(count, tiles.second * kGradientTile)};
+        };
+        std::vector<double> mine;
+        with_update_sums(f32, update_M, [&](const auto* M) {
+            const auto [p0, p1] = rows_of(pos_tiles, rows);
+            for (Index r = p0; r < p1; ++r) mine.insert(mine.end(), M + r * ld, M + r * ld + m);
+            const auto [n0, n1] = rows_of(neg_tiles, neg_rows);
+            for (Index r = n0; r < n1; ++r) {
+                if (failed.empty()) {
+                    mine.insert(mine.end(), neg->data() + r * n, neg->data() + (r + 1) * n);
+                    mine.insert(mine.end(), M + (rows + r) * ld, M + (rows + r) * ld + m);
+                } else {
+                    mine.insert(mine.end(), static_cast<std::size_t>(n + m), 0.0);
+                }
+            }
+        });
+        mine.push_back(failed.empty() ? 0.0 : 1.0);
+        values_shared += mine.size();
+        bool stop = stop_requested;
+        const std::vector<double> all = exchange->all_gather(mine, stop);
+        stop_agreed = stop;
+        // Part q's block, in the order it was sent (the shares are known to all).
+        const Index P = exchange->parts(), tp = gradient_tiles(rows), tn = gradient_tiles(neg_rows);
+        shared_neg.resize(neg_rows, n);
+        std::size_t at = 0;
+        bool any_failed = false;
+        with_update_sums(f32, update_M, [&](auto* M) {
+            using S = std::remove_pointer_t<decltype(M)>;
+            auto take = [&](S* dst, Index count) {
+                if (at + static_cast<std::size_t>(count) > all.size())
+                    throw std::logic_error("the parts' rows do not add up");
+                for (Index j = 0; j < count; ++j) dst[j] = static_cast<S>(all[at + static_cast<std::size_t>(j)]);
+                at += static_cast<std::size_t>(count);
+            };
+            for (Index q = 0; q < P; ++q) {
+                const auto [p0, p1] = rows_of({q * tp / P, (q + 1) * tp / P}, rows);
+                for (Index r = p0; r < p1; ++r) take(M + r * ld, m);
+                const auto [n0, n1] = rows_of({q * tn / P, (q + 1) * tn / P}, neg_rows);
+                for (Index r = n0; r < n1; ++r) {
+                    if (at + static_cast<std::size_t>(n) > all.size())
+                        throw std::logic_error("the parts' rows do not add up");
+                    std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(at), n, shared_neg.row(r).data());
+                    at += static_cast<std::size_t>(n);
+                    take(M + (rows + r) * ld, m);
+                }
+                if (at >= all.size()) throw std::logic_error("the parts' rows do not add up");
+                any_failed = any_failed || all[at] != 0.0;
+                ++at;
+            }
+        });
+        if (at != all.size()) throw std::logic_error("the parts' rows do not add up");
+        if (any_failed) return failed.empty() ? not_finite + " (on another process)" : failed;
+        negs = &shared_neg;
+    } else if (!failed.empty()) {
+        return failed;
+    }
+
+    // b and c: each part's rows added in row order in double, then divided by its rows.
+    ParamGrad& g = last_gradient;
+    g.b.setZero(n);
+    g.c.setZero(m);
+    g.log_sigma.resize(0);
+    Vec sum_b(n), sum_c(m);
+    with_update_sums(f32, update_M, [&](const auto* M) {
+        for (int q = 0; q < 2; ++q) {
+            const Index count = q == 0 ? rows : neg_rows, first = q == 0 ? 0 : rows;
+            sum_b.setZero();
+            sum_c.setZero();
+            for (Index r = 0; r < count; ++r) {
+                const double* v = q == 0 ? data.X.row(batch_rows[r]).data() : negs->row(r).data();
+                for (Index i = 0; i < n; ++i) sum_b(i) += v[i];
+                const auto* mr = M + (first + r) * ld;
+                for (Index j = 0; j < m; ++j) sum_c(j) += static_cast<double>(mr[j]);
+            }
+            const double sign = q == 0 ? 1.0 : -1.0, count_d = static_cast<double>(count);
+            g.b += sign * (sum_b / count_d);
+            g.c += sign * (sum_c / count_d);
+        }
+    });
+
+    detail::WeightPass w;
+    w.rows[0] = h.rows[0];
+    w.rows[1] = {negs->data(), n, nullptr, neg_rows};
+    w.m_row[1] = rows;
+    w.binary[0] = w.binary[1] = binary;
+    w.M = update_M.data();
+    w.neg_scale = -static_cast<double>(rows) / static_cast<double>(neg_rows);
+    w.G = update_G.data();
+    w.n = n;
+    w.m = m;
+    w.float32 = f32;
+    table.weight_pass(w);
+    return {};
+}
+
+}  // namespace rbm
