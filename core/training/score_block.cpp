@@ -179,59 +179,56 @@ void weight_pass_t(const WeightPass& w) {
     S* M = static_cast<S*>(w.M);
     S* G = static_cast<S*>(w.G);
     const Index R = w.rows[0].count + w.rows[1].count;
-    {
-        RowsMap<S> neg(M + w.m_row[1] * ld, w.rows[1].count, m, Eigen::OuterStride<>(ld));
-        neg *= static_cast<S>(w.neg_scale);
-    }
+    for_each_block(
+        w.rows[1].count,
+        [&](Index r0, Index r1) {
+            RowsMap<S> neg(M + (w.m_row[1] + r0) * ld, r1 - r0, m, Eigen::OuterStride<>(ld));
+            neg *= static_cast<S>(w.neg_scale);
+        },
+        16);
     // M's row g of part q's row r: g = m_row[q] + r; rows of both parts in order of g.
     auto source = [&](Index g, int& q, Index& r) {
         q = g >= w.m_row[1] && g < w.m_row[1] + w.rows[1].count ? 1 : 0;
         r = g - w.m_row[q];
     };
     if (w.binary[0] && w.binary[1]) {
-        // Each row's active visible units (in parallel), then for each visible unit the rows in
-        // which it is on, in increasing g (a counting sort).
-        // The calling thread's buffers, named by reference: a thread_local named inside the
-        // lambdas would be each worker's own.
-        thread_local LineVector<int> row_idx_buffer, col_idx_buffer, col_off_buffer;
-        LineVector<int>&row_idx = row_idx_buffer, &col_idx = col_idx_buffer, &col_off = col_off_buffer;
-        row_idx.resize(static_cast<std::size_t>(R * n));
-        std::vector<int> ends(static_cast<std::size_t>(R));
-        for_each_block(
-            R,
-            [&](Index g0, Index g1) {
-                for (Index g = g0; g < g1; ++g) {
-                    int q;
-                    Index r;
-                    source(g, q, r);
-                    const int start = static_cast<int>(g * n);
-                    ends[static_cast<std::size_t>(g)] = append_nonzero(w.rows[q].row(r), n, row_idx.data(), start);
-                }
-            },
-            16);
-        col_off.assign(static_cast<std::size_t>(n + 1), 0);
-        for (Index g = 0; g < R; ++g)
-            for (int k = static_cast<int>(g * n); k < ends[static_cast<std::size_t>(g)]; ++k)
-                ++col_off[static_cast<std::size_t>(row_idx[static_cast<std::size_t>(k)] + 1)];
-        for (Index i = 0; i < n; ++i) col_off[static_cast<std::size_t>(i + 1)] += col_off[static_cast<std::size_t>(i)];
-        col_idx.resize(static_cast<std::size_t>(col_off[static_cast<std::size_t>(n)]));
-        std::vector<int> at(col_off.begin(), col_off.end() - 1);
-        for (Index g = 0; g < R; ++g)
-            for (int k = static_cast<int>(g * n); k < ends[static_cast<std::size_t>(g)]; ++k)
-                col_idx[static_cast<std::size_t>(
-                    at[static_cast<std::size_t>(row_idx[static_cast<std::size_t>(k)])]++)] = static_cast<int>(g);
+        std::vector<const double*> row_of(static_cast<std::size_t>(R));
+        for (Index g = 0; g < R; ++g) {
+            int q;
+            Index r;
+            source(g, q, r);
+            row_of[static_cast<std::size_t>(g)] = w.rows[q].row(r);
+        }
         const RowPanels<S> panels(M, R, m, ld);
         const std::vector<S> zero(static_cast<std::size_t>(ld), S(0));
-        // Blocks of visible units on the threads (a unit's sum depends only on its own rows), each
-        // summed into rows of a buffer and transposed into G's columns 8 x 8 at a time.
+        // Blocks of visible units on the threads (a unit's sum depends only on its own rows): the
+        // rows in which each unit of the block is on (in increasing g, from the block's columns of
+        // every row), their M rows summed into rows of a buffer, transposed into G's columns 8 x 8
+        // at a time.
         for_each_block(
             n,
             [&](Index i0, Index i1) {
                 thread_local LineVector<S> buffer;  // the worker's own
+                thread_local LineVector<int> idx_buffer, off_buffer, at_buffer;
                 const Index h = i1 - i0, h8 = h / 8 * 8, m8 = m / 8 * 8;
+                LineVector<int>&idx = idx_buffer, &off = off_buffer, &at = at_buffer;
+                off.assign(static_cast<std::size_t>(h + 1), 0);
+                for (Index g = 0; g < R; ++g) {
+                    const double* x = row_of[static_cast<std::size_t>(g)] + i0;
+                    for (Index a = 0; a < h; ++a) off[static_cast<std::size_t>(a + 1)] += x[a] != 0.0;
+                }
+                for (Index a = 0; a < h; ++a) off[static_cast<std::size_t>(a + 1)] += off[static_cast<std::size_t>(a)];
+                idx.resize(static_cast<std::size_t>(off[static_cast<std::size_t>(h)]));
+                at.assign(off.begin(), off.end() - 1);
+                for (Index g = 0; g < R; ++g) {
+                    const double* x = row_of[static_cast<std::size_t>(g)] + i0;
+                    for (Index a = 0; a < h; ++a)
+                        if (x[a] != 0.0)
+                            idx[static_cast<std::size_t>(at[static_cast<std::size_t>(a)]++)] = static_cast<int>(g);
+                }
                 buffer.resize(static_cast<std::size_t>(h * ld));
                 S* buf = buffer.data();
-                panels.sum_rows(col_idx.data(), col_off.data() + i0, h, zero.data(), buf, ld);
+                panels.sum_rows(idx.data(), off.data(), h, zero.data(), buf, ld);
                 for (Index a = 0; a < h8; a += 8)
                     for (Index j = 0; j < m8; j += 8)
                         RowPanels<S>::transpose8(buf + a * ld + j, ld, G + j * n + i0 + a, n);

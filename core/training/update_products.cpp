@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/numerics/parallel.hpp"
 #include "core/tempering/pt.hpp"
 #include "core/training/score_table.hpp"
 #include "core/training/trainer_impl.hpp"
@@ -117,27 +118,39 @@ std::string Trainer::Impl::product_gradient(const Index* batch_rows, Index rows,
         return failed;
     }
 
-    // b and c: each part's rows added in row order in double, then divided by its rows.
+    // b and c: each part's rows added in row order in double, then divided by its rows; blocks of
+    // 128 of the n + m columns on the threads (a column's sums do not depend on the blocks).
     ParamGrad& g = last_gradient;
-    g.b.setZero(n);
-    g.c.setZero(m);
+    g.b.resize(n);
+    g.c.resize(m);
     g.log_sigma.resize(0);
-    Vec sum_b(n), sum_c(m);
     with_update_sums(f32, update_M, [&](const auto* M) {
-        for (int q = 0; q < 2; ++q) {
-            const Index count = q == 0 ? rows : neg_rows, first = q == 0 ? 0 : rows;
-            sum_b.setZero();
-            sum_c.setZero();
-            for (Index r = 0; r < count; ++r) {
-                const double* v = q == 0 ? data.X.row(batch_rows[r]).data() : negs->row(r).data();
-                for (Index i = 0; i < n; ++i) sum_b(i) += v[i];
-                const auto* mr = M + (first + r) * ld;
-                for (Index j = 0; j < m; ++j) sum_c(j) += static_cast<double>(mr[j]);
-            }
-            const double sign = q == 0 ? 1.0 : -1.0, count_d = static_cast<double>(count);
-            g.b += sign * (sum_b / count_d);
-            g.c += sign * (sum_c / count_d);
-        }
+        for_each_block(
+            n + m,
+            [&](Index k0, Index k1) {
+                // The block's columns of b (k < n) and of c (k >= n).
+                const Index b0 = std::min(k0, n), b1 = std::min(k1, n), c0 = std::max(k0, n) - n,
+                            c1 = std::max(k1, n) - n;
+                double sum[128];
+                double* out_b = g.b.data();
+                double* out_c = g.c.data();
+                for (Index k = b0; k < b1; ++k) out_b[k] = 0.0;
+                for (Index k = c0; k < c1; ++k) out_c[k] = 0.0;
+                for (int q = 0; q < 2; ++q) {
+                    const Index count = q == 0 ? rows : neg_rows, first = q == 0 ? 0 : rows;
+                    const double sign = q == 0 ? 1.0 : -1.0, count_d = static_cast<double>(count);
+                    std::fill(sum, sum + (k1 - k0), 0.0);
+                    for (Index r = 0; r < count; ++r) {
+                        const double* v = q == 0 ? data.X.row(batch_rows[r]).data() : negs->row(r).data();
+                        for (Index k = b0; k < b1; ++k) sum[k - b0] += v[k];
+                        const auto* mr = M + (first + r) * ld;
+                        for (Index k = c0; k < c1; ++k) sum[(b1 - b0) + k - c0] += static_cast<double>(mr[k]);
+                    }
+                    for (Index k = b0; k < b1; ++k) out_b[k] += sign * (sum[k - b0] / count_d);
+                    for (Index k = c0; k < c1; ++k) out_c[k] += sign * (sum[(b1 - b0) + k - c0] / count_d);
+                }
+            },
+            128);
     });
 
     detail::WeightPass w;
