@@ -583,7 +583,7 @@ TEST_CASE("196 x 200 BRBM: the update's passes over W split across threads, 1 an
     }
 }
 
-TEST_CASE("one update's gradient is the batch's mean score minus the negatives' (brbm, leaky; float64, float32)") {
+TEST_CASE("update products on 2 threads: one update's gradient is the batch's mean score minus the negatives'") {
     // The update's products (training/update_products.cpp) against mean_score in double on the same
     // rows: 0/1 rows take the panel sums (BRBM), real-valued rows Eigen's GEMM (leaky RBM). 196 x 203:
     // several blocks of visible units and hidden columns, and tails of the 8 x 8 transposes; the batch
