@@ -7,7 +7,12 @@ usage: bench_workloads.py OUT_DIR CLI MODEL.json THREADS
   OUT_DIR   where bench.sh keeps its raw results (rbmscope.json of the AIS cases is read from it)
   MODEL     the 784x500 BRBM of the AIS cases (the peers' model when ais_peer.py wrote it)
 Environment: RBMSCOPE_PEERS_DIR (default ../shared/peers beside the repository), PT_SCANS (200),
-TRAIN_UPDATES (200), SAMPLE_SWEEPS (100), FASHION_MNIST (the Debian package's training images).
+TRAIN_UPDATES (200), SAMPLE_SWEEPS (100), FASHION_MNIST (the Debian package's training images),
+WORKLOAD_REPEATS (3).
+
+Every rate is the median of WORKLOAD_REPEATS runs, rbmscope's and each peer's (one run each swung
+by 20-30 % on this shared 2-core machine: PT's ratio to the faster peer read 6.2x in one run and
+4.5x in the next, with nothing changed).
 
 Rates: rbmscope's from the time it reports for the work itself (pt "seconds", train
 "timing.seconds.updates"); sample reports none, so its rate is chains x the extra sweeps over the
@@ -16,6 +21,7 @@ loops. The peers' model and data are the same files rbmscope reads.
 """
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -27,6 +33,7 @@ scans = int(os.environ.get('PT_SCANS', '200'))
 updates = int(os.environ.get('TRAIN_UPDATES', '200'))
 sweeps = int(os.environ.get('SAMPLE_SWEEPS', '100'))
 images = os.environ.get('FASHION_MNIST', '/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz')
+repeats = max(1, int(os.environ.get('WORKLOAD_REPEATS', '3')))
 peer_env = {k: v for k, v in os.environ.items() if k not in ('OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE')}
 
 
@@ -54,6 +61,20 @@ def peer(script, kind, args):
     return r, err
 
 
+def median_rate(measure):
+    """The median of `repeats` calls of measure() -> (rate or None, error text); None when any failed."""
+    rates, errs = [], []
+    for _ in range(repeats):
+        rate, err = measure()
+        if rate is None:
+            errs.append(err or 'no rate')
+        else:
+            rates.append(rate)
+    if errs:
+        return None, errs[0]
+    return statistics.median(rates), ''
+
+
 results = []
 notes = []
 
@@ -67,16 +88,21 @@ C, R = 8, 16
 betas = [0.0] + [0.7 ** (R - 1 - k) for k in range(1, R)]
 ours, errs = {}, []
 for precision in ('float64', 'float32'):
-    pt, _, err = run([cli, 'pt', model, '--scheme', 'deo', '--chains', str(C), '--betas', ','.join(repr(b) for b in betas),
-                      '--sweeps', str(scans), '--seed', '1', '--threads', str(threads), '--precision', precision])
-    ours[precision] = C * R * scans / pt['seconds'] if pt and pt.get('seconds') else None
+    def pt_rate(precision=precision):
+        pt, _, err = run([cli, 'pt', model, '--scheme', 'deo', '--chains', str(C), '--betas',
+                          ','.join(repr(b) for b in betas), '--sweeps', str(scans), '--seed', '1', '--threads',
+                          str(threads), '--precision', precision])
+        return (C * R * scans / pt['seconds'] if pt and pt.get('seconds') else None), err
+    ours[precision], err = median_rate(pt_rate)
     if err:
         errs.append(err)
 rates = {}
 for kind in ('torch', 'numpy'):
-    r, perr = peer('pt_peer.py', kind, [model, C, R, scans, threads])
-    rates[kind] = r['replica_sweeps_per_s'] if r else None
-    if not r:
+    def pt_peer_rate(kind=kind):
+        r, perr = peer('pt_peer.py', kind, [model, C, R, scans, threads])
+        return (r['replica_sweeps_per_s'] if r else None), perr
+    rates[kind], perr = median_rate(pt_peer_rate)
+    if rates[kind] is None:
         notes.append('pt_peer %s: not run (%s)' % (kind, perr))
 case('PT 784x500 BRBM, 8 chains x 16 replicas, DEO', 'replica-sweeps/s', ours, '; '.join(errs), rates)
 
@@ -86,19 +112,23 @@ if not os.path.exists(images):
 else:
     peer_rates = {}
     for kind in ('torch', 'numpy'):
-        r, perr = peer('train_peer.py', kind, [images, 500, 100, 100, 1, updates, threads])
-        peer_rates[kind] = r['updates_per_s'] if r else None
-        if not r:
+        def train_peer_rate(kind=kind):
+            r, perr = peer('train_peer.py', kind, [images, 500, 100, 100, 1, updates, threads])
+            return (r['updates_per_s'] if r else None), perr
+        peer_rates[kind], perr = median_rate(train_peer_rate)
+        if peer_rates[kind] is None:
             notes.append('train_peer %s: not run (%s)' % (kind, perr))
     for method, extra in (('pcd', ''), ('cd', 'peers run PCD-1 (the same products per update)')):
         ours, errs = {}, []
         for precision, flag in (('float64', []), ('float32', ['--float32'])):
-            tr, _, err = run([cli, 'train', '--data', images, '--binarize', '0.5', '--hidden', '500', '--method', method,
-                              '--batch', '100', '--chains', '100', '--k', '1', '--updates', str(updates), '--lr', '0.01',
-                              '--monitor-every', '0', '--monitor-examples', '100', '--ais-chains', '10', '--ais-steps',
-                              '10', '--threads', str(threads)] + flag +
-                             ['--out', os.path.join(out, 'trained-%s-%s.json' % (method, precision))])
-            ours[precision] = tr['timing']['updates_per_s'] if tr and 'timing' in tr else None
+            def train_rate(method=method, precision=precision, flag=flag):
+                tr, _, err = run([cli, 'train', '--data', images, '--binarize', '0.5', '--hidden', '500', '--method',
+                                  method, '--batch', '100', '--chains', '100', '--k', '1', '--updates', str(updates),
+                                  '--lr', '0.01', '--monitor-every', '0', '--monitor-examples', '100', '--ais-chains',
+                                  '10', '--ais-steps', '10', '--threads', str(threads)] + flag +
+                                 ['--out', os.path.join(out, 'trained-%s-%s.json' % (method, precision))])
+                return (tr['timing']['updates_per_s'] if tr and 'timing' in tr else None), err
+            ours[precision], err = median_rate(train_rate)
             if err:
                 errs.append(err)
         case('%s-1 training 784x500, Fashion-MNIST binarized, batch 100, 100 chains' % method.upper(), 'updates/s', ours,
@@ -117,10 +147,14 @@ ours, errs, shares = {}, [], []
 for precision in ('float64', 'float32'):
     base = [cli, 'sample', model, '--chains', str(chains), '--threads', str(threads), '--precision', precision, '--format',
             'csv']
-    a, t_short, err = run(base + ['--sweeps', str(sweeps)], parse=False)
-    b, t_long, err2 = run(base + ['--sweeps', str(3 * sweeps)], parse=False)
-    ours[precision] = chains * 2 * sweeps / (t_long - t_short) if (err == '' and err2 == '' and t_long > t_short) else None
-    errs += [e for e in (err, err2) if e]
+    def sample_rate(base=base):
+        a, t_short, err = run(base + ['--sweeps', str(sweeps)], parse=False)
+        b, t_long, err2 = run(base + ['--sweeps', str(3 * sweeps)], parse=False)
+        ok = err == '' and err2 == '' and t_long > t_short
+        return (chains * 2 * sweeps / (t_long - t_short) if ok else None), err or err2
+    ours[precision], err = median_rate(sample_rate)
+    if err:
+        errs.append(err)
     k = ais.get(precision)
     shares.append('%s: AIS kernel %s chain-sweeps/s, sample / AIS = %s' % (
         precision, 'n/a' if k is None else '{:,.0f}'.format(k),
@@ -134,6 +168,8 @@ def fmt(x):
     return 'n/a' if x is None else '{:,.1f}'.format(x) if x < 100 else '{:,.0f}'.format(x)
 
 
+print()
+print('Workloads: medians of %d runs each, rbmscope and every peer.' % repeats)
 print()
 print('| workload | unit | rbmscope float64 | rbmscope float32 | PyTorch (float32) | NumPy (float64) | float64 / NumPy | '
       'float32 / PyTorch | fastest / fastest peer |')
