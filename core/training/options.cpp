@@ -93,17 +93,21 @@ void validate(const TrainOptions& o, const Dataset& data) {
     need(!o.float32 || o.kind != ModelKind::Grbm,
          "--float32 applies to --kind brbm and leaky (a GRBM trains in double)");
     // What the run holds besides the data, from the options, before anything is allocated: the
-    // parameters and four arrays of their size (gradient, velocity, the next velocity and model),
-    // one per gradient tile of either phase (the tile sums), the persistent chains on every rung,
-    // two batches of visible and hidden values, the monitor's AIS chains.
+    // parameters and four arrays of their size (gradient, velocity, the next velocity and model);
+    // for a BRBM or leaky RBM the update's weight sums (one more) and the hidden factors of the
+    // batch's and the chains' rows (update_products.cpp), for a GRBM one array per gradient tile of
+    // either phase (the tile sums); the persistent chains on every rung, two batches of visible and
+    // hidden values, the monitor's AIS chains.
     const double n = static_cast<double>(data.dim()), m = static_cast<double>(o.hidden);
+    const double batch = static_cast<double>(o.batch);
     const double chains = static_cast<double>(o.chains > 0 ? o.chains : o.batch);
     const double rungs = is_tempered(o.method) ? static_cast<double>(o.temperatures) + 1 : 1;
-    const double tiles = std::ceil(static_cast<double>(o.batch) / static_cast<double>(kGradientTile)) +
-                         std::ceil(chains / static_cast<double>(kGradientTile));
-    const double bytes =
-        8.0 * ((5 + tiles) * (n * m + n + m) + chains * rungs * (n + m) + 2.0 * static_cast<double>(o.batch) * (n + m) +
-               static_cast<double>(o.ais_chains) * (n + m + 8));
+    const bool products = o.kind == ModelKind::Brbm || o.kind == ModelKind::Leaky;
+    const double tiles =
+        std::ceil(batch / static_cast<double>(kGradientTile)) + std::ceil(chains / static_cast<double>(kGradientTile));
+    const double sums = products ? (n * m + n + m) + (batch + chains) * (m + 128) : tiles * (n * m + n + m);
+    const double bytes = 8.0 * (5 * (n * m + n + m) + sums + chains * rungs * (n + m) + 2.0 * batch * (n + m) +
+                                static_cast<double>(o.ais_chains) * (n + m + 8));
     check_memory_budget(bytes, "training " + std::to_string(data.dim()) + " x " + std::to_string(o.hidden) +
                                    " units with " + std::to_string(o.chains > 0 ? o.chains : o.batch) + " chains" +
                                    (rungs > 1 ? " x " + std::to_string(o.temperatures + 1) + " rungs" : std::string()));
