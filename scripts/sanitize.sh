@@ -75,7 +75,7 @@ run_thread() {
     # an update's products on 2 threads against the mean scores.
     echo "== test_training, its thread cases =="
     local filter failed=0
-    for filter in "2 threads train" "update products on 2 threads"; do
+    for filter in "2 threads train" "update products on 2 threads:"; do
       "$dir/tests/test_training" "$filter" || failed=$((failed + 1))
     done
     if [ "$failed" -eq 0 ]; then

@@ -117,41 +117,19 @@ private:
 };
 
 // The update's pass over W, in column blocks on the threads, each block while it is in cache:
-// fill(j0, w) writes g.W's block (the gradient before weight decay), then
+// gradient(j0, w) gives g's block (the gradient before weight decay, an expression), then
 //   v = mu velocity + lr (g - decay W),   next = W + v
 // and the block's check. Every entry is computed the same way whoever computes it.
-WeightCheck step_weights(const Mat& W, const Mat& velocity, const Mat& g, Mat& v, Mat& next, double lr, double mu,
-                         double decay) {
+template <class Gradient>
+WeightCheck step_weights(const Mat& W, const Mat& velocity, Mat& v, Mat& next, double lr, double mu, double decay,
+                         Gradient&& gradient) {
     const Index n = W.rows(), m = W.cols();
     v.resize(n, m);
     next.resize(n, m);
     BlockChecks checks(m);
     on_column_blocks(m, [&](Index j0, Index w) {
         v.middleCols(j0, w).noalias() =
-            mu * velocity.middleCols(j0, w) + lr * (g.middleCols(j0, w) - decay * W.middleCols(j0, w));
-        next.middleCols(j0, w).noalias() = W.middleCols(j0, w) + v.middleCols(j0, w);
-        checks.check(j0, next.middleCols(j0, w));
-    });
-    return checks.joined();
-}
-
-// The same with W's gradient g = G / rows from the products' sums (column-major as W;
-// training/update_products.cpp), formed block by block and not stored
-// (Trainer::Impl::materialize_gradient writes it when asked): the pass reads W, the velocity and
-// G and writes v and next W once each.
-template <class S>
-WeightCheck step_from_sums(const Mat& W, const S* G, Index rows, const Mat& velocity, Mat& v, Mat& next, double lr,
-                           double mu, double decay) {
-    const Index n = W.rows(), m = W.cols();
-    const double inv_rows = 1.0 / static_cast<double>(rows);
-    const Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>> Gm(G, n, m);
-    v.resize(n, m);
-    next.resize(n, m);
-    BlockChecks checks(m);
-    on_column_blocks(m, [&](Index j0, Index w) {
-        v.middleCols(j0, w).noalias() =
-            mu * velocity.middleCols(j0, w) +
-            lr * (Gm.middleCols(j0, w).template cast<double>() * inv_rows - decay * W.middleCols(j0, w));
+            mu * velocity.middleCols(j0, w) + lr * (gradient(j0, w) - decay * W.middleCols(j0, w));
         next.middleCols(j0, w).noalias() = W.middleCols(j0, w) + v.middleCols(j0, w);
         checks.check(j0, next.middleCols(j0, w));
     });
@@ -328,12 +306,21 @@ void Trainer::Impl::one_update(bool stop_requested) {
     copy_all_but_weights(model, next);
     const Mat& W = weights_of(model);
     WeightCheck checked;
-    if (products && options.float32)
-        checked = step_from_sums(W, reinterpret_cast<const float*>(update_G.data()), rows, velocity.W, v.W,
-                                 weights_of(next), lr, mu, decay);
-    else if (products)
-        checked = step_from_sums(W, update_G.data(), rows, velocity.W, v.W, weights_of(next), lr, mu, decay);
-    else checked = step_weights(W, velocity.W, g.W, v.W, weights_of(next), lr, mu, decay);
+    if (products) {
+        // g = G / rows from the products' sums (column-major as W; update_products.cpp), formed
+        // block by block and not stored (materialize_gradient writes it when asked).
+        const double inv_rows = 1.0 / static_cast<double>(rows);
+        with_update_sums(options.float32, update_G, [&](const auto* G) {
+            using S = std::remove_const_t<std::remove_pointer_t<decltype(G)>>;
+            const Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>> Gm(G, W.rows(), W.cols());
+            checked = step_weights(W, velocity.W, v.W, weights_of(next), lr, mu, decay, [&](Index j0, Index w) {
+                return Gm.middleCols(j0, w).template cast<double>() * inv_rows;
+            });
+        });
+    } else {
+        checked = step_weights(W, velocity.W, v.W, weights_of(next), lr, mu, decay,
+                               [&](Index j0, Index w) { return g.W.middleCols(j0, w); });
+    }
     gradient_pending = products;
     gradient_rows = rows;
     v.b.noalias() = mu * velocity.b + lr * g.b;

@@ -628,6 +628,46 @@ TEST_CASE("update products on 2 threads: one update's gradient is the batch's me
     }
 }
 
+TEST_CASE("update products on 2 threads, trained multimodal model: last update against the exact gradient") {
+    // A BRBM trained by PT on 4x4 bars-and-stripes (its mass sits on 30 patterns, a multimodal
+    // target), float64 and float32. Its last update's gradient, (1) against mean_score in double on
+    // the same rows (to rounding), and (2) its model term against exact enumeration: the negatives'
+    // mean score within 5 standard errors of E_model[s] (a wrong scale or sign of the negative
+    // term would be off by the whole term).
+    const Dataset data = bars_and_stripes(4);
+    for (bool f32 : {false, true}) {
+        TrainOptions o = bars_options(TrainMethod::Pt);
+        o.chains = 2000;  // a model term with standard errors small against its size
+        o.float32 = f32;
+        o.monitor_every = 0;
+        ThreadLimit limit(2);
+        Trainer t(o, data);
+        t.step(o.updates - 1);
+        const Model m = t.model();
+        t.step(1);
+        CHECK(t.status() == TrainStatus::Finished);
+        const Vec got = t.last_gradient().flat();
+        const RowMat neg = t.negative_samples();
+        const Vec neg_mean = mean_score(m, neg).flat();
+        const Vec expect = mean_score(m, data.X).flat() - neg_mean;
+        const double err = (got - expect).cwiseAbs().maxCoeff() / std::max(1.0, expect.cwiseAbs().maxCoeff());
+        const Vec exact_neg = exact_model_score(m).flat();
+        const Mat sc = score_rows(m, neg);
+        const Vec se =
+            ((sc.rowwise() - sc.colwise().mean()).array().square().colwise().sum() / static_cast<double>(sc.rows() - 1))
+                .sqrt()
+                .transpose() /
+            std::sqrt(static_cast<double>(sc.rows()));
+        const double z = ((neg_mean - exact_neg).cwiseQuotient(se.cwiseMax(1e-12))).cwiseAbs().maxCoeff();
+        std::printf("  %s: mass on patterns %.3f, max |error| %.2e, model term max |z| %.2f, max |E s| %.3f\n",
+                    f32 ? "float32" : "float64", mass_on_patterns(m), err, z, exact_neg.cwiseAbs().maxCoeff());
+        CHECK(mass_on_patterns(m) > 0.5);  // trained: most mass on the patterns
+        CHECK_MSG(err < (f32 ? 1e-4 : 1e-11), (f32 ? "float32 " : "float64 ") << err);
+        CHECK_MSG(z < 5.0, "model term max |z| = " << z);
+        CHECK(exact_neg.cwiseAbs().maxCoeff() > 0.2);  // a model term that is not small
+    }
+}
+
 TEST_CASE("options are checked with messages naming the option") {
     const Dataset bars = bars_and_stripes(3);
     TrainOptions o;
