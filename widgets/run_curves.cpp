@@ -37,6 +37,10 @@ RunCurves::RunCurves(QWidget* parent) : QChartView(parent) {
     auto* y = new QValueAxis;
     x->setLabelFormat(QStringLiteral("%g"));
     y->setLabelFormat(QStringLiteral("%.3g"));
+    // Whole value labels: in a short chart (presenter mode at 1280 x 720) Qt elided every
+    // log-likelihood label to "..." while the values fit beside the axis. (The x labels stay as
+    // Qt lays them out: side by side, whole ones would overlap in a narrow chart.)
+    y->setTruncateLabels(false);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
     setChart(c);
