@@ -69,7 +69,10 @@ void sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint
     if (begin >= end) return;
     SampleOptions so;
     so.leaky_kernel = o.leaky_kernel;
-    so.block = kChainBlock;
+    // The fused BRBM kernel's rows do not depend on its blocks (each chain its own stream, its own
+    // panel sums), so it takes blocks of 16: 100 chains in blocks of 64 were 64 rows on one thread
+    // and 36 on the other. The other kernels' bits depend on the cut: they keep kChainBlock.
+    so.block = model.as<Brbm>() ? 16 : kChainBlock;
     so.model_checked = true;  // the trainer checks every model it makes (trainer.cpp, invalid_parameters)
     so.float32 = o.float32;   // BRBM: the sweeps' products with W in single precision, as the gradient's
     const GibbsKernel kernel(model, so);
