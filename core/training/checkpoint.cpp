@@ -139,6 +139,7 @@ ParamGrad strict_grad(const json& j, const ParamGrad& like, const std::string& p
 }  // namespace
 
 std::string Trainer::checkpoint_json() const {
+    impl_->materialize_velocity();
     impl_->materialize_gradient();
     const Impl& s = *impl_;
     json log = json::array();
@@ -222,6 +223,7 @@ Trainer Trainer::from_checkpoint_json(const std::string& text, Dataset data, con
         s.velocity = strict_grad(f::member(j, "velocity", ""), s.velocity, "velocity");
         s.last_gradient = strict_grad(f::member(j, "last_gradient", ""), s.velocity, "last_gradient");
         s.gradient_pending = false;
+        s.velocity_pending = false;
         if (const json& sampler = j.at("sampler"); !sampler.is_null()) s.sampler->load(sampler, "sampler");
         else if (s.sampler->save().is_object())
             throw InputError("sampler is missing its state (null) for method " +

@@ -27,6 +27,12 @@ struct Trainer::Impl {
     bool gradient_pending = false;
     Index gradient_rows = 0;
     void materialize_gradient();
+    // With momentum 0 an update does not write the velocity's W (step_weights in trainer.cpp):
+    // it is velocity_lr (g - velocity_decay W_before) until materialize_velocity() writes it, with
+    // W_before model's W (velocity_base_is_model) or next_model's.
+    bool velocity_pending = false, velocity_base_is_model = false;
+    double velocity_lr = 0.0, velocity_decay = 0.0;
+    void materialize_velocity();
     ParamGrad next_velocity;
     Model next_model;
     std::unique_ptr<detail::NegativeSampler> sampler;

@@ -433,6 +433,49 @@ TEST_CASE("checkpoint and resume give the uninterrupted run exactly (pcd, lpt, d
     }
 }
 
+TEST_CASE("momentum 0: the update skips the velocity, the checkpoint still holds the last step's") {
+    // With momentum 0 an update does not write the velocity (trainer.cpp, step_weights); the
+    // checkpoint forms it from the last gradient and the W before the step. It must be that step:
+    // v = lr (g - decay W_before), and W_after = W_before + v bitwise. Taking W_before from the
+    // wrong model (W_after) breaks both; the products path (BRBM) and the tile sums (GRBM) alike.
+    for (ModelKind kind : {ModelKind::Brbm, ModelKind::Grbm}) {
+        TrainOptions o = bars_options(TrainMethod::Pcd);
+        o.kind = kind;
+        o.momentum = 0.0;
+        o.weight_decay = 0.01;
+        o.schedule = LearningRateSchedule::Constant;
+        o.learning_rate = kind == ModelKind::Grbm ? 0.05 : 0.2;
+        const Dataset data = bars_and_stripes(4);
+        Trainer t(o, data);
+        t.step(4);
+        auto weights = [kind](const Model& m) { return kind == ModelKind::Grbm ? m.as<Grbm>()->W : m.as<Brbm>()->W; };
+        const Mat before = weights(t.model());
+        t.step(1);
+        const Mat after = weights(t.model());
+        const Mat g = t.last_gradient().W;
+        const nlohmann::json j = nlohmann::json::parse(t.checkpoint_json());
+        const auto& rows = j.at("velocity").at("W").at("data");
+        Mat v(before.rows(), before.cols());
+        for (Index i = 0; i < v.rows(); ++i)
+            for (Index k = 0; k < v.cols(); ++k)
+                v(i, k) = rows.at(static_cast<std::size_t>(i)).at(static_cast<std::size_t>(k)).get<double>();
+        const Mat expected = o.learning_rate * (g - o.weight_decay * before);
+        CHECK_MSG(v == expected, kind_name(kind) << ": max |v - expected| = " << (v - expected).cwiseAbs().maxCoeff());
+        CHECK_MSG(after == before + v,
+                  kind_name(kind) << ": max |W - (W_before + v)| = " << (after - before - v).cwiseAbs().maxCoeff());
+        CHECK(v.cwiseAbs().maxCoeff() > 0);
+        // And a resumed run continues the uninterrupted one exactly.
+        o.updates = 12;
+        Trainer whole(o, data);
+        whole.run();
+        Trainer first(o, data);
+        first.step(5);
+        Trainer resumed = Trainer::from_checkpoint_json(first.checkpoint_json(), data);
+        resumed.run();
+        CHECK(weights(whole.model()) == weights(resumed.model()));
+    }
+}
+
 TEST_CASE("checkpoint refuses other data and malformed files") {
     Trainer t(bars_options(TrainMethod::Pcd), bars_and_stripes(4));
     t.step(3);
