@@ -70,9 +70,10 @@ void sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint
     SampleOptions so;
     so.leaky_kernel = o.leaky_kernel;
     // The fused BRBM kernel's rows do not depend on its blocks (each chain its own stream, its own
-    // panel sums), so it takes blocks of 16: 100 chains in blocks of 64 were 64 rows on one thread
-    // and 36 on the other. The other kernels' bits depend on the cut: they keep kChainBlock.
-    so.block = model.as<Brbm>() ? 16 : kChainBlock;
+    // panel sums), so it takes a quarter of the rows a block (8 to 64): 100 chains in blocks of 64
+    // were 64 rows on one thread and 36 on the other. The other kernels' bits depend on the cut:
+    // they keep kChainBlock.
+    so.block = model.as<Brbm>() ? std::clamp<Index>((end - begin + 3) / 4, 8, kChainBlock) : kChainBlock;
     so.model_checked = true;  // the trainer checks every model it makes (trainer.cpp, invalid_parameters)
     so.float32 = o.float32;   // BRBM: the sweeps' products with W in single precision, as the gradient's
     const GibbsKernel kernel(model, so);

@@ -132,8 +132,8 @@ void hidden_pass_t(const HiddenPass& h) {
     const Index n = h.n, m = h.m, ld = update_ld(m);
     S* M = static_cast<S*>(h.M);
     // The work in pieces (part, first row, rows): a tile of dense rows whole (its GEMM's bits
-    // depend on its shape), 0/1 rows in pieces of 16 (each row's sums are its own), so two threads
-    // share 100 rows about evenly rather than as 64 and 36.
+    // depend on its shape), 0/1 rows in quarters of the part's rows (8 to 64; each row's sums are
+    // its own), so two threads share 100 rows evenly rather than as 64 and 36.
     struct Piece {
         int q;
         Index r0, count;
@@ -142,7 +142,8 @@ void hidden_pass_t(const HiddenPass& h) {
     bool any_binary = false, any_dense = false;
     for (int q = 0; q < 2; ++q) {
         const Index r_end = std::min(h.rows[q].count, h.end[q] * kChainBlock);
-        const Index step = h.binary[q] ? 16 : kChainBlock;
+        const Index step =
+            h.binary[q] ? std::clamp<Index>((r_end - h.first[q] * kChainBlock + 3) / 4, 8, kChainBlock) : kChainBlock;
         for (Index r0 = h.first[q] * kChainBlock; r0 < r_end; r0 += step)
             pieces.push_back({q, r0, std::min(r_end, r0 + step) - r0});
         if (h.end[q] > h.first[q]) (h.binary[q] ? any_binary : any_dense) = true;
