@@ -2,6 +2,7 @@
 // rbm::detail::RBMSCOPE_SIMD_NS (kernels/simd.hpp).
 #include <cmath>
 #include <memory>
+#include <tuple>
 
 #include "core/kernels/active_lists.hpp"
 #include "core/kernels/kernel_table.hpp"
@@ -21,6 +22,7 @@ public:
               ChainRngs& rngs) const override;
     void sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
                const SweepOutputs& out) const override;
+    bool hidden_sums(const double* const* rows, Index count, bool float32, void* out, Index ld) const override;
 
 private:
     void run(double beta_prev, double beta, const double* row_beta, RowMat& X, Index begin, Index end, Vec* lw,
@@ -48,8 +50,8 @@ Scratch<S>& scratch() {
 }
 
 template <class S>
-BrbmStep<S>::BrbmStep(const Brbm& m, const Vec& base_bias)
-    : w_(m.W), wt_(m.W, true), a_(base_bias), b_(m.b), c_d_(m.c), ba_(m.b - base_bias) {
+BrbmStep<S>::BrbmStep(const Brbm& m, const Vec& base_bias) : a_(base_bias), b_(m.b), c_d_(m.c), ba_(m.b - base_bias) {
+    std::tie(w_, wt_) = RowPanels<S>::of_matrix_and_transpose(m.W);
     c_.assign(static_cast<std::size_t>(w_.padded_cols()), S(0));
     for (Index j = 0; j < m.n_hidden(); ++j) c_[static_cast<std::size_t>(j)] = static_cast<S>(m.c(j));
     zero_.assign(static_cast<std::size_t>(wt_.padded_cols()), S(0));
@@ -65,6 +67,22 @@ template <class S>
 void BrbmStep<S>::sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
                         const SweepOutputs& out) const {
     run(beta, beta, row_beta, X, begin, end, nullptr, out, rngs);
+}
+
+template <class S>
+bool BrbmStep<S>::hidden_sums(const double* const* rows, Index count, bool float32, void* out, Index ld) const {
+    if (float32 != (sizeof(S) == 4) || ld < w_.padded_cols()) return false;
+    if (count == 0) return true;
+    Scratch<S>& s = scratch<S>();
+    const Index n = w_.rows();
+    s.vis_idx.resize(static_cast<std::size_t>(count * n));
+    s.vis_off.resize(static_cast<std::size_t>(count + 1));
+    s.vis_off[0] = 0;
+    for (Index r = 0; r < count; ++r)
+        s.vis_off[static_cast<std::size_t>(r + 1)] =
+            append_nonzero(rows[r], n, s.vis_idx.data(), s.vis_off[static_cast<std::size_t>(r)]);
+    w_.sum_rows(s.vis_idx.data(), s.vis_off.data(), count, c_.data(), static_cast<S*>(out), ld);
+    return true;
 }
 
 template <class S>

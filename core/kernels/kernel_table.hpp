@@ -34,6 +34,16 @@ public:
     // every row at beta): the transition of step(beta, beta, ...) with the same random words.
     virtual void sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
                        const SweepOutputs& out) const = 0;
+    // BRBM steps: the hidden pre-activations c + v'W of `count` 0/1 rows (row r at rows[r], n
+    // values, on when != 0) into out + r ld (float when float32, else double; ld at least
+    // update_ld(m) of training/score_table.hpp), from the step's own panels of W: the sums its
+    // sweep makes, bitwise. A training update's hidden pass takes them from the negative phase's
+    // step instead of building the same panels again. False (nothing written) when the step has
+    // no such panels or another precision; count 0 only asks.
+    virtual bool hidden_sums(const double* const* rows, Index count, bool float32, void* out, Index ld) const {
+        (void)rows, (void)count, (void)float32, (void)out, (void)ld;
+        return false;
+    }
 };
 
 struct KernelTable {

@@ -134,6 +134,7 @@ GibbsKernel::GibbsKernel(GibbsKernel&&) noexcept = default;
 GibbsKernel& GibbsKernel::operator=(GibbsKernel&&) noexcept = default;
 LeakySweepStats GibbsKernel::sweep(RowMat& V, ChainRngs& rngs) const { return impl_->sweep(V, rngs, nullptr); }
 std::string GibbsKernel::name() const { return impl_->kernel; }
+const detail::BlockStep* GibbsKernel::fused_step() const { return impl_->fused.get(); }
 
 SampleResult run_sampling(const Model& model, const SampleOptions& o, const SampleControl& ctl) {
     using Clock = std::chrono::steady_clock;

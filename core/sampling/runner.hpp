@@ -27,6 +27,10 @@
 
 namespace rbm {
 
+namespace detail {
+class BlockStep;  // kernels/kernel_table.hpp
+}
+
 struct SampleOptions {
     Index chains = 10;
     long long sweeps = 1000;
@@ -86,6 +90,9 @@ public:
     // One sweep of every row of V (row r from rngs[r]); the leaky acceptance counts.
     LeakySweepStats sweep(RowMat& V, ChainRngs& rngs) const;
     std::string name() const;
+    // The fused step it sweeps with (BRBM, binary GRBM), else null: training's hidden pass takes
+    // the step's hidden sums (detail::BlockStep::hidden_sums).
+    const detail::BlockStep* fused_step() const;
 
 private:
     std::unique_ptr<GibbsSampler::Impl> impl_;

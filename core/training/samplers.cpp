@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/io/json_fields.hpp"
 
@@ -65,7 +66,10 @@ Index persistent_chains(const TrainOptions& o) { return o.chains > 0 ? o.chains 
 // engine's kernels (sampling/runner.hpp) in blocks of kChainBlock. begin is a multiple of
 // kChainBlock, so the rows are cut into the blocks they are cut into for all of V and every row
 // gets the bits it gets when all of V is swept.
-void sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint64_t key, const TrainOptions& o) {
+// The kernel stays in `kernel` (NegativeSampler::last_step); reset when no rows ran.
+void sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint64_t key, const TrainOptions& o,
+                std::optional<GibbsKernel>& kernel_out) {
+    kernel_out.reset();
     if (begin >= end) return;
     SampleOptions so;
     so.leaky_kernel = o.leaky_kernel;
@@ -76,7 +80,7 @@ void sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint
     so.block = model.as<Brbm>() ? std::clamp<Index>((end - begin + 3) / 4, 8, kChainBlock) : kChainBlock;
     so.model_checked = true;  // the trainer checks every model it makes (trainer.cpp, invalid_parameters)
     so.float32 = o.float32;   // BRBM: the sweeps' products with W in single precision, as the gradient's
-    const GibbsKernel kernel(model, so);
+    const GibbsKernel& kernel = kernel_out.emplace(model, so);
     if (begin == 0 && end == V.rows()) {
         ChainRngs rngs(key, V.rows(), StreamPurpose::Training);
         for (int s = 0; s < o.k; ++s) kernel.sweep(V, rngs);
@@ -103,15 +107,17 @@ public:
     explicit CdSampler(const TrainOptions& o) : o_(o) {}
     const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key, Index begin, Index end) override {
         V_ = batch;
-        sweep_rows(model, V_, begin, end, key, o_);
+        sweep_rows(model, V_, begin, end, key, o_, kernel_);
         return V_;
     }
     Index rows(Index batch_rows) const override { return batch_rows; }
     RowMat states() const override { return V_; }
+    const BlockStep* last_step() const override { return kernel_ ? kernel_->fused_step() : nullptr; }
 
 private:
     TrainOptions o_;
     RowMat V_;
+    std::optional<GibbsKernel> kernel_;
 };
 
 // PCD: k sweeps of persistent chains, started from the reference of the initial model.
@@ -122,10 +128,11 @@ public:
         V_ = initial_states(initial, persistent_chains(o), rngs);
     }
     const RowMat& sample(const Model& model, const RowMat&, std::uint64_t key, Index begin, Index end) override {
-        sweep_rows(model, V_, begin, end, key, o_);
+        sweep_rows(model, V_, begin, end, key, o_, kernel_);
         return V_;
     }
     Index rows(Index) const override { return V_.rows(); }
+    const BlockStep* last_step() const override { return kernel_ ? kernel_->fused_step() : nullptr; }
     void share(PtExchange& exchange, Index begin, Index end) override { share_rows(exchange, V_, begin, end); }
     RowMat states() const override { return V_; }
     nlohmann::json save() const override { return {{"chains", matrix_json(V_)}}; }
@@ -139,6 +146,7 @@ public:
 private:
     TrainOptions o_;
     RowMat V_;
+    std::optional<GibbsKernel> kernel_;
 };
 
 // The tempered family of the model being trained: PtSampler keeps a reference to one

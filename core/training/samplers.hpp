@@ -8,6 +8,8 @@
 
 namespace rbm::detail {
 
+class BlockStep;  // kernels/kernel_table.hpp
+
 class NegativeSampler {
 public:
     virtual ~NegativeSampler() = default;
@@ -29,6 +31,10 @@ public:
     virtual RowMat states() const = 0;
     // Tempered samplers: mean swap acceptance per ladder pair over the scans of the last sample().
     virtual std::vector<double> last_acceptance() const { return {}; }
+    // The fused step the last sample() swept with, built from that model (cd, pcd on a BRBM; null
+    // for the others or when this part swept no rows): its hidden sums serve the update's hidden
+    // pass (training/update_products.cpp). Valid until the next sample().
+    virtual const BlockStep* last_step() const { return nullptr; }
     // Persistent state for checkpoints (null when there is none).
     virtual nlohmann::json save() const { return nullptr; }
     virtual void load(const nlohmann::json& state, const std::string& origin) { (void)state, (void)origin; }

@@ -10,6 +10,7 @@
 // The row sums of kernels/panels.hpp in this object's namespace (its instruction set).
 #define RBMSCOPE_SIMD_NS RBMSCOPE_GROUP_NS
 #include "core/kernels/active_lists.hpp"
+#include "core/kernels/kernel_table.hpp"
 #include "core/kernels/line_aligned.hpp"
 #include "core/kernels/panels.hpp"
 #include "core/numerics/parallel.hpp"
@@ -119,6 +120,7 @@ void hidden_factor(S* L, Index count, Index m, Index ld, bool leaky, double leak
 template <class S>
 struct PassScratch {
     LineVector<int> idx, off;
+    std::vector<const double*> rows;
     RowsOf<S> A;
 };
 template <class S>
@@ -148,9 +150,11 @@ void hidden_pass_t(const HiddenPass& h) {
             pieces.push_back({q, r0, std::min(r_end, r0 + step) - r0});
         if (h.end[q] > h.first[q]) (h.binary[q] ? any_binary : any_dense) = true;
     }
-    // The rows of W as panels for the 0/1 tiles, W in S for the others (once per pass).
+    // The rows of W as panels for the 0/1 tiles (unless the negative phase's step has them), W in
+    // S for the others (once per pass). The step's sums are those of panels built here, bitwise.
+    const bool use_step = h.step && h.step->hidden_sums(nullptr, 0, h.float32, M, ld);
     RowPanels<S> panels;
-    if (any_binary) panels = RowPanels<S>::of_columns(h.W, n, m, n);
+    if (any_binary && !use_step) panels = RowPanels<S>::of_columns(h.W, n, m, n);
     std::vector<S> c(static_cast<std::size_t>(ld), S(0));
     for (Index j = 0; j < m; ++j) c[static_cast<std::size_t>(j)] = static_cast<S>(h.c[j]);
     Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic> Ws;
@@ -163,7 +167,11 @@ void hidden_pass_t(const HiddenPass& h) {
                 const auto [q, r0, count] = pieces[static_cast<std::size_t>(k)];
                 const UpdateRows& rows = h.rows[q];
                 S* L = M + (h.m_row[q] + r0) * ld;
-                if (h.binary[q]) {
+                if (h.binary[q] && use_step) {
+                    s.rows.resize(static_cast<std::size_t>(count));
+                    for (Index r = 0; r < count; ++r) s.rows[static_cast<std::size_t>(r)] = rows.row(r0 + r);
+                    h.step->hidden_sums(s.rows.data(), count, h.float32, L, ld);
+                } else if (h.binary[q]) {
                     s.idx.resize(static_cast<std::size_t>(count * n));
                     s.off.resize(static_cast<std::size_t>(count + 1));
                     s.off[0] = 0;

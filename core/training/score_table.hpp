@@ -7,6 +7,8 @@
 
 namespace rbm::detail {
 
+class BlockStep;  // kernels/kernel_table.hpp
+
 // One tile: rows of X (row-major, ld values apart), either rows first.. first+rows or, with
 // `index`, rows index[0..rows) (a minibatch read from the data in place). For both kinds the
 // score is s_W = v' M, s_b = v, s_c = M with M = f(v W + c): f the logistic function (BRBM) or
@@ -54,6 +56,9 @@ struct HiddenPass {
     const double* c = nullptr;
     bool leaky = false, float32 = false;
     double leakiness = 0.0;
+    // The negative phase's fused step of this W (NegativeSampler::last_step), or null: 0/1 rows
+    // then take its hidden sums (BlockStep::hidden_sums) instead of panels of W built here.
+    const BlockStep* step = nullptr;
 };
 
 // G = sum over both parts' rows of v' M (n x m, column-major as W; float when float32), part 1's

@@ -54,6 +54,7 @@ std::string Trainer::Impl::product_gradient(const Index* batch_rows, Index rows,
     h.leaky = leaky != nullptr;
     h.leakiness = leaky ? leaky->leakiness : 0.0;
     h.float32 = f32;
+    h.step = sampler->last_step();  // built from this model's W in this update's negative phase
     table.hidden_pass(h);
 
     const RowMat* negs = neg;

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "check.hpp"
 #include "core/ais/paths.hpp"
@@ -151,6 +154,37 @@ TEST_CASE("rng: fill_u32 continues the stream exactly as next_u32 does") {
         for (std::size_t i = 0; i < n; ++i) CHECK(bulk[i] == a.next_u32());
     }
     CHECK(a.uniform() == b.uniform());  // and the state after it is the same
+}
+
+// RowPanels::of_matrix_and_transpose builds both panel sets in one pass over A's columns (a
+// training update's sampler): every entry, padding included, equals the separate builds', on
+// shapes whose rows and columns leave tails of 8 x 8 blocks, of 32-column blocks and of panels.
+template <class S>
+void check_panel_pair() {
+    using Panels = detail::RowPanels<S>;
+    for (const auto& [rows, cols] : std::vector<std::pair<Index, Index>>{
+             {13, 5}, {8, 8}, {37, Panels::kLanes + 3}, {Panels::kLanes * 2 + 7, 45}, {100, 3 * Panels::kLanes}}) {
+        Rng rng(5, static_cast<std::uint64_t>(rows * 1000 + cols));
+        Mat A(rows, cols);
+        for (Index i = 0; i < rows; ++i)
+            for (Index j = 0; j < cols; ++j) A(i, j) = rng.uniform() * 2 - 1;
+        const Panels p(A), t(A, true);
+        const auto [p2, t2] = Panels::of_matrix_and_transpose(A);
+        Index differ = 0, entries = 0;
+        for (const auto& [x, y] : {std::pair<const Panels*, const Panels*>{&p, &p2}, {&t, &t2}}) {
+            CHECK(x->panels() == y->panels() && x->rows() == y->rows() && x->padded_cols() == y->padded_cols());
+            for (Index q = 0; q < x->panels(); ++q)
+                for (Index i = 0; i < x->rows(); ++i)
+                    for (Index u = 0; u < x->width(q); ++u, ++entries)
+                        differ += std::memcmp(x->row(q, i) + u, y->row(q, i) + u, sizeof(S)) != 0;
+        }
+        CHECK_MSG(differ == 0, rows << " x " << cols << ": " << differ << " of " << entries << " entries differ");
+    }
+}
+
+TEST_CASE("panels: W and W' in one pass equal the separate builds, float and double") {
+    check_panel_pair<float>();
+    check_panel_pair<double>();
 }
 
 // RowPanels::sum_rows reads a panel in chunks of rows that fit L1 and parks each chain's sums in
