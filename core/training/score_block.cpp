@@ -260,10 +260,16 @@ void weight_pass_t(const WeightPass& w) {
                 const int *const lists = active.data(), *const starts = start.data();
                 const int first = static_cast<int>(i0);
                 int* const counts = off.data() + 1;
-                for (Index g = 0; g < R; ++g) {
-                    const int* list = lists + g * n;
-                    const int k0 = starts[g * (blocks + 1) + b], k1 = starts[g * (blocks + 1) + b + 1];
-                    for (int k = k0; k < k1; ++k) ++counts[list[k] - first];
+                // Rows in order of g; with ones, the counts after each part's rows are its ones.
+                const Index part_end[2] = {w.m_row[1], R};
+                for (int q = 0, g = 0; q < 2; ++q) {
+                    for (; g < part_end[q]; ++g) {
+                        const int* list = lists + g * n;
+                        const int k0 = starts[g * (blocks + 1) + b], k1 = starts[g * (blocks + 1) + b + 1];
+                        for (int k = k0; k < k1; ++k) ++counts[list[k] - first];
+                    }
+                    if (w.ones[q])
+                        for (Index a = 0; a < h; ++a) w.ones[q][i0 + a] = counts[a] - (q == 0 ? 0 : w.ones[0][i0 + a]);
                 }
                 for (Index a = 0; a < h; ++a) off[static_cast<std::size_t>(a + 1)] += off[static_cast<std::size_t>(a)];
                 idx.resize(static_cast<std::size_t>(off[static_cast<std::size_t>(h)]));

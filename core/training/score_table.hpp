@@ -74,6 +74,8 @@ struct WeightPass {
     void* G = nullptr;
     Index n = 0, m = 0;
     bool float32 = false;
+    // 0/1 rows, when set: ones[q][i] = the rows of part q in which unit i is on (n each).
+    int* ones[2] = {nullptr, nullptr};
 };
 
 struct ScoreTable {

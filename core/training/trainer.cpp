@@ -219,10 +219,19 @@ void Trainer::Impl::one_update(bool stop_requested) {
     // The batch is read from the data in place (rows order[first..first + rows) of data.X); only the
     // samplers that start from it (cd, mix) get a copy.
     const Index* batch_rows = order.data() + first;
-    RowMat batch;
+    RowMat& batch = batch_copy;
     if (options.method == TrainMethod::Cd || options.method == TrainMethod::Mix) {
+        // Rows scattered over the data (cache misses, not arithmetic): gathered on the threads into
+        // a buffer kept from update to update.
         batch.resize(rows, data.dim());
-        for (Index r = 0; r < rows; ++r) batch.row(r) = data.X.row(batch_rows[r]);
+        for_each_block(
+            rows,
+            [&](Index r0, Index r1) {
+                for (Index r = r0; r < r1; ++r) batch.row(r) = data.X.row(batch_rows[r]);
+            },
+            16);
+    } else {
+        batch.resize(0, 0);
     }
 
     auto diverge = [&](const std::string& why) {

@@ -120,18 +120,21 @@ std::string Trainer::Impl::product_gradient(const Index* batch_rows, Index rows,
     }
 
     // b and c: each part's rows added in row order in double, then divided by its rows; blocks of
-    // 128 of the n + m columns on the threads (a column's sums do not depend on the blocks).
+    // 128 of the n + m columns on the threads (a column's sums do not depend on the blocks). On 0/1
+    // rows b's sums are counts of ones, which the weight pass below makes anyway (ones[q]): b is
+    // formed after it from those, the same values, without reading the rows again.
     ParamGrad& g = last_gradient;
     g.b.resize(n);
     g.c.resize(m);
     g.log_sigma.resize(0);
+    const Index b_cols = binary ? 0 : n;  // b's columns summed here
     with_update_sums(f32, update_M, [&](const auto* M) {
         for_each_block(
-            n + m,
+            b_cols + m,
             [&](Index k0, Index k1) {
-                // The block's columns of b (k < n) and of c (k >= n).
-                const Index b0 = std::min(k0, n), b1 = std::min(k1, n), c0 = std::max(k0, n) - n,
-                            c1 = std::max(k1, n) - n;
+                // The block's columns of b (k < b_cols) and of c (k >= b_cols).
+                const Index b0 = std::min(k0, b_cols), b1 = std::min(k1, b_cols), c0 = std::max(k0, b_cols) - b_cols,
+                            c1 = std::max(k1, b_cols) - b_cols;
                 double sum[128];
                 double* out_b = g.b.data();
                 double* out_c = g.c.data();
@@ -142,8 +145,10 @@ std::string Trainer::Impl::product_gradient(const Index* batch_rows, Index rows,
                     const double sign = q == 0 ? 1.0 : -1.0, count_d = static_cast<double>(count);
                     std::fill(sum, sum + (k1 - k0), 0.0);
                     for (Index r = 0; r < count; ++r) {
-                        const double* v = q == 0 ? data.X.row(batch_rows[r]).data() : negs->row(r).data();
-                        for (Index k = b0; k < b1; ++k) sum[k - b0] += v[k];
+                        if (b1 > b0) {
+                            const double* v = q == 0 ? data.X.row(batch_rows[r]).data() : negs->row(r).data();
+                            for (Index k = b0; k < b1; ++k) sum[k - b0] += v[k];
+                        }
                         const auto* mr = M + (first + r) * ld;
                         for (Index k = c0; k < c1; ++k) sum[(b1 - b0) + k - c0] += static_cast<double>(mr[k]);
                     }
@@ -165,7 +170,22 @@ std::string Trainer::Impl::product_gradient(const Index* batch_rows, Index rows,
     w.n = n;
     w.m = m;
     w.float32 = f32;
+    if (binary) {
+        update_ones.resize(static_cast<std::size_t>(2 * n));
+        w.ones[0] = update_ones.data();
+        w.ones[1] = update_ones.data() + n;
+    }
     table.weight_pass(w);
+    if (binary) {
+        // As the row sums above would form them: 0 + (ones / rows), then - (ones / neg_rows).
+        const double rows_d = static_cast<double>(rows), neg_d = static_cast<double>(neg_rows);
+        for (Index k = 0; k < n; ++k) {
+            double b = 0.0;
+            b += 1.0 * (static_cast<double>(w.ones[0][k]) / rows_d);
+            b += -1.0 * (static_cast<double>(w.ones[1][k]) / neg_d);
+            g.b[k] = b;
+        }
+    }
     return {};
 }
 
