@@ -1,6 +1,7 @@
 // The fused BRBM step (kernels/brbm_block.hpp), compiled once per instruction set into namespace
 // rbm::detail::RBMSCOPE_SIMD_NS (kernels/simd.hpp).
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <tuple>
 
@@ -118,6 +119,10 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
             (*lw)(begin + r) += d * lin;
         }
     w_.sum_rows(s.vis_idx.data(), s.vis_off.data(), rows, c_.data(), s.lambda.data(), ldh);
+    if (out.hidden_sums)
+        for (Index r = 0; r < rows; ++r)
+            std::memcpy(static_cast<S*>(out.hidden_sums) + (begin + r) * out.hidden_sums_ld, s.lambda.data() + r * ldh,
+                        sizeof(S) * static_cast<std::size_t>(m));
 
     // Hidden layer: the increment sum_j softplus(beta x_j) - softplus(beta' x_j) (softplus_step)
     // shares e1 = exp(-beta|x|) with the hidden draw.

@@ -21,6 +21,11 @@ struct SweepOutputs {
     // The tempered family's swap potential V = log f_target - log f_ref at the new (v, h)
     // (tempering/tempered_model.hpp), from the products the sweep already made.
     Vec* potential = nullptr;
+    // BRBM: the hidden pre-activations c + v'W of the old v, as hidden_sums gives them (float for
+    // a float step), row r at hidden_sums + r hidden_sums_ld (CD's first sweep hands the batch's
+    // to the update's hidden pass).
+    void* hidden_sums = nullptr;
+    Index hidden_sums_ld = 0;
 };
 
 // One AIS transition at beta on rows [begin, end) of X; with lw, first the increment

@@ -30,6 +30,10 @@ struct GibbsSampler::Impl {
     std::function<LeakySweepStats(RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat* means)> block_sweep;
     Index block = kChainBlock;
     std::vector<LeakySweepStats> block_stats;
+    // BRBM: where the next sweep writes the hidden sums of the rows it starts from (null: nowhere;
+    // GibbsKernel::sweep_keeping_hidden_sums).
+    void* hidden_sums = nullptr;
+    Index hidden_sums_ld = 0;
 
     Impl(const Model& model, const SampleOptions& o);
     // One sweep of every row of V over fixed blocks; acceptance counts added in block order (the
@@ -65,6 +69,8 @@ GibbsSampler::Impl::Impl(const Model& model, const SampleOptions& o) {
         block_sweep = [this, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat* means) {
             detail::SweepOutputs out;
             out.means = means;
+            out.hidden_sums = hidden_sums;
+            out.hidden_sums_ld = hidden_sums_ld;
             fused->sweep(beta, nullptr, V, begin, end, rngs, out);
             return LeakySweepStats{};
         };
@@ -135,6 +141,22 @@ GibbsKernel& GibbsKernel::operator=(GibbsKernel&&) noexcept = default;
 LeakySweepStats GibbsKernel::sweep(RowMat& V, ChainRngs& rngs) const { return impl_->sweep(V, rngs, nullptr); }
 std::string GibbsKernel::name() const { return impl_->kernel; }
 const detail::BlockStep* GibbsKernel::fused_step() const { return impl_->fused.get(); }
+bool GibbsKernel::sweep_keeping_hidden_sums(RowMat& V, ChainRngs& rngs, bool float32, void* out, Index ld) const {
+    if (!impl_->fused || !impl_->fused->hidden_sums(nullptr, 0, float32, out, ld)) {
+        sweep(V, rngs);
+        return false;
+    }
+    impl_->hidden_sums = out;
+    impl_->hidden_sums_ld = ld;
+    try {
+        impl_->sweep(V, rngs, nullptr);
+    } catch (...) {
+        impl_->hidden_sums = nullptr;
+        throw;
+    }
+    impl_->hidden_sums = nullptr;
+    return true;
+}
 
 SampleResult run_sampling(const Model& model, const SampleOptions& o, const SampleControl& ctl) {
     using Clock = std::chrono::steady_clock;

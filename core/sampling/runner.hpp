@@ -93,6 +93,10 @@ public:
     // The fused step it sweeps with (BRBM, binary GRBM), else null: training's hidden pass takes
     // the step's hidden sums (detail::BlockStep::hidden_sums).
     const detail::BlockStep* fused_step() const;
+    // sweep(V, rngs) that also writes the hidden sums c + v'W of V's rows before it (row r at
+    // out + r ld, float when float32, as BlockStep::hidden_sums), when the kernel is a BRBM step of
+    // that precision; false (a plain sweep) otherwise.
+    bool sweep_keeping_hidden_sums(RowMat& V, ChainRngs& rngs, bool float32, void* out, Index ld) const;
 
 private:
     std::unique_ptr<GibbsSampler::Impl> impl_;

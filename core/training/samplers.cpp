@@ -66,11 +66,18 @@ Index persistent_chains(const TrainOptions& o) { return o.chains > 0 ? o.chains 
 // engine's kernels (sampling/runner.hpp) in blocks of kChainBlock. begin is a multiple of
 // kChainBlock, so the rows are cut into the blocks they are cut into for all of V and every row
 // gets the bits it gets when all of V is swept.
-// The kernel stays in `kernel` (NegativeSampler::last_step); reset when no rows ran.
-void sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint64_t key, const TrainOptions& o,
-                std::optional<GibbsKernel>& kernel_out) {
+// The kernel stays in `kernel` (NegativeSampler::last_step); reset when no rows ran. With
+// `sums`, the first sweep also writes the hidden sums of the rows it starts from (row r of V at
+// sums->out + r sums->ld); returns whether it did.
+struct HiddenSumsTarget {
+    void* out = nullptr;
+    Index ld = 0;
+    bool float32 = false;
+};
+bool sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint64_t key, const TrainOptions& o,
+                std::optional<GibbsKernel>& kernel_out, const HiddenSumsTarget* sums = nullptr) {
     kernel_out.reset();
-    if (begin >= end) return;
+    if (begin >= end) return false;
     SampleOptions so;
     so.leaky_kernel = o.leaky_kernel;
     // The fused BRBM kernel's rows do not depend on its blocks (each chain its own stream, its own
@@ -81,15 +88,29 @@ void sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint
     so.model_checked = true;  // the trainer checks every model it makes (trainer.cpp, invalid_parameters)
     so.float32 = o.float32;   // BRBM: the sweeps' products with W in single precision, as the gradient's
     const GibbsKernel& kernel = kernel_out.emplace(model, so);
+    // The first sweep, keeping the hidden sums when asked (row begin's at sums->out + begin ld).
+    auto first_sweep = [&](RowMat& rows, ChainRngs& rngs) {
+        if (!sums) {
+            kernel.sweep(rows, rngs);
+            return false;
+        }
+        const std::size_t bytes = sums->float32 ? sizeof(float) : sizeof(double);
+        void* out = static_cast<char*>(sums->out) + static_cast<std::size_t>(begin * sums->ld) * bytes;
+        return kernel.sweep_keeping_hidden_sums(rows, rngs, sums->float32, out, sums->ld);
+    };
+    bool kept = false;
     if (begin == 0 && end == V.rows()) {
         ChainRngs rngs(key, V.rows(), StreamPurpose::Training);
-        for (int s = 0; s < o.k; ++s) kernel.sweep(V, rngs);
-        return;
+        kept = first_sweep(V, rngs);
+        for (int s = 1; s < o.k; ++s) kernel.sweep(V, rngs);
+        return kept;
     }
     RowMat part = V.middleRows(begin, end - begin);
     ChainRngs rngs(key, begin, end - begin, StreamPurpose::Training);
-    for (int s = 0; s < o.k; ++s) kernel.sweep(part, rngs);
+    kept = first_sweep(part, rngs);
+    for (int s = 1; s < o.k; ++s) kernel.sweep(part, rngs);
     V.middleRows(begin, end - begin) = part;
+    return kept;
 }
 
 // Every part's rows [begin, end) of V, gathered into V on every part.
@@ -106,18 +127,25 @@ class CdSampler final : public NegativeSampler {
 public:
     explicit CdSampler(const TrainOptions& o) : o_(o) {}
     const RowMat& sample(const Model& model, const RowMat& batch, std::uint64_t key, Index begin, Index end) override {
+        const HiddenSumsTarget target = target_;
+        target_ = {};
+        wrote_ = false;
         V_ = batch;
-        sweep_rows(model, V_, begin, end, key, o_, kernel_);
+        wrote_ = sweep_rows(model, V_, begin, end, key, o_, kernel_, target.out ? &target : nullptr);
         return V_;
     }
     Index rows(Index batch_rows) const override { return batch_rows; }
     RowMat states() const override { return V_; }
     const BlockStep* last_step() const override { return kernel_ ? kernel_->fused_step() : nullptr; }
+    void keep_hidden_sums(void* out, Index ld, bool float32) override { target_ = {out, ld, float32}; }
+    bool wrote_hidden_sums() const override { return wrote_; }
 
 private:
     TrainOptions o_;
     RowMat V_;
     std::optional<GibbsKernel> kernel_;
+    HiddenSumsTarget target_;  // for the next sample() only
+    bool wrote_ = false;
 };
 
 // PCD: k sweeps of persistent chains, started from the reference of the initial model.

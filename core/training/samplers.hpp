@@ -35,6 +35,11 @@ public:
     // for the others or when this part swept no rows): its hidden sums serve the update's hidden
     // pass (training/update_products.cpp). Valid until the next sample().
     virtual const BlockStep* last_step() const { return nullptr; }
+    // cd on a BRBM: the next sample() writes the hidden sums c + v'W of the batch rows it starts
+    // from (BlockStep::hidden_sums; rows [begin, end), row r at out + r ld, float when float32)
+    // and says so by wrote_hidden_sums(); the update's hidden pass then only applies f to them.
+    virtual void keep_hidden_sums(void* out, Index ld, bool float32) { (void)out, (void)ld, (void)float32; }
+    virtual bool wrote_hidden_sums() const { return false; }
     // Persistent state for checkpoints (null when there is none).
     virtual nlohmann::json save() const { return nullptr; }
     virtual void load(const nlohmann::json& state, const std::string& origin) { (void)state, (void)origin; }

@@ -167,7 +167,9 @@ void hidden_pass_t(const HiddenPass& h) {
                 const auto [q, r0, count] = pieces[static_cast<std::size_t>(k)];
                 const UpdateRows& rows = h.rows[q];
                 S* L = M + (h.m_row[q] + r0) * ld;
-                if (h.binary[q] && use_step) {
+                if (h.have_sums[q]) {
+                    // c + v'W are there already.
+                } else if (h.binary[q] && use_step) {
                     s.rows.resize(static_cast<std::size_t>(count));
                     for (Index r = 0; r < count; ++r) s.rows[static_cast<std::size_t>(r)] = rows.row(r0 + r);
                     h.step->hidden_sums(s.rows.data(), count, h.float32, L, ld);

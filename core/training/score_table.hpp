@@ -59,6 +59,9 @@ struct HiddenPass {
     // The negative phase's fused step of this W (NegativeSampler::last_step), or null: 0/1 rows
     // then take its hidden sums (BlockStep::hidden_sums) instead of panels of W built here.
     const BlockStep* step = nullptr;
+    // Part q's rows of these tiles already hold c + v'W in M (the negative phase wrote them): only
+    // f is applied.
+    bool have_sums[2] = {false, false};
 };
 
 // G = sum over both parts' rows of v' M (n x m, column-major as W; float when float32), part 1's

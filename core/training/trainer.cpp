@@ -246,6 +246,16 @@ void Trainer::Impl::one_update(bool stop_requested) {
     const auto [neg0, neg1] = share_of(gradient_tiles(neg_rows));
     const RowMat* neg = nullptr;
     std::string failed;
+    const bool products = uses_update_products();
+    if (products && options.kind == ModelKind::Brbm && options.method == TrainMethod::Cd &&
+        std::pair{pos0, pos1} == std::pair{neg0, neg1}) {
+        // CD's first sweep starts from the batch and sums c + v'W for it: the batch's hidden sums,
+        // kept in the update's M rows (product_gradient reads them when wrote_hidden_sums()).
+        const Index R = rows + neg_rows, ld = detail::update_ld(model.n_hidden());
+        const std::size_t per_double = options.float32 ? 2 : 1;
+        update_M.resize((static_cast<std::size_t>(R * ld) + per_double - 1) / per_double);
+        sampler->keep_hidden_sums(update_M.data(), ld, options.float32);
+    }
     try {
         neg =
             &sampler->sample(model, batch, detail::update_key(options.seed, static_cast<std::uint64_t>(t), kUpdateSalt),
@@ -262,7 +272,6 @@ void Trainer::Impl::one_update(bool stop_requested) {
         if (!neg->middleRows(r0, r1 - r0).allFinite()) failed = not_finite;
     }
     ParamGrad& g = last_gradient;  // written in place: its storage is reused from update to update
-    const bool products = uses_update_products();
     if (products) {
         const std::string why = product_gradient(batch_rows, rows, neg, neg_rows, {pos0, pos1}, {neg0, neg1}, failed,
                                                  not_finite, stop_requested);

@@ -54,7 +54,8 @@ std::string Trainer::Impl::product_gradient(const Index* batch_rows, Index rows,
     h.leaky = leaky != nullptr;
     h.leakiness = leaky ? leaky->leakiness : 0.0;
     h.float32 = f32;
-    h.step = sampler->last_step();  // built from this model's W in this update's negative phase
+    h.step = sampler->last_step();                  // built from this model's W in this update's negative phase
+    h.have_sums[0] = sampler->wrote_hidden_sums();  // cd: the batch's, from its first sweep
     table.hidden_pass(h);
 
     const RowMat* negs = neg;
