@@ -62,18 +62,20 @@ constexpr std::uint64_t kChainSalt = 1, kInitSalt = 2;
 
 Index persistent_chains(const TrainOptions& o) { return o.chains > 0 ? o.chains : o.batch; }
 
-// k sweeps of rows [begin, end) of V with the streams of chains begin.. of `key`, on the sampling
-// engine's kernels (sampling/runner.hpp) in blocks of kChainBlock. begin is a multiple of
-// kChainBlock, so the rows are cut into the blocks they are cut into for all of V and every row
-// gets the bits it gets when all of V is swept.
-// The kernel stays in `kernel` (NegativeSampler::last_step); reset when no rows ran. With
-// `sums`, the first sweep also writes the hidden sums of the rows it starts from (row r of V at
-// sums->out + r sums->ld); returns whether it did.
+// Where a sweep keeps the hidden sums of the rows it starts from (CdSampler::keep_hidden_sums).
 struct HiddenSumsTarget {
     void* out = nullptr;
     Index ld = 0;
     bool float32 = false;
 };
+
+// k sweeps of rows [begin, end) of V with the streams of chains begin.. of `key`, on the sampling
+// engine's kernels (sampling/runner.hpp). The kernels other than the fused BRBM one cut the rows
+// into blocks of kChainBlock and begin is a multiple of kChainBlock, so every row gets the bits it
+// gets when all of V is swept; the BRBM rows do not depend on the cut. The kernel stays in
+// kernel_out (NegativeSampler::last_step), reset when no rows ran. With `sums`, the first sweep
+// also writes the hidden sums of the rows it starts from (row r of V at sums->out + r sums->ld);
+// returns whether it did.
 bool sweep_rows(const Model& model, RowMat& V, Index begin, Index end, std::uint64_t key, const TrainOptions& o,
                 std::optional<GibbsKernel>& kernel_out, const HiddenSumsTarget* sums = nullptr) {
     kernel_out.reset();

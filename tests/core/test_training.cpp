@@ -631,16 +631,17 @@ TEST_CASE("update products on 2 threads: one update's gradient is the batch's me
     // rows: 0/1 rows take the panel sums (BRBM), real-valued rows Eigen's GEMM (leaky RBM). 196 x 203:
     // several blocks of visible units and hidden columns, and tails of the 8 x 8 transposes; the batch
     // is all 150 rows (its mean does not depend on their order) and the 100 chains make 64 + 36
-    // rows of tiles and a negative scale of -150 / 100.
+    // rows of tiles and a negative scale of -150 / 100. Variants 4 and 5: cd on the BRBM, whose
+    // batch's hidden sums come from the first sweep (samplers.cpp, CdSampler::keep_hidden_sums).
     Rng rng(31, 0);
     const RowMat binary = random_binary(150, 196, rng);
     const RowMat real = random_mat(150, 196, 0.5, rng);
-    for (int variant = 0; variant < 4; ++variant) {
-        const bool leaky = variant >= 2, f32 = variant % 2 == 1;
+    for (int variant = 0; variant < 6; ++variant) {
+        const bool leaky = variant == 2 || variant == 3, f32 = variant % 2 == 1, cd = variant >= 4;
         TrainOptions o;
         o.kind = leaky ? ModelKind::Leaky : ModelKind::Brbm;
         o.hidden = 203;
-        o.method = TrainMethod::Pcd;
+        o.method = cd ? TrainMethod::Cd : TrainMethod::Pcd;
         o.batch = 150;
         o.chains = 100;
         o.updates = 3;
@@ -662,8 +663,8 @@ TEST_CASE("update products on 2 threads: one update's gradient is the batch's me
         const Vec expect = mean_score(m, X).flat() - mean_score(m, t.negative_samples()).flat();
         const double scale = std::max(1.0, expect.cwiseAbs().maxCoeff());
         const double err = (got - expect).cwiseAbs().maxCoeff() / scale;
-        std::printf("  %s %s: max |error| / %.3f = %.2e\n", leaky ? "leaky" : "brbm", f32 ? "float32" : "float64",
-                    scale, err);
+        std::printf("  %s %s %s: max |error| / %.3f = %.2e\n", leaky ? "leaky" : "brbm", cd ? "cd" : "pcd",
+                    f32 ? "float32" : "float64", scale, err);
         // float32: the products round in single precision (L, M and G's sums, about 1e-6 here);
         // float64: only the order of the additions differs.
         CHECK_MSG(err < (f32 ? 1e-4 : 1e-11), "variant " << variant << ": " << err);
