@@ -72,48 +72,15 @@ public:
     // training update's negative phase builds both for the new W at every update; two passes read
     // the 3 MB of a 784 x 500 W twice, from L3, and split 7 panels of W' unevenly over threads.
     static std::pair<RowPanels, RowPanels> of_matrix_and_transpose(const Mat& A) {
-        const Index rows = A.rows(), cols = A.cols(), lda = A.rows();
-        const double* a = A.data();
-        std::pair<RowPanels, RowPanels> out{RowPanels(rows, cols), RowPanels(cols, rows)};
-        RowPanels& p = out.first;   // row i: row i of A
-        RowPanels& t = out.second;  // row j: column j of A
+        std::pair<RowPanels, RowPanels> out{RowPanels(A.rows(), A.cols()), RowPanels(A.cols(), A.rows())};
         for_each_block(
-            cols,
+            A.cols(),
             [&](Index j0, Index j1) {
-                // p: columns j0..j1 of its rows, 8 x 8 blocks transposed (transpose8) where 8
-                // columns and 8 rows are whole (kLanes is a multiple of 8, so 8 aligned columns
-                // lie in one panel), the rest one value at a time.
-                const Index i8 = rows / 8 * 8;
-                for (Index j = j0; j < j1; j += 8) {
-                    const Index pp = j / kLanes, w = p.width(pp), at = j % kLanes;
-                    S* panel = p.data_.data() + pp * rows * kLanes;
-                    const Index group = std::min<Index>(8, j1 - j);
-                    if (group == 8)
-                        for (Index i0 = 0; i0 < i8; i0 += 8) transpose8(a + j * lda + i0, lda, panel + i0 * w + at, w);
-                    for (Index u = 0; u < group; ++u) {
-                        const double* col = a + (j + u) * lda;
-                        for (Index i = group == 8 ? i8 : 0; i < rows; ++i)
-                            panel[i * w + at + u] = static_cast<S>(col[i]);
-                    }
-                }
-                // t: rows j0..j1, each column j of A cut into t's panels, zeros past its columns.
-                for (Index j = j0; j < j1; ++j) {
-                    const double* __restrict col = a + j * lda;
-                    for (Index q = 0; q < t.panels_; ++q) {
-                        const Index w = t.width(q), used = std::min(w, rows - q * kLanes);
-                        S* __restrict dst = t.data_.data() + q * cols * kLanes + j * w;
-                        for (Index u = 0; u < used; ++u) dst[u] = static_cast<S>(col[q * kLanes + u]);
-                        for (Index u = used; u < w; ++u) dst[u] = S(0);
-                    }
-                }
+                out.first.put_columns(A.data(), A.rows(), j0, j1);  // row i: row i of A
+                out.second.put_rows(A.data(), A.rows(), j0, j1);    // row j: column j of A
             },
             32);
-        // p's padding: the columns past A's in its last panel.
-        if (p.panels_ > 0) {
-            const Index last = p.panels_ - 1, w = p.width(last), used = cols - last * kLanes;
-            S* panel = p.data_.data() + last * rows * kLanes;
-            for (Index i = 0; i < rows; ++i) std::fill(panel + i * w + used, panel + (i + 1) * w, S(0));
-        }
+        out.first.zero_padding();
         return out;
     }
 
@@ -126,46 +93,61 @@ private:
             static_cast<std::size_t>(panels_ == 0 ? 0 : ((panels_ - 1) * kLanes + last_vectors_ * kStep) * rows_));
     }
     // column_major: a is column-major with leading dimension lda (row i of the panels is row i of
-    // A); otherwise row i of the panels starts at a + i lda.
+    // A); otherwise row i of the panels starts at a + i lda. On the threads (a training run
+    // rebuilds panels at every update, on its critical path); every entry is written by one task,
+    // so the layout does not depend on who builds it.
     template <class T>
     RowPanels(const T* a, Index rows, Index cols, Index lda, bool column_major) : RowPanels(rows, cols) {
-        // Every entry is written below, the padding past the last column with zeros.
-        // The panels on the threads (a training run rebuilds them at every update, on its critical
-        // path): each panel is written by one task, so the layout does not depend on who builds it.
-        for_each_block(
-            panels_,
-            [&](Index p0, Index p1) {
-                for (Index p = p0; p < p1; ++p) {
-                    const Index w = width(p), used = std::min(w, cols_ - p * kLanes);
-                    S* panel = data_.data() + p * rows_ * kLanes;
-                    if (used < w)
-                        for (Index i = 0; i < rows_; ++i) std::fill(panel + i * w + used, panel + (i + 1) * w, S(0));
-                    if (!column_major) {
-                        // Row i of the panel: contiguous at a + i lda (for A', column i of A). Local
-                        // restrict pointers: through the captures GCC kept the copy scalar.
-                        for (Index i = 0; i < rows_; ++i) {
-                            const T* __restrict src = a + i * lda + p * kLanes;
-                            S* __restrict dst = panel + i * w;
-                            for (Index t = 0; t < used; ++t) dst[t] = static_cast<S>(src[t]);
-                        }
-                    } else {
-                        // 8 x 8 blocks transposed in registers (transpose8): 8 columns of A give 8
-                        // contiguous values each, which become 8 values of 8 panel rows. One value
-                        // at a time this was the slowest part of a training update's rebuild
-                        // (~2 cycles a value, about 5 times the 8 x 8 blocks' cost).
-                        const Index i8 = rows_ / 8 * 8, t8 = used / 8 * 8;
-                        for (Index i0 = 0; i0 < i8; i0 += 8)
-                            for (Index t0 = 0; t0 < t8; t0 += 8)
-                                transpose8(a + (p * kLanes + t0) * lda + i0, lda, panel + i0 * w + t0, w);
-                        // The edges one value at a time.
-                        for (Index t = 0; t < used; ++t) {
-                            const T* col = a + (p * kLanes + t) * lda;
-                            for (Index i = t < t8 ? i8 : 0; i < rows_; ++i) panel[i * w + t] = static_cast<S>(col[i]);
-                        }
-                    }
-                }
-            },
-            1);
+        if (column_major) {
+            for_each_block(
+                panels_, [&](Index p0, Index p1) { put_columns(a, lda, p0 * kLanes, std::min(cols_, p1 * kLanes)); },
+                1);
+            zero_padding();
+        } else {
+            for_each_block(
+                rows_, [&](Index i0, Index i1) { put_rows(a, lda, i0, i1); }, 32);
+        }
+    }
+
+    // Columns [j0, j1) of every row from a column-major A (row i of the panels is row i of A, A's
+    // column j at a + j lda); j0 a multiple of 8. 8 x 8 blocks transposed in registers
+    // (transpose8) where 8 columns and 8 rows are whole — kLanes is a multiple of 8, so 8 aligned
+    // columns lie in one panel — the rest one value at a time (one value at a time everywhere was
+    // the slowest part of a training update's rebuild, ~2 cycles a value, about 5 times the 8 x 8
+    // blocks' cost).
+    template <class T>
+    void put_columns(const T* a, Index lda, Index j0, Index j1) {
+        const Index i8 = rows_ / 8 * 8;
+        for (Index j = j0; j < j1; j += 8) {
+            const Index p = j / kLanes, w = width(p), at = j % kLanes, group = std::min<Index>(8, j1 - j);
+            S* panel = data_.data() + p * rows_ * kLanes;
+            if (group == 8)
+                for (Index i0 = 0; i0 < i8; i0 += 8) transpose8(a + j * lda + i0, lda, panel + i0 * w + at, w);
+            for (Index u = 0; u < group; ++u) {
+                const T* col = a + (j + u) * lda;
+                for (Index i = group == 8 ? i8 : 0; i < rows_; ++i) panel[i * w + at + u] = static_cast<S>(col[i]);
+            }
+        }
+    }
+    // Rows [i0, i1) whole, row i from the cols_ contiguous values at a + i lda, zeros past them.
+    // Local restrict pointers: through the captures GCC kept the copy scalar.
+    template <class T>
+    void put_rows(const T* a, Index lda, Index i0, Index i1) {
+        for (Index i = i0; i < i1; ++i)
+            for (Index p = 0; p < panels_; ++p) {
+                const Index w = width(p), used = std::min(w, cols_ - p * kLanes);
+                const T* __restrict src = a + i * lda + p * kLanes;
+                S* __restrict dst = data_.data() + p * rows_ * kLanes + i * w;
+                for (Index u = 0; u < used; ++u) dst[u] = static_cast<S>(src[u]);
+                for (Index u = used; u < w; ++u) dst[u] = S(0);
+            }
+    }
+    // Zeros in the last panel's columns past cols_ (put_columns writes only real columns).
+    void zero_padding() {
+        if (panels_ == 0) return;
+        const Index last = panels_ - 1, w = width(last), used = cols_ - last * kLanes;
+        S* panel = data_.data() + last * rows_ * kLanes;
+        for (Index i = 0; i < rows_; ++i) std::fill(panel + i * w + used, panel + (i + 1) * w, S(0));
     }
 
 public:

@@ -26,25 +26,23 @@ struct GibbsSampler::Impl {
     Mat gauss_chol;
     std::string kernel;
     // One sweep of rows [begin, end) of V (row r from rngs[r]); leaky acceptance counts when the
-    // kernel has them; means: BRBM conditional means, rows like V (may be null).
-    std::function<LeakySweepStats(RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat* means)> block_sweep;
+    // kernel has them; out: what a BRBM sweep hands back beside the states (conditional means,
+    // hidden sums; the other kinds write none).
+    std::function<LeakySweepStats(RowMat& V, Index begin, Index end, ChainRngs& rngs, const detail::SweepOutputs& out)>
+        block_sweep;
     Index block = kChainBlock;
     std::vector<LeakySweepStats> block_stats;
-    // BRBM: where the next sweep writes the hidden sums of the rows it starts from (null: nowhere;
-    // GibbsKernel::sweep_keeping_hidden_sums).
-    void* hidden_sums = nullptr;
-    Index hidden_sums_ld = 0;
 
     Impl(const Model& model, const SampleOptions& o);
     // One sweep of every row of V over fixed blocks; acceptance counts added in block order (the
     // same sums at any thread count).
-    LeakySweepStats sweep(RowMat& V, ChainRngs& rngs, RowMat* means) {
+    LeakySweepStats sweep(RowMat& V, ChainRngs& rngs, const detail::SweepOutputs& out = {}) {
         const Index chains = V.rows();
         block_stats.assign(static_cast<std::size_t>((chains + block - 1) / block), LeakySweepStats{});
         for_each_block(
             chains,
             [&](Index begin, Index end) {
-                block_stats[static_cast<std::size_t>(begin / block)] = block_sweep(V, begin, end, rngs, means);
+                block_stats[static_cast<std::size_t>(begin / block)] = block_sweep(V, begin, end, rngs, out);
             },
             block);
         LeakySweepStats total;
@@ -66,11 +64,8 @@ GibbsSampler::Impl::Impl(const Model& model, const SampleOptions& o) {
         const Vec zero = Vec::Zero(b->n_visible());
         fused = o.float32 ? detail::kernel_table().brbm_float(*b, zero) : detail::kernel_table().brbm_double(*b, zero);
         kernel = std::string("block Gibbs (fused BRBM kernel, ") + (o.float32 ? "float32" : "float64") + ")";
-        block_sweep = [this, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat* means) {
-            detail::SweepOutputs out;
-            out.means = means;
-            out.hidden_sums = hidden_sums;
-            out.hidden_sums_ld = hidden_sums_ld;
+        block_sweep = [this, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs,
+                                   const detail::SweepOutputs& out) {
             fused->sweep(beta, nullptr, V, begin, end, rngs, out);
             return LeakySweepStats{};
         };
@@ -81,13 +76,15 @@ GibbsSampler::Impl::Impl(const Model& model, const SampleOptions& o) {
         if (g->binary01()) {
             fused = detail::kernel_table().grbm(*g, base.mean, base.sigma, false);
             kernel = "block Gibbs (fused GRBM kernel)";
-            block_sweep = [this, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat*) {
+            block_sweep = [this, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs,
+                                       const detail::SweepOutputs&) {
                 fused->sweep(beta, nullptr, V, begin, end, rngs, {});
                 return LeakySweepStats{};
             };
         } else {
             kernel = "block Gibbs";
-            block_sweep = [m = *g, base, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat*) {
+            block_sweep = [m = *g, base, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs,
+                                               const detail::SweepOutputs&) {
                 RowMat lambda, h;
                 grbm_hidden_field(m, V, begin, end, lambda);
                 grbm_sample_hidden(m, lambda, beta, h, rngs, begin);
@@ -99,7 +96,7 @@ GibbsSampler::Impl::Impl(const Model& model, const SampleOptions& o) {
         kernel = leaky_kernel_name(o.leaky_kernel);
         leaky_pre.emplace(*l);
         block_sweep = [this, m = *l, k = o.leaky_kernel, beta](RowMat& V, Index begin, Index end, ChainRngs& rngs,
-                                                               RowMat*) {
+                                                               const detail::SweepOutputs&) {
             return detail::leaky_sweep_block_gram(m, &*leaky_pre, V, begin, end, rngs, k, beta, -1.0);
         };
     } else {
@@ -107,7 +104,8 @@ GibbsSampler::Impl::Impl(const Model& model, const SampleOptions& o) {
         const Gaussian& gs = *model.as<Gaussian>();
         gauss_chol = gs.cholesky();
         kernel = "exact draws";
-        block_sweep = [this, mean = gs.mean](RowMat& V, Index begin, Index end, ChainRngs& rngs, RowMat*) {
+        block_sweep = [this, mean = gs.mean](RowMat& V, Index begin, Index end, ChainRngs& rngs,
+                                             const detail::SweepOutputs&) {
             gaussian_sample(mean, gauss_chol, V, begin, end, rngs);
             return LeakySweepStats{};
         };
@@ -127,7 +125,9 @@ GibbsSampler::~GibbsSampler() = default;
 std::string GibbsSampler::kernel_name() const { return impl_->kernel; }
 
 void GibbsSampler::sweep() {
-    const LeakySweepStats s = impl_->sweep(V_, rngs_, means_.size() > 0 ? &means_ : nullptr);
+    detail::SweepOutputs out;
+    out.means = means_.size() > 0 ? &means_ : nullptr;
+    const LeakySweepStats s = impl_->sweep(V_, rngs_, out);
     leaky_.proposed += s.proposed;
     leaky_.accepted += s.accepted;
     ++done_;
@@ -138,7 +138,7 @@ GibbsKernel::GibbsKernel(const Model& model, const SampleOptions& options)
 GibbsKernel::~GibbsKernel() = default;
 GibbsKernel::GibbsKernel(GibbsKernel&&) noexcept = default;
 GibbsKernel& GibbsKernel::operator=(GibbsKernel&&) noexcept = default;
-LeakySweepStats GibbsKernel::sweep(RowMat& V, ChainRngs& rngs) const { return impl_->sweep(V, rngs, nullptr); }
+LeakySweepStats GibbsKernel::sweep(RowMat& V, ChainRngs& rngs) const { return impl_->sweep(V, rngs); }
 std::string GibbsKernel::name() const { return impl_->kernel; }
 const detail::BlockStep* GibbsKernel::fused_step() const { return impl_->fused.get(); }
 bool GibbsKernel::sweep_keeping_hidden_sums(RowMat& V, ChainRngs& rngs, bool float32, void* out, Index ld) const {
@@ -146,15 +146,10 @@ bool GibbsKernel::sweep_keeping_hidden_sums(RowMat& V, ChainRngs& rngs, bool flo
         sweep(V, rngs);
         return false;
     }
-    impl_->hidden_sums = out;
-    impl_->hidden_sums_ld = ld;
-    try {
-        impl_->sweep(V, rngs, nullptr);
-    } catch (...) {
-        impl_->hidden_sums = nullptr;
-        throw;
-    }
-    impl_->hidden_sums = nullptr;
+    detail::SweepOutputs sums;
+    sums.hidden_sums = out;
+    sums.hidden_sums_ld = ld;
+    impl_->sweep(V, rngs, sums);
     return true;
 }
 

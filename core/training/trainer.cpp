@@ -251,10 +251,8 @@ void Trainer::Impl::one_update(bool stop_requested) {
         std::pair{pos0, pos1} == std::pair{neg0, neg1}) {
         // CD's first sweep starts from the batch and sums c + v'W for it: the batch's hidden sums,
         // kept in the update's M rows (product_gradient reads them when wrote_hidden_sums()).
-        const Index R = rows + neg_rows, ld = detail::update_ld(model.n_hidden());
-        const std::size_t per_double = options.float32 ? 2 : 1;
-        update_M.resize((static_cast<std::size_t>(R * ld) + per_double - 1) / per_double);
-        sampler->keep_hidden_sums(update_M.data(), ld, options.float32);
+        size_update_M(rows + neg_rows);
+        sampler->keep_hidden_sums(update_M.data(), detail::update_ld(model.n_hidden()), options.float32);
     }
     try {
         neg =

@@ -21,8 +21,9 @@ struct Trainer::Impl {
     // negatives' rows and the weight sums G, in float or double (training/score_table.hpp), and
     // with an exchange the negative rows gathered from every part.
     detail::LineVector<double> update_M, update_G;
-    std::vector<int> update_ones;  // 0/1 rows: the batch's and the negatives' ones per visible unit
-    RowMat batch_copy;             // cd, mix: the update's batch rows, for the sampler that starts from them
+    void size_update_M(Index rows);  // room for `rows` rows of hidden factors
+    std::vector<int> update_ones;    // 0/1 rows: the batch's and the negatives' ones per visible unit
+    RowMat batch_copy;               // cd, mix: the update's batch rows, for the sampler that starts from them
     RowMat shared_neg;
     // The last update's W gradient is update_G / gradient_rows until materialize_gradient() writes
     // it to last_gradient.W (the update itself never stores it).

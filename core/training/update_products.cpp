@@ -18,6 +18,11 @@
 
 namespace rbm {
 
+void Trainer::Impl::size_update_M(Index rows) {
+    const std::size_t values = static_cast<std::size_t>(rows * detail::update_ld(model.n_hidden()));
+    update_M.resize(options.float32 ? (values + 1) / 2 : values);  // floats two to a double
+}
+
 bool Trainer::Impl::uses_update_products() const {
     return (options.kind == ModelKind::Brbm || options.kind == ModelKind::Leaky) && !learns_sigma();
 }
@@ -29,7 +34,7 @@ std::string Trainer::Impl::product_gradient(const Index* batch_rows, Index rows,
     const Index n = model.n_visible(), m = model.n_hidden(), ld = detail::update_ld(m), R = rows + neg_rows;
     const bool f32 = options.float32;
     const std::size_t per_double = f32 ? 2 : 1;
-    update_M.resize((static_cast<std::size_t>(R * ld) + per_double - 1) / per_double);
+    size_update_M(R);
     update_G.resize((static_cast<std::size_t>(n * m) + per_double - 1) / per_double);
     const Brbm* brbm = model.as<Brbm>();
     const Leaky* leaky = model.as<Leaky>();
