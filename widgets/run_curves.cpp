@@ -2,6 +2,7 @@
 
 #include <QAreaSeries>
 #include <QChart>
+#include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QToolTip>
@@ -54,6 +55,7 @@ void RunCurves::setTitles(const QString& title, const QString& xTitle, const QSt
     chart()->setTitle(title);
     chart()->axes(Qt::Horizontal).front()->setTitleText(xTitle);
     chart()->axes(Qt::Vertical).front()->setTitleText(yTitle);
+    fitYTitle();
 }
 
 void RunCurves::setEmptyText(const QString& text) {
@@ -183,6 +185,7 @@ void RunCurves::rescale() {
     }
     empty_->setText(any ? QString() : emptyText_);
     placeEmptyText();
+    fitYTitle();  // fonts change without a resize (presenter mode)
 }
 
 QStringList RunCurves::tickLabels(Qt::Orientation o) const {
@@ -205,7 +208,19 @@ void RunCurves::placeEmptyText() {
 void RunCurves::resizeEvent(QResizeEvent* event) {
     QChartView::resizeEvent(event);
     placeEmptyText();  // the plot area is known only once the chart is laid out
+    fitYTitle();
 }
+
+// The y title runs along the plot's height; where that is shorter than the title (a short chart
+// in presenter mode at 1280 x 720), Qt printed "log-likel…". No title then: the chart's own title
+// or tab names the quantity, and a clipped word reads as a fault on a projector.
+void RunCurves::fitYTitle() {
+    QAbstractAxis* ay = chart()->axes(Qt::Vertical).front();
+    const qreal need = QFontMetricsF(ay->titleFont()).horizontalAdvance(ay->titleText());
+    ay->setTitleVisible(need <= chart()->plotArea().height());
+}
+
+bool RunCurves::yTitleShown() const { return chart()->axes(Qt::Vertical).front()->isTitleVisible(); }
 
 void RunCurves::hovered(int key, const QPointF& point, bool state) {
     if (!state) {

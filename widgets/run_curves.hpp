@@ -33,11 +33,14 @@ public:
     std::vector<int> keys() const;
     // The tick labels an axis prints now (Qt::Vertical: the y axis).
     QStringList tickLabels(Qt::Orientation o) const;
+    // Whether the y axis shows its title (hidden where the plot is shorter than it: fitYTitle).
+    bool yTitleShown() const;
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    void fitYTitle();
     struct Curve {
         QLineSeries* line = nullptr;
         QLineSeries* lowLine = nullptr;

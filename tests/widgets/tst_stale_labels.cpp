@@ -139,6 +139,24 @@ private Q_SLOTS:
         QCOMPARE(QSet<QString>(x.begin(), x.end()).size(), x.size());
     }
 
+    // A y title longer than the plot is tall is hidden rather than printed clipped ("log-likel…"
+    // in presenter mode at 1280 x 720), and shown again when the chart grows.
+    void yTitleHiddenWhenItWouldBeClipped() {
+        RunCurves c;
+        c.setTitles(QStringLiteral("Average log-likelihood"), QStringLiteral("updates"),
+                    QStringLiteral("log-likelihood"));
+        QFont big = c.chart()->axes(Qt::Vertical).front()->titleFont();
+        big.setPointSizeF(24);
+        c.chart()->axes(Qt::Vertical).front()->setTitleFont(big);
+        c.setCurve(1, QStringLiteral("pcd"), Qt::blue, {QPointF(0, -80), QPointF(100, -40)});
+        c.resize(500, 220);
+        c.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&c));
+        QTRY_VERIFY(!c.yTitleShown());
+        c.resize(500, 700);
+        QTRY_VERIFY(c.yTitleShown());
+    }
+
     // Space on a view's job: its own status line says paused (not "running…") until Space resumes.
     void statusLineSaysPausedWhilePaused_data() {
         QTest::addColumn<QString>("view");

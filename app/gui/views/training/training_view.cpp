@@ -356,14 +356,27 @@ void TrainingView::redrawForSelectedData() {
         if (const TrainingRun* r = session_->run(id)) drawRun(*r);
 }
 
-// The method's colour; a second, third … run of one method a darker, then lighter, shade of it.
+// The method's colour; a second, third, fourth run of one method a darker, lighter, much darker
+// shade of it, and every further four the same shades of a hue turned 22 degrees, then back past
+// the method's own, and so on. The shades stay bounded: the sixth run of one method was drawn
+// white on white (lighter(220)) and the seventh near black.
 QColor TrainingView::runColor(const TrainingRun& run) const {
     int n = 0;
     for (const int id : session_->ids())
         if (const TrainingRun* r = session_->run(id); r && id < run.id && r->options.method == run.options.method) ++n;
     const QColor base = methodColor(run.options.method);
-    if (n == 0) return base;
-    return n % 2 == 1 ? base.darker(100 + 45 * ((n + 1) / 2)) : base.lighter(100 + 40 * (n / 2));
+    const int cycle = n / 4, shade = n % 4;
+    QColor c = base;
+    if (cycle > 0) {
+        const int turn = (cycle % 2 == 1 ? 1 : -1) * 22 * ((cycle + 1) / 2);
+        c.setHsv(((base.hsvHue() + turn) % 360 + 360) % 360, base.hsvSaturation(), base.value());
+    }
+    switch (shade) {
+        case 1: return c.darker(145);
+        case 2: return c.lighter(135);
+        case 3: return c.darker(200);
+        default: return c;
+    }
 }
 
 void TrainingView::drawLikelihood(int key, const QString& label, const QColor& color,
