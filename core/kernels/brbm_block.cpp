@@ -1,9 +1,11 @@
 // The fused BRBM step (kernels/brbm_block.hpp), compiled once per instruction set into namespace
 // rbm::detail::RBMSCOPE_SIMD_NS (kernels/simd.hpp).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <tuple>
+#include <type_traits>
 
 #include "core/kernels/active_lists.hpp"
 #include "core/kernels/kernel_table.hpp"
@@ -27,7 +29,9 @@ public:
 
 private:
     void run(double beta_prev, double beta, const double* row_beta, RowMat& X, Index begin, Index end, Vec* lw,
-             const SweepOutputs& out, ChainRngs& rngs) const;
+             const SweepOutputs& out, ChainRngs& rngs, bool is_sweep) const;
+    void potentials(Index g, const S* act, Index ldv, const int* on_idx, const int* on_off, const int* hid_idx,
+                    const int* hid_off, double* pot) const;
 
     RowPanels<S> w_, wt_;      // rows of W (visible units), rows of W' (hidden units)
     std::vector<S> c_, zero_;  // padded hidden bias, padded zeros
@@ -35,11 +39,14 @@ private:
     Vec ba_;                   // b - a, for the potential
 };
 
+// Rows whose swap potentials are summed together (BrbmStep::potentials).
+constexpr int kPotentialRows = 4;
+
 // Per-thread buffers, so a step allocates nothing once they have grown.
 template <class S>
 struct Scratch {
-    LineVector<int> vis_idx, vis_off, hid_idx, hid_off, on_idx;
-    LineVector<S> lambda, act, bias, y, e;
+    LineVector<int> vis_idx, vis_off, hid_idx, hid_off, on_idx, on_off;
+    LineVector<S> lambda, act, bias, y, e, e_hid;
     LineVector<double> x, e1, e0, inc;
     LineVector<std::uint32_t> words;
     LineVector<unsigned char> on;
@@ -61,13 +68,13 @@ BrbmStep<S>::BrbmStep(const Brbm& m, const Vec& base_bias) : a_(base_bias), b_(m
 template <class S>
 void BrbmStep<S>::step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
                        ChainRngs& rngs) const {
-    run(beta_prev, beta, nullptr, X, begin, end, lw, {}, rngs);
+    run(beta_prev, beta, nullptr, X, begin, end, lw, {}, rngs, false);
 }
 
 template <class S>
 void BrbmStep<S>::sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
                         const SweepOutputs& out) const {
-    run(beta, beta, row_beta, X, begin, end, nullptr, out, rngs);
+    run(beta, beta, row_beta, X, begin, end, nullptr, out, rngs, true);
 }
 
 template <class S>
@@ -88,7 +95,7 @@ bool BrbmStep<S>::hidden_sums(const double* const* rows, Index count, bool float
 
 template <class S>
 void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, RowMat& X, Index begin, Index end, Vec* lw,
-                      const SweepOutputs& out, ChainRngs& rngs) const {
+                      const SweepOutputs& out, ChainRngs& rngs, bool is_sweep) const {
     const Index rows = end - begin, n = w_.rows(), m = w_.cols();
     const Index ldh = w_.padded_cols(), ldv = wt_.padded_cols();
     Scratch<S>& s = scratch<S>();
@@ -99,9 +106,14 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
     s.lambda.resize(static_cast<std::size_t>(rows * ldh));
     s.act.resize(static_cast<std::size_t>(rows * ldv));
     for (auto* v : {&s.x, &s.e1, &s.e0, &s.inc}) v->resize(static_cast<std::size_t>(m));
+    const bool float_draw = std::is_same_v<S, float> && is_sweep;
+    if (float_draw) s.e_hid.resize(static_cast<std::size_t>(m));
     s.words.resize(static_cast<std::size_t>(rows * std::max(n, m)));
     s.on.resize(static_cast<std::size_t>(std::max(n, m)));
-    if (out.potential) s.on_idx.resize(static_cast<std::size_t>(n));
+    if (out.potential) {
+        s.on_idx.resize(static_cast<std::size_t>(kPotentialRows * n));
+        s.on_off.resize(static_cast<std::size_t>(kPotentialRows + 1));
+    }
     auto beta_of = [&](Index r) { return row_beta ? row_beta[r] : beta; };
 
     // Active visible units; their part of the increment, (beta - beta')(b - a)'v.
@@ -109,8 +121,13 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
     int* vis_idx = s.vis_idx.data();
     int* vis_off = s.vis_off.data();
     vis_off[0] = 0;
+    // A sweep's row at beta = 0 draws every hidden unit with probability 1/2 (e1 = 1 below, whatever
+    // lambda), so its lambda is not summed: an empty list leaves it c. Not so when the sums are
+    // wanted (an AIS increment, SweepOutputs::hidden_sums). One row in 16 on the bench's PT ladder.
+    const bool skip_cold = is_sweep && !out.hidden_sums && row_beta;
     for (Index r = 0; r < rows; ++r) {
-        vis_off[r + 1] = append_nonzero(&X(begin + r, 0), n, vis_idx, vis_off[r]);
+        vis_off[r + 1] =
+            skip_cold && row_beta[r] == 0.0 ? vis_off[r] : append_nonzero(&X(begin + r, 0), n, vis_idx, vis_off[r]);
     }
     if (lw)
         for (Index r = 0; r < rows; ++r) {
@@ -125,7 +142,11 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
                         sizeof(S) * static_cast<std::size_t>(m));
 
     // Hidden layer: the increment sum_j softplus(beta x_j) - softplus(beta' x_j) (softplus_step)
-    // shares e1 = exp(-beta|x|) with the hidden draw.
+    // shares e1 = exp(-beta|x|) with the hidden draw, in double. A float sweep draws in float, as
+    // its visible layer does (twice the lanes, a degree-6 exp: the double one was a twelfth of a
+    // float32 PT scan); a float step stays in double, so that step(beta, beta) without an increment
+    // moves the chains exactly as with one (AnnealingPath::advance is the increment, then
+    // transition).
     double* x = s.x.data();
     double* e1 = s.e1.data();
     double* e0 = s.e0.data();
@@ -140,16 +161,25 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
         const double br = beta_of(r);
         const std::uint32_t* words = s.words.data() + r * m;
         const S* lam = s.lambda.data() + r * ldh;
-        for (Index j = 0; j < m; ++j) x[j] = static_cast<double>(lam[j]);
-        for (Index j = 0; j < m; ++j) e1[j] = exp_nonpositive(-br * std::fabs(x[j]));
-        if (lw) {
-            for (Index j = 0; j < m; ++j) e0[j] = exp_nonpositive(-beta_prev * std::fabs(x[j]));
-            for (Index j = 0; j < m; ++j) inc[j] = softplus_step(x[j], beta_prev, beta, e1[j], e0[j]);
-            double acc = 0;
-            for (Index j = 0; j < m; ++j) acc += inc[j];
-            (*lw)(begin + r) += acc;
+        if (float_draw) {
+            if constexpr (std::is_same_v<S, float>) {
+                S* eh = s.e_hid.data();
+                const S bt = static_cast<S>(br);
+                for (Index j = 0; j < m; ++j) eh[j] = exp_nonpositive(-bt * std::fabs(lam[j]));
+                for (Index j = 0; j < m; ++j) on[j] = bernoulli_sigmoid(unit_from_word_f(words[j]), lam[j], eh[j]);
+            }
+        } else {
+            for (Index j = 0; j < m; ++j) x[j] = static_cast<double>(lam[j]);
+            for (Index j = 0; j < m; ++j) e1[j] = exp_nonpositive(-br * std::fabs(x[j]));
+            if (lw) {
+                for (Index j = 0; j < m; ++j) e0[j] = exp_nonpositive(-beta_prev * std::fabs(x[j]));
+                for (Index j = 0; j < m; ++j) inc[j] = softplus_step(x[j], beta_prev, beta, e1[j], e0[j]);
+                double acc = 0;
+                for (Index j = 0; j < m; ++j) acc += inc[j];
+                (*lw)(begin + r) += acc;
+            }
+            for (Index j = 0; j < m; ++j) on[j] = bernoulli_sigmoid(unit_from_word(words[j]), x[j], e1[j]);
         }
-        for (Index j = 0; j < m; ++j) on[j] = bernoulli_sigmoid(unit_from_word(words[j]), x[j], e1[j]);
         hid_off[r + 1] = append_set(on, m, hid_idx, hid_off[r]);
         if (out.hidden)
             for (Index j = 0; j < m; ++j) (*out.hidden)(begin + r, j) = on[j];
@@ -165,6 +195,8 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
     S* y = s.y.data();
     S* e = s.e.data();
     double bias_beta = std::nan("");
+    if (out.potential) s.on_off[0] = 0;
+    Index group = 0;  // first row whose potential is still to come
     detail::fill_rows_u32(rngs, begin, rows, static_cast<std::size_t>(n), s.words.data());
     for (Index r = 0; r < rows; ++r) {
         const double br = beta_of(r);
@@ -187,20 +219,67 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
             for (Index i = 0; i < n; ++i)
                 (*out.means)(begin + r, i) =
                     (y[i] >= S(0) ? 1.0 : static_cast<double>(e[i])) / (1.0 + static_cast<double>(e[i]));
+        // The potential from lists of on units (a branch on each unit, on with probability about
+        // 1/2 near beta = 0, cost PT a sixth of its time), kPotentialRows rows' lists at a time.
         if (out.potential) {
-            // V(v, h) = v'W h + (b - a)'v + c'h, over the units that are on (u = W h is in act),
-            // added in increasing unit order. The list of on units first: a branch on each unit
-            // (on with probability about 1/2 near beta = 0) cost PT a sixth of its time.
-            int* on_idx = s.on_idx.data();
-            const int count = append_set(on, n, on_idx, 0);
-            double vu = 0, bv = 0, ch = 0;
-            for (int t = 0; t < count; ++t) {
-                vu += static_cast<double>(u[on_idx[t]]);
-                bv += ba_(on_idx[t]);
+            const Index q = r - group;
+            s.on_off[q + 1] = append_set(on, n, s.on_idx.data(), s.on_off[q]);
+            if (q + 1 == kPotentialRows || r + 1 == rows) {
+                potentials(q + 1, s.act.data() + group * ldv, ldv, s.on_idx.data(), s.on_off.data(), hid_idx,
+                           hid_off + group, out.potential->data() + begin + group);
+                group = r + 1;
             }
-            for (int t = hid_off[r]; t < hid_off[r + 1]; ++t) ch += c_d_(hid_idx[t]);
-            (*out.potential)(begin + r) = vu + bv + ch;
         }
+    }
+}
+
+// V(v, h) = v'W h + (b - a)'v + c'h of rows [0, g), g <= kPotentialRows, over the units that are
+// on (u = W h is row r of act), each sum added in increasing unit order. A row's sums are chains of
+// dependent adds, bound by the adder's latency, so the rows go together: the same additions in the
+// same order per row, several chains in flight (a sixteenth of a PT scan went to waiting on them).
+template <class S>
+void BrbmStep<S>::potentials(Index g, const S* act, Index ldv, const int* on_idx, const int* on_off, const int* hid_idx,
+                             const int* hid_off, double* pot) const {
+    constexpr int G = kPotentialRows;
+    const double* ba = ba_.data();
+    const double* c = c_d_.data();
+    double vu[G] = {}, bv[G] = {}, ch[G] = {};
+    const S* u[G] = {};
+    const int* on[G] = {};
+    const int* hid[G] = {};
+    int n_on[G] = {}, n_hid[G] = {};
+    for (Index q = 0; q < g; ++q) {
+        u[q] = act + q * ldv;
+        on[q] = on_idx + on_off[q];
+        n_on[q] = on_off[q + 1] - on_off[q];
+        hid[q] = hid_idx + hid_off[q];
+        n_hid[q] = hid_off[q + 1] - hid_off[q];
+    }
+    // A full group adds its rows' common length together; every row's rest goes alone.
+    if (g == G) {
+        const int both = *std::min_element(n_on, n_on + G), hboth = *std::min_element(n_hid, n_hid + G);
+        for (int t = 0; t < both; ++t)
+            for (int q = 0; q < G; ++q) {
+                const int i = on[q][t];
+                vu[q] += static_cast<double>(u[q][i]);
+                bv[q] += ba[i];
+            }
+        for (int t = 0; t < hboth; ++t)
+            for (int q = 0; q < G; ++q) ch[q] += c[hid[q][t]];
+        for (int q = 0; q < G; ++q) {
+            on[q] += both;
+            n_on[q] -= both;
+            hid[q] += hboth;
+            n_hid[q] -= hboth;
+        }
+    }
+    for (Index q = 0; q < g; ++q) {
+        for (int t = 0; t < n_on[q]; ++t) {
+            vu[q] += static_cast<double>(u[q][on[q][t]]);
+            bv[q] += ba[on[q][t]];
+        }
+        for (int t = 0; t < n_hid[q]; ++t) ch[q] += c[hid[q][t]];
+        pot[q] = vu[q] + bv[q] + ch[q];
     }
 }
 

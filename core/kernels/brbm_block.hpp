@@ -5,10 +5,12 @@
 //   h ~ Bernoulli(sigmoid(beta lambda))    (same exp as the increment)
 //   v ~ Bernoulli(sigmoid(beta W h + (1-beta) a + beta b))
 // so the increment costs no product of its own. S is the precision of W, lambda and the
-// visible pre-activations; increments and hidden probabilities are in double, from the
-// S-precision lambda. Every Bernoulli decision takes one 32-bit word of the chain's stream
-// (Rng::fill_u32), in the same order for float and double, so the two precisions differ only
-// by rounding.
+// visible pre-activations; increments are in double, and so are the hidden probabilities of a
+// step (they share exp(-beta|lambda|) with the increment); a float sweep (BlockStep::sweep: PT,
+// sampling, training's negatives) draws its hidden units in float. Every Bernoulli
+// decision takes one 32-bit word of the chain's stream (Rng::fill_u32), in the same order for
+// float and double, so the two precisions differ only by rounding (of the probabilities, and of
+// the uniform: 31 bits of the word in double, 24 in float).
 // The step itself is compiled once per instruction set (kernels/simd.hpp); this class holds the
 // one built for the active path.
 #include <memory>

@@ -36,7 +36,9 @@ public:
     virtual void step(double beta_prev, double beta, RowMat& X, Index begin, Index end, Vec* lw,
                       ChainRngs& rngs) const = 0;
     // One Gibbs sweep v -> h -> v on rows [begin, end) of X, row begin + r at row_beta[r] (null:
-    // every row at beta): the transition of step(beta, beta, ...) with the same random words.
+    // every row at beta): the transition of step(beta, beta, ...) with the same random words. A
+    // float BRBM sweep draws its hidden units in float (step: in double, kernels/brbm_block.hpp),
+    // so the two differ where a uniform falls within float rounding of its probability.
     virtual void sweep(double beta, const double* row_beta, RowMat& X, Index begin, Index end, ChainRngs& rngs,
                        const SweepOutputs& out) const = 0;
     // BRBM steps: the hidden pre-activations c + v'W of `count` 0/1 rows (row r at rows[r], n

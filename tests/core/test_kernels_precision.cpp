@@ -15,7 +15,9 @@
 #include "core/ais/runner.hpp"
 #include "core/exact/exact.hpp"
 #include "core/kernels/gibbs.hpp"
+#include "core/kernels/kernel_table.hpp"
 #include "core/kernels/panels.hpp"
+#include "core/kernels/simd.hpp"
 #include "core/kernels/vector_math.hpp"
 #include "core/random/rng.hpp"
 #include "test_random_models.hpp"
@@ -257,6 +259,56 @@ TEST_CASE("BRBM fused step: increment equals log f_beta - log f_beta', float64 a
     test::check_advance_is_increment_then_transition(*make_brbm_geometric_path(b, base, "t"), 150, 3, steps, 1e-13);
     test::check_advance_is_increment_then_transition(*make_brbm_geometric_path(b, base, "t", true), 150, 3, steps,
                                                      1e-6);
+}
+
+// A PT sweep runs every row at its own rung: rows at beta = 0 skip their hidden sums (their draw is
+// 1/2 whatever the sums) and the swap potentials are added four rows at a time. So each row's new
+// state, hidden draw and potential must be bitwise those of a sweep of that row alone at its beta
+// (nothing skipped, no group), and the potential V = v'W h + (b - a)'v + c'h that of the dense
+// formula up to rounding.
+template <bool F32>
+void check_sweep_rows_alone() {
+    const Brbm b = test::random_brbm(17, 45, 37, 1.0);
+    const Vec base = Vec::LinSpaced(45, -0.8, 0.6);
+    const auto step = F32 ? detail::kernel_table().brbm_float(b, base) : detail::kernel_table().brbm_double(b, base);
+    const std::vector<double> beta = {0.0, 0.3, 1.0, 0.0, 0.0, 0.7, 1.0, 0.05, 0.0, 1.0, 0.5};  // 4 + 4 + 3 rows
+    const Index rows = static_cast<Index>(beta.size());
+    RowMat X(rows, 45);
+    ChainRngs init(3, rows);
+    for (Index r = 0; r < rows; ++r)
+        for (Index i = 0; i < 45; ++i) X(r, i) = init[r].uniform() < 0.4 ? 1.0 : 0.0;
+    for (int sweep = 0; sweep < 4; ++sweep) {
+        const std::uint64_t seed = 100 + static_cast<std::uint64_t>(sweep);
+        RowMat Xa = X, Ha(rows, 37);
+        Vec pa(rows);
+        ChainRngs ra(seed, rows);
+        detail::SweepOutputs oa;
+        oa.hidden = &Ha;
+        oa.potential = &pa;
+        step->sweep(1.0, beta.data(), Xa, 0, rows, ra, oa);
+        for (Index r = 0; r < rows; ++r) {
+            RowMat Xb = X, Hb(rows, 37);
+            Vec pb(rows);
+            ChainRngs rb(seed, rows);
+            detail::SweepOutputs ob;
+            ob.hidden = &Hb;
+            ob.potential = &pb;
+            step->sweep(beta[static_cast<std::size_t>(r)], nullptr, Xb, r, r + 1, rb, ob);
+            CHECK_MSG(Xa.row(r) == Xb.row(r), "row " << r << " at beta " << beta[static_cast<std::size_t>(r)]);
+            CHECK_MSG(Ha.row(r) == Hb.row(r), "row " << r << " hidden");
+            CHECK_MSG(pa(r) == pb(r), "row " << r << " potential " << pa(r) << " vs " << pb(r));
+            const double dense =
+                Xa.row(r).dot(b.W * Ha.row(r).transpose()) + Xa.row(r).dot(b.b - base) + Ha.row(r).dot(b.c);
+            CHECK_MSG(std::fabs(pa(r) - dense) < (F32 ? 1e-5 : 1e-12) * (1 + std::fabs(dense)),
+                      "row " << r << " potential " << pa(r) << " vs dense " << dense);
+        }
+        X = Xa;
+    }
+}
+
+TEST_CASE("BRBM sweep: each row's bits are those of the row alone (rows at beta 0, grouped potentials)") {
+    check_sweep_rows_alone<false>();
+    check_sweep_rows_alone<true>();
 }
 
 TEST_CASE("BRBM fused step: Gibbs chains at beta = 1 reach the exact visible means (both precisions)") {
