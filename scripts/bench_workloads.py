@@ -12,7 +12,10 @@ WORKLOAD_REPEATS (3).
 
 Every rate is the median of WORKLOAD_REPEATS runs, rbmscope's and each peer's (one run each swung
 by 20-30 % on this shared 2-core machine: PT's ratio to the faster peer read 6.2x in one run and
-4.5x in the next, with nothing changed).
+4.5x in the next, with nothing changed). The runs of one workload alternate, rbmscope's and the
+peers' in turn, round after round: a slow spell of the machine then slows both sides, where blocks
+of three runs of one side let it decide a ratio (rbmscope's PT read 136 k replica-sweeps/s in one
+block, 160 k in the next minutes).
 
 Rates: rbmscope's from the time it reports for the work itself (pt "seconds", train
 "timing.seconds.updates"); sample reports none, so its rate is chains x the extra sweeps over the
@@ -61,18 +64,26 @@ def peer(script, kind, args):
     return r, err
 
 
+def median_rates(measures):
+    """{name: measure} -> {name: (median rate or None, error text)}, from `repeats` rounds that call
+    every measure once in turn (rbmscope's and the peers' alternate, so a slow spell of the shared
+    machine falls on both sides rather than on one side's block of runs). A measure returns
+    (rate or None, error text); its result is None when any call failed."""
+    rates = {name: [] for name in measures}
+    errs = {name: [] for name in measures}
+    for _ in range(repeats):
+        for name, measure in measures.items():
+            rate, err = measure()
+            if rate is None:
+                errs[name].append(err or 'no rate')
+            else:
+                rates[name].append(rate)
+    return {name: ((None, errs[name][0]) if errs[name] else (statistics.median(rates[name]), '')) for name in measures}
+
+
 def median_rate(measure):
     """The median of `repeats` calls of measure() -> (rate or None, error text); None when any failed."""
-    rates, errs = [], []
-    for _ in range(repeats):
-        rate, err = measure()
-        if rate is None:
-            errs.append(err or 'no rate')
-        else:
-            rates.append(rate)
-    if errs:
-        return None, errs[0]
-    return statistics.median(rates), ''
+    return median_rates({'': measure})['']
 
 
 results = []
@@ -86,40 +97,41 @@ def case(name, unit, ours, ours_err, peer_rates, extra=''):
 # ---- PT: 8 chains x 16 replicas, deterministic even-odd, the peer's ladder (beta_0 = 0, 0.7^(N-k)) ----
 C, R = 8, 16
 betas = [0.0] + [0.7 ** (R - 1 - k) for k in range(1, R)]
-ours, errs = {}, []
+measures = {}
 for precision in ('float64', 'float32'):
     def pt_rate(precision=precision):
         pt, _, err = run([cli, 'pt', model, '--scheme', 'deo', '--chains', str(C), '--betas',
                           ','.join(repr(b) for b in betas), '--sweeps', str(scans), '--seed', '1', '--threads',
                           str(threads), '--precision', precision])
         return (C * R * scans / pt['seconds'] if pt and pt.get('seconds') else None), err
-    ours[precision], err = median_rate(pt_rate)
-    if err:
-        errs.append(err)
-rates = {}
+    measures[precision] = pt_rate
 for kind in ('torch', 'numpy'):
     def pt_peer_rate(kind=kind):
         r, perr = peer('pt_peer.py', kind, [model, C, R, scans, threads])
         return (r['replica_sweeps_per_s'] if r else None), perr
-    rates[kind], perr = median_rate(pt_peer_rate)
+    measures[kind] = pt_peer_rate
+got = median_rates(measures)
+ours = {p: got[p][0] for p in ('float64', 'float32')}
+errs = [got[p][1] for p in ('float64', 'float32') if got[p][1]]
+rates = {}
+for kind in ('torch', 'numpy'):
+    rates[kind] = got[kind][0]
     if rates[kind] is None:
-        notes.append('pt_peer %s: not run (%s)' % (kind, perr))
+        notes.append('pt_peer %s: not run (%s)' % (kind, got[kind][1]))
 case('PT 784x500 BRBM, 8 chains x 16 replicas, DEO', 'replica-sweeps/s', ours, '; '.join(errs), rates)
 
 # ---- training on binarized Fashion-MNIST, batch 100, 100 chains, 500 hidden ----
 if not os.path.exists(images):
     notes.append('training: %s not found (apt-get install dataset-fashion-mnist)' % images)
 else:
-    peer_rates = {}
+    measures = {}
     for kind in ('torch', 'numpy'):
         def train_peer_rate(kind=kind):
             r, perr = peer('train_peer.py', kind, [images, 500, 100, 100, 1, updates, threads])
             return (r['updates_per_s'] if r else None), perr
-        peer_rates[kind], perr = median_rate(train_peer_rate)
-        if peer_rates[kind] is None:
-            notes.append('train_peer %s: not run (%s)' % (kind, perr))
-    for method, extra in (('pcd', ''), ('cd', 'peers run PCD-1 (the same products per update)')):
-        ours, errs = {}, []
+        measures[kind] = train_peer_rate
+    methods = (('pcd', ''), ('cd', 'peers run PCD-1 (the same products per update)'))
+    for method, _ in methods:
         for precision, flag in (('float64', []), ('float32', ['--float32'])):
             def train_rate(method=method, precision=precision, flag=flag):
                 tr, _, err = run([cli, 'train', '--data', images, '--binarize', '0.5', '--hidden', '500', '--method',
@@ -128,11 +140,18 @@ else:
                                   '10', '--ais-steps', '10', '--threads', str(threads)] + flag +
                                  ['--out', os.path.join(out, 'trained-%s-%s.json' % (method, precision))])
                 return (tr['timing']['updates_per_s'] if tr and 'timing' in tr else None), err
-            ours[precision], err = median_rate(train_rate)
-            if err:
-                errs.append(err)
-        case('%s-1 training 784x500, Fashion-MNIST binarized, batch 100, 100 chains' % method.upper(), 'updates/s', ours,
-             '; '.join(errs), peer_rates, extra)
+            measures[method + ' ' + precision] = train_rate
+    got = median_rates(measures)
+    peer_rates = {}
+    for kind in ('torch', 'numpy'):
+        peer_rates[kind] = got[kind][0]
+        if peer_rates[kind] is None:
+            notes.append('train_peer %s: not run (%s)' % (kind, got[kind][1]))
+    for method, extra in methods:
+        keys = {p: method + ' ' + p for p in ('float64', 'float32')}
+        case('%s-1 training 784x500, Fashion-MNIST binarized, batch 100, 100 chains' % method.upper(), 'updates/s',
+             {p: got[k][0] for p, k in keys.items()}, '; '.join(got[k][1] for k in keys.values() if got[k][1]),
+             peer_rates, extra)
 
 # ---- sample: 1000 chains of the 784x500 BRBM, against the AIS kernel's chain-sweeps/s ----
 chains = 1000
@@ -169,7 +188,7 @@ def fmt(x):
 
 
 print()
-print('Workloads: medians of %d runs each, rbmscope and every peer.' % repeats)
+print('Workloads: medians of %d runs each, rbmscope and every peer, the runs of a workload alternating.' % repeats)
 print()
 print('| workload | unit | rbmscope float64 | rbmscope float32 | PyTorch (float32) | NumPy (float64) | float64 / NumPy | '
       'float32 / PyTorch | fastest / fastest peer |')
