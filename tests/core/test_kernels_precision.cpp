@@ -277,32 +277,35 @@ void check_sweep_rows_alone() {
     ChainRngs init(3, rows);
     for (Index r = 0; r < rows; ++r)
         for (Index i = 0; i < 45; ++i) X(r, i) = init[r].uniform() < 0.4 ? 1.0 : 0.0;
+    // One sweep from X of rows [begin, end) (row_beta: one beta per row of the whole, or null and
+    // every row at beta): the new states, hidden draws and potentials of all rows.
+    struct Swept {
+        RowMat X, H;
+        Vec pot;
+    };
+    const auto sweep_from = [&](std::uint64_t seed, double beta_all, const double* row_beta, Index begin, Index end) {
+        Swept o{X, RowMat(rows, 37), Vec(rows)};
+        ChainRngs rngs(seed, rows);
+        detail::SweepOutputs out;
+        out.hidden = &o.H;
+        out.potential = &o.pot;
+        step->sweep(beta_all, row_beta, o.X, begin, end, rngs, out);
+        return o;
+    };
     for (int sweep = 0; sweep < 4; ++sweep) {
         const std::uint64_t seed = 100 + static_cast<std::uint64_t>(sweep);
-        RowMat Xa = X, Ha(rows, 37);
-        Vec pa(rows);
-        ChainRngs ra(seed, rows);
-        detail::SweepOutputs oa;
-        oa.hidden = &Ha;
-        oa.potential = &pa;
-        step->sweep(1.0, beta.data(), Xa, 0, rows, ra, oa);
+        const Swept a = sweep_from(seed, 1.0, beta.data(), 0, rows);
         for (Index r = 0; r < rows; ++r) {
-            RowMat Xb = X, Hb(rows, 37);
-            Vec pb(rows);
-            ChainRngs rb(seed, rows);
-            detail::SweepOutputs ob;
-            ob.hidden = &Hb;
-            ob.potential = &pb;
-            step->sweep(beta[static_cast<std::size_t>(r)], nullptr, Xb, r, r + 1, rb, ob);
-            CHECK_MSG(Xa.row(r) == Xb.row(r), "row " << r << " at beta " << beta[static_cast<std::size_t>(r)]);
-            CHECK_MSG(Ha.row(r) == Hb.row(r), "row " << r << " hidden");
-            CHECK_MSG(pa(r) == pb(r), "row " << r << " potential " << pa(r) << " vs " << pb(r));
+            const Swept alone = sweep_from(seed, beta[static_cast<std::size_t>(r)], nullptr, r, r + 1);
+            CHECK_MSG(a.X.row(r) == alone.X.row(r), "row " << r << " at beta " << beta[static_cast<std::size_t>(r)]);
+            CHECK_MSG(a.H.row(r) == alone.H.row(r), "row " << r << " hidden");
+            CHECK_MSG(a.pot(r) == alone.pot(r), "row " << r << " potential " << a.pot(r) << " vs " << alone.pot(r));
             const double dense =
-                Xa.row(r).dot(b.W * Ha.row(r).transpose()) + Xa.row(r).dot(b.b - base) + Ha.row(r).dot(b.c);
-            CHECK_MSG(std::fabs(pa(r) - dense) < (F32 ? 1e-5 : 1e-12) * (1 + std::fabs(dense)),
-                      "row " << r << " potential " << pa(r) << " vs dense " << dense);
+                a.X.row(r).dot(b.W * a.H.row(r).transpose()) + a.X.row(r).dot(b.b - base) + a.H.row(r).dot(b.c);
+            CHECK_MSG(std::fabs(a.pot(r) - dense) < (F32 ? 1e-5 : 1e-12) * (1 + std::fabs(dense)),
+                      "row " << r << " potential " << a.pot(r) << " vs dense " << dense);
         }
-        X = Xa;
+        X = a.X;
     }
 }
 
