@@ -18,6 +18,9 @@ namespace rbm::detail::inline RBMSCOPE_SIMD_NS {
 namespace {
 
 template <class S>
+struct Scratch;
+
+template <class S>
 class BrbmStep final : public BlockStep {
 public:
     BrbmStep(const Brbm& m, const Vec& base_bias);
@@ -30,6 +33,10 @@ public:
 private:
     void run(double beta_prev, double beta, const double* row_beta, RowMat& X, Index begin, Index end, Vec* lw,
              const SweepOutputs& out, ChainRngs& rngs, bool is_sweep) const;
+    // lambda = c + W'v of `count` 0/1 rows into out + r ld, row r at row_of(r) (its units that are
+    // on listed in s.vis_idx / s.vis_off); a null row is not summed (lambda = c, an empty list).
+    template <class RowOf>
+    void sum_hidden(RowOf row_of, Index count, S* out, Index ld, Scratch<S>& s) const;
     void potentials(Index g, const S* act, Index ldv, const int* on_idx, const int* on_off, const int* hid_idx,
                     const int* hid_off, double* pot) const;
 
@@ -46,7 +53,7 @@ constexpr int kPotentialRows = 4;
 template <class S>
 struct Scratch {
     LineVector<int> vis_idx, vis_off, hid_idx, hid_off, on_idx, on_off;
-    LineVector<S> lambda, act, bias, y, e, e_hid;
+    LineVector<S> lambda, act, bias, y, e;
     LineVector<double> x, e1, e0, inc;
     LineVector<std::uint32_t> words;
     LineVector<unsigned char> on;
@@ -80,17 +87,24 @@ void BrbmStep<S>::sweep(double beta, const double* row_beta, RowMat& X, Index be
 template <class S>
 bool BrbmStep<S>::hidden_sums(const double* const* rows, Index count, bool float32, void* out, Index ld) const {
     if (float32 != (sizeof(S) == 4) || ld < w_.padded_cols()) return false;
-    if (count == 0) return true;
-    Scratch<S>& s = scratch<S>();
+    if (count > 0) sum_hidden([rows](Index r) { return rows[r]; }, count, static_cast<S*>(out), ld, scratch<S>());
+    return true;
+}
+
+template <class S>
+template <class RowOf>
+void BrbmStep<S>::sum_hidden(RowOf row_of, Index count, S* out, Index ld, Scratch<S>& s) const {
     const Index n = w_.rows();
     s.vis_idx.resize(static_cast<std::size_t>(count * n));
     s.vis_off.resize(static_cast<std::size_t>(count + 1));
-    s.vis_off[0] = 0;
-    for (Index r = 0; r < count; ++r)
-        s.vis_off[static_cast<std::size_t>(r + 1)] =
-            append_nonzero(rows[r], n, s.vis_idx.data(), s.vis_off[static_cast<std::size_t>(r)]);
-    w_.sum_rows(s.vis_idx.data(), s.vis_off.data(), count, c_.data(), static_cast<S*>(out), ld);
-    return true;
+    int* idx = s.vis_idx.data();
+    int* off = s.vis_off.data();
+    off[0] = 0;
+    for (Index r = 0; r < count; ++r) {
+        const double* row = row_of(r);
+        off[r + 1] = row ? append_nonzero(row, n, idx, off[r]) : off[r];
+    }
+    w_.sum_rows(idx, off, count, c_.data(), out, ld);
 }
 
 template <class S>
@@ -99,15 +113,13 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
     const Index rows = end - begin, n = w_.rows(), m = w_.cols();
     const Index ldh = w_.padded_cols(), ldv = wt_.padded_cols();
     Scratch<S>& s = scratch<S>();
-    s.vis_idx.resize(static_cast<std::size_t>(rows * n));
-    s.vis_off.resize(static_cast<std::size_t>(rows + 1));
     s.hid_idx.resize(static_cast<std::size_t>(rows * m));
     s.hid_off.resize(static_cast<std::size_t>(rows + 1));
     s.lambda.resize(static_cast<std::size_t>(rows * ldh));
+    s.e.resize(static_cast<std::size_t>(std::max(n, m)));  // the float hidden draw's exps, then the visible ones
     s.act.resize(static_cast<std::size_t>(rows * ldv));
     for (auto* v : {&s.x, &s.e1, &s.e0, &s.inc}) v->resize(static_cast<std::size_t>(m));
     const bool float_draw = std::is_same_v<S, float> && is_sweep;
-    if (float_draw) s.e_hid.resize(static_cast<std::size_t>(m));
     s.words.resize(static_cast<std::size_t>(rows * std::max(n, m)));
     s.on.resize(static_cast<std::size_t>(std::max(n, m)));
     if (out.potential) {
@@ -116,26 +128,23 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
     }
     auto beta_of = [&](Index r) { return row_beta ? row_beta[r] : beta; };
 
-    // Active visible units; their part of the increment, (beta - beta')(b - a)'v.
-    const double d = beta - beta_prev;
-    int* vis_idx = s.vis_idx.data();
-    int* vis_off = s.vis_off.data();
-    vis_off[0] = 0;
-    // A sweep's row at beta = 0 draws every hidden unit with probability 1/2 (e1 = 1 below, whatever
-    // lambda), so its lambda is not summed: an empty list leaves it c. Not so when the sums are
-    // wanted (an AIS increment, SweepOutputs::hidden_sums). One row in 16 on the bench's PT ladder.
+    // lambda over the active visible units. A sweep's row at beta = 0 draws every hidden unit with
+    // probability 1/2 (e1 = 1 below, whatever lambda), so its lambda is not summed. Not so when the
+    // sums are wanted (an AIS increment, SweepOutputs::hidden_sums). One row in 16 on the bench's
+    // PT ladder.
     const bool skip_cold = is_sweep && !out.hidden_sums && row_beta;
-    for (Index r = 0; r < rows; ++r) {
-        vis_off[r + 1] =
-            skip_cold && row_beta[r] == 0.0 ? vis_off[r] : append_nonzero(&X(begin + r, 0), n, vis_idx, vis_off[r]);
-    }
+    sum_hidden([&](Index r) { return skip_cold && row_beta[r] == 0.0 ? nullptr : &X(begin + r, 0); }, rows,
+               s.lambda.data(), ldh, s);
+    // The active units' part of the increment, (beta - beta')(b - a)'v.
+    const double d = beta - beta_prev;
+    const int* vis_idx = s.vis_idx.data();
+    const int* vis_off = s.vis_off.data();
     if (lw)
         for (Index r = 0; r < rows; ++r) {
             double lin = 0;
             for (int t = vis_off[r]; t < vis_off[r + 1]; ++t) lin += b_(vis_idx[t]) - a_(vis_idx[t]);
             (*lw)(begin + r) += d * lin;
         }
-    w_.sum_rows(s.vis_idx.data(), s.vis_off.data(), rows, c_.data(), s.lambda.data(), ldh);
     if (out.hidden_sums)
         for (Index r = 0; r < rows; ++r)
             std::memcpy(static_cast<S*>(out.hidden_sums) + (begin + r) * out.hidden_sums_ld, s.lambda.data() + r * ldh,
@@ -163,7 +172,7 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
         const S* lam = s.lambda.data() + r * ldh;
         if (float_draw) {
             if constexpr (std::is_same_v<S, float>) {
-                S* eh = s.e_hid.data();
+                S* eh = s.e.data();  // free until the visible layer
                 const S bt = static_cast<S>(br);
                 for (Index j = 0; j < m; ++j) eh[j] = exp_nonpositive(-bt * std::fabs(lam[j]));
                 for (Index j = 0; j < m; ++j) on[j] = bernoulli_sigmoid(unit_from_word_f(words[j]), lam[j], eh[j]);
@@ -190,7 +199,6 @@ void BrbmStep<S>::run(double beta_prev, double beta, const double* row_beta, Row
     // row's beta changes.
     s.bias.resize(static_cast<std::size_t>(n));
     s.y.resize(static_cast<std::size_t>(n));
-    s.e.resize(static_cast<std::size_t>(n));
     S* bias = s.bias.data();
     S* y = s.y.data();
     S* e = s.e.data();
