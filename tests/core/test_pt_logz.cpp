@@ -138,15 +138,20 @@ TEST_CASE("log Z from PT on a trained multimodal BRBM (digits, 64 x 16) within i
     // the binarized 8x8 digits; its digit classes are well-separated modes.
     const Model m = load_model(RBMSCOPE_TEST_DATA "/models/digits-brbm16.json");
     const double exact = exact_log_z(m);
-    PtOptions o = logz_options(linear_ladder(16), 8, 4000, 5);
-    o.adaptive_rounds = 3;
-    const PtResult r = run_pt(m, o);
-    CHECK(r.log_z.has_value());
-    if (!r.log_z) return;
-    const std::vector<double> acc = r.stats.acceptance();
-    std::printf("  round trips %lld, min acceptance %.3f\n", static_cast<long long>(r.stats.total_round_trips()),
-                *std::min_element(acc.begin(), acc.end()));
-    check_against(*r.log_z, exact, 4.0, 0.25, "digits");
+    // float32: the sweeps' products and draws in single precision (its hidden draws in float,
+    // kernels/brbm_block.hpp), the rows at beta = 0 without hidden sums.
+    for (bool f32 : {false, true}) {
+        PtOptions o = logz_options(linear_ladder(16), 8, 4000, 5);
+        o.adaptive_rounds = 3;
+        o.reference.brbm_float32 = f32;
+        const PtResult r = run_pt(m, o);
+        CHECK(r.log_z.has_value());
+        if (!r.log_z) return;
+        const std::vector<double> acc = r.stats.acceptance();
+        std::printf("  %s: round trips %lld, min acceptance %.3f\n", f32 ? "float32" : "float64",
+                    static_cast<long long>(r.stats.total_round_trips()), *std::min_element(acc.begin(), acc.end()));
+        check_against(*r.log_z, exact, 4.0, 0.25, f32 ? "digits float32" : "digits");
+    }
 }
 
 TEST_CASE("log Z from PT: the reference constants of the GRBM (three hidden values) and leaky families") {
@@ -182,18 +187,23 @@ TEST_CASE("log Z from PT: a memory cap keeps every s-th scan, and the estimate s
 TEST_CASE("log Z from PT: same seed, same bits at any thread count") {
     Model m;
     m.params = test::random_brbm(8, 12, 5, 1.0);
-    PtOptions o = logz_options(geometric_ladder(6), 64, 300, 9);
-    PtLogZ z1, z2;
-    {
-        ThreadLimit one(1);
-        z1 = *run_pt(m, o).log_z;
+    // float64 on a geometric ladder; float32 (its own hidden draws) on a linear one from beta = 0.
+    for (bool f32 : {false, true}) {
+        PtOptions o = logz_options(f32 ? linear_ladder(6) : geometric_ladder(6), 64, 300, 9);
+        o.reference.brbm_float32 = f32;
+        PtLogZ z1, z2;
+        {
+            ThreadLimit one(1);
+            z1 = *run_pt(m, o).log_z;
+        }
+        {
+            ThreadLimit two(2);
+            z2 = *run_pt(m, o).log_z;
+        }
+        CHECK_MSG(z1.bar.log_z == z2.bar.log_z && z1.bar.se == z2.bar.se, (f32 ? "float32" : "float64"));
+        CHECK_MSG(z1.stepping_stone.log_z == z2.stepping_stone.log_z && z1.stepping_stone.se == z2.stepping_stone.se,
+                  (f32 ? "float32" : "float64"));
     }
-    {
-        ThreadLimit two(2);
-        z2 = *run_pt(m, o).log_z;
-    }
-    CHECK(z1.bar.log_z == z2.bar.log_z && z1.bar.se == z2.bar.se);
-    CHECK(z1.stepping_stone.log_z == z2.stepping_stone.log_z && z1.stepping_stone.se == z2.stepping_stone.se);
 }
 
 TEST_CASE("log Z trace: bad input is refused") {
