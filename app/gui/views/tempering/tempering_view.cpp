@@ -155,9 +155,9 @@ void TemperingView::buildControls(QWidget* strip) {
     h->addWidget(label(tr("Scans")));
     h->addWidget(scans_);
     h->addWidget(speed_);
-    h->addWidget(runButton_);
-    h->addWidget(cancelButton_);
-    h->addStretch(1);  // the status line sits on the replay strip below, where it has room
+    // Run and Cancel, like the status line, sit on the replay strip below: with them this strip
+    // was wider than the page beside the parameters dock at 1280 px, and the whole view scrolled.
+    h->addStretch(1);
 
     connect(runButton_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancelButton_, &QPushButton::clicked, this, [this] { cancel(); });
@@ -525,6 +525,8 @@ void TemperingView::buildReplayControls(QWidget* strip) {
     playSlider_->setRange(0, 0);
     playLabel_ = new QLabel(strip);
     playLabel_->setMinimumWidth(200);
+    h->addWidget(runButton_);
+    h->addWidget(cancelButton_);
     h->addWidget(playButton_);
     h->addWidget(playSlider_, 1);
     h->addWidget(status_);
