@@ -5,6 +5,8 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 // The row sums of kernels/panels.hpp in this object's namespace (its instruction set).
@@ -312,6 +314,61 @@ void weight_pass_t(const WeightPass& w) {
         64);
 }
 
+// WeightStep (training/score_table.hpp). |x| as the bits of a double with the sign cleared: for
+// such bits the integer order is the order of the values, with infinity above every finite value
+// and NaN above infinity, so one integer max (which vectorizes; a floating-point max with NaN does
+// not) gives both the largest |entry| and whether any entry is not finite.
+template <class S>
+void weight_step_t(const WeightStep& s) {
+    const S* G = static_cast<const S*>(s.G);
+    const Index n = s.n;
+    for_each_block(
+        s.m,
+        [&](Index j0, Index j1) {
+            const Index len = (j1 - j0) * n;
+            const double* __restrict w = s.W + j0 * n;
+            const S* __restrict g = G + j0 * n;
+            double* __restrict out = s.next + j0 * n;
+            const double inv_rows = s.inv_rows, lr = s.lr, decay = s.decay, mu = s.mu;
+            std::uint64_t big = 0;
+            auto keep = [&big](double x) {
+                std::uint64_t bits;
+                std::memcpy(&bits, &x, sizeof bits);
+                bits &= 0x7fffffffffffffffULL;
+                big = bits > big ? bits : big;
+            };
+            if (s.v) {
+                const double* __restrict vel = s.velocity + j0 * n;
+                double* __restrict v = s.v + j0 * n;
+                for (Index k = 0; k < len; ++k) {
+                    const double step = mu * vel[k] + lr * (static_cast<double>(g[k]) * inv_rows - decay * w[k]);
+                    v[k] = step;
+                    const double x = w[k] + step;
+                    out[k] = x;
+                    keep(x);
+                }
+            } else {
+                for (Index k = 0; k < len; ++k) {
+                    const double x = w[k] + lr * (static_cast<double>(g[k]) * inv_rows - decay * w[k]);
+                    out[k] = x;
+                    keep(x);
+                }
+            }
+            double largest;
+            std::memcpy(&largest, &big, sizeof largest);
+            const Index b = j0 / s.block;
+            const bool finite = largest - largest == 0.0;
+            s.finite[b] = finite ? 1 : 0;
+            s.largest[b] = finite ? largest : 0.0;
+        },
+        s.block);
+}
+
+void weight_step(const WeightStep& s) {
+    if (s.float32) weight_step_t<float>(s);
+    else weight_step_t<double>(s);
+}
+
 void hidden_pass(const HiddenPass& h) {
     if (h.float32) hidden_pass_t<float>(h);
     else hidden_pass_t<double>(h);
@@ -329,7 +386,7 @@ void tile_sums_any(const ScoreTile& t, double* out) {
 constexpr ScoreTable kTable{
 #define RBMSCOPE_STR2(x) #x
 #define RBMSCOPE_STR(x) RBMSCOPE_STR2(x)
-    RBMSCOPE_STR(RBMSCOPE_GROUP_NS), &tile_sums_any, &row_scores, &hidden_pass, &weight_pass};
+    RBMSCOPE_STR(RBMSCOPE_GROUP_NS), &tile_sums_any, &row_scores, &hidden_pass, &weight_pass, &weight_step};
 
 }  // namespace
 

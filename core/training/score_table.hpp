@@ -81,6 +81,26 @@ struct WeightPass {
     int* ones[2] = {nullptr, nullptr};
 };
 
+// An update's step of W (training/trainer.cpp, step_weights), column-major n x m, entry by entry:
+//   g = double(G) * inv_rows
+//   with v:    v = mu velocity + lr (g - decay W),   next = W + v
+//   without:   next = W + lr (g - decay W)
+// each operation rounded as written (no fused multiply-add: -ffp-contract=off), so every path
+// gives the same bits; in blocks of `block` columns on the threads, with each block's check:
+// finite[k] (every entry of next finite) and largest[k] (its largest |entry| when finite, else 0).
+struct WeightStep {
+    const double* W = nullptr;
+    const void* G = nullptr;  // float when float32, else double
+    double* next = nullptr;
+    const double* velocity = nullptr;  // with v
+    double* v = nullptr;               // null: no velocity
+    Index n = 0, m = 0, block = 32;
+    bool float32 = false;
+    double inv_rows = 1.0, lr = 0.0, decay = 0.0, mu = 0.0;
+    char* finite = nullptr;  // (m + block - 1) / block each
+    double* largest = nullptr;
+};
+
 struct ScoreTable {
     const char* name;
     // Writes n m + n + m sums: s_W (column-major), s_b, s_c, each summed over the tile's rows.
@@ -92,6 +112,7 @@ struct ScoreTable {
     // A training update's products (training/update_products.cpp), each on the threads.
     void (*hidden_pass)(const HiddenPass& pass);
     void (*weight_pass)(const WeightPass& pass);
+    void (*weight_step)(const WeightStep& step);
 };
 
 const ScoreTable& score_table();  // the active path's (training/score_table.cpp)

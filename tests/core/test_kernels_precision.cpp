@@ -20,6 +20,8 @@
 #include "core/kernels/simd.hpp"
 #include "core/kernels/vector_math.hpp"
 #include "core/random/rng.hpp"
+#include "core/training/score_table.hpp"
+#include "simd_paths.hpp"
 #include "test_random_models.hpp"
 #include "test_support.hpp"
 
@@ -435,4 +437,105 @@ TEST_CASE("same numbers at 1 and 2 threads (BRBM float32/float64, GRBM float32, 
         CHECK(one.particles == two.particles);
     }
 }
+TEST_CASE("training's weight step: on every path the bits of the expression as written, and each block's check") {
+    // next = W + lr (double(G) inv_rows - decay W), with momentum v = mu velocity + lr (...) and
+    // next = W + v: the reference below is that expression in this file's plain double code.
+    // 70 x 75: three blocks of 32 columns, the last short, n not a multiple of any vector.
+    const Index n = 70, m = 75, blocks = (m + 31) / 32;
+    Rng rng(31, 0);
+    Mat W(n, m), vel(n, m), Gd(n, m);
+    Eigen::MatrixXf Gf(n, m);
+    for (Index j = 0; j < m; ++j)
+        for (Index i = 0; i < n; ++i) {
+            W(i, j) = 0.3 * rng.normal();
+            vel(i, j) = 0.01 * rng.normal();
+            Gd(i, j) = 40 * rng.normal();
+            Gf(i, j) = static_cast<float>(40 * rng.normal());
+        }
+    const double inv_rows = 1.0 / 37, lr = 0.013, decay = 3e-4, mu = 0.6;
+    struct Out {
+        Mat next, v;
+        std::vector<char> finite;
+        std::vector<double> largest;
+    };
+    auto step = [&](const Mat& w, const void* G, bool f32, bool momentum) {
+        Out o;
+        o.next.resize(n, m);
+        o.v.resize(n, m);
+        o.finite.assign(static_cast<std::size_t>(blocks), 2);
+        o.largest.assign(static_cast<std::size_t>(blocks), -1.0);
+        detail::WeightStep s;
+        s.W = w.data();
+        s.G = G;
+        s.float32 = f32;
+        s.next = o.next.data();
+        s.n = n;
+        s.m = m;
+        s.block = 32;
+        s.inv_rows = inv_rows;
+        s.lr = lr;
+        s.decay = decay;
+        if (momentum) {
+            s.velocity = vel.data();
+            s.v = o.v.data();
+            s.mu = mu;
+        }
+        s.finite = o.finite.data();
+        s.largest = o.largest.data();
+        detail::score_table().weight_step(s);
+        return o;
+    };
+    auto reference = [&](const Mat& w, bool f32, bool momentum, Mat& v) {
+        Mat next(n, m);
+        v.resize(n, m);
+        for (Index j = 0; j < m; ++j)
+            for (Index i = 0; i < n; ++i) {
+                const double g = (f32 ? static_cast<double>(Gf(i, j)) : Gd(i, j)) * inv_rows;
+                const double inner = g - decay * w(i, j);
+                if (momentum) {
+                    const double a = mu * vel(i, j), b = lr * inner;
+                    v(i, j) = a + b;
+                    next(i, j) = w(i, j) + v(i, j);
+                } else {
+                    const double b = lr * inner;
+                    next(i, j) = w(i, j) + b;
+                }
+            }
+        return next;
+    };
+    const std::vector<SimdPath> paths = test::paths_to_test();
+    for (SimdPath p : paths) {
+        simd_force(p);
+        for (bool f32 : {false, true})
+            for (bool momentum : {false, true}) {
+                const Out o = step(W, f32 ? static_cast<const void*>(Gf.data()) : Gd.data(), f32, momentum);
+                Mat v;
+                const Mat expect = reference(W, f32, momentum, v);
+                CHECK_MSG(o.next == expect, simd_name(p)
+                                                << (f32 ? " float" : " double") << (momentum ? " momentum" : ""));
+                if (momentum) CHECK(o.v == v);
+                for (Index b = 0; b < blocks; ++b) {
+                    const Index j0 = 32 * b, w = std::min<Index>(32, m - j0);
+                    CHECK(o.finite[static_cast<std::size_t>(b)] == 1);
+                    CHECK(o.largest[static_cast<std::size_t>(b)] == expect.middleCols(j0, w).cwiseAbs().maxCoeff());
+                }
+            }
+        // An infinite entry in block 1 and a NaN in block 2: those blocks are not finite and report
+        // 0; block 0 reports its largest |entry|, a 2e6 planted there.
+        Mat bad = W;
+        bad(5, 40) = std::numeric_limits<double>::infinity();
+        bad(69, 74) = std::numeric_limits<double>::quiet_NaN();
+        bad(3, 7) = -2e6;
+        const Out o = step(bad, Gd.data(), false, false);
+        CHECK(o.finite[0] == 1);
+        CHECK(o.largest[0] == std::fabs(o.next(3, 7)));
+        CHECK(o.largest[0] > 1.9e6);
+        CHECK(o.finite[1] == 0);
+        CHECK(o.largest[1] == 0.0);
+        CHECK(o.finite[2] == 0);
+        CHECK(o.largest[2] == 0.0);
+    }
+    simd_force(paths.back());
+}
+
 RBM_TEST_MAIN
