@@ -12,7 +12,7 @@
 #   BUILD_DIR=/tmp/b STEPS=100 scripts/bench.sh
 #   BENCH_ARGS="--repeats 1 --steps 60" scripts/bench.sh    # shorter rbmscope runs (extra `bench` arguments)
 #   WORKLOADS=0 scripts/bench.sh     # AIS only; PT_SCANS, TRAIN_UPDATES, SAMPLE_SWEEPS size the others,
-#                                    # WORKLOAD_REPEATS (3) runs of each, medians
+#                                    # WORKLOAD_REPEATS (7) runs of each, medians
 #
 # The peers run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, so OpenBLAS picks its best
 # kernels for this processor. The peers' Debian packages are installed first (python3-numpy,

@@ -8,14 +8,16 @@ usage: bench_workloads.py OUT_DIR CLI MODEL.json THREADS
   MODEL     the 784x500 BRBM of the AIS cases (the peers' model when ais_peer.py wrote it)
 Environment: RBMSCOPE_PEERS_DIR (default ../shared/peers beside the repository), PT_SCANS (200),
 TRAIN_UPDATES (200), SAMPLE_SWEEPS (100), FASHION_MNIST (the Debian package's training images),
-WORKLOAD_REPEATS (3).
+WORKLOAD_REPEATS (7).
 
 Every rate is the median of WORKLOAD_REPEATS runs, rbmscope's and each peer's (one run each swung
 by 20-30 % on this shared 2-core machine: PT's ratio to the faster peer read 6.2x in one run and
 4.5x in the next, with nothing changed). The runs of one workload alternate, rbmscope's and the
 peers' in turn, round after round: a slow spell of the machine then slows both sides, where blocks
 of three runs of one side let it decide a ratio (rbmscope's PT read 136 k replica-sweeps/s in one
-block, 160 k in the next minutes).
+block, 160 k in the next minutes). Seven rounds, not three: two whole bench.sh runs of one build
+minutes apart, three rounds each, read PT 5.27x and 4.88x, PCD-1 4.92x and 5.78x (the NumPy peer
+93 and 71 updates/s); the medians of three runs still moved with the machine's spells.
 
 Rates: rbmscope's from the time it reports for the work itself (pt "seconds", train
 "timing.seconds.updates"); sample reports none, so its rate is chains x the extra sweeps over the
@@ -36,7 +38,7 @@ scans = int(os.environ.get('PT_SCANS', '200'))
 updates = int(os.environ.get('TRAIN_UPDATES', '200'))
 sweeps = int(os.environ.get('SAMPLE_SWEEPS', '100'))
 images = os.environ.get('FASHION_MNIST', '/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz')
-repeats = max(1, int(os.environ.get('WORKLOAD_REPEATS', '3')))
+repeats = max(1, int(os.environ.get('WORKLOAD_REPEATS', '7')))
 peer_env = {k: v for k, v in os.environ.items() if k not in ('OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE')}
 
 
