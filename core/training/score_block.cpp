@@ -314,10 +314,28 @@ void weight_pass_t(const WeightPass& w) {
         64);
 }
 
-// WeightStep (training/score_table.hpp). |x| as the bits of a double with the sign cleared: for
-// such bits the integer order is the order of the values, with infinity above every finite value
-// and NaN above infinity, so one integer max (which vectorizes; a floating-point max with NaN does
-// not) gives both the largest |entry| and whether any entry is not finite.
+// A block's check (WeightStep): |x| as the bits of a double with the sign cleared. For such bits
+// the integer order is the order of the values, with infinity above every finite value and NaN
+// above infinity, so one integer max (which vectorizes; a floating-point max with NaN does not)
+// gives both the largest |entry| and whether any entry is not finite.
+struct LargestAbs {
+    std::uint64_t big = 0;
+    void keep(double x) {
+        std::uint64_t bits;
+        std::memcpy(&bits, &x, sizeof bits);
+        bits &= 0x7fffffffffffffffULL;
+        big = bits > big ? bits : big;
+    }
+    void put(const WeightStep& s, Index j0) const {
+        double largest;
+        std::memcpy(&largest, &big, sizeof largest);
+        const Index b = j0 / s.block;
+        const bool finite = largest - largest == 0.0;
+        s.finite[b] = finite ? 1 : 0;
+        s.largest[b] = finite ? largest : 0.0;
+    }
+};
+
 template <class S>
 void weight_step_t(const WeightStep& s) {
     const S* G = static_cast<const S*>(s.G);
@@ -330,13 +348,7 @@ void weight_step_t(const WeightStep& s) {
             const S* __restrict g = G + j0 * n;
             double* __restrict out = s.next + j0 * n;
             const double inv_rows = s.inv_rows, lr = s.lr, decay = s.decay, mu = s.mu;
-            std::uint64_t big = 0;
-            auto keep = [&big](double x) {
-                std::uint64_t bits;
-                std::memcpy(&bits, &x, sizeof bits);
-                bits &= 0x7fffffffffffffffULL;
-                big = bits > big ? bits : big;
-            };
+            LargestAbs check;
             if (s.v) {
                 const double* __restrict vel = s.velocity + j0 * n;
                 double* __restrict v = s.v + j0 * n;
@@ -345,21 +357,16 @@ void weight_step_t(const WeightStep& s) {
                     v[k] = step;
                     const double x = w[k] + step;
                     out[k] = x;
-                    keep(x);
+                    check.keep(x);
                 }
             } else {
                 for (Index k = 0; k < len; ++k) {
                     const double x = w[k] + lr * (static_cast<double>(g[k]) * inv_rows - decay * w[k]);
                     out[k] = x;
-                    keep(x);
+                    check.keep(x);
                 }
             }
-            double largest;
-            std::memcpy(&largest, &big, sizeof largest);
-            const Index b = j0 / s.block;
-            const bool finite = largest - largest == 0.0;
-            s.finite[b] = finite ? 1 : 0;
-            s.largest[b] = finite ? largest : 0.0;
+            check.put(s, j0);
         },
         s.block);
 }
@@ -367,6 +374,18 @@ void weight_step_t(const WeightStep& s) {
 void weight_step(const WeightStep& s) {
     if (s.float32) weight_step_t<float>(s);
     else weight_step_t<double>(s);
+}
+
+void weight_check(const WeightStep& s) {
+    for_each_block(
+        s.m,
+        [&](Index j0, Index j1) {
+            const double* __restrict w = s.W + j0 * s.n;
+            LargestAbs check;
+            for (Index k = 0; k < (j1 - j0) * s.n; ++k) check.keep(w[k]);
+            check.put(s, j0);
+        },
+        s.block);
 }
 
 void hidden_pass(const HiddenPass& h) {
@@ -386,7 +405,13 @@ void tile_sums_any(const ScoreTile& t, double* out) {
 constexpr ScoreTable kTable{
 #define RBMSCOPE_STR2(x) #x
 #define RBMSCOPE_STR(x) RBMSCOPE_STR2(x)
-    RBMSCOPE_STR(RBMSCOPE_GROUP_NS), &tile_sums_any, &row_scores, &hidden_pass, &weight_pass, &weight_step};
+    RBMSCOPE_STR(RBMSCOPE_GROUP_NS),
+    &tile_sums_any,
+    &row_scores,
+    &hidden_pass,
+    &weight_pass,
+    &weight_step,
+    &weight_check};
 
 }  // namespace
 

@@ -113,6 +113,9 @@ struct ScoreTable {
     void (*hidden_pass)(const HiddenPass& pass);
     void (*weight_pass)(const WeightPass& pass);
     void (*weight_step)(const WeightStep& step);
+    // The check alone of step.W (n, m, block, finite, largest; the other fields unread): W after
+    // a leaky projection changed it.
+    void (*weight_check)(const WeightStep& step);
 };
 
 const ScoreTable& score_table();  // the active path's (training/score_table.cpp)

@@ -90,23 +90,19 @@ struct WeightCheck {
     double largest = 0.0;
 };
 
-// Per column block of W, checked on the threads; then joined (in block order).
+// Per column block of W, as the update's pass over W checks them (training/score_table.hpp,
+// WeightStep); then joined (in block order).
 class BlockChecks {
 public:
     explicit BlockChecks(Index cols)
         : finite_(static_cast<std::size_t>((cols + kColumnBlock - 1) / kColumnBlock), 1),
           largest_(finite_.size(), 0.0) {}
-    template <class Block>
-    void check(Index j0, const Block& block) {
-        const std::size_t k = static_cast<std::size_t>(j0 / kColumnBlock);
-        // One pass: the largest |entry| propagating NaN is finite only when every entry is.
-        const double big = block.size() > 0 ? block.cwiseAbs().template maxCoeff<Eigen::PropagateNaN>() : 0.0;
-        finite_[k] = big - big == 0.0;
-        largest_[k] = finite_[k] ? big : 0.0;
+    // Where the pass writes them, one entry per block of kColumnBlock columns.
+    void target(detail::WeightStep& pass) {
+        pass.block = kColumnBlock;
+        pass.finite = finite_.data();
+        pass.largest = largest_.data();
     }
-    // The blocks' flags and largest entries, for a pass that fills them itself (WeightStep).
-    char* finite() { return finite_.data(); }
-    double* largest() { return largest_.data(); }
     WeightCheck joined() const {
         WeightCheck c;
         c.finite = std::all_of(finite_.begin(), finite_.end(), [](char f) { return f != 0; });
@@ -144,7 +140,6 @@ WeightCheck step_weights(const Mat& W, const void* G, bool float32, double inv_r
     step.next = next.data();
     step.n = n;
     step.m = m;
-    step.block = kColumnBlock;
     step.lr = lr;
     step.decay = decay;
     if (v) {
@@ -152,8 +147,7 @@ WeightCheck step_weights(const Mat& W, const void* G, bool float32, double inv_r
         step.v = v->data();
         step.mu = mu;
     }
-    step.finite = checks.finite();
-    step.largest = checks.largest();
+    checks.target(step);
     detail::score_table().weight_step(step);
     return checks.joined();
 }
@@ -161,7 +155,12 @@ WeightCheck step_weights(const Mat& W, const void* G, bool float32, double inv_r
 // W's check on its own (after a leaky projection changed it).
 WeightCheck check_weights(const Mat& W) {
     BlockChecks checks(W.cols());
-    on_column_blocks(W.cols(), [&](Index j0, Index w) { checks.check(j0, W.middleCols(j0, w)); });
+    detail::WeightStep pass;
+    pass.W = W.data();
+    pass.n = W.rows();
+    pass.m = W.cols();
+    checks.target(pass);
+    detail::score_table().weight_check(pass);
     return checks.joined();
 }
 

@@ -534,6 +534,19 @@ TEST_CASE("training's weight step: on every path the bits of the expression as w
         CHECK(o.largest[1] == 0.0);
         CHECK(o.finite[2] == 0);
         CHECK(o.largest[2] == 0.0);
+        // The check alone (a leaky projection's W) reads the same of that next W.
+        std::vector<char> finite(static_cast<std::size_t>(blocks), 2);
+        std::vector<double> largest(static_cast<std::size_t>(blocks), -1.0);
+        detail::WeightStep c;
+        c.W = o.next.data();
+        c.n = n;
+        c.m = m;
+        c.block = 32;
+        c.finite = finite.data();
+        c.largest = largest.data();
+        detail::score_table().weight_check(c);
+        CHECK(finite == o.finite);
+        CHECK(largest == o.largest);
     }
     simd_force(paths.back());
 }

@@ -687,7 +687,7 @@ TEST_CASE("update products on 2 threads, trained multimodal model: last update a
         const TrainMethod method = variant < 2 ? TrainMethod::Pt : variant < 4 ? TrainMethod::Pcd : TrainMethod::Cd;
         TrainOptions o = bars_options(method);
         if (rbm::test::sanitized() && variant == 0) {
-            // 50 of this case's 113 s in the ASan phase. The instrumented run is for memory and
+            // 48 of this case's 112 s instrumented (ASan + UBSan). The instrumented run is for memory and
             // undefined behaviour: pt's float64 update is run there by "1 thread and 2 threads
             // train bitwise identical models", and its float32 twin below runs the same code.
             std::printf("  SKIP pt float64 (instrumented run; the Release run checks it)\n");

@@ -136,10 +136,6 @@ void TemperingView::buildControls(QWidget* strip) {
     speed_->addItem(tr("fast"), 0.0);
     speed_->setCurrentIndex(1);
     speed_->setToolTip(tr("Scans per second: 60, 300, or as fast as the machine goes"));
-    runButton_ = new QPushButton(tr("Run"), strip);
-    cancelButton_ = new QPushButton(tr("Cancel"), strip);
-    status_ = new QLabel(strip);
-    status_->setMinimumWidth(260);
 
     const auto label = [strip](const QString& t) { return new QLabel(t, strip); };
     h->addWidget(label(tr("Scheme")));
@@ -155,12 +151,10 @@ void TemperingView::buildControls(QWidget* strip) {
     h->addWidget(label(tr("Scans")));
     h->addWidget(scans_);
     h->addWidget(speed_);
-    // Run and Cancel, like the status line, sit on the replay strip below: with them this strip
-    // was wider than the page beside the parameters dock at 1280 px, and the whole view scrolled.
+    // Run, Cancel and the status line sit on the replay strip (buildReplayControls): with them this
+    // strip was wider than the page beside the parameters dock at 1280 px, and the view scrolled.
     h->addStretch(1);
 
-    connect(runButton_, &QPushButton::clicked, this, [this] { run(); });
-    connect(cancelButton_, &QPushButton::clicked, this, [this] { cancel(); });
     // The scheme restarts a shown run on the same seed; the ladder's shape drops dragged rungs.
     connect(scheme_, &QComboBox::currentIndexChanged, this, [this] { controlsChanged(true); });
     const auto ladderChanged = [this] {
@@ -525,6 +519,12 @@ void TemperingView::buildReplayControls(QWidget* strip) {
     playSlider_->setRange(0, 0);
     playLabel_ = new QLabel(strip);
     playLabel_->setMinimumWidth(200);
+    runButton_ = new QPushButton(tr("Run"), strip);
+    cancelButton_ = new QPushButton(tr("Cancel"), strip);
+    connect(runButton_, &QPushButton::clicked, this, [this] { run(); });
+    connect(cancelButton_, &QPushButton::clicked, this, [this] { cancel(); });
+    status_ = new QLabel(strip);
+    status_->setMinimumWidth(260);
     h->addWidget(runButton_);
     h->addWidget(cancelButton_);
     h->addWidget(playButton_);
